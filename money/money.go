@@ -1,0 +1,213 @@
+// Package money holds dollar amounts as exact integer thousandths of a dollar.
+//
+// The billing API rounds every amount to 3 decimals, so thousandths represent
+// each amount it sends exactly; sums of float64 values would drift by fractions
+// of a cent over a few thousand rows, which a billing tool must not show.
+package money
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Amount is a number of thousandths of a dollar ("mills"). 1234567 is $1,234.567.
+type Amount int64
+
+// Dollar is one dollar as an Amount.
+const Dollar Amount = 1000
+
+// ErrSyntax is returned for text that is not a decimal number.
+var ErrSyntax = errors.New("not a decimal number")
+
+// ErrRange is returned for numbers too large for an Amount.
+var ErrRange = errors.New("amount out of range")
+
+// Parse reads a JSON number ("12.345", "-0.5", "1e-3", "12.3456") as an Amount,
+// rounding to the nearest thousandth, halves away from zero. It works on the
+// decimal text, never through float64, so "0.1"+"0.2" sum to exactly 0.300.
+func Parse(s string) (Amount, error) {
+	if s == "" {
+		return 0, ErrSyntax
+	}
+	neg := false
+	switch s[0] {
+	case '-':
+		neg = true
+		s = s[1:]
+	case '+':
+		s = s[1:]
+	}
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1000 || e < -1000 {
+			return 0, ErrSyntax
+		}
+		mant, exp = s[:i], e
+	}
+	intPart, frac := mant, ""
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		intPart, frac = mant[:i], mant[i+1:]
+	}
+	if intPart == "" && frac == "" {
+		return 0, ErrSyntax
+	}
+	digits := intPart + frac
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, ErrSyntax
+		}
+	}
+	// value = digits × 10^(exp - len(frac)); we want it × 10^3.
+	shift := exp - len(frac) + 3
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return 0, nil
+	}
+	var whole string
+	roundUp := false
+	if shift >= 0 {
+		if len(digits)+shift > 18 {
+			return 0, ErrRange
+		}
+		whole = digits + strings.Repeat("0", shift)
+	} else {
+		cut := len(digits) + shift // digits kept before the decimal point of the result
+		if cut <= 0 {
+			// Everything is below a thousandth; it rounds up only if the first
+			// dropped digit is the leading digit and it is at least 5.
+			roundUp = cut == 0 && digits[0] >= '5'
+			whole = "0"
+		} else {
+			whole = digits[:cut]
+			roundUp = digits[cut] >= '5'
+		}
+	}
+	if len(whole) > 18 {
+		return 0, ErrRange
+	}
+	v, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil {
+		return 0, ErrRange
+	}
+	if roundUp {
+		v++
+	}
+	if neg {
+		v = -v
+	}
+	return Amount(v), nil
+}
+
+// UnmarshalJSON accepts a JSON number or null (zero). Strings and other types
+// are an error: the caller decides whether to skip the entry or reject the page.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		*a = 0
+		return nil
+	}
+	v, err := Parse(s)
+	if err != nil {
+		return errors.New("amount: " + err.Error() + ": " + clip(s, 24))
+	}
+	*a = v
+	return nil
+}
+
+// MarshalJSON writes the amount as a JSON number with 3 decimals.
+func (a Amount) MarshalJSON() ([]byte, error) {
+	return []byte(a.Decimal()), nil
+}
+
+// Decimal is the plain number with 3 decimals and no grouping: "-1234.500".
+func (a Amount) Decimal() string {
+	neg, u := a.abs()
+	s := strconv.FormatUint(u/1000, 10) + "." + pad3(u%1000)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Dollars returns the amount as a float64, for JSON output that wants a number.
+// Never use it for arithmetic.
+func (a Amount) Dollars() float64 { return float64(a) / 1000 }
+
+// String formats a charge amount: "$1,234.567", "-$0.050".
+func (a Amount) String() string {
+	neg, u := a.abs()
+	s := "$" + group(u/1000) + "." + pad3(u%1000)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Credit formats an account balance to the cent, halves away from zero:
+// "$1,234.57". A value that rounds to zero cents has no minus sign.
+func (a Amount) Credit() string {
+	neg, u := a.abs()
+	cents := (u + 5) / 10
+	if cents == 0 {
+		neg = false
+	}
+	c := cents % 100
+	s := "$" + group(cents/100) + "." + string(rune('0'+c/10)) + string(rune('0'+c%10))
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// Sum adds amounts exactly.
+func Sum(as ...Amount) Amount {
+	var t Amount
+	for _, a := range as {
+		t += a
+	}
+	return t
+}
+
+func (a Amount) abs() (bool, uint64) {
+	if a < 0 {
+		if a == math.MinInt64 {
+			return true, uint64(math.MaxInt64) + 1
+		}
+		return true, uint64(-a)
+	}
+	return false, uint64(a)
+}
+
+func pad3(u uint64) string {
+	return string([]byte{byte('0' + u/100), byte('0' + u/10%10), byte('0' + u%10)})
+}
+
+// group writes u with comma thousands separators.
+func group(u uint64) string {
+	s := strconv.FormatUint(u, 10)
+	if len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/3)
+	first := len(s) % 3
+	if first == 0 {
+		first = 3
+	}
+	b.WriteString(s[:first])
+	for i := first; i < len(s); i += 3 {
+		b.WriteByte(',')
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
