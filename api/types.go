@@ -1,0 +1,95 @@
+package api
+
+import (
+	"time"
+
+	"github.com/vastdash/vastdash/money"
+)
+
+// ContractType is a value of the charges type filter.
+type ContractType string
+
+// The contract types the charges type filter accepts.
+const (
+	TypeInstance   ContractType = "instance"
+	TypeVolume     ContractType = "volume"
+	TypeServerless ContractType = "serverless"
+)
+
+// AllContractTypes lists the filter values in display order.
+var AllContractTypes = []ContractType{TypeInstance, TypeVolume, TypeServerless}
+
+// Format is the shape of the charges report.
+type Format string
+
+// Charges report formats.
+const (
+	// FormatTable is a flat list of per-contract rows.
+	FormatTable Format = "table"
+	// FormatTree collapses serverless contracts under endpoint and
+	// workergroup wrappers.
+	FormatTree Format = "tree"
+)
+
+// Charge is one node of the charges report: a top-level entry (a contract or
+// a serverless wrapper) or one of its items. The API nests the same shape
+// through Items at every depth (endpoint → workergroup → contract →
+// gpu/disk/bwd/bwu), so one recursive type serves them all.
+//
+// Times are unix seconds (UTC) rather than time.Time: a loaded contract with
+// four items is five nodes, and heavy users hold tens of thousands of them.
+type Charge struct {
+	Start, End  int64  // unix seconds; 0 when the server sent none
+	Type        string // instance, volume, serverless; gpu, disk, bwd, bwu for items
+	Source      string // "instance-123", "endpoint-7"; empty when null (common on items)
+	Description string
+	Amount      money.Amount
+	Meta        Metadata
+	Items       []Charge
+}
+
+// Metadata holds the optional keys of a charge; each is zero when absent.
+type Metadata struct {
+	Label         string
+	TemplateID    int64
+	EndpointID    int64
+	WorkergroupID int64
+}
+
+// StartTime returns Start as a time.Time (zero time when absent).
+func (c *Charge) StartTime() time.Time { return unixTime(c.Start) }
+
+// EndTime returns End as a time.Time (zero time when absent).
+func (c *Charge) EndTime() time.Time { return unixTime(c.End) }
+
+func unixTime(s int64) time.Time {
+	if s == 0 {
+		return time.Time{}
+	}
+	return time.Unix(s, 0)
+}
+
+// ChargesPage is one page of the charges report.
+type ChargesPage struct {
+	Count     int      // contracts in this page, as the server counted them
+	Total     int      // contracts matching the filters
+	NextToken string   // empty when there are no more pages
+	Results   []Charge // top-level entries
+	// Skipped counts entries dropped because their fields had the wrong
+	// types; the rest of the page is still usable.
+	Skipped int
+}
+
+// User is what vastdash keeps of the account record. The raw record also
+// holds the API key itself; it is never decoded into anything kept.
+type User struct {
+	ID      int64
+	Email   string
+	Credit  money.Amount
+	Balance money.Amount
+	// BalanceThreshold is the low-balance threshold that triggers the
+	// low_credit notification; nil when the record has none.
+	BalanceThreshold *money.Amount
+	// BalanceThresholdEnabled is nil when the record does not say.
+	BalanceThresholdEnabled *bool
+}
