@@ -1,0 +1,60 @@
+package config
+
+import "strings"
+
+// Flags are the command-line values this package consumes; empty means the
+// flag was not given.
+type Flags struct {
+	APIKeyFile string // --api-key-file
+	URL        string // --url
+	ConfigFile string // --config
+}
+
+// Config is everything resolved for a normal (non-demo) run.
+type Config struct {
+	// Key is the API key; print it freely, it formats as [redacted].
+	Key Secret
+	// KeySource says where the key came from: "env VAST_API_KEY" or a path.
+	KeySource string
+	// BaseURL is the API base URL without a trailing slash.
+	BaseURL string
+	// Settings are the user's display preferences.
+	Settings Settings
+	// Warnings are one-line messages for the user (e.g. a key file other
+	// users can read); main decides where they go.
+	Warnings []string
+}
+
+// Load resolves URL, settings and key together. Usage problems are reported
+// before a missing key, so the user fixes their command line first: a URL
+// error wins, then a settings error, then a key error. Demo mode, which needs
+// no key, calls [LoadSettings] alone instead.
+func Load(env Env, f Flags) (Config, error) {
+	base, urlErr := ResolveURL(env, f.URL)
+	key, source, warnings, keyErr := ResolveKey(env, f.APIKeyFile)
+	settings, setErr := LoadSettings(env, f.ConfigFile)
+	switch {
+	case urlErr != nil:
+		return Config{}, urlErr
+	case setErr != nil:
+		return Config{}, scrub(setErr, key)
+	case keyErr != nil:
+		return Config{}, keyErr
+	}
+	return Config{Key: key, KeySource: source, BaseURL: base, Settings: settings, Warnings: warnings}, nil
+}
+
+// scrub removes the key from a settings error. The TOML parser quotes bits
+// of the file in its messages, and --config pointed at a key or .env file by
+// mistake would otherwise print the key.
+func scrub(err error, key Secret) error {
+	k := key.Reveal()
+	if k == "" || !strings.Contains(err.Error(), k) {
+		return err
+	}
+	ce, ok := err.(*configError)
+	if !ok {
+		return newError(ErrSettings, strings.ReplaceAll(err.Error(), k, redacted))
+	}
+	return newError(ce.kind, strings.ReplaceAll(ce.msg, k, redacted))
+}

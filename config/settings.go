@@ -1,0 +1,189 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Allowed values of the settings, in the order shown in error messages.
+var (
+	rangePresets = []string{"24h", "7d", "30d", "90d", "this-month", "last-month"}
+	timeZones    = []string{"local", "UTC"}
+	themes       = []string{"auto", "dark", "light"}
+)
+
+// maxSettingsFile caps the settings file read; a real one is a few lines.
+const maxSettingsFile = 1 << 20
+
+// RangePresets returns the accepted values of the range setting.
+func RangePresets() []string { return slices.Clone(rangePresets) }
+
+// Settings are the user's display preferences from config.toml.
+type Settings struct {
+	// Range is the default date range preset: "24h", "7d", "30d", "90d",
+	// "this-month" or "last-month".
+	Range string
+	// TimeZone is "local" or "UTC": how dates are shown and where the
+	// calendar presets (this-month, ...) start.
+	TimeZone string
+	// Theme is "auto", "dark" or "light".
+	Theme string
+	// Location is derived from TimeZone (time.Local or time.UTC).
+	Location *time.Location
+	// Path is the settings file that was read, "" if none was.
+	Path string
+}
+
+// DefaultSettings returns the settings used when config.toml is absent:
+// range 30d, local time, automatic theme.
+func DefaultSettings() Settings {
+	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Location: time.Local}
+}
+
+// SettingsPath returns the default settings file,
+// $XDG_CONFIG_HOME/vastdash/config.toml (default ~/.config/...), or "" when
+// there is no config directory to look in.
+func SettingsPath(env Env) string {
+	ch := env.configHome()
+	if ch == "" {
+		return ""
+	}
+	return filepath.Join(ch, "vastdash", "config.toml")
+}
+
+// LoadSettings reads the settings file. path is the --config flag: when it
+// is empty the default [SettingsPath] is used and may be missing (defaults
+// apply); a path given explicitly must exist.
+//
+// Unknown keys, values outside the allowed sets and malformed TOML are
+// [ErrSettings] errors of the form "FILE:LINE: problem". Values are matched
+// case-insensitively and returned in their canonical spelling.
+func LoadSettings(env Env, path string) (Settings, error) {
+	s := DefaultSettings()
+	explicit := path != ""
+	if !explicit {
+		path = SettingsPath(env)
+		if path == "" {
+			return s, nil
+		}
+	}
+	data, _, err := env.readCapped(path, maxSettingsFile)
+	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return s, nil
+		}
+		return Settings{}, settingsError(path, 0, "cannot read settings: "+describeErr(err))
+	}
+
+	var raw struct {
+		Range    choice `toml:"range"`
+		TimeZone choice `toml:"timezone"`
+		Theme    choice `toml:"theme"`
+	}
+	raw.Range.name, raw.Range.allowed = "range", rangePresets
+	raw.TimeZone.name, raw.TimeZone.allowed = "timezone", timeZones
+	raw.Theme.name, raw.Theme.allowed = "theme", themes
+
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return Settings{}, settingsError(path, pe.Position.Line, pe.Message)
+		}
+		return Settings{}, settingsError(path, 0, err.Error())
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		// The decoder keeps no position for keys it did not decode, so find
+		// the line by looking for the key's definition in the text.
+		top := und[0][0]
+		return Settings{}, settingsError(path, findKeyLine(string(data), top),
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme)", top))
+	}
+
+	if raw.Range.set {
+		s.Range = raw.Range.value
+	}
+	if raw.TimeZone.set {
+		s.TimeZone = raw.TimeZone.value
+	}
+	if raw.Theme.set {
+		s.Theme = raw.Theme.value
+	}
+	if s.TimeZone == "UTC" {
+		s.Location = time.UTC
+	}
+	s.Path = path
+	return s, nil
+}
+
+// choice decodes one string setting restricted to a fixed set. Validating
+// inside UnmarshalTOML makes the decoder report the error with the line of
+// the offending key, which MetaData does not expose otherwise.
+type choice struct {
+	name    string
+	allowed []string
+	value   string
+	set     bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (c *choice) UnmarshalTOML(v any) error {
+	if s, ok := v.(string); ok {
+		for _, a := range c.allowed {
+			if strings.EqualFold(s, a) {
+				c.value, c.set = a, true
+				return nil
+			}
+		}
+	}
+	return errors.New(c.name + " must be " + alternatives(c.allowed))
+}
+
+// alternatives renders `"a" or "b"` / `one of "a", "b", "c"`.
+func alternatives(vals []string) string {
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	if len(q) == 2 {
+		return q[0] + " or " + q[1]
+	}
+	return "one of " + strings.Join(q, ", ")
+}
+
+func settingsError(path string, line int, msg string) error {
+	loc := printable(path)
+	if line > 0 {
+		loc = fmt.Sprintf("%s:%d", loc, line)
+	}
+	return newError(ErrSettings, loc+": "+oneLine(msg))
+}
+
+// findKeyLine returns the 1-based line where top-level key is defined, as a
+// plain key (`key =`, `key.sub =`) or a table header (`[key]`, `[[key.x]]`),
+// bare or quoted; 0 if not found. It is a heuristic for error messages only,
+// good for the small flat files this package reads.
+func findKeyLine(data, key string) int {
+	for i, line := range strings.Split(data, "\n") {
+		l := strings.TrimLeft(line, " \t")
+		l = strings.TrimLeft(strings.TrimLeft(l, "["), " \t")
+		for _, form := range []string{key, `"` + key + `"`, "'" + key + "'"} {
+			rest, ok := strings.CutPrefix(l, form)
+			if !ok {
+				continue
+			}
+			rest = strings.TrimLeft(rest, " \t")
+			if rest != "" && strings.ContainsRune("=.]", rune(rest[0])) {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
