@@ -1,0 +1,107 @@
+// Package spend is the UI-free money and time math of vastdash: date ranges,
+// totals by type, and (later) daily spreading and burn rate. All sums are in
+// money.Amount, exact.
+package spend
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Range is a span of whole days in one location: From is the first instant
+// of the first day, To the last second of the last day (the API's day.lte is
+// inclusive).
+type Range struct {
+	From, To time.Time
+	// Preset is the preset name it came from ("30d"), or "" for a custom range.
+	Preset string
+}
+
+// Presets lists the preset names in the order the UI cycles through them.
+var Presets = []string{"24h", "7d", "30d", "90d", "this-month", "last-month"}
+
+// ErrRange is wrapped by every range parsing error.
+var ErrRange = errors.New("bad date range")
+
+// PresetRange resolves a preset at now in loc. "24h" is the last 24 hours to
+// the second; "7d", "30d", "90d" are that many whole days ending today;
+// "this-month" is the 1st up to today; "last-month" the whole previous month.
+func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) {
+	now = now.In(loc)
+	today := startOfDay(now)
+	endToday := today.AddDate(0, 0, 1).Add(-time.Second)
+	r := Range{Preset: name, To: endToday}
+	switch name {
+	case "24h":
+		r.From, r.To = now.Add(-24*time.Hour).Truncate(time.Second), now.Truncate(time.Second)
+	case "7d":
+		r.From = today.AddDate(0, 0, -6)
+	case "30d":
+		r.From = today.AddDate(0, 0, -29)
+	case "90d":
+		r.From = today.AddDate(0, 0, -89)
+	case "this-month":
+		r.From = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+	case "last-month":
+		first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+		r.From, r.To = first.AddDate(0, -1, 0), first.Add(-time.Second)
+	default:
+		return Range{}, fmt.Errorf("%w: unknown preset %q (want one of %s)", ErrRange, name, strings.Join(Presets, ", "))
+	}
+	return r, nil
+}
+
+// ParseRange reads a custom range typed as "YYYY-MM-DD..YYYY-MM-DD" (both
+// days inclusive) in loc. A single day "YYYY-MM-DD" means that day.
+func ParseRange(s string, loc *time.Location) (Range, error) {
+	s = strings.TrimSpace(s)
+	a, b, found := strings.Cut(s, "..")
+	if !found {
+		b = a
+	}
+	from, err := parseDay(strings.TrimSpace(a), loc)
+	if err != nil {
+		return Range{}, err
+	}
+	to, err := parseDay(strings.TrimSpace(b), loc)
+	if err != nil {
+		return Range{}, err
+	}
+	if to.Before(from) {
+		return Range{}, fmt.Errorf("%w: %s is before %s", ErrRange, to.Format(time.DateOnly), from.Format(time.DateOnly))
+	}
+	return Range{From: from, To: to.AddDate(0, 0, 1).Add(-time.Second)}, nil
+}
+
+func parseDay(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.ParseInLocation(time.DateOnly, s, loc)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: %q is not a date like 2026-11-01", ErrRange, s)
+	}
+	return t, nil
+}
+
+// String is the range for the filter bar: "30d (23 Oct – 21 Nov)" or
+// "2026-10-01..2026-10-31".
+func (r Range) String() string {
+	if r.Preset == "24h" {
+		return "24h"
+	}
+	span := r.From.Format("2 Jan") + " – " + r.To.Format("2 Jan")
+	if r.Preset != "" {
+		return r.Preset + " (" + span + ")"
+	}
+	return r.From.Format(time.DateOnly) + ".." + r.To.Format(time.DateOnly)
+}
+
+// Days names the range in prose: "between 1 Nov and 21 Nov".
+func (r Range) Days() string {
+	return "between " + r.From.Format("2 Jan") + " and " + r.To.Format("2 Jan")
+}
+
+func startOfDay(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+}

@@ -1,0 +1,122 @@
+// Package shared is what the screens of vastdash have in common: the program
+// context they read, the Screen interface the root model drives, the messages
+// the root broadcasts, and width-aware text helpers.
+package shared
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/ui/theme"
+)
+
+// Context is shared by the root model and every screen. Screens read it; only
+// the root writes it, between updates.
+type Context struct {
+	Client *api.Client
+	Styles *theme.Styles
+	// Location is where days begin and end: time.Local or UTC per setting.
+	Location *time.Location
+	// Now is the clock; tests fix it.
+	Now func() time.Time
+	// DefaultRange is the preset the charges filters start with ("30d").
+	DefaultRange string
+	// User is nil until the account record arrives.
+	User *api.User
+}
+
+// Screen is one page of the dashboard. The root model sends every message to
+// every screen (so background loads land wherever they belong) except key and
+// mouse messages, which go to the active screen only.
+type Screen interface {
+	// Init starts the screen's first loads.
+	Init() tea.Cmd
+	// Update handles a message; the screen keeps its own state.
+	Update(msg tea.Msg) tea.Cmd
+	// SetSize gives the screen its area; View must fit it exactly.
+	SetSize(width, height int)
+	// View renders the screen in its area.
+	View() string
+	// Help lists the screen's key bindings for the help bar.
+	Help() help.KeyMap
+	// Capturing reports that a text field has focus: q and the digit keys
+	// are typed into it instead of quitting or switching screens.
+	Capturing() bool
+	// Loading reports a request in flight (the header shows a spinner).
+	Loading() bool
+}
+
+// UserMsg carries the account record, or why it could not be read. The root
+// requests it at start and on reload, and broadcasts it to every screen.
+type UserMsg struct {
+	User api.User
+	Err  error
+}
+
+// Safe sanitizes server text for display. Every string that came from the
+// server goes through it (or through Fit, which calls it).
+func Safe(s string) string { return sanitize.String(s) }
+
+// Width is the display width in cells (wide characters count 2).
+func Width(s string) int { return ansi.StringWidth(s) }
+
+// Fit sanitizes s and makes it exactly w cells wide: cut with "…" when
+// longer, padded with spaces when shorter.
+func Fit(s string, w int) string {
+	return PadRight(Truncate(Safe(s), w), w)
+}
+
+// Truncate cuts s (which may hold styling) to at most w cells, ending in "…"
+// when cut. It does not sanitize.
+func Truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// PadRight pads s with spaces to w cells.
+func PadRight(s string, w int) string {
+	if n := w - ansi.StringWidth(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// PadLeft right-aligns s in w cells.
+func PadLeft(s string, w int) string {
+	if n := w - ansi.StringWidth(s); n > 0 {
+		return strings.Repeat(" ", n) + s
+	}
+	return s
+}
+
+// Block makes lines exactly w×h: each line cut or padded to w, missing
+// lines blank, extra lines dropped. Screens end their View with it so the
+// root can stack them without measuring.
+func Block(lines []string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		line := ""
+		if i < len(lines) {
+			line = lines[i]
+		}
+		b.WriteString(PadRight(Truncate(line, w), w))
+	}
+	return b.String()
+}
