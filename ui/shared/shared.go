@@ -4,6 +4,7 @@
 package shared
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -19,6 +20,9 @@ import (
 // Context is shared by the root model and every screen. Screens read it; only
 // the root writes it, between updates.
 type Context struct {
+	// Base is cancelled when the program quits; every request a screen makes
+	// derives its context from it so no goroutine outlives the program.
+	Base   context.Context
 	Client *api.Client
 	Styles *theme.Styles
 	// Location is where days begin and end: time.Local or UTC per setting.
