@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"errors"
+	"strings"
+	"unicode"
+)
 
 // Flags are the command-line values this package consumes; empty means the
 // flag was not given.
@@ -44,17 +48,45 @@ func Load(env Env, f Flags) (Config, error) {
 	return Config{Key: key, KeySource: source, BaseURL: base, Settings: settings, Warnings: warnings}, nil
 }
 
-// scrub removes the key from a settings error. The TOML parser quotes bits
-// of the file in its messages, and --config pointed at a key or .env file by
-// mistake would otherwise print the key.
+// scrub removes the key, and any run of six or more of its characters, from
+// a settings error. The TOML parser quotes bits of the file in its messages
+// (often only the part of a bare value before its first digit), and --config
+// pointed at a key or .env file by mistake would otherwise print the key or a
+// piece of it.
 func scrub(err error, key Secret) error {
 	k := key.Reveal()
-	if k == "" || !strings.Contains(err.Error(), k) {
+	if k == "" {
 		return err
 	}
-	ce, ok := err.(*configError)
-	if !ok {
-		return newError(ErrSettings, strings.ReplaceAll(err.Error(), k, redacted))
+	msg := strings.ReplaceAll(err.Error(), k, redacted)
+	isWord := func(r rune) bool { return r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	var b strings.Builder
+	for rest := msg; rest != ""; {
+		i := strings.IndexFunc(rest, isWord)
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i:]
+		j := strings.IndexFunc(rest, func(r rune) bool { return !isWord(r) })
+		if j < 0 {
+			j = len(rest)
+		}
+		if word := rest[:j]; len(word) >= 6 && strings.Contains(k, word) {
+			b.WriteString(redacted)
+		} else {
+			b.WriteString(word)
+		}
+		rest = rest[j:]
 	}
-	return newError(ce.kind, strings.ReplaceAll(ce.msg, k, redacted))
+	if b.String() == err.Error() {
+		return err
+	}
+	kind := ErrSettings
+	var ce *configError
+	if errors.As(err, &ce) {
+		kind = ce.kind
+	}
+	return newError(kind, b.String())
 }

@@ -13,7 +13,9 @@ const redacted = "[redacted]"
 //
 // Caveat: fmt cannot call methods on unexported struct fields, so a struct
 // that keeps a Secret in an unexported field prints the raw key with %v.
-// Keep Secret fields exported (or never format such structs).
+// Keep Secret fields exported (or never format such structs). Likewise
+// encoding/json writes string-kinded map keys raw, so never use a Secret as
+// a map key.
 type Secret string
 
 // Reveal returns the key itself, for the Authorization header.

@@ -1,0 +1,157 @@
+package config
+
+import (
+	"errors"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadSettingsDefaults(t *testing.T) {
+	t.Run("no file", func(t *testing.T) {
+		s, err := LoadSettings(fakeEnv(t, nil), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Range != "30d" || s.TimeZone != "local" || s.Theme != "auto" || s.Location != time.Local || s.Path != "" {
+			t.Errorf("got %+v", s)
+		}
+	})
+	t.Run("no home", func(t *testing.T) {
+		s, err := LoadSettings(Env{Getenv: func(string) string { return "" }}, "")
+		if err != nil || s.Range != "30d" {
+			t.Errorf("got %+v, %v", s, err)
+		}
+	})
+	t.Run("empty file", func(t *testing.T) {
+		env := fakeEnv(t, nil)
+		p := SettingsPath(env)
+		writeTestFile(t, p, "# nothing yet\n", 0o644)
+		s, err := LoadSettings(env, "")
+		if err != nil || s.Range != "30d" || s.Theme != "auto" || s.Path != p {
+			t.Errorf("got %+v, %v", s, err)
+		}
+	})
+}
+
+func TestSettingsPath(t *testing.T) {
+	env := fakeEnv(t, nil)
+	if got, want := SettingsPath(env), filepath.Join(env.HomeDir, ".config", "vastdash", "config.toml"); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	env = fakeEnv(t, map[string]string{"XDG_CONFIG_HOME": "/x/cfg"})
+	if got := SettingsPath(env); got != "/x/cfg/vastdash/config.toml" {
+		t.Errorf("got %s", got)
+	}
+}
+
+func TestLoadSettingsValid(t *testing.T) {
+	tests := []struct {
+		content        string
+		rng, tz, theme string
+		loc            *time.Location
+	}{
+		{"range = \"7d\"\ntimezone = \"UTC\"\ntheme = \"dark\"\n", "7d", "UTC", "dark", time.UTC},
+		{"# comment\nrange = 'last-month' # inline\n", "last-month", "local", "auto", time.Local},
+		{"theme = \"light\"", "30d", "local", "light", time.Local},
+		// Friendly about case, canonical on the way out.
+		{"timezone = \"utc\"\ntheme = \"Dark\"\nrange = \"THIS-MONTH\"\n", "this-month", "UTC", "dark", time.UTC},
+	}
+	for _, tt := range tests {
+		env := fakeEnv(t, nil)
+		writeTestFile(t, SettingsPath(env), tt.content, 0o644)
+		s, err := LoadSettings(env, "")
+		if err != nil {
+			t.Fatalf("%q: %v", tt.content, err)
+		}
+		if s.Range != tt.rng || s.TimeZone != tt.tz || s.Theme != tt.theme || s.Location != tt.loc {
+			t.Errorf("%q: got %+v", tt.content, s)
+		}
+	}
+}
+
+func TestLoadSettingsEveryPreset(t *testing.T) {
+	for _, r := range RangePresets() {
+		env := fakeEnv(t, nil)
+		writeTestFile(t, SettingsPath(env), "range = \""+r+"\"\n", 0o600)
+		s, err := LoadSettings(env, "")
+		if err != nil || s.Range != r {
+			t.Errorf("%s: got %q, %v", r, s.Range, err)
+		}
+	}
+}
+
+func TestLoadSettingsExplicitPath(t *testing.T) {
+	env := fakeEnv(t, nil)
+	// The default file is broken; --config must make it irrelevant.
+	writeTestFile(t, SettingsPath(env), "garbage", 0o644)
+	p := filepath.Join(t.TempDir(), "other.toml")
+	writeTestFile(t, p, "range = \"90d\"\n", 0o644)
+	s, err := LoadSettings(env, p)
+	if err != nil || s.Range != "90d" || s.Path != p {
+		t.Fatalf("got %+v, %v", s, err)
+	}
+
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	_, err = LoadSettings(env, missing)
+	if !errors.Is(err, ErrSettings) || err.Error() != missing+": cannot read settings: no such file" {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLoadSettingsErrors(t *testing.T) {
+	tests := []struct {
+		name, content string
+		line          int
+		msg           string
+	}{
+		{"bad timezone", "range = \"7d\"\n\ntimezone = \"Europe/Berlin\"\n", 3, `timezone must be "local" or "UTC"`},
+		{"bad range", "  range   = \"1y\"\n", 1, `range must be one of "24h", "7d", "30d", "90d", "this-month", "last-month"`},
+		{"bad theme", "theme = \"blue\"\n", 1, `theme must be one of "auto", "dark", "light"`},
+		{"wrong type", "theme = \"dark\"\nrange = 30\n", 2, `range must be one of`},
+		{"table instead of value", "\n[theme]\ndark = true\n", 2, `theme must be one of`},
+		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme)`},
+		{"unknown quoted key", "range = \"7d\"\n\n  \"time zone\" = \"UTC\"\n", 3, `unknown setting "time zone"`},
+		{"unknown table", "theme = \"dark\"\n\n[colors]\nfg = 1\n", 3, `unknown setting "colors"`},
+		{"unknown dotted key", "ui.theme = \"dark\"\n", 1, `unknown setting "ui"`},
+		// The line of an escaped key is not found; the message still names it, on one line.
+		{"key with newline stays one line", "\"a\\nb\" = 1\n", 0, `unknown setting "a\nb"`},
+		{"malformed", "range = \"7d\"\ntheme = \"dark\n", 2, "strings cannot contain newlines"},
+		{"missing equals", "range\n", 1, "expected"},
+		{"duplicate key", "range = \"7d\"\nrange = \"30d\"\n", 2, "already been defined"},
+		{"control character", "theme = \"dark\"\x01\n", 1, `0x01`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := fakeEnv(t, nil)
+			p := SettingsPath(env)
+			writeTestFile(t, p, tt.content, 0o644)
+			_, err := LoadSettings(env, "")
+			if !errors.Is(err, ErrSettings) {
+				t.Fatalf("err = %v, want ErrSettings", err)
+			}
+			prefix := p + ": "
+			if tt.line > 0 {
+				prefix = p + ":" + strconv.Itoa(tt.line) + ": "
+			}
+			if !strings.HasPrefix(err.Error(), prefix) {
+				t.Errorf("%q does not start with %q", err, prefix)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("%q does not say %q", err, tt.msg)
+			}
+			assertSafeError(t, err)
+		})
+	}
+}
+
+func TestFindKeyLine(t *testing.T) {
+	data := "# range = \"x\"\nrangeish = 1\n[[ theme.x ]]\n 'tz' = 1\n"
+	for key, want := range map[string]int{"range": 0, "rangeish": 2, "theme": 3, "tz": 4, "absent": 0} {
+		if got := findKeyLine(data, key); got != want {
+			t.Errorf("%s: line %d, want %d", key, got, want)
+		}
+	}
+}
