@@ -23,9 +23,6 @@ type Env struct {
 	// it, with a size cap, and their permissions are taken from the opened
 	// file so the mode checked is the mode of the file actually read.
 	Open func(name string) (fs.File, error)
-	// SkipPermCheck disables the "readable by other users" warning, for
-	// systems where Unix mode bits mean nothing (DefaultEnv sets it on Windows).
-	SkipPermCheck bool
 }
 
 // DefaultEnv returns the Env of the running process.
@@ -35,10 +32,9 @@ func DefaultEnv() Env {
 		home = "" // no home: only env vars and explicit paths remain usable
 	}
 	return Env{
-		Getenv:        os.Getenv,
-		HomeDir:       home,
-		Open:          func(name string) (fs.File, error) { return os.Open(name) },
-		SkipPermCheck: isWindows,
+		Getenv:  os.Getenv,
+		HomeDir: home,
+		Open:    func(name string) (fs.File, error) { return os.Open(name) },
 	}
 }
 
@@ -131,9 +127,11 @@ func describeErr(err error) string {
 	return oneLine(err.Error())
 }
 
-// tooOpen reports whether a file's mode lets group or others read or write it.
+// tooOpen reports whether a file's mode lets group or others read or write
+// it. Pipes and devices (--api-key-file <(...)) are not judged, nor is
+// anything on Windows, where the mode bits are synthesised.
 func tooOpen(info fs.FileInfo) bool {
-	return info.Mode().IsRegular() && info.Mode().Perm()&0o077 != 0
+	return !isWindows && info.Mode().IsRegular() && info.Mode().Perm()&0o077 != 0
 }
 
 // permWarning is the message for a key or settings file other users can read.

@@ -79,7 +79,7 @@ func readKeyFile(env Env, path string, explicit bool) (Secret, []string, error) 
 		return "", nil, newError(ErrKeyFile, fmt.Sprintf("cannot read API key file %s: %s", printable(path), describeErr(err)))
 	}
 	var warns []string
-	if !env.SkipPermCheck && tooOpen(info) {
+	if tooOpen(info) {
 		warns = append(warns, permWarning(path))
 	}
 	k := strings.TrimSpace(string(data))

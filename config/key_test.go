@@ -199,19 +199,19 @@ func TestResolveKeyPermissionWarning(t *testing.T) {
 	tests := []struct {
 		mode     fs.FileMode
 		explicit bool
-		skip     bool
 		warn     bool
 	}{
-		{0o600, false, false, false},
-		{0o400, false, false, false},
-		{0o644, false, false, true},
-		{0o640, false, false, true},
-		{0o604, true, false, true},
-		{0o644, false, true, false}, // SkipPermCheck (Windows)
+		{0o600, false, false},
+		{0o400, false, false},
+		{0o644, false, true},
+		{0o640, false, true},
+		{0o604, true, true},
+	}
+	if isWindows {
+		t.Skip("mode bits are not meaningful on Windows")
 	}
 	for _, tt := range tests {
 		env := fakeEnv(t, nil)
-		env.SkipPermCheck = tt.skip
 		p := filepath.Join(env.HomeDir, ".config", "vastai", "vast_api_key")
 		flag := ""
 		if tt.explicit {
@@ -228,7 +228,7 @@ func TestResolveKeyPermissionWarning(t *testing.T) {
 			want = []string{"warning: " + p + " is readable by other users; run: chmod 600 " + p}
 		}
 		if !slices.Equal(warns, want) {
-			t.Errorf("mode %o explicit=%v skip=%v: warnings %q, want %q", tt.mode, tt.explicit, tt.skip, warns, want)
+			t.Errorf("mode %o explicit=%v: warnings %q, want %q", tt.mode, tt.explicit, warns, want)
 		}
 	}
 }
