@@ -1,0 +1,53 @@
+// Package demoserver is an in-process fake of the Vast.ai billing, account
+// and notification-preferences API, served over HTTP on the loopback
+// interface from a deterministic generated data set.
+//
+// It exists for two reasons:
+//
+//   - `vastdash --demo` points the real client at it, so the dashboard can be
+//     tried without an account, a key or a network;
+//   - the tests of every other package use it as an oracle: the server knows
+//     the exact ground truth ([Server.Contracts], [Server.Tree],
+//     [Server.Credit]), records every request it received
+//     ([Server.Requests]) and can be told to misbehave ([Fault]).
+//
+// It deliberately does not import the client package (api): it is written
+// from the specification alone, so a misunderstanding in the client cannot be
+// mirrored here and silently pass.
+//
+// # Endpoints
+//
+// All paths are accepted with and without a trailing slash:
+//
+//	GET      /api/v0/charges                        needs billing_read (paced)
+//	GET      /api/v0/users/current                  needs user_read
+//	GET      /api/v0/users/{id}/notification-prefs  needs user_read
+//	PUT      /api/v0/users/{id}/notification-prefs  needs user_write
+//
+// # Order of checks
+//
+// Every request is handled in this order; the first step that answers wins:
+//
+//  1. Latency ([Options.Latency], [Server.SetLatency]) is waited.
+//  2. Faults ([Server.AddFault]) are checked in the order added. A matching
+//     fault answers before routing, authentication and pacing, so "429 for
+//     ten seconds" or "hang" works for any key, even without one.
+//  3. Routing: unknown path 404, wrong method 405 (with an Allow header).
+//  4. Request bodies over [MaxBodyBytes]: 400.
+//  5. Authentication: no Authorization header 403, unknown or revoked key 404.
+//  6. Permission of a scoped key: 401 permission_denied.
+//  7. Pacing (charges only): a request closer than the threshold to the
+//     previous accepted charges request of the same key gets 429. Only
+//     accepted requests restart the interval, so a client hammering the
+//     server gets through again once it waits a full threshold after its last
+//     success. A request that passes pacing counts as accepted even if its
+//     parameters are then rejected with 400.
+//  8. The endpoint's own validation and answer.
+//
+// # Money
+//
+// Amounts are int64 thousandths of a dollar everywhere in this package. On the
+// wire they are written from those integers as JSON numbers with at most three
+// decimals (12.345, 0.5, 3.0), never through float formatting, and each
+// contract's amount is the exact sum of its items' amounts.
+package demoserver

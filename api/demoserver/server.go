@@ -1,0 +1,443 @@
+package demoserver
+
+import (
+	"context"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Demo keys. They are public constants, not secrets: the demo server is the
+// only place they work.
+const (
+	// DemoKey has full access.
+	DemoKey = "vastdash-demo-key"
+	// KeyNoBilling is scoped to misc, user_read, instance_read and
+	// instance_write: it can read the account and prefs, but neither see
+	// charges (billing_read) nor change prefs (user_write).
+	KeyNoBilling = "vastdash-demo-nobilling"
+	// KeyReadOnly has user_read and billing_read but not user_write.
+	KeyReadOnly = "vastdash-demo-readonly"
+)
+
+// Names under which requests are recorded ([Request.KeyName]), so that no
+// key, demo or not, is ever copied into a record.
+const (
+	KeyNameDemo      = "demo"
+	KeyNameNoBilling = "nobilling"
+	KeyNameReadOnly  = "readonly"
+	// KeyNameUnknown is recorded for any Authorization header that is not a
+	// known key (or not a Bearer key at all).
+	KeyNameUnknown = "unknown"
+)
+
+// MaxBodyBytes is the largest request body accepted; larger ones get 400.
+const MaxBodyBytes = 1 << 20
+
+// maxRecords bounds the request log of a long --demo session; when it is
+// reached the older half is dropped.
+const maxRecords = 50_000
+
+// Options configure a [Server]. The zero value is a useful demo.
+type Options struct {
+	// Seed of the data set; 0 means 1.
+	Seed uint64
+	// Contracts is the number of top-level contracts generated (instances,
+	// volumes and serverless workers together); 0 means 2000.
+	Contracts int
+	// Now is where the data ends (running contracts end here); zero means
+	// time.Now(), truncated to seconds. Same Seed, Now and Contracts give
+	// identical data and identical response bytes.
+	Now time.Time
+	// Span is the history length; 0 means 365 days. Contracts are denser in
+	// recent weeks than in old ones.
+	Span time.Duration
+	// Threshold is the minimum interval between accepted charges requests of
+	// one key; 0 means 1 s, negative disables pacing.
+	Threshold time.Duration
+	// Latency is added before every response.
+	Latency time.Duration
+	// PlainText429 answers 429 with a text/plain body instead of JSON.
+	PlainText429 bool
+	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
+	// (U+202E), zero-width joiners and C1 controls into every free-text
+	// string (descriptions, labels, account names, ssh key, one prefs key)
+	// and makes labels about 2 KB long. Identifiers that clients must parse
+	// (type, source, api_key) stay clean.
+	Hostile bool
+	// Clock is the time source of pacing and of [Fault.Until]; nil means
+	// time.Now. Tests can pass a fake clock to exercise pacing without
+	// sleeping.
+	Clock func() time.Time
+}
+
+// Request is one request as the server saw it.
+type Request struct {
+	Method string
+	Path   string // as sent, with or without the trailing slash
+	Query  url.Values
+	Body   []byte
+	// Status is the status the server answered with; it is set before any
+	// byte of the response is sent, so it is visible as soon as a client has
+	// the response. 0 means not answered (yet, or never: Hang).
+	Status int
+	// KeyName is one of the KeyName* constants (or the name given to
+	// [Server.AddKey]); "" when there was no Authorization header.
+	KeyName string
+	Time    time.Time // arrival
+}
+
+type keyInfo struct {
+	name    string
+	perms   map[string]bool // nil: full access
+	revoked bool
+}
+
+func (k *keyInfo) allows(perm string) bool { return k.perms == nil || k.perms[perm] }
+
+// Server is the fake API. Create it with [New] or [Start]; all methods are
+// safe for concurrent use.
+type Server struct {
+	opts  Options
+	data  *dataset
+	now   time.Time
+	clock func() time.Time
+
+	latency   atomic.Int64
+	threshold atomic.Int64
+
+	mu         sync.Mutex
+	keys       map[string]*keyInfo
+	reqs       []*Request
+	changed    chan struct{} // closed and replaced on every new request
+	faults     []*faultState
+	prefs      map[string]any
+	prefsNoGET bool
+	lastCharge map[*keyInfo]time.Time
+	views      map[viewKey]*view
+	closed     bool
+
+	inflight  sync.WaitGroup
+	done      chan struct{}
+	closeOnce sync.Once
+
+	srv       *http.Server
+	url       string
+	serveDone chan struct{}
+}
+
+// New builds the data set; the server does not listen. Use [Server.Handler]
+// to mount it, or [Start] to get a listening one.
+func New(opts Options) *Server {
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Contracts <= 0 {
+		opts.Contracts = 2000
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	opts.Now = opts.Now.Truncate(time.Second)
+	if opts.Span <= 0 {
+		opts.Span = 365 * 24 * time.Hour
+	}
+	if opts.Threshold == 0 {
+		opts.Threshold = time.Second
+	}
+	s := &Server{
+		opts:  opts,
+		data:  generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile),
+		now:   opts.Now,
+		clock: opts.Clock,
+		keys: map[string]*keyInfo{
+			DemoKey:      {name: KeyNameDemo},
+			KeyNoBilling: {name: KeyNameNoBilling, perms: permSet("misc", "user_read", "instance_read", "instance_write")},
+			KeyReadOnly:  {name: KeyNameReadOnly, perms: permSet("user_read", "billing_read")},
+		},
+		changed:    make(chan struct{}),
+		prefs:      defaultPrefs(opts.Hostile),
+		lastCharge: map[*keyInfo]time.Time{},
+		views:      map[viewKey]*view{},
+		done:       make(chan struct{}),
+	}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	s.latency.Store(int64(opts.Latency))
+	s.threshold.Store(int64(opts.Threshold))
+	return s
+}
+
+func permSet(perms ...string) map[string]bool {
+	m := make(map[string]bool, len(perms))
+	for _, p := range perms {
+		m[p] = true
+	}
+	return m
+}
+
+// Start is [New] plus listening on 127.0.0.1 on a free port.
+func Start(opts Options) (*Server, error) {
+	s := New(opts)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.srv = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// In --demo mode the server runs under a full-screen UI: any log line
+		// on stderr would tear the screen.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	s.url = "http://" + ln.Addr().String()
+	s.serveDone = make(chan struct{})
+	go func() {
+		defer close(s.serveDone)
+		_ = s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// URL is the base URL of a started server, "http://127.0.0.1:<port>"; ""
+// for a server from [New].
+func (s *Server) URL() string { return s.url }
+
+// Handler serves the API; usable with any http.Server (httptest included).
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
+
+// Close stops listening, releases hanging and delayed requests and waits for
+// every handler to return, so no goroutine of the server outlives it.
+// Requests arriving at [Server.Handler] afterwards get 503.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		close(s.done)
+		if s.srv != nil {
+			_ = s.srv.Close()
+			<-s.serveDone
+		}
+		s.inflight.Wait()
+	})
+}
+
+// Now is the end of the data set (Options.Now truncated to seconds).
+func (s *Server) Now() time.Time { return s.now }
+
+// UserID is the id of the demo account.
+func (s *Server) UserID() int64 { return s.data.userID }
+
+// Credit is the account's credit in thousandths of a dollar, as served in
+// users/current. It is about 2.5 times the pro-rated spend of the last seven
+// days, so it would last two to three weeks.
+func (s *Server) Credit() int64 { return s.data.credit }
+
+// RevokeKey makes key answer 404 auth_error from now on. Unknown keys are
+// ignored.
+func (s *Server) RevokeKey(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if k := s.keys[key]; k != nil {
+		k.revoked = true
+	}
+}
+
+// AddKey registers another key recorded under name. perms lists its
+// permission categories (e.g. "billing_read", "user_read", "user_write");
+// nil means full access.
+func (s *Server) AddKey(key, name string, perms []string) {
+	k := &keyInfo{name: name}
+	if perms != nil {
+		k.perms = permSet(perms...)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[key] = k
+}
+
+// SetLatency changes the delay added before every response.
+func (s *Server) SetLatency(d time.Duration) { s.latency.Store(int64(d)) }
+
+// SetThreshold changes the charges pacing interval; negative disables it.
+func (s *Server) SetThreshold(d time.Duration) { s.threshold.Store(int64(d)) }
+
+// SetPrefsGET(false) makes GET of notification-prefs answer 405, like an
+// API that only has the documented PUT.
+func (s *Server) SetPrefsGET(ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.prefsNoGET = !ok
+}
+
+// Requests returns a copy of the recorded requests, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.reqs))
+	for i, r := range s.reqs {
+		out[i] = *r
+		out[i].Query = cloneValues(r.Query)
+		out[i].Body = append([]byte(nil), r.Body...)
+	}
+	return out
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// CountStatus counts recorded requests answered with code.
+func (s *Server) CountStatus(code int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.reqs {
+		if r.Status == code {
+			n++
+		}
+	}
+	return n
+}
+
+// ResetRequests forgets the recorded requests.
+func (s *Server) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = nil
+}
+
+// WaitRequests blocks until at least n requests have arrived since the last
+// [Server.ResetRequests] (answered or not), or ctx is done. Tests use it to
+// know that a client's request reached the server, e.g. one that a Hang
+// fault holds.
+func (s *Server) WaitRequests(ctx context.Context, n int) error {
+	for {
+		s.mu.Lock()
+		have := len(s.reqs)
+		ch := s.changed
+		s.mu.Unlock()
+		if have >= n {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (s *Server) record(r *http.Request, body []byte, keyName string) *Request {
+	rec := &Request{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body,
+		KeyName: keyName, Time: time.Now(),
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.reqs) >= maxRecords {
+		s.reqs = append(s.reqs[:0:0], s.reqs[len(s.reqs)/2:]...)
+	}
+	s.reqs = append(s.reqs, rec)
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return rec
+}
+
+// statusWriter records the status into the request log before the header is
+// written, so a client never sees a response whose record is incomplete.
+type statusWriter struct {
+	http.ResponseWriter
+	s     *Server
+	rec   *Request
+	wrote bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.wrote = true
+		w.s.mu.Lock()
+		w.rec.Status = code
+		w.s.mu.Unlock()
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the real writer (Flush).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sleep waits d; false when the request or the server ended first.
+func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		writeError(w, http.StatusServiceUnavailable, "unavailable", "The demo server is closed.")
+		return
+	}
+	s.inflight.Add(1)
+	s.mu.Unlock()
+	defer s.inflight.Done()
+
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	tooBig := len(body) > MaxBodyBytes
+	if tooBig {
+		body = body[:MaxBodyBytes]
+	}
+	_, ki, hasAuth := s.lookupKey(r)
+	name := ""
+	switch {
+	case ki != nil:
+		name = ki.name
+	case hasAuth:
+		name = KeyNameUnknown
+	}
+	rec := s.record(r, body, name)
+	sw := &statusWriter{ResponseWriter: w, s: s, rec: rec}
+	if err != nil && !tooBig {
+		writeError(sw, http.StatusBadRequest, "", "Could not read the request body.")
+		return
+	}
+	if !s.sleep(r.Context(), time.Duration(s.latency.Load())) {
+		return
+	}
+	if f := s.takeFault(r); f != nil {
+		s.applyFault(sw, r, f, body, tooBig)
+		return
+	}
+	s.route(sw, r, body, tooBig)
+}
+
