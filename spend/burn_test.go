@@ -1,0 +1,87 @@
+package spend
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+)
+
+var now = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+
+func day(n int) time.Time { return time.Date(2026, 11, n, 0, 0, 0, 0, time.UTC) }
+
+func TestBurnWeekAndRunway(t *testing.T) {
+	d := NewDaily(time.UTC)
+	// $7 a day on each of the 7 complete days before today (14..20 Nov),
+	// plus spend today and 8 days ago that the window must ignore.
+	d.Add([]api.Charge{{Type: "instance", Amount: 49000, Start: day(14).Unix(), End: day(21).Unix()}})
+	d.Add([]api.Charge{{Type: "instance", Amount: 99000, Start: day(21).Unix(), End: day(21).Unix() + 3600}})
+	d.Add([]api.Charge{{Type: "instance", Amount: 99000, Start: day(13).Unix(), End: day(13).Unix() + 3600}})
+	b := BurnWeek(d, now)
+	if b.PerDay != 7000 || !b.From.Equal(day(14)) || !b.To.Equal(day(21)) {
+		t.Fatalf("burn = %+v", b)
+	}
+	r := RunwayFor(87_000, b, true, now)
+	if r.Reason != "" || r.Tenths != 124 || r.String() != "≈ 12.4 days (until 4 Dec)" {
+		t.Fatalf("runway = %+v %q", r, r.String())
+	}
+}
+
+func TestRunwayReasons(t *testing.T) {
+	b := Burn{PerDay: 5000, Label: "last 7 complete days"}
+	cases := []struct {
+		credit   money.Amount
+		burn     Burn
+		complete bool
+		want     string
+	}{
+		{0, b, true, "no credit left"},
+		{-100, b, true, "no credit left"},
+		{10000, b, false, "charges still loading"},
+		{10000, Burn{Label: "last 7 complete days"}, true, "no spend in the last 7 complete days"},
+	}
+	for _, c := range cases {
+		r := RunwayFor(c.credit, c.burn, c.complete, now)
+		if r.Reason != c.want || !strings.HasPrefix(r.String(), "— ") {
+			t.Errorf("credit %d: %+v, want reason %q", c.credit, r, c.want)
+		}
+	}
+}
+
+func TestBurnPartialWeekAndTodayOnly(t *testing.T) {
+	// Spend only on the last 2 complete days: the week average still
+	// divides by 7, because the days without spend are real days.
+	d := NewDaily(time.UTC)
+	d.Add([]api.Charge{{Amount: 14000, Start: day(19).Unix(), End: day(21).Unix()}})
+	if b := BurnWeek(d, now); b.PerDay != 2000 {
+		t.Fatalf("partial week burn = %d", b.PerDay)
+	}
+	// Spend only today: the week is zero, the last 24 h is not.
+	d = NewDaily(time.UTC)
+	today := []api.Charge{{Amount: 6000, Start: day(21).Unix(), End: day(21).Unix() + 6*3600}}
+	d.Add(today)
+	if b := BurnWeek(d, now); b.PerDay != 0 {
+		t.Fatalf("week burn with spend only today = %d", b.PerDay)
+	}
+	w := Last24h(now)
+	w.Add(today)
+	if b := w.Burn24h(); b.PerDay != 6000 {
+		t.Fatalf("24 h burn = %d", b.PerDay)
+	}
+}
+
+func TestWindowProportion(t *testing.T) {
+	w := Last24h(now)
+	// 48 h contract ending now: half of it is inside the window.
+	w.Add([]api.Charge{{Amount: 10001, Start: now.Add(-48 * time.Hour).Unix(), End: now.Unix()}})
+	if w.Sum != 5001 { // 5000.5 rounds half up
+		t.Fatalf("sum = %d", w.Sum)
+	}
+	w.Add([]api.Charge{{Amount: 300, Start: now.Add(-30 * time.Hour).Unix(), End: now.Add(-25 * time.Hour).Unix()}})
+	if w.Sum != 5001 {
+		t.Fatalf("a contract outside the window counted: %d", w.Sum)
+	}
+}
