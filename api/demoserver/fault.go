@@ -117,9 +117,7 @@ func (c *captureWriter) Write(p []byte) (int, error) {
 
 func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, body []byte, tooBig bool) {
 	ctx := r.Context()
-	if !s.sleep(ctx, f.Delay) {
-		return
-	}
+	s.sleep(ctx, f.Delay)
 	ct := f.ContentType
 	switch {
 	case f.Hang:
@@ -127,6 +125,7 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, bo
 		case <-ctx.Done():
 		case <-s.done:
 		}
+		abort()
 	case f.Status != 0:
 		if ct == "" {
 			ct = "application/json"
@@ -159,16 +158,16 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, bo
 		}
 		_, _ = w.Write(out[:min(f.ResetAfterBytes, len(out))])
 		_ = http.NewResponseController(w).Flush()
-		// net/http closes the connection without logging for this panic;
-		// the client sees headers, the first bytes, then EOF.
-		panic(http.ErrAbortHandler)
+		// The client sees headers, the first bytes, then EOF.
+		abort()
 	default: // Delay only
 		s.route(w, r, body, tooBig)
 	}
 }
 
 // streamHuge writes n bytes of `{"success":true,"padding":"xxxx…"}` without
-// holding them, stopping early if the client or the server goes away.
+// holding them. If the client or the server goes away first it aborts, so
+// the body can never look complete.
 func (s *Server) streamHuge(w http.ResponseWriter, r *http.Request, n int64, ct string) {
 	if ct == "" {
 		ct = "application/json"
@@ -184,7 +183,7 @@ func (s *Server) streamHuge(w http.ResponseWriter, r *http.Request, n int64, ct 
 			p = p[:rest]
 		}
 		if len(p) == 0 {
-			return false
+			return true // n already reached
 		}
 		select {
 		case <-r.Context().Done():
@@ -198,7 +197,7 @@ func (s *Server) streamHuge(w http.ResponseWriter, r *http.Request, n int64, ct 
 		return err == nil
 	}
 	if !write(head) {
-		return
+		abort()
 	}
 	for n-sent > int64(len(tail)) {
 		pad := chunk
@@ -206,8 +205,10 @@ func (s *Server) streamHuge(w http.ResponseWriter, r *http.Request, n int64, ct 
 			pad = pad[:rest]
 		}
 		if !write(pad) {
-			return
+			abort()
 		}
 	}
-	write(tail)
+	if !write(tail) {
+		abort()
+	}
 }

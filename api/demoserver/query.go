@@ -148,20 +148,22 @@ func typeBit(t string) uint8 {
 
 // Contract is the ground truth of one contract as a table-format row.
 type Contract struct {
-	ID int64
+	ID int64 // the number in Source; ids grow with Start
 	// Type is "instance" or "volume"; serverless workers are "instance"
 	// with EndpointID and WorkergroupID set.
 	Type        string
 	Source      string // "instance-<ID>" or "volume-<ID>"
 	Start, End  int64  // unix seconds; End == the server's Now for running contracts
-	Description string
-	Amount      int64 // thousandths of a dollar, exactly the sum of Items
+	Description string // as served (decorated in Hostile mode)
+	Amount      int64  // thousandths of a dollar, exactly the sum of Items
 	// Metadata; zero / empty means the key is absent on the wire.
 	TemplateID    int64
 	Label         string
 	EndpointID    int64
 	WorkergroupID int64
-	Items         []Item
+	// Items: gpu, disk, bwd, bwu for instances and workers; disk alone for
+	// volumes. They share the contract's Start and End.
+	Items []Item
 }
 
 // Serverless reports whether c is a serverless worker contract.

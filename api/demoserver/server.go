@@ -89,7 +89,9 @@ type Request struct {
 	// KeyName is one of the KeyName* constants (or the name given to
 	// [Server.AddKey]); "" when there was no Authorization header.
 	KeyName string
-	Time    time.Time // arrival
+	// Time of arrival by [Options.Clock], so a test sharing a fake clock
+	// with the client can check the client's pacing.
+	Time time.Time
 }
 
 type keyInfo struct {
@@ -210,6 +212,9 @@ func Start(opts Options) (*Server, error) {
 func (s *Server) URL() string { return s.url }
 
 // Handler serves the API; usable with any http.Server (httptest included).
+// A request that must end without an answer (Hang, a Delay or Latency cut
+// short, ResetAfterBytes) panics with http.ErrAbortHandler, which net/http
+// turns into a silently dropped connection.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 // Close stops listening, releases hanging and delayed requests and waits for
@@ -220,11 +225,13 @@ func (s *Server) Close() {
 		s.mu.Lock()
 		s.closed = true
 		s.mu.Unlock()
-		close(s.done)
+		// Connections first, so a released request cannot slip out an
+		// answer on its way out.
 		if s.srv != nil {
 			_ = s.srv.Close()
 			<-s.serveDone
 		}
+		close(s.done)
 		s.inflight.Wait()
 	})
 }
@@ -342,7 +349,7 @@ func (s *Server) WaitRequests(ctx context.Context, n int) error {
 func (s *Server) record(r *http.Request, body []byte, keyName string) *Request {
 	rec := &Request{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body,
-		KeyName: keyName, Time: time.Now(),
+		KeyName: keyName, Time: s.clock(),
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -384,22 +391,27 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the real writer (Flush).
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// sleep waits d; false when the request or the server ended first.
-func (s *Server) sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits d, or aborts the request (see abort) when the client or the
+// server goes away first.
+func (s *Server) sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
-		return true
+		return
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
 	case <-ctx.Done():
-		return false
+		abort()
 	case <-s.done:
-		return false
+		abort()
 	}
 }
+
+// abort ends a request without any answer: net/http drops the connection
+// (and logs nothing) for this panic, where a plain return would send an
+// empty 200.
+func abort() { panic(http.ErrAbortHandler) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
@@ -431,13 +443,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, http.StatusBadRequest, "", "Could not read the request body.")
 		return
 	}
-	if !s.sleep(r.Context(), time.Duration(s.latency.Load())) {
-		return
-	}
+	s.sleep(r.Context(), time.Duration(s.latency.Load()))
 	if f := s.takeFault(r); f != nil {
 		s.applyFault(sw, r, f, body, tooBig)
 		return
 	}
 	s.route(sw, r, body, tooBig)
 }
-
