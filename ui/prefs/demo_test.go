@@ -1,0 +1,119 @@
+package prefs
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/theme"
+)
+
+// The tests below run the screen against the demo server, which was written
+// from the spec alone: they check the screen and the client together.
+
+func startDemo(t *testing.T, hostile bool) *demoserver.Server {
+	t.Helper()
+	s, err := demoserver.Start(demoserver.Options{
+		Now:       time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
+		Contracts: 50,
+		Threshold: -1,
+		Hostile:   hostile,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// demoScreen reads the account with key, as the root does, and hands it to
+// a new screen whose GET has finished.
+func demoScreen(t *testing.T, s *demoserver.Server, key string) *Model {
+	t.Helper()
+	c, err := api.New(s.URL(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	u, err := c.CurrentUser(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(&shared.Context{Base: ctx, Client: c, Styles: theme.New(false), User: &u, Location: time.UTC})
+	m.SetSize(100, 30)
+	run(t, m, m.Update(shared.UserMsg{User: u}))
+	return m
+}
+
+// flipped is doc with client.low_credit.<channel> set to on.
+func flipped(doc map[string]any, channel string, on bool) map[string]any {
+	out := maps.Clone(doc)
+	client := maps.Clone(out["client"].(map[string]any))
+	lc := maps.Clone(client["low_credit"].(map[string]any))
+	lc[channel] = on
+	client["low_credit"] = lc
+	out["client"] = client
+	return out
+}
+
+func TestDemoToggleKeepsEverythingElse(t *testing.T) {
+	for _, hostile := range []bool{false, true} {
+		s := startDemo(t, hostile)
+		before := s.Prefs()
+		m := demoScreen(t, s, demoserver.DemoKey)
+		if stateOf(t, m, email) != "[x] on" || stateOf(t, m, webhooks) != "[ ] off" {
+			t.Fatalf("hostile=%v: states read:\n%s", hostile, view(m))
+		}
+		m.Update(press("j"))
+		run(t, m, m.Update(press("space")))
+		if got, want := s.Prefs(), flipped(before, "webhooks", true); !reflect.DeepEqual(got, want) {
+			t.Errorf("hostile=%v: server holds %v\nwant %v", hostile, got, want)
+		}
+		if stateOf(t, m, webhooks) != "[x] on" {
+			t.Errorf("hostile=%v:\n%s", hostile, view(m))
+		}
+	}
+}
+
+func TestDemoReadOnlyKey(t *testing.T) {
+	s := startDemo(t, false)
+	before := s.Prefs()
+	m := demoScreen(t, s, demoserver.KeyReadOnly)
+	run(t, m, m.Update(press("space")))
+	mustContain(t, m, "this API key lacks the user_write permission — switches are read-only")
+	if stateOf(t, m, email) != "[x] on" {
+		t.Errorf("state not kept:\n%s", view(m))
+	}
+	if !reflect.DeepEqual(s.Prefs(), before) {
+		t.Error("a read-only key changed the preferences")
+	}
+	if s.CountStatus(http.StatusUnauthorized) != 1 {
+		t.Errorf("%d refused requests, want the one PUT", s.CountStatus(http.StatusUnauthorized))
+	}
+}
+
+func TestDemoWithoutGet(t *testing.T) {
+	s := startDemo(t, false)
+	s.SetPrefsGET(false)
+	m := demoScreen(t, s, demoserver.DemoKey)
+	if stateOf(t, m, email) != "[?] unknown" {
+		t.Fatalf("without GET:\n%s", view(m))
+	}
+	m.Update(press("space"))
+	run(t, m, m.Update(press("y")))
+	// As the prompt warned: the whole document is now the one switch.
+	want := map[string]any{"client": map[string]any{"low_credit": map[string]any{"email": true}}}
+	if got := s.Prefs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("server holds %v, want %v", got, want)
+	}
+	if stateOf(t, m, email) != "[x] on" || stateOf(t, m, webhooks) != "[?] unknown" {
+		t.Errorf("after the save:\n%s", view(m))
+	}
+}
