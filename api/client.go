@@ -4,43 +4,111 @@
 package api
 
 import (
-	"context"
-	"errors"
-	"iter"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// SKELETON: helper-3 replaces the bodies below; signatures are the contract
-// the UI is written against.
+// Defaults. The charges threshold is the server's documented minimum
+// interval between charges requests of one key.
+const (
+	DefaultTimeout          = 20 * time.Second
+	DefaultChargesThreshold = time.Second
+	DefaultMaxBody          = 32 << 20 // 32 MiB
+	DefaultBackoffBase      = 250 * time.Millisecond
+	DefaultBackoffCap       = 4 * time.Second
+)
 
 // Client talks to one API base URL with one key. It is safe for concurrent
 // use; charges requests made through it share one pacing budget.
+//
+// Printing a Client with fmt shows only its base URL.
 type Client struct {
-	base string
-	key  string
-	hc   *http.Client
+	base    string        // without trailing slash
+	key     func() string // see keyFunc
+	hc      *http.Client
+	version string
+	timeout time.Duration
+	maxBody int64
+	observe func(Event)
+
+	threshold   time.Duration // configured charges threshold; 0 disables pacing
+	pacer       *rate.Limiter // nil when threshold is 0
+	backoffBase time.Duration
+	backoffCap  time.Duration
 }
+
+// keyFunc hides the key inside a closure. fmt prints a func as an address
+// whatever the verb and however deep it sits (a Client value, a struct
+// holding one), whereas a string or a pointer to a struct would be printed
+// through: *Client's String/Format methods alone do not cover every path.
+func keyFunc(key string) func() string { return func() string { return key } }
 
 // Option configures a Client.
 type Option func(*Client)
 
-// WithHTTPClient sets the *http.Client (its Timeout is ignored; see WithTimeout).
+// WithHTTPClient sets the *http.Client. The Client works on a copy: its
+// Timeout is ignored (see WithTimeout) and redirects that would change the
+// method (a PUT turned into a GET) or downgrade https to http are refused.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
 
-// WithVersion sets the version sent in User-Agent: vastdash/<version>.
-func WithVersion(v string) Option { return func(c *Client) {} }
+// WithVersion sets the version sent in User-Agent: vastdash/<version>
+// (default "dev").
+func WithVersion(v string) Option { return func(c *Client) { c.version = v } }
 
-// WithTimeout sets the per-request timeout (default 20 s).
-func WithTimeout(d time.Duration) Option { return func(c *Client) {} }
+// WithTimeout sets the per-attempt request timeout (default 20 s). It
+// covers sending the request and reading the whole response, not the time
+// spent waiting for the pacer or between retries. d <= 0 keeps the default.
+func WithTimeout(d time.Duration) Option {
+	return func(c *Client) {
+		if d > 0 {
+			c.timeout = d
+		}
+	}
+}
 
 // WithChargesThreshold sets the minimum interval between charges requests
 // (default 1 s, the server's threshold); 0 disables pacing (tests).
-func WithChargesThreshold(d time.Duration) Option { return func(c *Client) {} }
+func WithChargesThreshold(d time.Duration) Option {
+	return func(c *Client) {
+		if d < 0 {
+			d = 0
+		}
+		c.threshold = d
+	}
+}
 
 // WithObserver receives pacing and retry events (the UI shows "waiting for
 // the rate limit"). It is called from the goroutine making the request.
-func WithObserver(f func(Event)) Option { return func(c *Client) {} }
+func WithObserver(f func(Event)) Option { return func(c *Client) { c.observe = f } }
+
+// WithMaxBody caps the size of a response body (default 32 MiB); a larger
+// body fails with ErrTooLarge. n <= 0 keeps the default.
+func WithMaxBody(n int64) Option {
+	return func(c *Client) {
+		if n > 0 {
+			c.maxBody = n
+		}
+	}
+}
+
+// WithBackoff sets the retry backoff for 5xx and network errors: the n-th
+// retry waits about base×2^(n-1), at most max, plus up to 25% jitter
+// (defaults 250 ms and 4 s). Values <= 0 keep the defaults.
+func WithBackoff(base, max time.Duration) Option {
+	return func(c *Client) {
+		if base > 0 {
+			c.backoffBase = base
+		}
+		if max > 0 {
+			c.backoffCap = max
+		}
+	}
+}
 
 // EventKind says why a request is waiting.
 type EventKind int
@@ -52,7 +120,20 @@ const (
 	EventRetry                        // 5xx or transport error; waiting Wait before retrying
 )
 
-// Event reports a wait inside a call.
+// String names the kind for logs and tests.
+func (k EventKind) String() string {
+	switch k {
+	case EventPacing:
+		return "pacing"
+	case EventRateLimited:
+		return "rate-limited"
+	case EventRetry:
+		return "retry"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event reports a wait inside a call. It never holds the key.
 type Event struct {
 	Kind    EventKind
 	Op      string        // "GET /api/v0/charges/"
@@ -61,72 +142,141 @@ type Event struct {
 }
 
 // New returns a Client for baseURL (e.g. https://console.vast.ai) and key.
+// The base URL must be an absolute http or https URL with a host and
+// without credentials, query or fragment; the key must be non-empty
+// printable ASCII without spaces. Violations are an *Error of kind ErrUsage
+// whose text never quotes the key.
 func New(baseURL, key string, opts ...Option) (*Client, error) {
-	c := &Client{base: baseURL, key: key, hc: http.DefaultClient}
+	base, err := checkBase(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	c := &Client{
+		base:        base,
+		key:         keyFunc(key),
+		version:     "dev",
+		timeout:     DefaultTimeout,
+		maxBody:     DefaultMaxBody,
+		threshold:   DefaultChargesThreshold,
+		backoffBase: DefaultBackoffBase,
+		backoffCap:  DefaultBackoffCap,
+	}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.version == "" {
+		c.version = "dev"
+	}
+	if c.backoffCap < c.backoffBase {
+		c.backoffCap = c.backoffBase
+	}
+	c.hc = safeHTTPClient(c.hc)
+	if c.threshold > 0 {
+		c.pacer = rate.NewLimiter(rate.Every(c.threshold), 1)
 	}
 	return c, nil
 }
 
-var errSkeleton = errors.New("not implemented yet")
+func usageErr(op, msg string) *Error { return &Error{Kind: ErrUsage, Op: op, Msg: msg} }
 
-// CurrentUser reads the key owner's account (GET /api/v0/users/current/).
-func (c *Client) CurrentUser(ctx context.Context) (User, error) { return User{}, errSkeleton }
-
-// Charges fetches one page of charges for q, after afterToken ("" for the first page).
-func (c *Client) Charges(ctx context.Context, q ChargesQuery, afterToken string) (ChargesPage, error) {
-	return ChargesPage{}, errSkeleton
+func checkBase(raw string) (string, error) {
+	const op = "New"
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", usageErr(op, "the base URL is not a valid URL")
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", usageErr(op, "the base URL must start with https:// or http://")
+	case u.Host == "" || u.Hostname() == "":
+		return "", usageErr(op, "the base URL has no host")
+	case u.User != nil:
+		return "", usageErr(op, "the base URL must not contain credentials")
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		return "", usageErr(op, "the base URL must not have a query or fragment")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u.String(), nil
 }
 
-// NotificationPrefs reads the whole preferences document.
-func (c *Client) NotificationPrefs(ctx context.Context, userID int64) (Prefs, error) {
-	return Prefs{}, errSkeleton
+func checkKey(key string) error {
+	if key == "" {
+		return usageErr("New", "no API key given")
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] <= ' ' || key[i] > '~' {
+			// Never quote the key, not even in part.
+			return usageErr("New", "the API key contains spaces or non-printable characters")
+		}
+	}
+	return nil
 }
 
-// SetNotificationPrefs replaces the whole preferences document with p and
-// returns the document the server confirmed.
-func (c *Client) SetNotificationPrefs(ctx context.Context, userID int64, p Prefs) (Prefs, error) {
-	return Prefs{}, errSkeleton
+// safeHTTPClient copies hc (or http.DefaultClient) so the caller's client is
+// never modified, drops its Timeout (ours is per attempt) and guards
+// redirects.
+func safeHTTPClient(hc *http.Client) *http.Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	cp := *hc
+	cp.Timeout = 0
+	next := hc.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		first := via[0]
+		// Go turns a redirected PUT into a GET: the "update" would then
+		// succeed without changing anything. Refuse and report the 3xx.
+		if req.Method != first.Method {
+			return http.ErrUseLastResponse
+		}
+		// Go keeps Authorization on a same-host redirect; never send it in
+		// clear text after starting on https.
+		if first.URL.Scheme == "https" && req.URL.Scheme != "https" {
+			return http.ErrUseLastResponse
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	return &cp
 }
 
-// ChargesQuery is a set of charges filters. Zero Format means table, zero
-// Limit the server default (100).
-type ChargesQuery struct {
-	From, To    time.Time      // day.gte / day.lte (sent as unix seconds UTC)
-	Types       []ContractType // empty: every type
-	Format      Format
-	OldestFirst bool // latest_first=false
-	Limit       int  // 1..500, or 0 for the server default
+// BaseURL returns the base URL the client talks to (without trailing slash).
+func (c *Client) BaseURL() string { return c.base }
+
+// String shows the base URL only, never the key.
+func (c *Client) String() string {
+	if c == nil {
+		return "api.Client(nil)"
+	}
+	return "api.Client(" + c.base + ")"
 }
 
-// Pager hands out the pages of one ChargesQuery in order. Its filters are
-// fixed: a token is valid only with the filters it came from. Not safe for
-// concurrent use: one Next at a time.
-type Pager struct{}
+// GoString is String, so %#v cannot print the key either.
+func (c *Client) GoString() string { return c.String() }
 
-// ErrPagerDone is returned by Next after the last page.
-var ErrPagerDone = errors.New("no more pages")
+// Format writes String for every verb (%v, %+v, %#v, %s, %q, …).
+func (c *Client) Format(f fmt.State, verb rune) {
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", c.String())
+		return
+	}
+	_, _ = f.Write([]byte(c.String()))
+}
 
-// Pager starts paging q.
-func (c *Client) Pager(q ChargesQuery) *Pager { return &Pager{} }
-
-// Next fetches the next page.
-func (p *Pager) Next(ctx context.Context) (ChargesPage, error) { return ChargesPage{}, errSkeleton }
-
-// Done reports that the last page has been handed out.
-func (p *Pager) Done() bool { return true }
-
-// Total is the server's count of matching contracts (-1 before the first page).
-func (p *Pager) Total() int { return -1 }
-
-// Loaded counts the top-level entries handed out so far.
-func (p *Pager) Loaded() int { return 0 }
-
-// Query returns the pager's filters.
-func (p *Pager) Query() ChargesQuery { return ChargesQuery{} }
-
-// All yields every top-level entry of q, fetching pages as needed.
-func (c *Client) All(ctx context.Context, q ChargesQuery) iter.Seq2[Charge, error] {
-	return func(yield func(Charge, error) bool) { yield(Charge{}, errSkeleton) }
+// redact replaces every occurrence of the key in server-controlled text.
+func (c *Client) redact(s string) string {
+	key := c.key()
+	if key == "" || !strings.Contains(s, key) {
+		return s
+	}
+	return strings.ReplaceAll(s, key, "[redacted]")
 }

@@ -37,16 +37,20 @@ var (
 	ErrTooLarge = errors.New("response too large")
 	// ErrUsage: the caller built an invalid request (e.g. limit out of 1..500).
 	ErrUsage = errors.New("invalid request")
+	// ErrCanceled: the caller's context was canceled; context.Canceled is in
+	// the chain. (A caller's deadline is ErrTimeout with
+	// context.DeadlineExceeded in the chain.)
+	ErrCanceled = errors.New("canceled")
 )
 
 // Error is a failed API call. Its text is safe to show: it never holds the
 // key and quotes at most 200 sanitized characters of a body.
 type Error struct {
-	Kind     error  // one of the sentinels above
-	Op       string // "GET /api/v0/charges/"
-	Status   int    // HTTP status, 0 when no response arrived
-	Code     string // the body's "error" field, sanitized
-	Msg      string // the body's "msg" (or "detail"), sanitized and cut to 200 characters
+	Kind   error  // one of the sentinels above
+	Op     string // "GET /api/v0/charges/"
+	Status int    // HTTP status, 0 when no response arrived
+	Code   string // the body's "error" field, sanitized
+	Msg    string // the body's "msg" (or "detail"), sanitized and cut to 200 characters
 	// Permission names the permission the endpoint needs (billing_read,
 	// user_read, user_write) when Kind is ErrPermission.
 	Permission string
@@ -79,6 +83,8 @@ func (e *Error) Error() string {
 		return e.Op + ": no response in time"
 	case ErrTooLarge:
 		return e.Op + ": response too large"
+	case ErrCanceled:
+		return e.Op + ": canceled"
 	}
 	s := e.Kind.Error()
 	if e.Status != 0 {

@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+const (
+	chargesPath = "/api/v0/charges/"
+	// MaxLimit is the largest page size the server accepts.
+	MaxLimit = 500
+)
+
+// ChargesQuery is a set of charges filters. Zero Format means table, zero
+// Limit the server default (100).
+type ChargesQuery struct {
+	From, To    time.Time      // day.gte / day.lte (sent as unix seconds UTC)
+	Types       []ContractType // empty: every type
+	Format      Format
+	OldestFirst bool // latest_first=false
+	Limit       int  // 1..500, or 0 for the server default
+}
+
+// Validate reports a query the server would refuse or that vastdash must
+// not send, as an *Error of kind ErrUsage: From and To are required and
+// From must not be after To; Limit is 0 or 1..500 (never clamped: a wrong
+// limit is the caller's bug); Types and Format must be known values.
+func (q ChargesQuery) Validate() error {
+	const op = http.MethodGet + " " + chargesPath
+	switch {
+	case q.From.IsZero() || q.To.IsZero():
+		return usageErr(op, "the date range needs both a start and an end")
+	case q.From.After(q.To):
+		return usageErr(op, "the date range starts after it ends")
+	case q.Limit < 0 || q.Limit > MaxLimit:
+		return usageErr(op, "the page size must be 0 (server default) or 1 to 500, not "+strconv.Itoa(q.Limit))
+	}
+	for _, t := range q.Types {
+		if !slices.Contains(AllContractTypes, t) {
+			return usageErr(op, "unknown contract type "+strconv.Quote(string(t)))
+		}
+	}
+	if q.Format != "" && q.Format != FormatTable && q.Format != FormatTree {
+		return usageErr(op, "unknown format "+strconv.Quote(string(q.Format)))
+	}
+	return nil
+}
+
+// Equal reports whether q and o ask the server for the same report: the
+// same range (to the second, as sent), the same set of types, the same
+// format (zero = table), order and page size. The UI uses it to drop late
+// responses for a filter the user has already changed.
+func (q ChargesQuery) Equal(o ChargesQuery) bool {
+	return q.From.Unix() == o.From.Unix() && q.To.Unix() == o.To.Unix() &&
+		q.format() == o.format() && q.OldestFirst == o.OldestFirst && q.Limit == o.Limit &&
+		slices.Equal(q.typeSet(), o.typeSet())
+}
+
+func (q ChargesQuery) format() Format {
+	if q.Format == "" {
+		return FormatTable
+	}
+	return q.Format
+}
+
+// typeSet returns the types sorted and without duplicates.
+func (q ChargesQuery) typeSet() []ContractType {
+	s := slices.Clone(q.Types)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// clone copies the Types slice so a held query cannot change under its
+// holder.
+func (q ChargesQuery) clone() ChargesQuery {
+	q.Types = slices.Clone(q.Types)
+	return q
+}
+
+// SelectFilters returns the select_filters JSON text for q:
+// {"day":{"gte":<unix>,"lte":<unix>}} plus "type":{"in":[...]} when Types is
+// not empty (duplicates dropped, order kept).
+func (q ChargesQuery) SelectFilters() string {
+	var b strings.Builder
+	b.WriteString(`{"day":{"gte":`)
+	b.WriteString(strconv.FormatInt(q.From.Unix(), 10))
+	b.WriteString(`,"lte":`)
+	b.WriteString(strconv.FormatInt(q.To.Unix(), 10))
+	b.WriteString(`}`)
+	if len(q.Types) > 0 {
+		b.WriteString(`,"type":{"in":[`)
+		seen := make(map[ContractType]bool, len(q.Types))
+		for _, t := range q.Types {
+			if seen[t] {
+				continue
+			}
+			if len(seen) > 0 {
+				b.WriteByte(',')
+			}
+			seen[t] = true
+			// Validate allows only the three known values, which need no
+			// escaping; Quote keeps the JSON valid regardless.
+			b.WriteString(strconv.Quote(string(t)))
+		}
+		b.WriteString(`]}`)
+	}
+	b.WriteString(`}`)
+	return b.String()
+}
+
+// Values returns the query parameters for q and afterToken: select_filters,
+// format (always sent, zero = table), latest_first (true/false), limit
+// when non-zero and after_token when non-empty.
+func (q ChargesQuery) Values(afterToken string) url.Values {
+	v := url.Values{}
+	v.Set("select_filters", q.SelectFilters())
+	v.Set("format", string(q.format()))
+	v.Set("latest_first", strconv.FormatBool(!q.OldestFirst))
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if afterToken != "" {
+		v.Set("after_token", afterToken)
+	}
+	return v
+}
+
+// Charges fetches one page of charges for q, after afterToken ("" for the
+// first page). An invalid q fails with ErrUsage before anything is sent.
+// Charges calls of one Client are paced to the server's threshold.
+func (c *Client) Charges(ctx context.Context, q ChargesQuery, afterToken string) (ChargesPage, error) {
+	if err := q.Validate(); err != nil {
+		return ChargesPage{}, err
+	}
+	cl := call{
+		method: http.MethodGet,
+		path:   chargesPath,
+		query:  q.Values(afterToken).Encode(),
+		perm:   "billing_read",
+		paced:  true,
+	}
+	body, err := c.do(ctx, cl)
+	if err != nil {
+		return ChargesPage{}, err
+	}
+	return c.decodeChargesPage(cl.op(), cl.perm, body)
+}

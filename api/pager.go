@@ -1,0 +1,110 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// maxEmptyPages bounds how many pages in a row may come back with no
+// entries but a next_token before the pager gives up: a server that keeps
+// doing that would otherwise be polled forever.
+const maxEmptyPages = 10
+
+// ErrPagerDone is returned by Next after the last page.
+var ErrPagerDone = errors.New("no more pages")
+
+// Pager hands out the pages of one ChargesQuery in order. Its filters are
+// fixed: a token is valid only with the filters it came from. Not safe for
+// concurrent use: one Next at a time.
+type Pager struct {
+	c      *Client
+	q      ChargesQuery
+	token  string // after_token for the next request
+	done   bool
+	total  int
+	loaded int
+}
+
+// Pager starts paging q. An invalid q makes the first Next fail with
+// ErrUsage.
+func (c *Client) Pager(q ChargesQuery) *Pager {
+	return &Pager{c: c, q: q.clone(), total: -1}
+}
+
+// Next fetches the next page. Pages with no entries but a next_token are
+// followed within the same call, so a page with entries (or the final
+// page) is returned. After a failed Next the pager is unchanged and Next
+// may be called again. After the last page Next returns ErrPagerDone.
+func (p *Pager) Next(ctx context.Context) (ChargesPage, error) {
+	if p.done {
+		return ChargesPage{}, ErrPagerDone
+	}
+	token := p.token
+	for empty := 0; ; empty++ {
+		page, err := p.c.Charges(ctx, p.q, token)
+		if err != nil {
+			return ChargesPage{}, err
+		}
+		last := page.NextToken == ""
+		if !last && page.NextToken == token {
+			// The same cursor again would loop forever.
+			return ChargesPage{}, malformedMsg(chargesOp, "the server repeated the same page token")
+		}
+		if len(page.Results) == 0 && page.Skipped == 0 && !last {
+			if empty+1 >= maxEmptyPages {
+				return ChargesPage{}, malformedMsg(chargesOp, "the server keeps sending empty pages")
+			}
+			token = page.NextToken
+			continue
+		}
+		p.token = page.NextToken
+		p.done = last
+		if page.Total >= 0 {
+			p.total = page.Total
+		}
+		p.loaded += len(page.Results)
+		return page, nil
+	}
+}
+
+const chargesOp = "GET " + chargesPath
+
+// Done reports that the last page has been handed out.
+func (p *Pager) Done() bool { return p.done }
+
+// Total is the server's count of matching contracts (-1 before the first
+// page, or while the server has not said).
+func (p *Pager) Total() int { return p.total }
+
+// Loaded counts the top-level entries handed out so far.
+func (p *Pager) Loaded() int { return p.loaded }
+
+// Query returns the pager's filters.
+func (p *Pager) Query() ChargesQuery { return p.q.clone() }
+
+// All yields every remaining top-level entry, fetching pages as needed. An
+// error is yielded once (with a zero Charge) and ends the sequence; pages
+// stop being fetched as soon as the consumer breaks.
+func (p *Pager) All(ctx context.Context) iter.Seq2[Charge, error] {
+	return func(yield func(Charge, error) bool) {
+		for !p.done {
+			page, err := p.Next(ctx)
+			if err != nil {
+				yield(Charge{}, err)
+				return
+			}
+			for _, ch := range page.Results {
+				if !yield(ch, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// All yields every top-level entry of q, fetching pages as needed (see
+// Pager.All).
+func (c *Client) All(ctx context.Context, q ChargesQuery) iter.Seq2[Charge, error] {
+	return c.Pager(q).All(ctx)
+}
