@@ -1,6 +1,22 @@
 // Package api is the wire layer of vastdash: one Client for the Vast.ai
 // billing, account and notification-preferences endpoints, with typed
 // errors, a pager for lazy loading, pacing and retries. It imports no UI.
+//
+// Pacing: charges requests of one Client go through one limiter allowing
+// one request per threshold (1 s by default, the server's), so normal use
+// never provokes a 429. A 429 is waited out (the threshold the body names,
+// plus 0–25% jitter) and retried up to 5 times, for any method. GETs also
+// retry 502/503/504, and every method retries a lost connection (no
+// response arrived; the PUT replaces the whole document, so repeating it is
+// harmless), up to 3 times with exponential backoff (250 ms doubling to
+// 4 s, plus jitter). A 500 and timeouts are not retried: the first is the
+// server failing on this very request, the second has already made the
+// user wait a full timeout. Waits honour the context and are reported to
+// the observer (WithObserver).
+//
+// Errors: every failed call returns an *Error whose Kind is one of the
+// sentinels (errors.Is(err, ErrRateLimited)); its text never holds the key
+// and quotes at most 200 sanitized characters of a server body.
 package api
 
 import (

@@ -1,0 +1,287 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vastdash/vastdash/money"
+)
+
+// chargesServer pages n contracts like the real endpoint: opaque tokens
+// that are valid only with the filters they came from.
+type chargesServer struct {
+	n      int
+	amount func(i int) int64 // mills of contract i
+}
+
+type fakeCursor struct {
+	Offset  int    `json:"offset"`
+	Filters string `json:"filters"`
+}
+
+func (s *chargesServer) handle(w http.ResponseWriter, r *http.Request, _ int) {
+	q := r.URL.Query()
+	filters := q.Get("select_filters") + "|" + q.Get("format") + "|" + q.Get("latest_first") + "|" + q.Get("limit")
+	var sf struct {
+		Day struct{ Gte, Lte *int64 } `json:"day"`
+	}
+	if json.Unmarshal([]byte(q.Get("select_filters")), &sf) != nil || sf.Day.Gte == nil || sf.Day.Lte == nil {
+		reply(w, 400, `{"success":false,"msg":"Both gte and lte of day must be given"}`)
+		return
+	}
+	limit := 100
+	if l := q.Get("limit"); l != "" {
+		limit, _ = strconv.Atoi(l)
+	}
+	offset := 0
+	if tok := q.Get("after_token"); tok != "" {
+		raw, _ := base64.StdEncoding.DecodeString(tok)
+		var cur fakeCursor
+		if json.Unmarshal(raw, &cur) != nil || cur.Filters != filters {
+			reply(w, 400, `{"success":false,"error":"invalid_token","msg":"Invalid pagination token"}`)
+			return
+		}
+		offset = cur.Offset
+	}
+	end := min(offset+limit, s.n)
+	var entries []string
+	for i := offset; i < end; i++ {
+		entries = append(entries, contractJSON(i, s.amount(i)))
+	}
+	next := ""
+	if end < s.n {
+		raw, _ := json.Marshal(fakeCursor{Offset: end, Filters: filters})
+		next = base64.StdEncoding.EncodeToString(raw)
+	}
+	reply(w, 200, pageJSON(entries, s.n, next))
+}
+
+func contractID(t *testing.T, c Charge) int {
+	t.Helper()
+	id, err := strconv.Atoi(strings.TrimPrefix(c.Source, "instance-"))
+	if err != nil {
+		t.Fatalf("unexpected source %q", c.Source)
+	}
+	return id
+}
+
+// 1,234 contracts at 100 a page: each arrives exactly once, paging stops
+// at the null token, Total and Loaded follow, and the money adds up exactly.
+func TestPagerWalksEveryPage(t *testing.T) {
+	amount := func(i int) int64 { return int64(i%7)*100 + 1 + int64(i%3) } // 0.001, 0.102, …
+	srv := &chargesServer{n: 1234, amount: amount}
+	f := newFake(t, srv.handle)
+	q := testQuery()
+	q.Limit = 100
+	p := f.client(t).Pager(q)
+	if p.Total() != -1 || p.Loaded() != 0 || p.Done() {
+		t.Fatalf("fresh pager: total %d loaded %d done %v", p.Total(), p.Loaded(), p.Done())
+	}
+	seen := make(map[int]int)
+	var sum money.Amount
+	pages := 0
+	for !p.Done() {
+		page, err := p.Next(context.Background())
+		if err != nil {
+			t.Fatalf("page %d: %v", pages, err)
+		}
+		pages++
+		for _, c := range page.Results {
+			seen[contractID(t, c)]++
+			sum += c.Amount
+		}
+		if p.Total() != 1234 || p.Loaded() != len(seen) {
+			t.Fatalf("after page %d: total %d loaded %d, %d distinct seen", pages, p.Total(), p.Loaded(), len(seen))
+		}
+	}
+	if pages != 13 || len(seen) != 1234 {
+		t.Fatalf("%d pages, %d contracts; want 13, 1234", pages, len(seen))
+	}
+	var want int64
+	for i := range 1234 {
+		if seen[i] != 1 {
+			t.Fatalf("contract %d seen %d times", i, seen[i])
+		}
+		want += amount(i)
+	}
+	if sum != money.Amount(want) {
+		t.Fatalf("sum %v, want exactly %v", sum, money.Amount(want))
+	}
+	if _, err := p.Next(context.Background()); !errors.Is(err, ErrPagerDone) {
+		t.Fatalf("Next after the last page: %v, want ErrPagerDone", err)
+	}
+	if got := f.count(); got != 13 {
+		t.Fatalf("server saw %d requests, want 13", got)
+	}
+	// Every request carried the same filters; only the token moved on.
+	reqs := f.requests()
+	for i, r := range reqs {
+		if r.Query.Get("select_filters") != reqs[0].Query.Get("select_filters") || r.Query.Get("limit") != "100" {
+			t.Fatalf("request %d changed the filters: %s", i, r.RawQuery)
+		}
+		if (i == 0) != (r.Query.Get("after_token") == "") {
+			t.Fatalf("request %d after_token = %q", i, r.Query.Get("after_token"))
+		}
+	}
+}
+
+func TestClientAllAndEarlyBreak(t *testing.T) {
+	srv := &chargesServer{n: 1234, amount: func(i int) int64 { return 1 }}
+	f := newFake(t, srv.handle)
+	c := f.client(t)
+
+	n := 0
+	for ch, err := range c.All(context.Background(), testQuery()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if contractID(t, ch) != n {
+			t.Fatalf("entry %d is contract %d", n, contractID(t, ch))
+		}
+		n++
+	}
+	if n != 1234 || f.count() != 13 {
+		t.Fatalf("All yielded %d entries over %d requests", n, f.count())
+	}
+
+	before := f.count()
+	n = 0
+	for _, err := range c.All(context.Background(), testQuery()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 150 {
+			break
+		}
+	}
+	if got := f.count() - before; got != 2 {
+		t.Fatalf("breaking after 150 entries made %d requests, want 2", got)
+	}
+}
+
+// An error mid-way is yielded once and ends the sequence.
+func TestAllYieldsErrorOnce(t *testing.T) {
+	srv := &chargesServer{n: 500, amount: func(i int) int64 { return 1 }}
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 2 {
+			reply(w, 400, `{"success":false,"error":"invalid_token","msg":"Invalid pagination token"}`)
+			return
+		}
+		srv.handle(w, r, n)
+	})
+	entries, errs := 0, 0
+	for _, err := range f.client(t).All(context.Background(), testQuery()) {
+		if err != nil {
+			errs++
+			apiErr(t, err, ErrInvalidToken)
+			continue
+		}
+		entries++
+	}
+	if entries != 200 || errs != 1 || f.count() != 3 {
+		t.Fatalf("%d entries, %d errors, %d requests; want 200, 1, 3", entries, errs, f.count())
+	}
+}
+
+// Empty pages that still carry a token are followed within one Next; a
+// server that never stops sending them is cut off.
+func TestPagerEmptyPages(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n < 3 {
+			reply(w, 200, pageJSON(nil, 1, fmt.Sprintf("t%d", n)))
+			return
+		}
+		reply(w, 200, pageJSON([]string{contractJSON(9, 1)}, 1, ""))
+	})
+	p := f.client(t).Pager(testQuery())
+	page, err := p.Next(context.Background())
+	if err != nil || len(page.Results) != 1 || !p.Done() || p.Loaded() != 1 || f.count() != 4 {
+		t.Fatalf("page %+v, err %v, done %v, %d requests", page, err, p.Done(), f.count())
+	}
+
+	endless := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		reply(w, 200, pageJSON(nil, 1, fmt.Sprintf("t%d", n)))
+	})
+	_, err = endless.client(t).Pager(testQuery()).Next(context.Background())
+	apiErr(t, err, ErrMalformed)
+	if endless.count() != maxEmptyPages {
+		t.Fatalf("gave up after %d requests, want %d", endless.count(), maxEmptyPages)
+	}
+
+	looping := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		reply(w, 200, pageJSON([]string{contractJSON(n, 1)}, 9, "same"))
+	})
+	lp := looping.client(t).Pager(testQuery())
+	if _, err := lp.Next(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = lp.Next(context.Background())
+	apiErr(t, err, ErrMalformed)
+}
+
+// A failed Next leaves the pager where it was, so the UI can retry.
+func TestPagerRetryAfterError(t *testing.T) {
+	srv := &chargesServer{n: 250, amount: func(i int) int64 { return 1 }}
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			reply(w, 500, `{"success":false,"msg":"boom"}`)
+			return
+		}
+		srv.handle(w, r, n)
+	})
+	p := f.client(t).Pager(testQuery())
+	ctx := context.Background()
+	if _, err := p.Next(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Next(ctx); !errors.Is(err, ErrServer) {
+		t.Fatalf("second page: %v, want ErrServer", err)
+	}
+	if p.Loaded() != 100 || p.Done() {
+		t.Fatalf("after the error: loaded %d, done %v", p.Loaded(), p.Done())
+	}
+	page, err := p.Next(ctx)
+	if err != nil || contractID(t, page.Results[0]) != 100 {
+		t.Fatalf("retried page: %v, first entry %+v", err, page.Results)
+	}
+}
+
+// The pager's filters cannot change under it, and a bad query is refused
+// before anything is sent.
+func TestPagerQueryFixed(t *testing.T) {
+	srv := &chargesServer{n: 150, amount: func(i int) int64 { return 1 }}
+	f := newFake(t, srv.handle)
+	q := testQuery()
+	q.Types = []ContractType{TypeInstance}
+	p := f.client(t).Pager(q)
+	q.Types[0] = TypeVolume // the caller reuses its slice
+	ctx := context.Background()
+	for !p.Done() {
+		if _, err := p.Next(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range f.requests() {
+		if !strings.Contains(r.Query.Get("select_filters"), `"instance"`) {
+			t.Fatalf("filters changed: %s", r.Query.Get("select_filters"))
+		}
+	}
+	if p.Query().Types[0] != TypeInstance {
+		t.Fatalf("Query() = %+v", p.Query())
+	}
+
+	bad := f.client(t).Pager(ChargesQuery{})
+	before := f.count()
+	_, err := bad.Next(ctx)
+	apiErr(t, err, ErrUsage)
+	if f.count() != before {
+		t.Fatal("an invalid query was sent")
+	}
+}
