@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vastdash/vastdash/config"
+)
+
+// isolate points every key and settings location at an empty temp home.
+func isolate(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("VAST_API_KEY", "")
+	t.Setenv("VAST_URL", "")
+	return home
+}
+
+func runMain(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	isolate(t)
+	code, out, _ := runMain("--version")
+	if code != 0 || !strings.HasPrefix(out, "vastdash ") {
+		t.Fatalf("--version: %d %q", code, out)
+	}
+	code, out, _ = runMain("--help")
+	if code != 0 || !strings.Contains(out, "--demo") || !strings.Contains(out, "VAST_API_KEY") {
+		t.Fatalf("--help: %d %q", code, out)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	isolate(t)
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--no-such-flag"}, nil, "flag provided but not defined"},
+		{[]string{"extra"}, nil, `unexpected argument "extra"`},
+		{nil, nil, "VAST_API_KEY"}, // no key anywhere: say where one can come from
+		{nil, nil, "--demo"},
+		{[]string{"--url", "http://billing.example.com"}, map[string]string{"VAST_API_KEY": "CANARY-main-key-0042"}, "plain http"},
+		{[]string{"--api-key-file", "/nonexistent/key"}, nil, "/nonexistent/key"},
+	}
+	for _, c := range cases {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		code, out, errOut := runMain(c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
+		}
+		if out != "" {
+			t.Errorf("%v: stdout %q, want nothing", c.args, out)
+		}
+		if !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errOut, c.want)
+		}
+		if strings.Contains(errOut, "CANARY") {
+			t.Errorf("%v: the key leaked: %q", c.args, errOut)
+		}
+		for k := range c.env {
+			t.Setenv(k, "")
+		}
+	}
+}
+
+func TestKeyFileWarning(t *testing.T) {
+	home := isolate(t)
+	path := filepath.Join(home, "key")
+	if err := os.WriteFile(path, []byte("CANARY-main-key-0042\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A remote plain-http URL stops the run after the key was read, before
+	// any TUI starts; the warning must already be out and the key not.
+	_, _, errOut := runMain("--api-key-file", path, "--url", "http://example.com")
+	if strings.Contains(errOut, "CANARY") {
+		t.Fatalf("key leaked: %q", errOut)
+	}
+	s, err := openSessionForTest(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s, "readable by other users") {
+		t.Fatalf("no permission warning: %q", s)
+	}
+}
+
+// openSessionForTest resolves a session with a key file against a loopback
+// URL (nothing listens; no request is made) and returns what it printed.
+func openSessionForTest(keyFile string) (string, error) {
+	var errb bytes.Buffer
+	sess, _ := openSession(options{flags: config.Flags{APIKeyFile: keyFile, URL: "http://127.0.0.1:9"}}, &errb)
+	if sess != nil {
+		sess.close()
+	}
+	return errb.String(), nil
+}

@@ -1,0 +1,69 @@
+package ui
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ui/charges"
+	"github.com/vastdash/vastdash/ui/overview"
+	"github.com/vastdash/vastdash/ui/prefs"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// New builds the dashboard with its three screens: Overview, Charges and
+// Notifications.
+func New(ctx *shared.Context, opts Options) *Model {
+	screens := []shared.Screen{overview.New(ctx), charges.New(ctx), prefs.New(ctx)}
+	return newModel(ctx, opts, screens, []string{"Overview", "Charges", "Notifications"})
+}
+
+// Events forwards the client's pacing and retry events to the running
+// program, so a paced request reads "waiting for the rate limit" instead of
+// looking stuck. Pass Observe to api.WithObserver before the program exists,
+// then Attach the program.
+type Events struct {
+	mu sync.Mutex
+	p  *tea.Program
+}
+
+// minWaitShown hides waits too short to notice.
+const minWaitShown = 300 * time.Millisecond
+
+// Observe is an api observer.
+func (e *Events) Observe(ev api.Event) {
+	if ev.Wait < minWaitShown {
+		return
+	}
+	e.mu.Lock()
+	p := e.p
+	e.mu.Unlock()
+	if p != nil {
+		p.Send(waitMsg(ev))
+	}
+}
+
+// Attach starts forwarding to p.
+func (e *Events) Attach(p *tea.Program) {
+	e.mu.Lock()
+	e.p = p
+	e.mu.Unlock()
+}
+
+// Run runs the dashboard until the user quits. base is cancelled on return so
+// requests still in flight end with it.
+func Run(base context.Context, ctx *shared.Context, opts Options, events *Events, progOpts ...tea.ProgramOption) error {
+	base, cancel := context.WithCancel(base)
+	defer cancel()
+	ctx.Base = base
+	m := New(ctx, opts)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(base)}, progOpts...)...)
+	if events != nil {
+		events.Attach(p)
+	}
+	_, err := p.Run()
+	return err
+}
