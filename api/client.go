@@ -2,9 +2,9 @@
 // billing, account and notification-preferences endpoints, with typed
 // errors, a pager for lazy loading, pacing and retries. It imports no UI.
 //
-// Pacing: charges requests of one Client go through one limiter allowing
-// one request per threshold (1 s by default, the server's), so normal use
-// never provokes a 429. A 429 is waited out (the threshold the body names,
+// Pacing: charges requests of one Client are sent one at a time, each at
+// least a threshold (1 s by default, the server's) after the previous
+// response ended, so normal use never provokes a 429 (see pacer). A 429 is waited out (the threshold the body names,
 // plus 0–25% jitter) and retried up to 5 times, for any method. GETs also
 // retry 502/503/504, and every method retries a lost connection (no
 // response arrived; the PUT replaces the whole document, so repeating it is
@@ -25,8 +25,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Defaults. The charges threshold is the server's documented minimum
@@ -53,7 +51,7 @@ type Client struct {
 	observe func(Event)
 
 	threshold   time.Duration // configured charges threshold; 0 disables pacing
-	pacer       *rate.Limiter // nil when threshold is 0
+	pacer       *pacer        // nil when threshold is 0
 	backoffBase time.Duration
 	backoffCap  time.Duration
 }
@@ -191,7 +189,7 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	}
 	c.hc = safeHTTPClient(c.hc)
 	if c.threshold > 0 {
-		c.pacer = rate.NewLimiter(rate.Every(c.threshold), 1)
+		c.pacer = newPacer(c.threshold)
 	}
 	return c, nil
 }

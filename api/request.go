@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/sanitize"
-	"golang.org/x/time/rate"
 )
 
 // Retry budgets. The server refuses requests closer than its threshold with
@@ -80,12 +79,17 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 	op := cl.op()
 	limited, retries := 0, 0
 	for {
-		if cl.paced && c.pacer != nil {
-			if err := c.pace(ctx, op); err != nil {
-				return nil, err
+		paced := cl.paced && c.pacer != nil
+		if paced {
+			report := func(d time.Duration) { c.emit(Event{Kind: EventPacing, Op: op, Wait: d}) }
+			if err := c.pacer.acquire(ctx, report); err != nil {
+				return nil, ctxError(op, ctx)
 			}
 		}
 		res := c.attempt(ctx, &cl, op)
+		if paced {
+			c.pacer.release()
+		}
 		if res.err == nil {
 			return res.body, nil
 		}
@@ -283,34 +287,11 @@ func ctxError(op string, ctx context.Context) *Error {
 	return &Error{Kind: ErrCanceled, Op: op, Err: err}
 }
 
-// pace waits for the charges pacer.
-func (c *Client) pace(ctx context.Context, op string) error {
-	if ctx.Err() != nil {
-		return ctxError(op, ctx)
-	}
-	r := c.pacer.Reserve()
-	d := r.Delay()
-	if d <= 0 {
-		return nil
-	}
-	if d >= pacingReportMin {
-		c.emit(Event{Kind: EventPacing, Op: op, Wait: d})
-	}
-	if err := sleepCtx(ctx, d); err != nil {
-		r.Cancel() // give the slot back to other callers
-		return ctxError(op, ctx)
-	}
-	return nil
-}
-
 // adoptThreshold slows the pacer down when the server names a longer
 // threshold than the configured one, so later calls stop provoking 429s.
 func (c *Client) adoptThreshold(th time.Duration) {
-	if c.pacer == nil || th <= 0 {
-		return
-	}
-	if l := rate.Every(th); l < c.pacer.Limit() {
-		c.pacer.SetLimit(l)
+	if c.pacer != nil && th > 0 {
+		c.pacer.slowTo(th)
 	}
 }
 
