@@ -59,11 +59,16 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	base, cancel := context.WithCancel(base)
 	defer cancel()
 	ctx.Base = base
-	m := New(ctx, opts)
+	_, err := newProgram(base, New(ctx, opts), events, progOpts...).Run()
+	return err
+}
+
+// newProgram is shared by Run and the end-to-end test, which wraps the model
+// to watch its screen.
+func newProgram(base context.Context, m tea.Model, events *Events, progOpts ...tea.ProgramOption) *tea.Program {
 	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(base)}, progOpts...)...)
 	if events != nil {
 		events.Attach(p)
 	}
-	_, err := p.Run()
-	return err
+	return p
 }

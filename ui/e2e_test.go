@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/url"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// probe wraps the real root model and publishes the screen after every
+// update, so the test can wait for what a user would see.
+type probe struct {
+	*Model
+	mu     *sync.Mutex
+	screen *string
+	seen   chan struct{}
+}
+
+func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.Model.Update(msg)
+	text := ansi.Strip(p.Model.render())
+	p.mu.Lock()
+	*p.screen = text
+	p.mu.Unlock()
+	select {
+	case p.seen <- struct{}{}:
+	default:
+	}
+	return p, cmd
+}
+
+// waitFor blocks until the screen satisfies cond, re-checking after every
+// update of the program; it fails the test at the deadline.
+func (p probe) waitFor(t *testing.T, what string, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		p.mu.Lock()
+		s := *p.screen
+		p.mu.Unlock()
+		if cond(s) {
+			return s
+		}
+		select {
+		case <-p.seen:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+	}
+}
+
+func contains(sub string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, sub) }
+}
+
+func keyPress(code rune, text string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: code, Text: text} }
+
+// TestEndToEnd runs the real program loop, real commands and the real client
+// against the demo server: start, see the credit, go to charges, expand a
+// row, page to the end, toggle a switch, quit. Then it checks what the
+// server received.
+func TestEndToEnd(t *testing.T) {
+	const threshold = 150 * time.Millisecond
+	srv, err := demoserver.Start(demoserver.Options{Contracts: 900, Threshold: threshold})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	before := srv.Prefs()
+
+	events := &Events{}
+	client, err := api.New(srv.URL(), demoserver.DemoKey,
+		api.WithChargesThreshold(threshold), api.WithObserver(events.Observe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx := &shared.Context{Base: base, Client: client, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
+	var screen string
+	p := probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1)}
+	prog := newProgram(base, p, events,
+		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
+	done := make(chan error, 1)
+	go func() { _, err := prog.Run(); done <- err }()
+
+	want := "credit " + money.Amount(srv.Credit()).Credit()
+	p.waitFor(t, "the credit in the header", contains(want))
+
+	prog.Send(keyPress('2', "2"))
+	p.waitFor(t, "the first page of charges", contains("of "))
+	prog.Send(keyPress(tea.KeyEnter, ""))
+	p.waitFor(t, "an expanded contract", func(s string) bool {
+		return strings.Contains(s, "▾") && (strings.Contains(s, " gpu ") || strings.Contains(s, " disk "))
+	})
+
+	prog.Send(keyPress('G', "G"))
+	final := p.waitFor(t, "every page loaded", contains("all loaded"))
+	total := len(srv.Contracts(demoserver.Filter{Gte: ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: ctx.Now().Unix()}))
+	if total == 0 || !strings.Contains(final, "of ") {
+		t.Fatalf("no contracts in the demo range; screen:\n%s", final)
+	}
+
+	prog.Send(keyPress('3', "3"))
+	p.waitFor(t, "the switches", contains("low credit by email"))
+	emailOn, _ := api.NewPrefs(before).Get(api.LowCreditEmail)
+	wantState := "[ ] off"
+	if !emailOn {
+		wantState = "[x] on"
+	}
+	prog.Send(keyPress(tea.KeySpace, " "))
+	p.waitFor(t, "the saved switch", func(s string) bool {
+		for _, line := range strings.Split(s, "\n") {
+			if strings.Contains(line, "low credit by email") {
+				return strings.Contains(line, wantState)
+			}
+		}
+		return false
+	})
+
+	prog.Send(keyPress('q', "q"))
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("program ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("q did not quit")
+	}
+
+	checkRequests(t, srv, before, !emailOn)
+}
+
+// checkRequests asserts on what the server received: no 429 and no 400,
+// every token sent with the filters it came from, and a PUT of the whole
+// document with only the email switch changed.
+func checkRequests(t *testing.T, srv *demoserver.Server, before map[string]any, emailOn bool) {
+	t.Helper()
+	if n := srv.CountStatus(429); n != 0 {
+		t.Errorf("%d requests were rate limited; pacing should prevent every 429", n)
+	}
+	if n := srv.CountStatus(400); n != 0 {
+		t.Errorf("%d requests were refused as bad", n)
+	}
+	// The demo server binds each token to its filters and answers 400 to a
+	// token sent with others, so zero 400s already proves the pager kept
+	// them; on top, each follow-up page repeats the previous page's filters.
+	var puts []demoserver.Request
+	var pages int
+	var prev url.Values
+	for _, r := range srv.Requests() {
+		switch {
+		case r.Method == "PUT":
+			puts = append(puts, r)
+		case strings.HasPrefix(r.Path, "/api/v0/charges"):
+			pages++
+			if r.Query.Get("after_token") != "" {
+				for _, k := range []string{"select_filters", "format", "latest_first"} {
+					if prev == nil || prev.Get(k) != r.Query.Get(k) {
+						t.Errorf("follow-up page sent %s=%q after a page with %q", k, r.Query.Get(k), prev.Get(k))
+					}
+				}
+			}
+			prev = r.Query
+		}
+	}
+	if pages < 2 {
+		t.Errorf("only %d charges requests; the test should have paged", pages)
+	}
+	if len(puts) != 1 {
+		t.Fatalf("%d PUTs, want 1", len(puts))
+	}
+	var body struct {
+		Prefs map[string]any `json:"notification_preferences"`
+	}
+	if err := json.Unmarshal(puts[0].Body, &body); err != nil {
+		t.Fatalf("PUT body: %v", err)
+	}
+	want := api.NewPrefs(before).With(api.LowCreditEmail, emailOn).Document()
+	if !reflect.DeepEqual(normalize(t, body.Prefs), normalize(t, want)) {
+		t.Errorf("PUT body is not the whole document with one switch changed:\n got %v\nwant %v", body.Prefs, want)
+	}
+}
+
+// normalize round-trips a document through JSON so numbers compare equal.
+func normalize(t *testing.T, doc map[string]any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
