@@ -1,0 +1,232 @@
+package charges
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// pageLimit is the page size the screen asks for: the server default, so the
+// first rows paint after one small response.
+const pageLimit = 100
+
+// filters are the charges filters the screen shows and pages through.
+type filters struct {
+	preset string // a spend.Presets name, or "" for a custom range
+	rng    spend.Range
+	types  [3]bool // indexed like api.AllContractTypes; none or all means every type
+	format api.Format
+	oldest bool
+}
+
+// query is the api form of the filters.
+func (f filters) query() api.ChargesQuery {
+	q := api.ChargesQuery{
+		From:        f.rng.From,
+		To:          f.rng.To,
+		Format:      f.format,
+		OldestFirst: f.oldest,
+		Limit:       pageLimit,
+	}
+	if !allOrNone(f.types) {
+		for i, on := range f.types {
+			if on {
+				q.Types = append(q.Types, api.AllContractTypes[i])
+			}
+		}
+	}
+	return q
+}
+
+func allOrNone(t [3]bool) bool { return t == [3]bool{} || t == [3]bool{true, true, true} }
+
+// typesText names the selected types: "all" or "instance+volume".
+func typesText(t [3]bool) string {
+	if allOrNone(t) {
+		return "all"
+	}
+	var parts []string
+	for i, on := range t {
+		if on {
+			parts = append(parts, string(api.AllContractTypes[i]))
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// summary is the filter bar: "range 30d (23 Oct – 21 Nov) · types all ·
+// format table · newest first".
+func (f filters) summary() string {
+	order := "newest first"
+	if f.oldest {
+		order = "oldest first"
+	}
+	format := f.format
+	if format == "" {
+		format = api.FormatTable
+	}
+	return "range " + f.rng.String() + " · types " + typesText(f.types) +
+		" · format " + string(format) + " · " + order
+}
+
+// presetIndex is the position of name in spend.Presets, or -1.
+func presetIndex(name string) int { return slices.Index(spend.Presets, name) }
+
+// cycleRange moves to the next (dir 1) or previous (dir -1) preset. From a
+// custom range it returns to the default preset.
+func (m *Model) cycleRange(dir int) tea.Cmd {
+	name := m.defaultPreset()
+	if i := presetIndex(m.f.preset); i >= 0 {
+		n := len(spend.Presets)
+		name = spend.Presets[((i+dir)%n+n)%n]
+	}
+	r, err := spend.PresetRange(name, m.now(), m.loc())
+	if err != nil {
+		return nil
+	}
+	f := m.f
+	f.preset, f.rng = name, r
+	return m.setFilters(f)
+}
+
+// defaultPreset is ctx.DefaultRange when it names a preset, else "30d".
+func (m *Model) defaultPreset() string {
+	if presetIndex(m.ctx.DefaultRange) >= 0 {
+		return m.ctx.DefaultRange
+	}
+	return "30d"
+}
+
+// --- custom range input ---------------------------------------------------
+
+// openInput shows the custom range input, prefilled with the current range.
+func (m *Model) openInput() tea.Cmd {
+	m.input = lineInput{}
+	m.input.Set(m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly))
+	m.inputErr = ""
+	m.mode = modeInput
+	return nil
+}
+
+// updateInput handles a message while the custom range input has the
+// keyboard: enter applies a valid range, esc cancels, the rest is typing.
+func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, m.keys.Cancel):
+			m.closeModal()
+			return nil
+		case key.Matches(msg, m.keys.Apply):
+			r, err := spend.ParseRange(m.input.Value(), m.loc())
+			if err != nil {
+				m.inputErr = err.Error()
+				return nil
+			}
+			m.closeModal()
+			f := m.f
+			f.preset, f.rng = "", r
+			return m.setFilters(f)
+		}
+		if !m.input.Key(msg) {
+			return nil
+		}
+	case tea.PasteMsg:
+		m.input.Insert(msg.Content)
+	default:
+		return nil
+	}
+	// Validate in place while typing; an empty field is not an error yet.
+	m.inputErr = ""
+	if v := strings.TrimSpace(m.input.Value()); v != "" {
+		if _, err := spend.ParseRange(v, m.loc()); err != nil {
+			m.inputErr = err.Error()
+		}
+	}
+	return nil
+}
+
+// --- type picker ----------------------------------------------------------
+
+// openPicker shows the type picker with the current selection.
+func (m *Model) openPicker() {
+	m.pick = m.f.types
+	m.pickFocus = 0
+	m.mode = modePicker
+}
+
+// updatePicker handles a key while the type picker is open.
+func (m *Model) updatePicker(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Cancel):
+		m.closeModal()
+	case key.Matches(k, m.keys.Apply):
+		m.closeModal()
+		f := m.f
+		f.types = m.pick
+		if allOrNone(f.types) {
+			f.types = [3]bool{} // one spelling of "every type"
+		}
+		return m.setFilters(f)
+	case key.Matches(k, m.keys.PickInstance):
+		m.pick[0], m.pickFocus = !m.pick[0], 0
+	case key.Matches(k, m.keys.PickVolume):
+		m.pick[1], m.pickFocus = !m.pick[1], 1
+	case key.Matches(k, m.keys.PickServerless):
+		m.pick[2], m.pickFocus = !m.pick[2], 2
+	case key.Matches(k, m.keys.PickToggle):
+		m.pick[m.pickFocus] = !m.pick[m.pickFocus]
+	case key.Matches(k, m.keys.PickLeft):
+		m.pickFocus = (m.pickFocus + 2) % 3
+	case key.Matches(k, m.keys.PickRight):
+		m.pickFocus = (m.pickFocus + 1) % 3
+	}
+	return nil
+}
+
+func (m *Model) closeModal() {
+	m.mode = modeTree
+	m.inputErr = ""
+}
+
+// modalLine renders the open input or picker as one line.
+func (m *Model) modalLine() string {
+	st := m.styles()
+	switch m.mode {
+	case modeInput:
+		s := "custom range: " + m.input.View(st.Selected)
+		if m.inputErr != "" {
+			s += "  " + st.Error.Render(shared.Safe(m.inputErr))
+		} else {
+			s += "  " + st.Muted.Render("enter apply · esc cancel")
+		}
+		return s
+	case modePicker:
+		var b strings.Builder
+		b.WriteString("types:")
+		for i, t := range api.AllContractTypes {
+			mark := " "
+			if i == m.pickFocus {
+				mark = "›"
+			}
+			box := "[ ]"
+			if m.pick[i] {
+				box = "[x]"
+			}
+			b.WriteString(" " + mark + box + " " + string(t))
+		}
+		if allOrNone(m.pick) {
+			b.WriteString("  (all types)")
+		}
+		b.WriteString("  " + st.Muted.Render("i/v/s/space toggle · enter apply · esc cancel"))
+		return b.String()
+	}
+	return ""
+}

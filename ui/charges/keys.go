@@ -1,0 +1,105 @@
+package charges
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap holds every key binding of the charges screen. It implements
+// help.KeyMap; which bindings the help bar lists depends on whether the
+// custom-range input or the type picker is open.
+type KeyMap struct {
+	Up, Down            key.Binding
+	PageUp, PageDown    key.Binding // a screen
+	HalfUp, HalfDown    key.Binding // half a screen
+	Home, End           key.Binding // End on a partly loaded list keeps loading
+	Toggle              key.Binding // expand or collapse the row
+	Expand              key.Binding // expand, or step into an open row
+	Collapse            key.Binding // collapse, or step out to the parent
+	RangeNext           key.Binding // next date range preset
+	RangePrev           key.Binding // previous date range preset
+	CustomRange         key.Binding // type a range
+	Types               key.Binding // open the type picker
+	Format              key.Binding // table / tree
+	Order               key.Binding // newest / oldest first
+	Reload              key.Binding // reload, or retry the failed page
+	PickInstance        key.Binding // type picker: toggle instance
+	PickVolume          key.Binding // type picker: toggle volume
+	PickServerless      key.Binding // type picker: toggle serverless
+	PickToggle          key.Binding // type picker: toggle the focused type
+	PickLeft, PickRight key.Binding // type picker: move the focus
+	Apply               key.Binding // input / picker: apply
+	Cancel              key.Binding // input / picker: cancel
+
+	mode mode
+}
+
+// mode is which part of the screen has the keyboard.
+type mode int
+
+const (
+	modeTree   mode = iota // navigating rows
+	modeInput              // typing a custom range
+	modePicker             // picking types
+)
+
+// DefaultKeyMap returns the charges screen's bindings.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return KeyMap{
+		Up:             b([]string{"k", "up"}, "↑/k", "up"),
+		Down:           b([]string{"j", "down"}, "↓/j", "down"),
+		PageUp:         b([]string{"pgup"}, "pgup", "page up"),
+		PageDown:       b([]string{"pgdown"}, "pgdn", "page down"),
+		HalfUp:         b([]string{"ctrl+u"}, "ctrl+u", "half page up"),
+		HalfDown:       b([]string{"ctrl+d"}, "ctrl+d", "half page down"),
+		Home:           b([]string{"g", "home"}, "g/home", "first row"),
+		End:            b([]string{"G", "end"}, "G/end", "last row (keeps loading)"),
+		Toggle:         b([]string{"enter", "space"}, "enter/space", "expand/collapse"),
+		Expand:         b([]string{"right", "l"}, "→/l", "expand"),
+		Collapse:       b([]string{"left", "h"}, "←/h", "collapse/parent"),
+		RangeNext:      b([]string{"d"}, "d", "next range"),
+		RangePrev:      b([]string{"D"}, "D", "previous range"),
+		CustomRange:    b([]string{"c"}, "c", "custom range"),
+		Types:          b([]string{"t"}, "t", "types"),
+		Format:         b([]string{"f"}, "f", "table/tree"),
+		Order:          b([]string{"o"}, "o", "newest/oldest"),
+		Reload:         b([]string{"r"}, "r", "reload/retry"),
+		PickInstance:   b([]string{"i"}, "i", "instance"),
+		PickVolume:     b([]string{"v"}, "v", "volume"),
+		PickServerless: b([]string{"s"}, "s", "serverless"),
+		PickToggle:     b([]string{"space", "x"}, "space", "toggle"),
+		PickLeft:       b([]string{"left", "h", "shift+tab"}, "←/→", "move"),
+		PickRight:      b([]string{"right", "l", "tab"}, "→/l", "move"),
+		Apply:          b([]string{"enter"}, "enter", "apply"),
+		Cancel:         b([]string{"esc"}, "esc", "cancel"),
+	}
+}
+
+// ShortHelp lists the most used bindings of the current mode.
+func (k KeyMap) ShortHelp() []key.Binding {
+	switch k.mode {
+	case modeInput:
+		return []key.Binding{k.Apply, k.Cancel}
+	case modePicker:
+		return []key.Binding{k.PickInstance, k.PickVolume, k.PickServerless, k.PickToggle, k.PickLeft, k.Apply, k.Cancel}
+	}
+	return []key.Binding{k.Up, k.Down, k.Toggle, k.Collapse, k.RangeNext, k.CustomRange, k.Types, k.Format, k.Order, k.Reload}
+}
+
+// FullHelp lists every binding of the current mode in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	switch k.mode {
+	case modeInput, modePicker:
+		return [][]key.Binding{k.ShortHelp()}
+	}
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Home, k.End},
+		{k.Toggle, k.Expand, k.Collapse},
+		{k.RangeNext, k.RangePrev, k.CustomRange, k.Types, k.Format, k.Order, k.Reload},
+	}
+}
+
+var _ help.KeyMap = KeyMap{}

@@ -1,0 +1,598 @@
+package charges
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+func sumOf(entries []api.Charge) money.Amount {
+	var s money.Amount
+	for _, e := range entries {
+		s += e.Amount
+	}
+	return s
+}
+
+func TestExpandCollapseAndParent(t *testing.T) {
+	hs := newHarness(t, 120, 30, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	assertRows(t, hs.rowNames(), []string{"0:instance-1", "0:instance-2", "0:instance-3"})
+	if l := hs.cursorLine(); !strings.Contains(l, "▸ 1") || !strings.Contains(l, "job-1") {
+		t.Fatalf("first row should be collapsed contract 1 with its label: %q", l)
+	}
+
+	hs.press("j", "enter")
+	assertRows(t, hs.rowNames(), []string{
+		"0:instance-1", "0:instance-2", "1:gpu", "1:disk", "1:bwd", "1:bwu", "0:instance-3",
+	})
+	v := hs.view()
+	if !strings.Contains(hs.cursorLine(), "▾ 2") {
+		t.Errorf("expanded row shows no ▾: %q", hs.cursorLine())
+	}
+	for _, want := range []string{"3x RTX 4090 @ $0.400/h", "50 GB storage @ $0.10/GB/month", "2.5 GB download", "0.4 GB upload"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("item description %q missing:\n%s", want, v)
+		}
+	}
+
+	hs.press("space") // toggles closed again
+	assertRows(t, hs.rowNames(), []string{"0:instance-1", "0:instance-2", "0:instance-3"})
+
+	hs.press("l", "l") // open, then step onto the first item
+	if got := hs.m.tree.At(hs.m.cursor).node.Type; got != "gpu" {
+		t.Fatalf("l on an open contract should step onto its first item, cursor on %q", got)
+	}
+	hs.press("j", "h") // h on a leaf (disk) goes to the parent
+	if hs.m.cursor != 1 || !hs.m.tree.At(1).expanded {
+		t.Fatalf("h on a leaf: cursor %d (want 1, the contract, still open)", hs.m.cursor)
+	}
+	hs.press("h") // now collapses
+	if hs.m.tree.Len() != 3 || hs.m.cursor != 1 {
+		t.Fatalf("h on an open contract should collapse it: %v, cursor %d", hs.rowNames(), hs.m.cursor)
+	}
+	hs.press("left") // collapsed top-level row: nowhere to go
+	if hs.m.cursor != 1 {
+		t.Fatalf("← on a collapsed top-level row moved the cursor to %d", hs.m.cursor)
+	}
+}
+
+func TestTreeFormatNestedWrappers(t *testing.T) {
+	hs := newHarness(t, 120, 30, func(q api.ChargesQuery) *fakePager {
+		if q.Format == api.FormatTree {
+			return &fakePager{pages: pagesOf([]api.Charge{serverlessEndpoint(7, 2, 2), contract(1, 0)}, 100)}
+		}
+		return &fakePager{pages: pagesOf(contracts(1, 5), 100)}
+	})
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("f"))
+	if hs.m.Query().Format != api.FormatTree || hs.pagers[1].q.Format != api.FormatTree {
+		t.Fatalf("f did not switch to the tree format: %+v", hs.m.Query())
+	}
+	hs.press("enter", "j", "enter", "j", "enter")
+	assertRows(t, hs.rowNames(), []string{
+		"0:endpoint-7",
+		"1:workergroup-70",
+		"2:serverless-700", "3:gpu", "3:disk", "3:bwd", "3:bwu",
+		"2:serverless-701",
+		"1:workergroup-71",
+		"0:instance-1",
+	})
+	v := hs.view()
+	for _, want := range []string{"▾ endpoint-7", "  ▾ workergroup-70", "    ▾ serverless-700", "        1x RTX 4090", "  ▸ workergroup-71"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("tree view lacks %q:\n%s", want, v)
+		}
+	}
+	hs.press("j", "h", "h") // gpu → its contract (already open → collapse? no: h on leaf moves up)
+	if got := hs.m.tree.At(hs.m.cursor).node.Source; got != "serverless-700" {
+		t.Fatalf("h from an item should reach its contract, got %q", got)
+	}
+}
+
+func TestLazyPagingIssuesOneFetchAtATime(t *testing.T) {
+	all := contracts(1, 300)
+	hs := newHarness(t, 120, 30, servePages(all, 100))
+	hs.settle(hs.m.Init())
+	if hs.m.tree.Len() != 100 || hs.pagers[0].calls != 1 {
+		t.Fatalf("first paint should load exactly one page: %d rows, %d calls", hs.m.tree.Len(), hs.pagers[0].calls)
+	}
+	body := hs.m.frame().body
+	var fetch tea.Cmd
+	issued := 0
+	for i := 0; i < 90; i++ {
+		if cmd := hs.press("j"); cmd != nil {
+			issued++
+			if fetch == nil {
+				fetch = cmd
+				if last := hs.m.tree.Len() - 1; last-hs.m.cursor != body {
+					t.Errorf("fetch issued %d rows before the end, want one screen (%d)", last-hs.m.cursor, body)
+				}
+			}
+		}
+	}
+	if issued != 1 {
+		t.Fatalf("%d fetches issued while one was in flight, want 1", issued)
+	}
+	if !hs.m.Loading() {
+		t.Error("Loading() false with a page in flight")
+	}
+	want := "100 of 300 contracts · " + sumOf(all[:100]).String() + " loaded · loading…"
+	if f := hs.lines()[29]; !strings.Contains(f, want) {
+		t.Errorf("footer %q, want %q", f, want)
+	}
+	hs.run(fetch)
+	if hs.m.tree.Len() != 200 || hs.m.Loading() {
+		t.Fatalf("after the page: %d rows, loading %v", hs.m.tree.Len(), hs.m.Loading())
+	}
+	if f := hs.lines()[29]; !strings.Contains(f, "200 of 300 contracts · "+sumOf(all[:200]).String()+" loaded · more below") {
+		t.Errorf("footer %q", f)
+	}
+	if tot := hs.m.Totals(); tot.Contracts != 200 || tot.Total != sumOf(all[:200]) {
+		t.Errorf("Totals = %d contracts %s", tot.Contracts, tot.Total)
+	}
+}
+
+func TestEndKeepsLoadingAndFollows(t *testing.T) {
+	all := contracts(1, 300)
+	hs := newHarness(t, 120, 30, servePages(all, 100))
+	hs.settle(hs.m.Init())
+	cmd := hs.press("G")
+	if hs.m.cursor != 99 || cmd == nil {
+		t.Fatalf("G: cursor %d, fetch %v", hs.m.cursor, cmd != nil)
+	}
+	cmd = hs.run(cmd)
+	if hs.m.cursor != 199 {
+		t.Fatalf("cursor did not follow the end: %d", hs.m.cursor)
+	}
+	if cmd == nil {
+		t.Fatal("G should keep loading onward")
+	}
+	hs.press("k") // the user moves while the last page is loading
+	hs.run(cmd)
+	if hs.m.cursor != 198 {
+		t.Fatalf("cursor should stay where the user put it, at 198, got %d", hs.m.cursor)
+	}
+	if !hs.m.Complete() || hs.m.tree.Len() != 300 {
+		t.Fatalf("complete %v with %d rows", hs.m.Complete(), hs.m.tree.Len())
+	}
+	if f := hs.lines()[29]; !strings.Contains(f, "300 of 300 contracts · "+sumOf(all).String()+" loaded · all loaded") {
+		t.Errorf("footer %q", f)
+	}
+}
+
+func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
+	hs := newHarness(t, 120, 30, servePages(contracts(1, 300), 100))
+	hs.settle(hs.m.Init())
+	old := hs.press("G") // page 2 of the 30d range, in flight
+	fresh := hs.press("d")
+	if hs.m.tree.Len() != 0 || hs.m.Totals().Contracts != 0 {
+		t.Fatalf("d kept %d rows", hs.m.tree.Len())
+	}
+	if r := hs.m.Range(); r.Preset != "90d" || !r.From.Equal(time.Date(2026, 8, 24, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("d: range %v", r)
+	}
+	if len(hs.pagers) != 2 || !hs.pagers[1].q.From.Equal(hs.m.Range().From) {
+		t.Fatalf("no new pager for the new range: %d pagers", len(hs.pagers))
+	}
+	// The old request's answer arrives late; its context was cancelled.
+	stale := old()
+	if ctx := hs.pagers[0].ctxs[1]; !errors.Is(ctx.Err(), context.Canceled) {
+		t.Errorf("old request's context not cancelled: %v", ctx.Err())
+	}
+	if cmd := hs.m.Update(stale); cmd != nil || hs.m.tree.Len() != 0 {
+		t.Fatalf("stale page applied: %d rows", hs.m.tree.Len())
+	}
+	if !hs.m.Loading() {
+		t.Error("the new range's request no longer counts as loading")
+	}
+	hs.run(fresh)
+	if hs.m.tree.Len() != 100 || hs.pagers[1].calls != 1 {
+		t.Fatalf("new range: %d rows", hs.m.tree.Len())
+	}
+	if l := hs.lines()[0]; !strings.HasPrefix(l, "range 90d (24 Aug – 21 Nov) · types all · format table · newest first") {
+		t.Errorf("filter bar %q", l)
+	}
+	hs.press("D", "D") // back through 30d to 7d
+	if hs.m.Range().Preset != "7d" {
+		t.Errorf("D D from 90d: %q", hs.m.Range().Preset)
+	}
+}
+
+func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *fakePager {
+		return &fakePager{
+			pages: pagesOf(contracts(1, 300), 100),
+			fail:  map[int]error{1: &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 502}},
+		}
+	})
+	hs.settle(hs.m.Init())
+	hs.run(hs.press("G"))
+	lines := hs.lines()
+	if st := lines[28]; !strings.Contains(st, "GET /api/v0/charges/: server error (HTTP 502) · r to retry") {
+		t.Fatalf("status line %q", st)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(lines[29]), "· stopped") || hs.m.Loading() {
+		t.Errorf("footer %q, loading %v", lines[29], hs.m.Loading())
+	}
+	if hs.m.tree.Len() != 100 {
+		t.Fatalf("rows dropped on error: %d", hs.m.tree.Len())
+	}
+	if cmd := hs.press("k"); cmd != nil {
+		t.Fatal("moving after an error fetched again without r")
+	}
+	hs.settle(hs.press("r"))
+	if len(hs.pagers) != 1 || hs.pagers[0].calls != 3 || hs.m.tree.Len() != 200 || hs.m.Err() != nil {
+		t.Fatalf("r should retry the failed page on the same pager: %d pagers, %d calls, %d rows",
+			len(hs.pagers), hs.pagers[0].calls, hs.m.tree.Len())
+	}
+	if strings.Contains(hs.view(), "retry") {
+		t.Error("the error line stayed after a successful retry")
+	}
+}
+
+func TestFirstPageErrorAndRestart(t *testing.T) {
+	made := 0
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
+		p := &fakePager{pages: pagesOf(contracts(1, 10), 100)}
+		if made++; made == 1 { // only the first attempt fails
+			p.fail = map[int]error{0: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/charges/", Err: errors.New("connection refused\x1b[2J")}}
+		}
+		return p
+	})
+	hs.settle(hs.m.Init())
+	v := hs.m.View()
+	if !strings.Contains(v, "network error: connection refused · r to retry") || strings.Contains(v, "\x1b") {
+		t.Fatalf("error body:\n%q", v)
+	}
+	hs.settle(hs.press("r"))
+	if len(hs.pagers) != 2 || hs.m.tree.Len() != 10 {
+		t.Fatalf("r without rows should start over: %d pagers, %d rows", len(hs.pagers), hs.m.tree.Len())
+	}
+}
+
+func TestPermissionMessage(t *testing.T) {
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
+		return &fakePager{fail: map[int]error{0: &api.Error{Kind: api.ErrPermission, Permission: "billing_read", Status: 401}}}
+	})
+	hs.settle(hs.m.Init())
+	v := hs.view()
+	if !strings.Contains(v, "this API key lacks the billing_read permission") || strings.Contains(v, "retry") {
+		t.Fatalf("permission view:\n%s", v)
+	}
+	if hs.m.Loading() {
+		t.Error("still loading after a permission error")
+	}
+}
+
+func TestEmptyRange(t *testing.T) {
+	hs := newHarness(t, 80, 24, servePages(nil, 100))
+	hs.settle(hs.m.Init())
+	v := hs.view()
+	for _, want := range []string{"No charges between 23 Oct and 21 Nov", "press d to widen the range", "0 of 0 contracts · $0.000 loaded · all loaded"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("empty view lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestRateLimitWaitsThenRetries(t *testing.T) {
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
+		return &fakePager{
+			pages: pagesOf(contracts(1, 5), 100),
+			fail:  map[int]error{0: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: time.Millisecond}},
+		}
+	})
+	tick := hs.run(hs.m.Init())
+	if tick == nil || !hs.m.Loading() || !strings.Contains(hs.view(), "waiting for the rate limit") {
+		t.Fatalf("rate limit: tick %v, loading %v:\n%s", tick != nil, hs.m.Loading(), hs.view())
+	}
+	hs.settle(hs.run(tick)) // the tick fires after the threshold and asks again
+	if hs.m.tree.Len() != 5 || hs.pagers[0].calls != 2 || len(hs.pagers) != 1 {
+		t.Fatalf("after the wait: %d rows, %d calls", hs.m.tree.Len(), hs.pagers[0].calls)
+	}
+}
+
+func TestHostileTextIsSanitized(t *testing.T) {
+	evil := contract(1, 1)
+	evil.Meta.Label = "\x1b]0;pwned\x07evil\x1b[2J\u202eabc"
+	evil.Source = "instance-\x1b[31m9"
+	evil.Items[0].Description = "gpu\x1b[1;1H\rline\nbreak"
+	hs := newHarness(t, 120, 20, servePages([]api.Charge{evil}, 100))
+	hs.settle(hs.m.Init())
+	hs.press("enter")
+	v := hs.m.View() // plain styles: any escape in it leaked from the data
+	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\r"} {
+		if strings.Contains(v, bad) {
+			t.Fatalf("view holds %q:\n%q", bad, v)
+		}
+	}
+	for _, want := range []string{"evilabc", "gpu line break", "▾ 9 "} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks the sanitized %q:\n%s", want, v)
+		}
+	}
+	assertFits(t, v, 120, 20)
+}
+
+func TestWideLabelsKeepColumnsAligned(t *testing.T) {
+	es := contracts(1, 4)
+	es[0].Meta.Label = "訓練ジョブ-大規模モデル"
+	es[1].Meta.Label = "🚀 deploy 🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀"
+	es[2].Meta.Label = "plain"
+	es[3].Meta.Label = "e\u0301te\u0301" // combining accents
+	for _, w := range []int{120, 80, 50} {
+		hs := newHarness(t, w, 20, servePages(es, 100))
+		hs.settle(hs.m.Init())
+		hs.press("enter")
+		v := hs.view()
+		assertFits(t, v, w, 20)
+		col := -1
+		for _, l := range strings.Split(v, "\n") {
+			i := strings.Index(l, "→")
+			if i < 0 || !strings.Contains(l, "$") {
+				continue
+			}
+			if c := shared.Width(l[:i]); col < 0 {
+				col = c
+			} else if c != col {
+				t.Fatalf("width %d: → at cell %d, want %d:\n%s", w, c, col, v)
+			}
+		}
+		if w >= 80 && col < 0 {
+			t.Fatalf("width %d: no dates column:\n%s", w, v)
+		}
+	}
+}
+
+func TestEverySizeFits(t *testing.T) {
+	es := append(contracts(1, 30), serverlessEndpoint(7, 2, 3))
+	es[0].Meta.Label = "訓練ジョブ-大規模モデル-とても長い名前"
+	for _, w := range []int{0, 1, 2, 3, 5, 8, 12, 20, 33, 40, 60, 79, 80, 100, 120, 200} {
+		for _, h := range []int{0, 1, 2, 3, 4, 5, 8, 24, 40} {
+			for _, state := range []string{"rows", "input", "picker", "error", "empty"} {
+				entries := es
+				if state == "empty" {
+					entries = nil
+				}
+				hs := newHarness(t, w, h, func(api.ChargesQuery) *fakePager {
+					p := &fakePager{pages: pagesOf(entries, 10)}
+					if state == "error" {
+						p.fail = map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500, Msg: "日本語のエラー"}}
+					}
+					return p
+				})
+				hs.settle(hs.m.Init())
+				hs.press("enter", "G")
+				hs.settle(hs.press("enter"))
+				switch state {
+				case "input":
+					hs.press("c")
+					hs.typeText("x")
+				case "picker":
+					hs.press("t")
+				}
+				assertFits(t, hs.m.View(), w, h)
+				if state == "rows" && w >= 20 && h >= 5 {
+					if l := hs.cursorLine(); !strings.Contains(l, "$") {
+						t.Fatalf("%dx%d: cursor row lacks its amount: %q", w, h, l)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSmallSizesHideColumnsInOrder(t *testing.T) {
+	full := layoutCols(120, 10)
+	if full.typ == 0 || full.label == 0 || full.dates == 0 || full.dur == 0 {
+		t.Fatalf("120 wide hides a column: %+v", full)
+	}
+	if c := layoutCols(80, 10); c.dur == 0 || c.dates == 0 {
+		t.Errorf("80 wide should still show every column: %+v", c)
+	}
+	prev := full
+	for w := 120; w >= 1; w-- {
+		c := layoutCols(w, 10)
+		// Once hidden, a column stays hidden as the width shrinks, and the
+		// order is duration, dates, label, type.
+		if (prev.dur == 0 && c.dur != 0) || (prev.dates == 0 && c.dates != 0) ||
+			(prev.label == 0 && c.label != 0) || (prev.typ == 0 && c.typ != 0) {
+			t.Fatalf("width %d re-shows a column: %+v after %+v", w, c, prev)
+		}
+		// What is hidden is always a prefix of: duration, dates, label, type.
+		if (c.dates == 0 && c.dur > 0) || (c.label == 0 && c.dates > 0) || (c.typ == 0 && c.label > 0) {
+			t.Fatalf("width %d hides out of order: %+v", w, c)
+		}
+		prev = c
+	}
+}
+
+func TestCustomRangeInput(t *testing.T) {
+	hs := newHarness(t, 100, 20, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	hs.press("c")
+	if !hs.m.Capturing() {
+		t.Fatal("c did not focus the range input")
+	}
+	if v := hs.view(); !strings.Contains(v, "custom range: 2026-10-23..2026-11-21") {
+		t.Fatalf("input not prefilled:\n%s", v)
+	}
+	hs.press("ctrl+u")
+	hs.typeText("2026-11-01..2026-11-3")
+	if v := hs.view(); !strings.Contains(v, `"2026-11-3" is not a date`) {
+		t.Fatalf("invalid range not flagged while typing:\n%s", v)
+	}
+	hs.press("enter")
+	if !hs.m.Capturing() || len(hs.pagers) != 1 {
+		t.Fatal("enter applied an invalid range")
+	}
+	hs.typeText("0")
+	if strings.Contains(hs.view(), "not a date") {
+		t.Fatal("error stayed after the range became valid")
+	}
+	hs.settle(hs.press("enter"))
+	r := hs.m.Range()
+	if hs.m.Capturing() || r.Preset != "" || !r.From.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) ||
+		!r.To.Equal(time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)) {
+		t.Fatalf("after enter: capturing %v, range %+v", hs.m.Capturing(), r)
+	}
+	if len(hs.pagers) != 2 || !hs.pagers[1].q.To.Equal(r.To) {
+		t.Fatal("the custom range was not requested")
+	}
+	if l := hs.lines()[0]; !strings.HasPrefix(l, "range 2026-11-01..2026-11-30 · ") {
+		t.Errorf("filter bar %q", l)
+	}
+	hs.press("c")
+	hs.typeText("q1")
+	hs.press("esc")
+	if hs.m.Capturing() || len(hs.pagers) != 2 || !hs.m.Range().From.Equal(r.From) {
+		t.Fatal("esc did not cancel the input")
+	}
+	hs.press("d") // from a custom range, d returns to the presets
+	if hs.m.Range().Preset != "30d" {
+		t.Errorf("d from a custom range: %q", hs.m.Range().Preset)
+	}
+}
+
+func TestTypePicker(t *testing.T) {
+	hs := newHarness(t, 120, 20, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	hs.press("t")
+	if v := hs.view(); !strings.Contains(v, "types: ›[ ] instance  [ ] volume  [ ] serverless  (all types)") {
+		t.Fatalf("picker:\n%s", v)
+	}
+	if hs.m.Capturing() {
+		t.Error("the picker does not take text; Capturing should stay false")
+	}
+	hs.press("i", "s")
+	if got := hs.m.Help().ShortHelp(); !key.Matches(keyMsg("esc"), got...) {
+		t.Error("picker help lacks esc")
+	}
+	hs.settle(hs.press("enter"))
+	q := hs.m.Query()
+	if len(q.Types) != 2 || q.Types[0] != api.TypeInstance || q.Types[1] != api.TypeServerless {
+		t.Fatalf("types %v", q.Types)
+	}
+	if len(hs.pagers) != 2 || len(hs.pagers[1].q.Types) != 2 {
+		t.Fatal("the type filter was not requested")
+	}
+	if l := hs.lines()[0]; !strings.Contains(l, "· types instance+serverless ·") {
+		t.Errorf("filter bar %q", l)
+	}
+	hs.press("t", "v", "esc")
+	if len(hs.m.Query().Types) != 2 || len(hs.pagers) != 2 {
+		t.Fatal("esc applied the picker")
+	}
+	hs.press("t", "v", "enter") // every type selected: no filter
+	if hs.m.Query().Types != nil || !strings.Contains(hs.lines()[0], "· types all ·") {
+		t.Errorf("all types: %v %q", hs.m.Query().Types, hs.lines()[0])
+	}
+	hs.press("t", "space", "right", "right", "space", "enter") // focus moves; space toggles the focused type
+	if q := hs.m.Query().Types; len(q) != 2 || q[0] != api.TypeInstance || q[1] != api.TypeServerless {
+		t.Errorf("space/→ toggling: %v", q)
+	}
+}
+
+func TestOrderAndFormatToggles(t *testing.T) {
+	hs := newHarness(t, 120, 20, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("o"))
+	if !hs.m.Query().OldestFirst || !hs.pagers[1].q.OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
+		t.Fatal("o did not switch to oldest first")
+	}
+	hs.settle(hs.press("f", "f"))
+	if hs.m.Query().Format != api.FormatTable || len(hs.pagers) != 4 {
+		t.Fatalf("f f: format %q, %d pagers", hs.m.Query().Format, len(hs.pagers))
+	}
+	if q := hs.m.Query(); q.Limit != 100 {
+		t.Errorf("page limit %d, want 100", q.Limit)
+	}
+}
+
+func TestNavigationKeysAndResize(t *testing.T) {
+	hs := newHarness(t, 100, 30, servePages(contracts(1, 100), 100))
+	hs.settle(hs.m.Init())
+	body := hs.m.frame().body
+	steps := []struct {
+		key  string
+		want int
+	}{
+		{"pgdown", body}, {"ctrl+d", body + body/2}, {"ctrl+u", body}, {"pgup", 0},
+		{"down", 1}, {"up", 0}, {"end", 99}, {"home", 0}, {"G", 99}, {"g", 0},
+	}
+	for _, s := range steps {
+		hs.press(s.key)
+		if hs.m.cursor != s.want {
+			t.Fatalf("%s: cursor %d, want %d", s.key, hs.m.cursor, s.want)
+		}
+	}
+	hs.m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if hs.m.cursor != 3 {
+		t.Fatalf("wheel down: cursor %d", hs.m.cursor)
+	}
+	hs.press("pgdown", "pgdown")
+	at := hs.m.cursor
+	hs.m.SetSize(60, 8)
+	if l := hs.cursorLine(); !strings.Contains(l, groupInt(at+1)) {
+		t.Fatalf("cursor row not visible after shrinking: %q", l)
+	}
+	assertFits(t, hs.m.View(), 60, 8)
+	hs.m.SetSize(100, 200) // taller than the list: no blank space above the end
+	if hs.m.offset != 0 {
+		t.Errorf("offset %d with every row fitting", hs.m.offset)
+	}
+}
+
+func TestHelpFollowsMode(t *testing.T) {
+	hs := newHarness(t, 100, 20, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	has := func(bs []key.Binding, k string) bool { return key.Matches(keyMsg(k), bs...) }
+	if sh := hs.m.Help().ShortHelp(); !has(sh, "d") || !has(sh, "enter") {
+		t.Error("row help lacks d or enter")
+	}
+	var all []key.Binding
+	for _, col := range hs.m.Help().FullHelp() {
+		all = append(all, col...)
+	}
+	for _, k := range []string{"j", "k", "pgdown", "ctrl+u", "g", "G", "space", "l", "h", "d", "D", "c", "t", "f", "o", "r"} {
+		if !has(all, k) {
+			t.Errorf("full help lacks %q", k)
+		}
+	}
+	hs.press("c")
+	if sh := hs.m.Help().ShortHelp(); has(sh, "d") || !has(sh, "enter") || !has(sh, "esc") {
+		t.Error("input help should list enter and esc only")
+	}
+}
+
+func TestTotalsRangeAndQuery(t *testing.T) {
+	es := append(contracts(1, 5), serverlessEndpoint(3, 1, 2))
+	hs := newHarness(t, 100, 40, servePages(es, 100))
+	hs.settle(hs.m.Init())
+	tot := hs.m.Totals()
+	if tot.Contracts != 6 || tot.Total != sumOf(es) || tot.ByType["serverless"] != es[5].Amount {
+		t.Fatalf("totals %+v", tot)
+	}
+	tot.ByType["instance"] = 0 // a copy: the screen's totals are unchanged
+	if hs.m.Totals().ByType["instance"] == 0 {
+		t.Error("Totals shares its maps")
+	}
+	want, _ := spend.PresetRange("30d", testNow, time.UTC)
+	if q := hs.m.Query(); !q.From.Equal(want.From) || !q.To.Equal(want.To) || q.Types != nil || q.OldestFirst {
+		t.Errorf("default query %+v", q)
+	}
+	if !hs.m.Complete() {
+		t.Error("one page with everything is complete")
+	}
+}
