@@ -113,6 +113,12 @@ func TestDemoServerPagesEverything(t *testing.T) {
 	if tot := m.Totals(); tot.Total != sum {
 		t.Errorf("tree format total %s, want %s", tot.Total, sum)
 	}
+	// The demo server counts a wrapper as one entry in the tree format.
+	lines = strings.Split(m.View(), "\n")
+	n = groupInt(len(tree))
+	if f := lines[len(lines)-1]; !strings.Contains(f, n+" of "+n+" entries · "+sum.String()+" loaded · all loaded") {
+		t.Errorf("tree footer %q, want %s entries", f, n)
+	}
 }
 
 func TestDemoServerPermission(t *testing.T) {

@@ -219,7 +219,9 @@ func (m *Model) statusText() string {
 	return shared.Safe(m.err.Error()) + " · r to retry"
 }
 
-// footer is "1,200 of 12,345 contracts · $4,321.000 loaded · loading…".
+// footer is "1,200 of 12,345 contracts · $4,321.000 loaded · loading…":
+// what the pages counted so far, the server's total, the sum of the loaded
+// amounts and what the loader is doing.
 func (m *Model) footer() string {
 	var b strings.Builder
 	b.WriteString(groupInt(m.contracts))
@@ -227,7 +229,14 @@ func (m *Model) footer() string {
 		b.WriteString(" of ")
 		b.WriteString(groupInt(m.total))
 	}
-	b.WriteString(" contracts · ")
+	// The server's count and total share one unit, whatever it is; in the
+	// tree format they may count wrappers as one entry each (the demo
+	// server does), so the tree format says "entries".
+	if m.f.format == api.FormatTree {
+		b.WriteString(" entries · ")
+	} else {
+		b.WriteString(" contracts · ")
+	}
 	b.WriteString(m.totals.Total.String())
 	b.WriteString(" loaded")
 	if m.skipped > 0 {
@@ -258,12 +267,14 @@ func headerLine(c cols) string {
 		b.WriteString(shared.PadRight("TYPE", c.typ))
 		b.WriteByte(' ')
 	}
+	id := "ID / DESCRIPTION"
+	if shared.Width(id) > c.id {
+		id = "ID"
+	}
+	b.WriteString(shared.Fit(id, c.id))
 	if c.label > 0 {
-		b.WriteString(shared.Fit("ID / DESCRIPTION", c.id))
 		b.WriteByte(' ')
 		b.WriteString(shared.Fit("LABEL", c.label))
-	} else {
-		b.WriteString(shared.Fit("ID / DESCRIPTION", c.id))
 	}
 	if c.dates > 0 {
 		b.WriteByte(' ')

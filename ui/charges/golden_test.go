@@ -1,0 +1,66 @@
+package charges
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ui/theme"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// checkGolden compares the View, rendered with the real styles and then
+// stripped of them (so the files do not depend on colours), with
+// testdata/name.
+func checkGolden(t *testing.T, m *Model, name string) {
+	t.Helper()
+	got := ansi.Strip(m.View()) + "\n"
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("%s differs (go test -update rewrites it)\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}
+
+// TestGolden80x24: the table format, one contract open, the first of two
+// pages loaded.
+func TestGolden80x24(t *testing.T) {
+	es := contracts(1, 150)
+	es[1].Meta.Label = "訓練ジョブ"
+	hs := newHarness(t, 80, 24, servePages(es, 100))
+	hs.m.ctx.Styles = theme.New(true)
+	hs.settle(hs.m.Init())
+	hs.press("j", "enter", "j", "j")
+	checkGolden(t, hs.m, "charges_80x24.golden")
+}
+
+// TestGolden100x30: the tree format with an endpoint, its workergroup and a
+// worker contract open, the cursor on one of the worker's items.
+func TestGolden100x30(t *testing.T) {
+	es := append([]api.Charge{serverlessEndpoint(7, 2, 2)}, contracts(1, 40)...)
+	es[3].Meta.Label = "🚀 deploy"
+	hs := newHarness(t, 100, 30, func(q api.ChargesQuery) *fakePager {
+		return &fakePager{pages: pagesOf(es, 100)}
+	})
+	hs.m.ctx.Styles = theme.New(true)
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("f"))
+	hs.press("enter", "j", "enter", "j", "enter", "j", "j")
+	checkGolden(t, hs.m, "charges_100x30.golden")
+}
