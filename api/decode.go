@@ -6,13 +6,14 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 )
 
-// Wire types for encoding/json (the account record). Unknown fields are
-// ignored and null leaves a field at zero. The charges page has its own
-// decoder (pageparse.go).
+// Wire types for encoding/json. Unknown fields are ignored and null leaves
+// a field at zero.
 
 // wireID is an integer identifier that may arrive as an integral float
 // (12.0). A fractional value is not an identifier: the entry is skipped.
@@ -74,56 +75,172 @@ func parseNumber(b []byte) (float64, error) {
 	return f, nil
 }
 
+// The charges page is decoded with encoding/json into the wire types
+// below. A page that decodes cleanly takes one Unmarshal; when any entry
+// has a field of the wrong type, the page is decoded again entry by entry
+// so that only the entries at fault are dropped.
+
+// maxNodeDepth bounds the nesting of charge nodes. Real trees are four
+// levels deep (endpoint → workergroup → contract → item); a deeper entry
+// is dropped. encoding/json itself fails any body nested beyond 10000.
+const maxNodeDepth = 64
+
+// wireCharge is one charge node as the API sends it.
+type wireCharge struct {
+	Start       unixSec      `json:"start"`
+	End         unixSec      `json:"end"`
+	Type        string       `json:"type"`
+	Source      string       `json:"source"`
+	Description string       `json:"description"`
+	Amount      money.Amount `json:"amount"`
+	Meta        struct {
+		Label         string `json:"label"`
+		TemplateID    wireID `json:"template_id"`
+		EndpointID    wireID `json:"endpoint_id"`
+		WorkergroupID wireID `json:"workergroup_id"`
+	} `json:"metadata"`
+	Items []wireCharge `json:"items"`
+}
+
+// charge converts w, which sits at the given nesting depth; ok is false
+// when the node nests too deeply.
+func (w *wireCharge) charge(depth int) (c Charge, ok bool) {
+	if depth > maxNodeDepth {
+		return Charge{}, false
+	}
+	c = Charge{
+		Start: int64(w.Start), End: int64(w.End),
+		Type: w.Type, Source: w.Source, Description: w.Description, Amount: w.Amount,
+		Meta: Metadata{Label: w.Meta.Label, TemplateID: int64(w.Meta.TemplateID),
+			EndpointID: int64(w.Meta.EndpointID), WorkergroupID: int64(w.Meta.WorkergroupID)},
+	}
+	if len(w.Items) > 0 {
+		c.Items = make([]Charge, len(w.Items))
+		for i := range w.Items {
+			if c.Items[i], ok = w.Items[i].charge(depth + 1); !ok {
+				return Charge{}, false
+			}
+		}
+	}
+	return c, true
+}
+
+// unixSec is a time in unix seconds. Servers send floats at times; the
+// fraction is dropped.
+type unixSec int64
+
+func (t *unixSec) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		return nil
+	}
+	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+		*t = unixSec(v)
+		return nil
+	}
+	f, err := parseNumber(b)
+	if err != nil {
+		return err
+	}
+	if f < math.MinInt64 || f >= math.MaxInt64 {
+		return errNotInteger
+	}
+	*t = unixSec(int64(f))
+	return nil
+}
+
+// pageHeader holds the page fields other than results.
+type pageHeader struct {
+	Success   *bool   `json:"success"`
+	Count     *wireID `json:"count"`
+	Total     *wireID `json:"total"`
+	NextToken *string `json:"next_token"`
+}
+
 // decodeChargesPage decodes a 200 body of the charges endpoint. A body
 // saying success:false becomes the *Error it describes; any top-level
-// problem is ErrMalformed; entries with wrong field types are skipped and
-// counted in Skipped.
+// problem is ErrMalformed; entries with wrong field types (and entries
+// that are not objects) are skipped and counted in Skipped.
 func (c *Client) decodeChargesPage(op, perm string, body []byte) (ChargesPage, error) {
 	if msg := checkObject(body); msg != "" {
 		return ChargesPage{}, malformedMsg(op, msg)
 	}
-	pp := pageParser{b: body}
-	r, err := pp.parsePage()
-	switch err {
-	case nil:
-	case errTruncated:
-		return ChargesPage{}, malformedMsg(op, "the response is cut short")
-	case errDeep:
-		return ChargesPage{}, malformedMsg(op, "the response is nested too deeply")
-	case errShape:
-		// An error body may carry fields of other shapes; its own fields
-		// tell what went wrong.
-		var env struct {
-			Success json.RawMessage `json:"success"`
-		}
-		if json.Unmarshal(body, &env) == nil && string(env.Success) == "false" {
+	// A null entry decodes to a nil pointer: it is skipped, not kept as zero.
+	var page struct {
+		pageHeader
+		Results []*wireCharge `json:"results"`
+	}
+	if json.Unmarshal(body, &page) == nil && page.Results != nil {
+		if page.Success != nil && !*page.Success {
 			return ChargesPage{}, c.statusError(op, 200, perm, body)
 		}
-		return ChargesPage{}, malformedMsg(op, "the response has the wrong shape: "+pp.topErr)
-	default:
-		return ChargesPage{}, malformedMsg(op, "the response is not valid JSON (at byte "+strconv.Itoa(pp.pos)+")")
+		return finishPage(page.pageHeader, page.Results), nil
 	}
-	if r.success != nil && !*r.success {
+
+	// Slow path: something is wrong somewhere. Results as RawMessage
+	// accepts any value, so an error here is in the syntax or the header.
+	var env struct {
+		pageHeader
+		Results json.RawMessage `json:"results"`
+	}
+	err := json.Unmarshal(body, &env)
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return ChargesPage{}, malformed(op, err, len(body))
+	}
+	if err != nil {
+		// An error body may carry fields of other shapes; its own fields
+		// tell what went wrong.
+		var s struct {
+			Success json.RawMessage `json:"success"`
+		}
+		_ = json.Unmarshal(body, &s) // valid JSON, and RawMessage takes any value
+		if string(s.Success) == "false" {
+			return ChargesPage{}, c.statusError(op, 200, perm, body)
+		}
+		return ChargesPage{}, malformed(op, err, len(body))
+	}
+	if env.Success != nil && !*env.Success {
 		return ChargesPage{}, c.statusError(op, 200, perm, body)
 	}
-	if !r.hasResults {
+	if env.Results == nil {
 		return ChargesPage{}, malformedMsg(op, "the response has no results")
 	}
-	return finishPage(r.page, r.count, r.total, r.next), nil
+	var raws []json.RawMessage
+	if json.Unmarshal(env.Results, &raws) != nil {
+		return ChargesPage{}, malformedMsg(op, "the response has the wrong shape: results is not a list")
+	}
+	entries := make([]*wireCharge, len(raws))
+	for i, raw := range raws {
+		var w wireCharge
+		if raw[0] == '{' && json.Unmarshal(raw, &w) == nil {
+			entries[i] = &w
+		}
+	}
+	return finishPage(env.pageHeader, entries), nil
 }
 
-func finishPage(p ChargesPage, count, total *int64, next *string) ChargesPage {
-	if count != nil {
-		p.Count = int(*count)
-	} else {
-		p.Count = len(p.Results) + p.Skipped
+// finishPage converts the decoded entries (nil: skipped) and fills in the
+// header.
+func finishPage(h pageHeader, entries []*wireCharge) ChargesPage {
+	p := ChargesPage{Results: make([]Charge, 0, len(entries)), Total: -1}
+	for _, w := range entries {
+		if w == nil {
+			p.Skipped++
+		} else if c, ok := w.charge(1); ok {
+			p.Results = append(p.Results, c)
+		} else {
+			p.Skipped++
+		}
 	}
-	p.Total = -1
-	if total != nil {
-		p.Total = int(*total)
+	p.Count = len(p.Results) + p.Skipped
+	if h.Count != nil {
+		p.Count = int(*h.Count)
 	}
-	if next != nil {
-		p.NextToken = *next
+	if h.Total != nil {
+		p.Total = int(*h.Total)
+	}
+	if h.NextToken != nil {
+		p.NextToken = *h.NextToken
 	}
 	return p
 }
@@ -155,7 +272,9 @@ func malformed(op string, err error, n int) *Error {
 	)
 	msg := "the response has the wrong shape"
 	switch {
-	case errors.As(err, &syn) && syn.Offset >= int64(n):
+	case errors.As(err, &syn) && syn.Offset >= int64(n) && strings.HasPrefix(syn.Error(), "unexpected end"):
+		// A bad last byte is reported at the end too; only running out
+		// of input is a cut.
 		msg = "the response is cut short"
 	case errors.As(err, &syn):
 		msg = "the response is not valid JSON (at byte " + strconv.FormatInt(syn.Offset, 10) + ")"
