@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
 )
 
 // Five page fetches in a row against a server that refuses requests closer
