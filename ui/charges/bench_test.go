@@ -108,3 +108,21 @@ func BenchmarkAppendPage(b *testing.B) {
 		m.Update(pageMsg{gen: m.gen, page: api.ChargesPage{Count: 500, Total: 10 * base, Results: pool[i%len(pool)]}, total: 10 * base})
 	}
 }
+
+// BenchmarkPageDown is the cache-miss path: every row on screen is new and
+// formatted from scratch.
+func BenchmarkPageDown(b *testing.B) {
+	m := benchModel(b, 100000, true)
+	pgdown := keyMsg("pgdown")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if m.cursor == m.tree.Len()-1 {
+			b.StopTimer()
+			m.cursor, m.offset = 0, 0
+			b.StartTimer()
+		}
+		m.Update(pgdown)
+		_ = m.View()
+	}
+}
