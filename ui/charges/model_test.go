@@ -331,6 +331,7 @@ func TestWideLabelsKeepColumnsAligned(t *testing.T) {
 	es[1].Meta.Label = "🚀 deploy 🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀"
 	es[2].Meta.Label = "plain"
 	es[3].Meta.Label = "e\u0301te\u0301" // combining accents
+	es[2].Start = 0                      // unknown start: "—"
 	for _, w := range []int{120, 80, 50} {
 		hs := newHarness(t, w, 20, servePages(es, 100))
 		hs.settle(hs.m.Init())

@@ -369,7 +369,11 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location) {
 	}
 	if c.dates > 0 {
 		b.WriteByte(' ')
-		cell(b, stamp(n.Start, loc)+" → "+stamp(n.End, loc), c.dates, false)
+		// Each end padded on its own, so the arrows line up even when
+		// one of the times is unknown.
+		cell(b, stamp(n.Start, loc), stampW, false)
+		b.WriteString(" → ")
+		cell(b, stamp(n.End, loc), c.dates-stampW-3, false)
 	}
 	if c.dur > 0 {
 		b.WriteByte(' ')
