@@ -118,6 +118,28 @@ func (l *rowList) Each(from, to int, f func(i int, r *row) bool) {
 	}
 }
 
+// EachBack calls f for rows from, from-1, …, 0, stopping early when f
+// returns false.
+func (l *rowList) EachBack(from int, f func(i int, r *row) bool) {
+	from = min(from, l.n-1)
+	if from < 0 {
+		return
+	}
+	ci, off := l.locate(from)
+	for i := from; ci >= 0; ci-- {
+		c := l.chunks[ci]
+		if off < 0 {
+			off = len(c) - 1
+		}
+		for ; off >= 0; off-- {
+			if !f(i, &c[off]) {
+				return
+			}
+			i--
+		}
+	}
+}
+
 // Append adds rows at the end, filling the last chunk first.
 func (l *rowList) Append(rs ...row) {
 	for len(rs) > 0 {
@@ -323,13 +345,15 @@ func (t *tree) Parent(i int) int {
 		return -1
 	}
 	d := t.At(i).depth
-	if d == 0 {
-		return -1
+	p := -1
+	if d > 0 {
+		t.rows.EachBack(i-1, func(j int, r *row) bool {
+			if r.depth < d {
+				p = j
+				return false
+			}
+			return true
+		})
 	}
-	for j := i - 1; j >= 0; j-- {
-		if t.At(j).depth < d {
-			return j
-		}
-	}
-	return -1
+	return p
 }

@@ -69,6 +69,19 @@ func TestRowListMatchesFlatSlice(t *testing.T) {
 			if want != min(to, len(ref)) {
 				t.Fatalf("step %d: Each stopped at %d, want %d", step, want, min(to, len(ref)))
 			}
+			back := min(from, len(ref)-1)
+			stop := back - r.IntN(600)
+			l.EachBack(from, func(i int, rw *row) bool {
+				if i != back || rw.depth != ref[i].depth {
+					t.Fatalf("step %d: EachBack gave row %d (%d), want row %d", step, i, rw.depth, back)
+				}
+				back--
+				return i > stop
+			})
+			// The last row visited is stop (f said no there), or row 0.
+			if want := max(stop, 0) - 1; back != want {
+				t.Fatalf("step %d: EachBack stopped before %d, want before %d", step, back+1, want+1)
+			}
 		}
 		for _, c := range l.chunks {
 			if len(c) == 0 || len(c) > chunkMax {
