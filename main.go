@@ -1,6 +1,9 @@
 // Command vastdash is a terminal dashboard for the Vast.ai billing, account
 // and notification API: credit at a glance, charges per contract down to
-// their gpu/disk/bandwidth items, and the low-credit alert switches.
+// their gpu/disk/bwd/bwu items, and the low-credit alert switches.
+//
+// Without a command it opens the dashboard; the commands credit, charges and
+// notifications print one answer and exit, for scripts, cron and status bars.
 package main
 
 import (
@@ -13,8 +16,11 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
+
+	"github.com/charmbracelet/x/term"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
@@ -36,77 +42,204 @@ const (
 	exitUsage   = 2
 )
 
-const usage = `vastdash — a terminal dashboard for your Vast.ai credit, charges and alerts
+const usageHead = `vastdash — a terminal dashboard for your Vast.ai credit, charges and alerts
 
 Usage:
-  vastdash [flags]
+  vastdash [flags]                      open the dashboard
+  vastdash [flags] COMMAND [options]    print one answer and exit (scripts, cron, status bars)
 
-Flags:
+Commands:
+`
+
+const usageFlags = `  help            show this help
+
+Flags (accepted before or after the command):
   --demo               use the embedded demo server: no account, no network
   --api-key-file PATH  read the API key from PATH
   --url URL            API base URL (default https://console.vast.ai, env VAST_URL)
   --config PATH        settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)
   --version            print the version and exit
-  -h, --help           show this help
+  -h, --help           show this help (after a command: that command's help)
 
 The API key comes from --api-key-file, else VAST_API_KEY, else
 $XDG_CONFIG_HOME/vastai/vast_api_key (~/.config/vastai/vast_api_key), else
 ~/.vast_api_key — the same places as the official vastai CLI.
 
-Exit codes: 0 ok, 1 runtime error, 2 usage or configuration error.
+Commands write their answer to stdout and nothing else; progress (only when
+stderr is a terminal), totals, warnings and errors go to stderr. On an error
+stdout stays empty.
+
+Exit codes: 0 ok, 1 runtime error (network, API, interrupted),
+2 usage or configuration error.
 `
+
+// usage is the whole help text: the head, every command's help, the flags.
+func usage() string {
+	var b strings.Builder
+	b.WriteString(usageHead)
+	for _, c := range commands {
+		b.WriteString(c.help)
+	}
+	b.WriteString(usageFlags)
+	return b.String()
+}
+
+// command is one headless subcommand. run gets the global options parsed
+// so far and the arguments after the command's name; it returns the exit
+// code.
+type command struct {
+	name string
+	help string // indented block for the usage text
+	run  func(r *runner, o options, args []string) int
+}
+
+// commands in the order the help lists them. Filled in init because the
+// command functions refer to usage, which refers to commands.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"credit", creditHelp, runCredit},
+		{"charges", chargesHelp, runCharges},
+		{"notifications", notificationsHelp, runNotifications},
+	}
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// options are the parsed command line.
+// run is the whole program: parse args, do it, return the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	return newRunner(stdout, stderr).run(args)
+}
+
+// runner carries what a run writes to and the seams tests replace.
+type runner struct {
+	stdout, stderr io.Writer
+	// clientOptions are added after the defaults (tests shorten pacing).
+	clientOptions []api.Option
+	// demo configures the server --demo starts.
+	demo demoserver.Options
+	// now is the clock for default ranges and the runway.
+	now func() time.Time
+	// isTerminal says whether a writer is a terminal (progress on stderr).
+	isTerminal func(w io.Writer) bool
+	// context is canceled on ctrl+c (tests cancel it themselves).
+	context func() (context.Context, context.CancelFunc)
+}
+
+func newRunner(stdout, stderr io.Writer) *runner {
+	return &runner{
+		stdout:     stdout,
+		stderr:     stderr,
+		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		now:        time.Now,
+		isTerminal: isTerminal,
+		context:    signalContext,
+	}
+}
+
+// isTerminal reports whether w is a terminal; only an *os.File can be one.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// options are the global flags.
 type options struct {
 	demo    bool
 	version bool
 	flags   config.Flags
 }
 
-func parseArgs(args []string) (options, error) {
+// register adds the global flags to fs. The current values are the
+// defaults, so a command's FlagSet keeps what was given before the command
+// (flag's *Var functions store the default at once).
+func (o *options) register(fs *flag.FlagSet) {
+	fs.BoolVar(&o.demo, "demo", o.demo, "")
+	fs.StringVar(&o.flags.APIKeyFile, "api-key-file", o.flags.APIKeyFile, "")
+	fs.StringVar(&o.flags.URL, "url", o.flags.URL, "")
+	fs.StringVar(&o.flags.ConfigFile, "config", o.flags.ConfigFile, "")
+}
+
+func (r *runner) run(args []string) int {
 	var o options
 	fs := flag.NewFlagSet("vastdash", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.BoolVar(&o.demo, "demo", false, "")
+	o.register(fs)
 	fs.BoolVar(&o.version, "version", false, "")
-	fs.StringVar(&o.flags.APIKeyFile, "api-key-file", "", "")
-	fs.StringVar(&o.flags.URL, "url", "", "")
-	fs.StringVar(&o.flags.ConfigFile, "config", "", "")
-	if err := fs.Parse(args); err != nil {
-		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	return o, nil
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
-	o, err := parseArgs(args)
+	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(r.stdout, usage())
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "vastdash: %s (see vastdash --help)\n", sanitize.String(err.Error()))
-		return exitUsage
+		return r.usageError("", err)
 	}
 	if o.version {
-		fmt.Fprintln(stdout, "vastdash", versionString())
+		fmt.Fprintln(r.stdout, "vastdash", versionString())
 		return exitOK
 	}
+	if fs.NArg() == 0 {
+		return r.dashboard(o)
+	}
+	name := fs.Arg(0)
+	if name == "help" {
+		fmt.Fprint(r.stdout, usage())
+		return exitOK
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(r, o, fs.Args()[1:])
+		}
+	}
+	return r.usageError("", fmt.Errorf("unknown command %q", name))
+}
 
-	sess, code := openSession(o, stderr)
+// usageError prints a usage problem as one line pointing at the help of
+// cmd ("" for the program) and returns exit 2.
+func (r *runner) usageError(cmd string, err error) int {
+	see := "vastdash --help"
+	if cmd != "" {
+		see = "vastdash " + cmd + " --help"
+	}
+	fmt.Fprintf(r.stderr, "vastdash: %s (see %s)\n", oneLine(err.Error()), see)
+	return exitUsage
+}
+
+// runtimeError prints a failure of the work itself (network, API,
+// interrupt) as one line and returns exit 1. api errors never hold the key.
+func (r *runner) runtimeError(err error) int {
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) {
+		msg = "interrupted"
+	}
+	fmt.Fprintf(r.stderr, "vastdash: %s\n", oneLine(msg))
+	return exitRuntime
+}
+
+// oneLine makes a message safe for a terminal and a single line.
+func oneLine(s string) string {
+	return strings.TrimSpace(sanitize.String(s))
+}
+
+// signalContext is canceled by ctrl+c or SIGTERM, so a run in progress
+// stops its request and exits through the normal error path.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// dashboard starts the TUI.
+func (r *runner) dashboard(o options) int {
+	events := &ui.Events{}
+	sess, code := r.openSession(o, events.Observe)
 	if sess == nil {
 		return code
 	}
 	defer sess.close()
 
-	base, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	base, stop := r.context()
 	defer stop()
 	ctx := &shared.Context{
 		Client:       sess.client,
@@ -123,8 +256,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		uiOpts.Dark = theme.DarkFromEnv(os.Getenv("COLORFGBG"))
 	}
-	if err := ui.Run(base, ctx, uiOpts, sess.events); err != nil {
-		fmt.Fprintf(stderr, "vastdash: %s\n", sanitize.String(err.Error()))
+	if err := ui.Run(base, ctx, uiOpts, events); err != nil {
+		fmt.Fprintf(r.stderr, "vastdash: %s\n", oneLine(err.Error()))
 		return exitRuntime
 	}
 	return exitOK
@@ -133,7 +266,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 // session is what a run talks to: a client, and in demo mode the server.
 type session struct {
 	client   *api.Client
-	events   *ui.Events
 	settings config.Settings
 	host     string // shown in the header when not the default
 	demo     *demoserver.Server
@@ -146,20 +278,20 @@ func (s *session) close() {
 }
 
 // openSession resolves the configuration (or starts the demo server) and
-// builds the client. On failure it has printed one line and returns the
-// exit code.
-func openSession(o options, stderr io.Writer) (*session, int) {
+// builds the client; observe, if not nil, receives its pacing and retry
+// events. On failure it has printed one line and returns the exit code.
+func (r *runner) openSession(o options, observe func(api.Event)) (*session, int) {
 	env := config.DefaultEnv()
-	s := &session{events: &ui.Events{}}
+	s := &session{}
 	var baseURL, key string
 	if o.demo {
 		settings, err := config.LoadSettings(env, o.flags.ConfigFile)
 		if err != nil {
-			return fail(stderr, err)
+			return r.configError(err)
 		}
-		srv, err := demoserver.Start(demoserver.Options{Latency: 60 * time.Millisecond})
+		srv, err := demoserver.Start(r.demo)
 		if err != nil {
-			fmt.Fprintf(stderr, "vastdash: cannot start the demo server: %s\n", err)
+			fmt.Fprintf(r.stderr, "vastdash: cannot start the demo server: %s\n", oneLine(err.Error()))
 			return nil, exitRuntime
 		}
 		s.demo, s.settings = srv, settings
@@ -167,10 +299,10 @@ func openSession(o options, stderr io.Writer) (*session, int) {
 	} else {
 		cfg, err := config.Load(env, o.flags)
 		if err != nil {
-			return fail(stderr, err)
+			return r.configError(err)
 		}
 		for _, w := range cfg.Warnings {
-			fmt.Fprintln(stderr, "vastdash:", w)
+			fmt.Fprintln(r.stderr, "vastdash:", oneLine(w))
 		}
 		s.settings = cfg.Settings
 		baseURL, key = cfg.BaseURL, cfg.Key.Reveal()
@@ -180,21 +312,23 @@ func openSession(o options, stderr io.Writer) (*session, int) {
 			}
 		}
 	}
-	client, err := api.New(baseURL, key,
-		api.WithVersion(versionString()),
-		api.WithObserver(s.events.Observe))
+	opts := []api.Option{api.WithVersion(versionString())}
+	if observe != nil {
+		opts = append(opts, api.WithObserver(observe))
+	}
+	client, err := api.New(baseURL, key, append(opts, r.clientOptions...)...)
 	if err != nil {
 		s.close()
-		return fail(stderr, err)
+		return r.configError(err)
 	}
 	s.client = client
 	return s, exitOK
 }
 
-// fail prints a configuration error as one line; every such error is a
-// usage or configuration problem (exit 2).
-func fail(stderr io.Writer, err error) (*session, int) {
-	fmt.Fprintf(stderr, "vastdash: %s\n", sanitize.String(err.Error()))
+// configError prints a configuration error as one line; every such error
+// is a usage or configuration problem (exit 2).
+func (r *runner) configError(err error) (*session, int) {
+	fmt.Fprintf(r.stderr, "vastdash: %s\n", oneLine(err.Error()))
 	return nil, exitUsage
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		want string
 	}{
 		{[]string{"--no-such-flag"}, nil, "flag provided but not defined"},
-		{[]string{"extra"}, nil, `unexpected argument "extra"`},
+		{[]string{"extra"}, nil, `unknown command "extra"`},
 		{nil, nil, "VAST_API_KEY"}, // no key anywhere: say where one can come from
 		{nil, nil, "--demo"},
 		{[]string{"--url", "http://billing.example.com"}, map[string]string{"VAST_API_KEY": "CANARY-main-key-0042"}, "plain http"},
@@ -101,7 +102,7 @@ func TestKeyFileWarning(t *testing.T) {
 // URL (nothing listens; no request is made) and returns what it printed.
 func openSessionForTest(keyFile string) (string, error) {
 	var errb bytes.Buffer
-	sess, _ := openSession(options{flags: config.Flags{APIKeyFile: keyFile, URL: "http://127.0.0.1:9"}}, &errb)
+	sess, _ := newRunner(io.Discard, &errb).openSession(options{flags: config.Flags{APIKeyFile: keyFile, URL: "http://127.0.0.1:9"}}, nil)
 	if sess != nil {
 		sess.close()
 	}

@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/spend"
+)
+
+const chargesHelp = `  charges         print every charge in a range, as a table, CSV or JSON
+      --from DAY      first day, YYYY-MM-DD (default: the range setting, 30d)
+      --to DAY        last day, inclusive (default: today; needs --from)
+      --type LIST     any of instance,volume,serverless (default: all)
+      --format F      table: one row per contract (default); tree: serverless
+                      contracts grouped under their endpoint and workergroup
+      --items         add each entry's items (gpu, disk, bwd, bwu; for tree
+                      wrappers their contracts and theirs) after it
+      --output O      text (default), csv or json
+      --utc           days and times in UTC (default: the settings timezone)
+`
+
+// csvHeader is the first CSV row; scripts depend on it, keep it stable.
+var csvHeader = []string{"start", "end", "type", "source", "label", "description", "amount"}
+
+// chargesArgs are the validated options of the charges command.
+type chargesArgs struct {
+	from, to string // as given; "" when absent
+	types    []api.ContractType
+	format   api.Format
+	items    bool
+	output   string
+	utc      bool
+}
+
+// parseChargesFlags checks everything that needs no settings, so a typo is
+// reported before the key is looked up.
+func parseChargesFlags(from, to, types, format, output string) (chargesArgs, error) {
+	a := chargesArgs{from: strings.TrimSpace(from), to: strings.TrimSpace(to)}
+	switch a.output = strings.ToLower(strings.TrimSpace(output)); a.output {
+	case "text", "csv", "json":
+	default:
+		return a, fmt.Errorf("unknown --output %q (want text, csv or json)", output)
+	}
+	switch f := api.Format(strings.ToLower(strings.TrimSpace(format))); f {
+	case api.FormatTable, api.FormatTree:
+		a.format = f
+	default:
+		return a, fmt.Errorf("unknown --format %q (want table or tree)", format)
+	}
+	if types != "" {
+		for _, t := range strings.Split(types, ",") {
+			t = strings.ToLower(strings.TrimSpace(t))
+			if t == "" {
+				continue
+			}
+			ct, ok := contractType(t)
+			if !ok {
+				return a, fmt.Errorf("unknown --type %q (want instance, volume or serverless, comma-separated)", t)
+			}
+			a.types = append(a.types, ct)
+		}
+		if len(a.types) == 0 {
+			return a, fmt.Errorf("--type %q names no type (want instance, volume or serverless)", types)
+		}
+	}
+	if a.to != "" && a.from == "" {
+		return a, errors.New("--to needs --from")
+	}
+	if a.from != "" {
+		// The syntax and order of the days do not depend on the zone:
+		// check them now, resolve them in the user's zone later.
+		if _, err := a.dayRange(time.UTC, time.Now()); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+func contractType(s string) (api.ContractType, bool) {
+	for _, t := range api.AllContractTypes {
+		if string(t) == s {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// dayRange resolves --from/--to in loc; --to defaults to the day of now.
+func (a chargesArgs) dayRange(loc *time.Location, now time.Time) (spend.Range, error) {
+	to := a.to
+	if to == "" {
+		to = now.In(loc).Format(time.DateOnly)
+	}
+	return spend.ParseRange(a.from+".."+to, loc)
+}
+
+func runCharges(r *runner, o options, args []string) int {
+	fs := newCommandFlags("charges", &o)
+	from := fs.String("from", "", "")
+	to := fs.String("to", "", "")
+	types := fs.String("type", "", "")
+	format := fs.String("format", "table", "")
+	items := fs.Bool("items", false, "")
+	output := fs.String("output", "text", "")
+	utc := fs.Bool("utc", false, "")
+	if code, ok := r.parseCommand("charges", chargesHelp, fs, args); !ok {
+		return code
+	}
+	a, err := parseChargesFlags(*from, *to, *types, *format, *output)
+	if err != nil {
+		return r.usageError("charges", err)
+	}
+	a.items, a.utc = *items, *utc
+
+	p := r.newProgress()
+	sess, code := r.openSession(o, p.observe)
+	if sess == nil {
+		return code
+	}
+	defer sess.close()
+
+	loc := sess.settings.Location
+	if a.utc || loc == nil {
+		loc = time.UTC
+	}
+	var rng spend.Range
+	if a.from == "" {
+		rng, err = spend.PresetRange(sess.settings.Range, r.now(), loc)
+	} else {
+		rng, err = a.dayRange(loc, r.now())
+	}
+	if err != nil {
+		return r.usageError("charges", err)
+	}
+
+	ctx, stop := r.context()
+	defer stop()
+	q := api.ChargesQuery{From: rng.From, To: rng.To, Types: a.types, Format: a.format, Limit: api.MaxLimit}
+	f, err := fetchAll(ctx, sess.client, q, p)
+	if err != nil {
+		return r.runtimeError(err)
+	}
+
+	// Render into memory first: on a failure stdout stays empty rather than
+	// holding half a file.
+	var buf bytes.Buffer
+	switch a.output {
+	case "csv":
+		err = writeCSV(&buf, f.entries, a.items, loc)
+	case "json":
+		err = writeJSON(&buf, f.entries, a.items, loc)
+	default:
+		writeText(&buf, f.entries, a.items, loc)
+	}
+	if err != nil {
+		return r.runtimeError(err)
+	}
+	if _, err := r.stdout.Write(buf.Bytes()); err != nil {
+		return r.runtimeError(err)
+	}
+
+	var total money.Amount
+	contracts := 0
+	for i := range f.entries {
+		total += f.entries[i].Amount
+		contracts += countContracts(&f.entries[i])
+	}
+	fmt.Fprintf(r.stderr, "%s · %s\n", plural(contracts, "contract"), total)
+	if f.skipped > 0 {
+		fmt.Fprintf(r.stderr, "vastdash: %s skipped: the server sent fields of the wrong type; the totals leave them out\n", plural(f.skipped, "malformed entry"))
+	}
+	return exitOK
+}
+
+// isWrapper reports a tree-format serverless wrapper (endpoint-…,
+// workergroup-…), whose items are entries rather than charge items.
+func isWrapper(c *api.Charge) bool {
+	return strings.HasPrefix(c.Source, "endpoint-") || strings.HasPrefix(c.Source, "workergroup-")
+}
+
+// countContracts counts the contracts in an entry: 1 for a contract, the
+// contracts inside for a wrapper.
+func countContracts(c *api.Charge) int {
+	if !isWrapper(c) {
+		return 1
+	}
+	n := 0
+	for i := range c.Items {
+		n += countContracts(&c.Items[i])
+	}
+	return n
+}
+
+// walk calls fn for c and, when items is set, for every item below it,
+// depth first, each item right after its parent. source is the item's own
+// source, or its parent's when it has none (items usually carry null).
+func walk(c *api.Charge, items bool, depth int, source string, fn func(c *api.Charge, depth int, source string)) {
+	if c.Source != "" {
+		source = c.Source
+	}
+	fn(c, depth, source)
+	if !items {
+		return
+	}
+	for i := range c.Items {
+		walk(&c.Items[i], true, depth+1, source, fn)
+	}
+}
+
+// formatTime is a time in loc as RFC 3339, "" when absent.
+func formatTime(unix int64, loc *time.Location) string {
+	if unix == 0 {
+		return ""
+	}
+	return time.Unix(unix, 0).In(loc).Format(time.RFC3339)
+}
+
+// csvCell sanitizes a server string for a CSV cell. A cell starting with
+// = + - @ (after any spaces) would be run as a formula by a spreadsheet,
+// so it gets a leading single quote, which spreadsheets show as text.
+func csvCell(s string) string {
+	s = sanitize.String(s)
+	if t := strings.TrimLeft(s, " "); t != "" && strings.ContainsRune("=+-@", rune(t[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+func writeCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	var err error
+	for i := range entries {
+		walk(&entries[i], items, 0, "", func(c *api.Charge, _ int, source string) {
+			if err != nil {
+				return
+			}
+			err = cw.Write([]string{
+				formatTime(c.Start, loc),
+				formatTime(c.End, loc),
+				csvCell(c.Type),
+				csvCell(source),
+				csvCell(c.Meta.Label),
+				csvCell(c.Description),
+				// Our own number, never quoted: a negative amount is data.
+				c.Amount.Decimal(),
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// chargeJSON is one entry of the JSON output. Amount is a JSON number with
+// exactly 3 decimals (money.Amount's MarshalJSON), never a float.
+type chargeJSON struct {
+	Start         *string      `json:"start"` // null when the server sent none
+	End           *string      `json:"end"`
+	Type          string       `json:"type"`
+	Source        string       `json:"source"`
+	Label         string       `json:"label"`
+	TemplateID    int64        `json:"template_id,omitempty"`
+	EndpointID    int64        `json:"endpoint_id,omitempty"`
+	WorkergroupID int64        `json:"workergroup_id,omitempty"`
+	Description   string       `json:"description"`
+	Amount        money.Amount `json:"amount"`
+	// Items is present (possibly []) with --items, absent without.
+	Items *[]chargeJSON `json:"items,omitempty"`
+}
+
+func toJSON(c *api.Charge, items bool, loc *time.Location) chargeJSON {
+	j := chargeJSON{
+		Type:          sanitize.String(c.Type),
+		Source:        sanitize.String(c.Source),
+		Label:         sanitize.String(c.Meta.Label),
+		TemplateID:    c.Meta.TemplateID,
+		EndpointID:    c.Meta.EndpointID,
+		WorkergroupID: c.Meta.WorkergroupID,
+		Description:   sanitize.String(c.Description),
+		Amount:        c.Amount,
+	}
+	if s := formatTime(c.Start, loc); s != "" {
+		j.Start = &s
+	}
+	if s := formatTime(c.End, loc); s != "" {
+		j.End = &s
+	}
+	if items {
+		sub := make([]chargeJSON, len(c.Items))
+		for i := range c.Items {
+			sub[i] = toJSON(&c.Items[i], true, loc)
+		}
+		j.Items = &sub
+	}
+	return j
+}
+
+func writeJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+	out := make([]chargeJSON, len(entries))
+	for i := range entries {
+		out[i] = toJSON(&entries[i], items, loc)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "<" in a description stays readable; still valid JSON
+	return enc.Encode(out)
+}
+
+// textTime is the text table's time format: minutes are enough to read.
+const textTime = "2006-01-02 15:04"
+
+// writeText writes an aligned table: one row per entry, items indented
+// under it, the amount right-aligned last. Nothing follows the rows (the
+// totals go to stderr), so the output can be piped as is.
+func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location) {
+	if len(entries) == 0 {
+		return
+	}
+	rows := [][]string{{"START", "END", "TYPE", "SOURCE", "LABEL", "DESCRIPTION", "AMOUNT"}}
+	when := func(unix int64) string {
+		if unix == 0 {
+			return "-"
+		}
+		return time.Unix(unix, 0).In(loc).Format(textTime)
+	}
+	for i := range entries {
+		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
+			rows = append(rows, []string{
+				when(c.Start),
+				when(c.End),
+				strings.Repeat("  ", depth) + sanitize.String(c.Type),
+				sanitize.String(c.Source),
+				sanitize.String(c.Meta.Label),
+				sanitize.String(c.Description),
+				c.Amount.String(),
+			})
+		})
+	}
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], ansi.StringWidth(cell))
+		}
+	}
+	bw := bufio.NewWriter(w)
+	last := len(widths) - 1
+	for _, row := range rows {
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
+			if i == last {
+				bw.WriteString(pad + cell + "\n")
+				continue
+			}
+			bw.WriteString(cell + pad + "  ")
+		}
+	}
+	bw.Flush()
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/spend"
+)
+
+const creditHelp = `  credit          print the credit on one line: $1,234.57 (one request)
+      --runway        add the burn rate of the last 7 complete days and how long
+                      the credit lasts at it (also reads those days' charges)
+      --json          {"credit": 1234.567, "email": "…"}, with --runway also
+                      "burn_per_day", "runway_days" (null without an estimate,
+                      "runway_note" then says why) and "runway_until"
+      --utc           days begin at midnight UTC (default: the settings timezone)
+`
+
+// creditJSON is the --json answer of credit. The runway fields are there
+// only with --runway (a nil embedded pointer is left out entirely).
+type creditJSON struct {
+	Credit money.Amount `json:"credit"`
+	Email  string       `json:"email"`
+	*runwayJSON
+}
+
+type runwayJSON struct {
+	BurnPerDay money.Amount `json:"burn_per_day"`
+	// RunwayDays is null when there is no estimate; RunwayNote says why.
+	RunwayDays  *float64 `json:"runway_days"`
+	RunwayUntil string   `json:"runway_until,omitempty"`
+	RunwayNote  string   `json:"runway_note,omitempty"`
+}
+
+func runCredit(r *runner, o options, args []string) int {
+	fs := newCommandFlags("credit", &o)
+	asJSON := fs.Bool("json", false, "")
+	withRunway := fs.Bool("runway", false, "")
+	utc := fs.Bool("utc", false, "")
+	if code, ok := r.parseCommand("credit", creditHelp, fs, args); !ok {
+		return code
+	}
+
+	p := r.newProgress()
+	sess, code := r.openSession(o, p.observe)
+	if sess == nil {
+		return code
+	}
+	defer sess.close()
+	ctx, stop := r.context()
+	defer stop()
+
+	user, err := sess.client.CurrentUser(ctx)
+	if err != nil {
+		return r.runtimeError(err)
+	}
+	out := creditJSON{Credit: user.Credit, Email: sanitize.String(user.Email)}
+	line := user.Credit.Credit()
+
+	if *withRunway {
+		loc := sess.settings.Location
+		if *utc || loc == nil {
+			loc = time.UTC
+		}
+		now := r.now().In(loc)
+		// The burn window is the 7 complete days before today; contracts
+		// overlapping it may have started earlier, the spread handles that.
+		q := api.ChargesQuery{
+			From:   midnightOf(now).AddDate(0, 0, -7),
+			To:     now,
+			Format: api.FormatTable,
+			Limit:  api.MaxLimit,
+		}
+		f, err := fetchAll(ctx, sess.client, q, p)
+		if err != nil {
+			return r.runtimeError(err)
+		}
+		daily := spend.NewDaily(loc)
+		daily.Add(f.entries)
+		burn := spend.BurnWeek(daily, now)
+		rw := spend.RunwayFor(user.Credit, burn, true, now)
+		if f.skipped > 0 && rw.Reason == "" {
+			// Dropped entries would make the burn look lower and the
+			// runway longer than they are.
+			rw = spend.Runway{Reason: plural(f.skipped, "charge") + " could not be read"}
+		}
+		rj := &runwayJSON{BurnPerDay: burn.PerDay, RunwayNote: rw.Reason}
+		if rw.Reason == "" {
+			days := rw.Days()
+			rj.RunwayDays = &days
+			rj.RunwayUntil = rw.Until.Format(time.RFC3339)
+		}
+		out.runwayJSON = rj
+		line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", burn.PerDay, burn.Label, rw)
+	}
+
+	if *asJSON {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return r.runtimeError(err)
+		}
+		fmt.Fprintf(r.stdout, "%s\n", b)
+		return exitOK
+	}
+	fmt.Fprintln(r.stdout, line)
+	return exitOK
+}
