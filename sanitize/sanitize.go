@@ -22,7 +22,8 @@ func String(s string) string {
 		return s
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if strings.ContainsAny(s, "\x1b\u009b\u009d\u0090\u0098\u009e\u009f") {
+	s = sevenBitC1(s)
+	if strings.IndexByte(s, 0x1b) >= 0 {
 		s = ansi.Strip(s)
 	}
 	var b strings.Builder
@@ -61,6 +62,34 @@ func Short(s string, n int) string {
 		count++
 	}
 	return s[:i] + "…"
+}
+
+// sevenBitC1 rewrites C1 controls (U+0080–U+009F) as their 7-bit forms, ESC
+// followed by a letter, so that ansi.Strip removes a sequence such as
+// U+009D 0;title U+009C whole instead of leaving its text behind: the parser
+// only knows the 7-bit introducers in UTF-8 text.
+func sevenBitC1(s string) string {
+	has := false
+	for _, r := range s {
+		if r >= 0x80 && r <= 0x9f {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		if r >= 0x80 && r <= 0x9f {
+			b.WriteByte(0x1b)
+			b.WriteByte(byte(r - 0x40))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func isPlain(s string) bool {
