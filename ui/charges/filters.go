@@ -1,6 +1,7 @@
 package charges
 
 import (
+	"charm.land/bubbles/v2/textinput"
 	"slices"
 	"strings"
 	"time"
@@ -108,23 +109,26 @@ func (m *Model) defaultPreset() string {
 
 // openInput shows the custom range input, prefilled with the current range.
 func (m *Model) openInput() tea.Cmd {
-	m.input = lineInput{}
-	m.input.Set(m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly))
+	m.input = textinput.New()
+	m.input.Prompt = ""
+	m.input.CharLimit = 64 // a range needs 22 characters
+	m.input.SetWidth(24)
+	m.input.SetValue(m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly))
+	m.input.CursorEnd()
 	m.inputErr = ""
 	m.mode = modeInput
-	return nil
+	return m.input.Focus()
 }
 
 // updateInput handles a message while the custom range input has the
 // keyboard: enter applies a valid range, esc cancels, the rest is typing.
 func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
+	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case key.Matches(msg, m.keys.Cancel):
+		case key.Matches(k, m.keys.Cancel):
 			m.closeModal()
 			return nil
-		case key.Matches(msg, m.keys.Apply):
+		case key.Matches(k, m.keys.Apply):
 			r, err := spend.ParseRange(m.input.Value(), m.loc())
 			if err != nil {
 				m.inputErr = err.Error()
@@ -135,14 +139,9 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			f.preset, f.rng = "", r
 			return m.setFilters(f)
 		}
-		if !m.input.Key(msg) {
-			return nil
-		}
-	case tea.PasteMsg:
-		m.input.Insert(msg.Content)
-	default:
-		return nil
 	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
 	// Validate in place while typing; an empty field is not an error yet.
 	m.inputErr = ""
 	if v := strings.TrimSpace(m.input.Value()); v != "" {
@@ -150,7 +149,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			m.inputErr = err.Error()
 		}
 	}
-	return nil
+	return cmd
 }
 
 // --- type picker ----------------------------------------------------------
@@ -201,7 +200,7 @@ func (m *Model) modalLine() string {
 	st := m.styles()
 	switch m.mode {
 	case modeInput:
-		s := "custom range: " + m.input.View(st.Selected)
+		s := "custom range: " + m.input.View()
 		if m.inputErr != "" {
 			s += "  " + st.Error.Render(shared.Safe(m.inputErr))
 		} else {

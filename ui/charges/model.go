@@ -10,6 +10,7 @@
 package charges
 
 import (
+	"charm.land/bubbles/v2/textinput"
 	"context"
 	"errors"
 	"maps"
@@ -59,7 +60,7 @@ type Model struct {
 
 	// Keyboard focus: rows, the custom range input or the type picker.
 	mode      mode
-	input     lineInput
+	input     textinput.Model
 	inputErr  string
 	pick      [3]bool
 	pickFocus int
@@ -303,7 +304,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		// The root sizes us through SetSize; a bigger window may now show
 		// the end of the list, which calls for the next page.
 		cmd = m.maybeFetch()
-	case tea.PasteMsg:
+	default:
+		// Paste and the cursor's blink reach the open range field.
 		if m.mode == modeInput {
 			cmd = m.updateInput(msg)
 		}
