@@ -124,3 +124,10 @@ func Block(lines []string, w, h int) string {
 	}
 	return b.String()
 }
+
+// RevealMsg asks the root to show the charges screen with the cursor on the
+// top-level entry whose source is Source (the overview's top contracts send
+// it on enter).
+type RevealMsg struct {
+	Source string
+}
