@@ -54,6 +54,8 @@ type Client struct {
 	pacer       *pacer        // nil when threshold is 0
 	backoffBase time.Duration
 	backoffCap  time.Duration
+
+	pages *pageCache // nil unless WithPageCache
 }
 
 // keyFunc hides the key inside a closure. fmt prints a func as an address
