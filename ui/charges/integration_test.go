@@ -70,7 +70,7 @@ func demoFilter(r spend.Range) demoserver.Filter {
 }
 
 func TestDemoServerPagesEverything(t *testing.T) {
-	srv := startDemo(t, demoserver.Options{Contracts: 600})
+	srv := startDemo(t, demoserver.Options{Contracts: 3000})
 	m := realScreen(t, srv, demoserver.DemoKey, 100, 30)
 	drive(t, m, m.Init())
 	want := srv.Contracts(demoFilter(m.Range()))

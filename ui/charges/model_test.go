@@ -516,8 +516,8 @@ func TestOrderAndFormatToggles(t *testing.T) {
 	if hs.m.Query().Format != api.FormatTable || len(hs.pagers) != 4 {
 		t.Fatalf("f f: format %q, %d pagers", hs.m.Query().Format, len(hs.pagers))
 	}
-	if q := hs.m.Query(); q.Limit != 100 {
-		t.Errorf("page limit %d, want 100", q.Limit)
+	if q := hs.m.Query(); q.Limit != api.MaxLimit {
+		t.Errorf("page limit %d, want %d (the overview's, so pages are shared)", q.Limit, api.MaxLimit)
 	}
 }
 
