@@ -93,6 +93,12 @@ type Model struct {
 	cursor, offset int
 	follow         bool // G pressed: the cursor stays on the last row as pages arrive
 
+	// seek is the source Reveal is loading pages to find ("" when not
+	// searching); notice is a one-off status line ("instance-5 is not in the
+	// current filters"), dropped by the next key or filter change.
+	seek   string
+	notice string
+
 	defStyles *theme.Styles
 }
 
@@ -219,6 +225,7 @@ func (m *Model) restart() tea.Cmd {
 	m.total, m.contracts, m.skipped = -1, 0, 0
 	m.inflight, m.done, m.waiting, m.err = false, false, false, nil
 	m.cursor, m.offset, m.follow = 0, 0, false
+	m.seek, m.notice = "", ""
 	return m.fetch()
 }
 
@@ -345,6 +352,9 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		if m.follow && onLast {
 			m.cursor = m.tree.Len() - 1
 		}
+		if m.seek != "" {
+			m.revealNew(res)
+		}
 	}
 	if n := msg.page.Count; n > 0 {
 		m.contracts += n
@@ -353,8 +363,14 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	}
 	if m.done {
 		m.follow = false
+		if m.seek != "" {
+			m.notFound(m.seek)
+		}
 	}
 	m.scrollToCursor()
+	if m.seek != "" {
+		return m.fetch() // keep loading whatever the cursor's distance to the end
+	}
 	return m.maybeFetch()
 }
 
@@ -382,8 +398,14 @@ func (m *Model) reload() tea.Cmd {
 	return m.restart()
 }
 
-// onKey handles a key while the rows have the keyboard.
+// onKey handles a key while the rows have the keyboard. Any key but r ends
+// a Reveal search (the user has taken over; r retries the page the search
+// stopped at) and every key clears its notice.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	m.notice = ""
+	if !key.Matches(k, m.keys.Reload) {
+		m.seek = ""
+	}
 	body := max(m.frame().body, 1)
 	switch {
 	case key.Matches(k, m.keys.Up):
@@ -449,7 +471,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 // move shifts the cursor by delta rows (clamped), ends follow mode and
 // fetches the next page when the end comes near.
 func (m *Model) move(delta int) tea.Cmd {
-	m.follow = false
+	m.follow, m.seek = false, ""
 	if n := m.tree.Len(); n > 0 {
 		m.cursor = min(max(m.cursor+delta, 0), n-1)
 	}

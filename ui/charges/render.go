@@ -105,7 +105,7 @@ func (m *Model) frame() frame {
 		}
 		return false
 	}
-	fr.status = take(m.tree.Len() > 0 && (m.err != nil || m.waiting))
+	fr.status = take(m.statusText() != "")
 	fr.filter = take(true)
 	fr.footer = take(true)
 	fr.header = take(m.tree.Len() > 0)
@@ -169,7 +169,11 @@ func (m *Model) View() string {
 		}
 	}
 	if fr.status {
-		line(st.Error.Render(shared.Truncate(m.statusText(), m.w)), false)
+		style := st.Error
+		if m.err == nil && !m.waiting {
+			style = st.Muted // a search under way or its outcome: no fault
+		}
+		line(style.Render(shared.Truncate(m.statusText(), m.w)), false)
 	}
 	if fr.footer {
 		line(st.StatusLine.Render(shared.Truncate(m.footer(), m.w)), false)
@@ -205,14 +209,18 @@ func (m *Model) messageLines(body int) []string {
 	return lines
 }
 
-// statusText is the line above the footer while rows are shown: a failed
-// next page, the rate-limit wait, a missing permission.
+// statusText is the line above the footer: a failed next page, the
+// rate-limit wait or a missing permission while rows are shown (without
+// rows the body says it), else what Reveal is doing or found.
 func (m *Model) statusText() string {
 	switch {
+	case m.tree.Len() == 0 || (m.err == nil && !m.waiting):
+		if m.seek != "" {
+			return "looking for " + shared.Safe(m.seek) + "…"
+		}
+		return m.notice
 	case m.waiting:
 		return msgRateWait
-	case m.err == nil:
-		return ""
 	case errors.Is(m.err, api.ErrPermission):
 		return msgPermission
 	}

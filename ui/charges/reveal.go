@@ -1,0 +1,145 @@
+package charges
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// Reveal puts the cursor on the entry whose source is source (the overview's
+// top contracts ask for it on enter) and scrolls it into view. An entry
+// nested in a wrapper (the tree format keeps serverless contracts under
+// their endpoint) is revealed by opening its ancestors.
+//
+// When it is not loaded yet and more pages exist, the screen keeps loading,
+// the cursor following the end as with G, until the entry arrives; when
+// everything is loaded and it is not there, the status line says so. A
+// filter change or any key on the rows cancels the search.
+func (m *Model) Reveal(source string) tea.Cmd {
+	if m.mode != modeTree {
+		m.closeModal()
+	}
+	m.seek, m.notice = "", ""
+	if source == "" {
+		return nil
+	}
+	if m.revealLoaded(source) {
+		return m.maybeFetch()
+	}
+	if m.done {
+		m.notFound(source)
+		return nil
+	}
+	m.seek = source
+	if n := m.tree.Len(); n > 0 {
+		m.cursor = n - 1
+	}
+	m.follow = true
+	m.scrollToCursor()
+	if m.err != nil || m.waiting {
+		// The failed page is asked for again on r (or after the wait),
+		// and the search goes on from there.
+		return nil
+	}
+	return m.fetch()
+}
+
+// ServerTotal is the server's count of the entries matching the current
+// filters, -1 while unknown.
+func (m *Model) ServerTotal() int { return m.total }
+
+// notFound ends a search that loaded everything without finding source.
+func (m *Model) notFound(source string) {
+	m.seek, m.follow = "", false
+	m.notice = shared.Safe(source) + " is not in the current filters"
+}
+
+// revealLoaded looks for source in every loaded page and, when found, moves
+// the cursor onto it.
+func (m *Model) revealLoaded(source string) bool {
+	for _, page := range m.pages {
+		k, path := findSource(page, source)
+		if k < 0 {
+			continue
+		}
+		top := -1
+		m.tree.rows.Each(0, m.tree.Len(), func(i int, r *row) bool {
+			if r.depth == 0 && r.node == path[0] {
+				top = i
+				return false
+			}
+			return true
+		})
+		if top < 0 {
+			return false // cannot happen: every loaded entry has a row
+		}
+		m.revealAt(top, path)
+		return true
+	}
+	return false
+}
+
+// revealNew looks for the sought source in a page just appended (its
+// entries are the last rows, collapsed) and ends the search when found.
+func (m *Model) revealNew(res []api.Charge) bool {
+	k, path := findSource(res, m.seek)
+	if k < 0 {
+		return false
+	}
+	m.seek = ""
+	m.revealAt(m.tree.Len()-len(res)+k, path)
+	return true
+}
+
+// revealAt opens the rows along path, whose first node is the top-level row
+// top, and puts the cursor on its last node.
+func (m *Model) revealAt(top int, path []*api.Charge) {
+	at := top
+	for _, next := range path[1:] {
+		m.tree.Expand(at) // no-op when already open
+		depth := m.tree.At(at).depth
+		found := -1
+		m.tree.rows.Each(at+1, m.tree.Len(), func(i int, r *row) bool {
+			if r.depth <= depth {
+				return false // left the subtree
+			}
+			if r.node == next {
+				found = i
+				return false
+			}
+			return true
+		})
+		if found < 0 {
+			break // cannot happen: an open node shows its children
+		}
+		at = found
+	}
+	m.cursor, m.follow = at, false
+	m.scrollToCursor()
+}
+
+// findSource returns the index of the first entry holding a node with
+// source (itself or a descendant), and the path of nodes from that entry
+// down to it; -1 when there is none.
+func findSource(entries []api.Charge, source string) (int, []*api.Charge) {
+	for k := range entries {
+		if path := pathTo(&entries[k], source, nil); path != nil {
+			return k, path
+		}
+	}
+	return -1, nil
+}
+
+func pathTo(n *api.Charge, source string, path []*api.Charge) []*api.Charge {
+	path = append(path, n)
+	if n.Source == source {
+		return path
+	}
+	for i := range n.Items {
+		if p := pathTo(&n.Items[i], source, path); p != nil {
+			return p
+		}
+	}
+	return nil
+}
