@@ -120,6 +120,16 @@ func chart(days []spend.DayTotal, width, height int, st *theme.Styles) []string 
 	out := make([]string, 0, bars+chartChrome)
 	out = append(out, legend(buckets, unit, width, st))
 
+	// Each kind's escape codes, taken once: styling a run through
+	// lipgloss measures the run's text every time, which a chart redrawn
+	// per page cannot afford.
+	type sgr struct{ pre, post string }
+	styles := map[string]sgr{}
+	for _, k := range stackOrder {
+		r := kindStyle(k, st).Render("X")
+		i := strings.Index(r, "X")
+		styles[k] = sgr{r[:i], r[i+1:]}
+	}
 	// Heights of each bucket's stack, cumulative from the bottom.
 	cum := make([][]int, len(buckets))
 	for i, b := range buckets {
@@ -135,6 +145,18 @@ func chart(days []spend.DayTotal, width, height int, st *theme.Styles) []string 
 			label, tick = "$0", "┤"
 		}
 		b.WriteString(st.Muted.Render(shared.PadLeft(label, axisW) + " " + tick))
+		// Cells of one kind in a row, and the gaps between them, are
+		// styled as one run: a styled cell costs far more than a byte.
+		var run strings.Builder
+		runKind := ""
+		flush := func() {
+			if runKind == "" {
+				b.WriteString(run.String())
+			} else {
+				b.WriteString(styles[runKind].pre + run.String() + styles[runKind].post)
+			}
+			run.Reset()
+		}
 		for i := range buckets {
 			kind := ""
 			for k, h := range cum[i] {
@@ -143,13 +165,18 @@ func chart(days []spend.DayTotal, width, height int, st *theme.Styles) []string 
 					break
 				}
 			}
-			if kind == "" {
-				b.WriteString(strings.Repeat(" ", barW))
-			} else {
-				b.WriteString(kindStyle(kind, st).Render(strings.Repeat(fills[kind], barW)))
+			if kind != runKind {
+				flush()
+				runKind = kind
 			}
-			b.WriteString(strings.Repeat(" ", gapW))
+			if kind == "" {
+				run.WriteString(strings.Repeat(" ", barW))
+			} else {
+				run.WriteString(strings.Repeat(fills[kind], barW))
+			}
+			run.WriteString(strings.Repeat(" ", gapW))
 		}
+		flush()
 		out = append(out, b.String())
 	}
 	out = append(out, st.Muted.Render(dayLabels(buckets, axisW+2, slot, avail)))

@@ -285,3 +285,23 @@ func TestNiceCeilAndCompactMoney(t *testing.T) {
 		t.Errorf("negative: %q", s)
 	}
 }
+
+func TestChartColoursEachKind(t *testing.T) {
+	st := theme.New(true)
+	out := strings.Join(chart(chartDaysFixture(), 100, 10, st), "\n")
+	seen := map[string]string{}
+	for _, k := range []string{"instance", "volume", "serverless"} {
+		r := kindStyle(k, st).Render("X")
+		pre := r[:strings.Index(r, "X")]
+		if pre == "" {
+			t.Fatalf("%s has no colour in the theme", k)
+		}
+		if other, dup := seen[pre]; dup {
+			t.Errorf("%s and %s share a colour", k, other)
+		}
+		seen[pre] = k
+		if !strings.Contains(out, pre+fills[k]) {
+			t.Errorf("no %s cells in the %s colour", fills[k], k)
+		}
+	}
+}

@@ -1,98 +1,534 @@
-// Package overview is the Overview screen of vastdash: the account's credit,
-// balance and low-balance threshold, and the charges loaded for the current
-// range split by contract type and by charge type.
+// Package overview is the Overview screen of vastdash. It answers "how long
+// will my credit last, and what is eating it?": the account's credit and
+// low-balance threshold, the burn rate over the last 7 complete days and the
+// last 24 hours, the runway that credit buys at that rate, a daily spend
+// chart of the range stacked by contract type, the five most expensive
+// contracts and the split by contract and charge type.
 //
-// It fetches nothing itself: the account arrives as a shared.UserMsg and the
-// charges through SetCharges, which the root calls whenever the charges
-// screen's loaded data changes.
+// The screen loads every page of its range itself, in the background, one
+// page per tea.Cmd (the client paces them), folding each page into small
+// accumulators as it arrives instead of keeping the pages. When the range
+// does not cover the last 7 complete days it loads that window too, for the
+// burn figures only. The account arrives as a shared.UserMsg.
 package overview
 
 import (
+	"context"
+	"errors"
+	"time"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
-// Model is the Overview screen. It implements shared.Screen.
+// pageLimit is the page size of every query: the server's maximum, and the
+// one the charges screen uses, so an api page cache serves both.
+const pageLimit = 500
+
+// topN is how many of the most expensive contracts the screen lists.
+const topN = 5
+
+// defaultRateWait is how long to wait after a 429 the client gave up on
+// when the server named no threshold: the documented charges threshold.
+const defaultRateWait = time.Second
+
+// pageSource is what the screen needs of an *api.Pager; tests may
+// substitute a fake.
+type pageSource interface {
+	Next(ctx context.Context) (api.ChargesPage, error)
+	Done() bool
+	Total() int
+}
+
+// pageMsg is the answer to one Next call of the load with generation gen.
+type pageMsg struct {
+	gen   int
+	page  api.ChargesPage
+	err   error
+	done  bool
+	total int
+}
+
+// retryMsg fires when a rate-limit wait of the load gen is over.
+type retryMsg struct{ gen int }
+
+// topEntry is one of the most expensive contracts: only what the list
+// shows, so no page is kept for it.
+type topEntry struct {
+	source, label string // raw server text; sanitized when drawn
+	kind          string // spend.ContractKind
+	amount        money.Amount
+}
+
+// load pages one query to the end and folds what arrives.
+type load struct {
+	gen    int
+	q      api.ChargesQuery
+	ctx    context.Context
+	cancel context.CancelFunc
+	pager  pageSource
+
+	inflight bool
+	done     bool
+	waiting  bool // rate limited; a retryMsg is scheduled
+	err      error
+
+	pages     int // pages received
+	total     int // the server's count of matching contracts, -1 unknown
+	contracts int // contracts received
+	skipped   int // malformed entries the client dropped
+
+	asOf  time.Time // the clock when the load started, in the screen's location
+	daily *spend.Daily
+	win   *spend.Window // the 24 hours before asOf
+
+	// Range load only.
+	totals spend.Totals
+	top    []topEntry
+}
+
+// fold adds a page's entries to the accumulators.
+func (l *load) fold(res []api.Charge, withTotals bool) {
+	l.daily.Add(res)
+	l.win.Add(res)
+	if !withTotals {
+		return
+	}
+	l.totals.Add(res)
+	for i := range res {
+		e := &res[i]
+		l.top = insertTop(l.top, topEntry{source: e.Source, label: e.Meta.Label, kind: spend.ContractKind(e), amount: e.Amount})
+	}
+}
+
+// pagesTotal is the number of pages the query has, once the server said
+// how many contracts match: ⌈total/limit⌉ (never fewer than received).
+func (l *load) pagesTotal() int {
+	if l.total < 0 {
+		return -1
+	}
+	return max((l.total+pageLimit-1)/pageLimit, l.pages)
+}
+
+// better orders the top list: larger amount first, then source.
+func better(a, b topEntry) bool {
+	if a.amount != b.amount {
+		return a.amount > b.amount
+	}
+	return a.source < b.source
+}
+
+// insertTop keeps the topN best entries of top and e, in order.
+func insertTop(top []topEntry, e topEntry) []topEntry {
+	if len(top) == topN && !better(e, top[topN-1]) {
+		return top
+	}
+	i := 0
+	for i < len(top) && better(top[i], e) {
+		i++
+	}
+	if len(top) < topN {
+		top = append(top, topEntry{})
+	}
+	copy(top[i+1:], top[i:])
+	top[i] = e
+	return top
+}
+
+// Model is the Overview screen. It implements shared.Screen. Create it with
+// New.
 type Model struct {
 	ctx           *shared.Context
+	keys          KeyMap
 	width, height int
 
 	user    *api.User // from the last successful UserMsg
 	userErr error     // why the account could not be read (no user yet)
 
-	haveCharges bool
-	rng         spend.Range
-	totals      spend.Totals
-	complete    bool
-	serverTotal int // contracts matching the filters per the server; -1 unknown
+	rng  spend.Range
+	main *load // the range; nil before the first SetRange
+	burn *load // the burn window, when the range does not cover it
+	gen  int   // last generation handed out
+
+	cursor int // index into main.top
+
+	// The last View, reused until something it shows changes: the root
+	// redraws on every spinner tick.
+	ver   int
+	cache viewCache
+
+	newPager func(api.ChargesQuery) pageSource
+	// after schedules msg after d; tests replace it to see ticks without
+	// waiting for them.
+	after func(d time.Duration, msg tea.Msg) tea.Cmd
 }
 
-// New returns the screen.
+var _ shared.Screen = (*Model)(nil)
+
+// New returns the screen. Nothing is fetched until Init or SetRange.
 func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	return &Model{ctx: ctx, serverTotal: -1}
-}
-
-// SetCharges replaces the charges shown: the range they were loaded for, the
-// totals of what is loaded so far, and whether that is every contract of
-// the range. The root calls it whenever the charges screen's data changes.
-func (m *Model) SetCharges(r spend.Range, t spend.Totals, complete bool) {
-	if !m.haveCharges || !sameRange(m.rng, r) {
-		// The server's count belongs to the old filters.
-		m.serverTotal = -1
+	m := &Model{ctx: ctx, keys: DefaultKeyMap()}
+	m.newPager = m.clientPager
+	m.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
+		return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 	}
-	m.haveCharges, m.rng, m.totals, m.complete = true, r, t, complete
+	return m
 }
 
-// SetServerTotal gives the number of contracts the server says match the
-// range (api.Pager.Total), so a partial load reads "1,200 of 12,345"; a
-// negative n means unknown. It applies to the range of the last SetCharges.
-func (m *Model) SetServerTotal(n int) {
-	if n < 0 {
-		n = -1
+func (m *Model) clientPager(q api.ChargesQuery) pageSource {
+	if m.ctx.Client == nil {
+		return errPager{errors.New("no API client configured")}
 	}
-	m.serverTotal = n
+	return m.ctx.Client.Pager(q)
 }
 
-func sameRange(a, b spend.Range) bool {
-	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset
+// errPager fails every Next; it stands in when there is no client.
+type errPager struct{ err error }
+
+func (p errPager) Next(context.Context) (api.ChargesPage, error) { return api.ChargesPage{}, p.err }
+func (p errPager) Done() bool                                    { return false }
+func (p errPager) Total() int                                    { return -1 }
+
+func (m *Model) now() time.Time {
+	if m.ctx.Now != nil {
+		return m.ctx.Now()
+	}
+	return time.Now()
 }
 
-// Init starts nothing: the root fetches the account.
-func (m *Model) Init() tea.Cmd { return nil }
+func (m *Model) loc() *time.Location {
+	if m.ctx.Location != nil {
+		return m.ctx.Location
+	}
+	return time.Local
+}
 
-// Update keeps the account record of shared.UserMsg.
+// Init starts loading the default range (ctx.DefaultRange, else 30d), the
+// one the charges screen starts with, unless SetRange came first.
+func (m *Model) Init() tea.Cmd {
+	if m.main != nil {
+		return nil
+	}
+	preset := m.ctx.DefaultRange
+	if preset == "" {
+		preset = "30d"
+	}
+	r, err := spend.PresetRange(preset, m.now(), m.loc())
+	if err != nil {
+		r, _ = spend.PresetRange("30d", m.now(), m.loc())
+	}
+	return m.SetRange(r)
+}
+
+// SetRange makes r the screen's range; the root calls it whenever the
+// charges screen's range changes. A range of other days starts a new load
+// of every page of r: the old one's request is cancelled and its late
+// answers are dropped. The same days (say "30d" relabelled) change only the
+// title.
+func (m *Model) SetRange(r spend.Range) tea.Cmd {
+	m.ver++
+	if m.main != nil && r.From.Equal(m.rng.From) && r.To.Equal(m.rng.To) {
+		m.rng = r
+		return nil
+	}
+	m.rng = r
+	m.stop(m.main)
+	m.main = m.start(rangeQuery(r.From, r.To))
+	m.cursor = 0
+	return tea.Batch(m.fetch(m.main), m.planBurn())
+}
+
+// Range returns the range the screen shows.
+func (m *Model) Range() spend.Range { return m.rng }
+
+func rangeQuery(from, to time.Time) api.ChargesQuery {
+	return api.ChargesQuery{From: from, To: to, Format: api.FormatTable, Limit: pageLimit}
+}
+
+// burnWindow is what the burn figures need: the 7 complete days before
+// today and today so far (the last 24 h), as a query range ending with
+// today, so it stays the same query all day.
+func burnWindow(now time.Time) (from, to time.Time) {
+	y, mo, d := now.Date()
+	today := time.Date(y, mo, d, 0, 0, 0, 0, now.Location())
+	return today.AddDate(0, 0, -7), today.AddDate(0, 0, 1).Add(-time.Second)
+}
+
+// planBurn starts (or keeps, or drops) the burn window's own load: needed
+// only when the range does not cover the window up to now.
+func (m *Model) planBurn() tea.Cmd {
+	now := m.main.asOf
+	from, to := burnWindow(now)
+	if !m.rng.From.After(from) && !m.rng.To.Before(now) {
+		m.stop(m.burn)
+		m.burn = nil
+		return nil
+	}
+	q := rangeQuery(from, to)
+	if m.burn != nil && m.burn.q.Equal(q) {
+		return nil // still the same window: keep what it loaded
+	}
+	m.stop(m.burn)
+	m.burn = m.start(q)
+	return m.fetch(m.burn)
+}
+
+// start makes a load of q in a new generation.
+func (m *Model) start(q api.ChargesQuery) *load {
+	m.gen++
+	base := m.ctx.Base
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancel(base)
+	now := m.now().In(m.loc())
+	return &load{
+		gen: m.gen, q: q, ctx: ctx, cancel: cancel, pager: m.newPager(q),
+		total: -1, asOf: now, daily: spend.NewDaily(m.loc()), win: spend.Last24h(now),
+	}
+}
+
+// stop cancels l's request; its answer will be dropped by generation.
+func (m *Model) stop(l *load) {
+	if l != nil && l.cancel != nil {
+		l.cancel()
+	}
+}
+
+// loads lists the live loads.
+func (m *Model) loads() []*load {
+	var ls []*load
+	for _, l := range []*load{m.main, m.burn} {
+		if l != nil {
+			ls = append(ls, l)
+		}
+	}
+	return ls
+}
+
+// fetch asks for l's next page unless one is in flight, none is left, or
+// the last one failed (then r, or the rate-limit retry, asks again).
+func (m *Model) fetch(l *load) tea.Cmd {
+	if l == nil || l.inflight || l.done || l.err != nil || l.waiting {
+		return nil
+	}
+	l.inflight = true
+	p, ctx, gen := l.pager, l.ctx, l.gen
+	return func() tea.Msg {
+		page, err := p.Next(ctx)
+		return pageMsg{gen: gen, page: page, err: err, done: p.Done(), total: p.Total()}
+	}
+}
+
+// loadOf finds the live load of generation gen.
+func (m *Model) loadOf(gen int) *load {
+	for _, l := range m.loads() {
+		if l.gen == gen {
+			return l
+		}
+	}
+	return nil
+}
+
+// Update handles the account, the pages and the keys.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	if msg, ok := msg.(shared.UserMsg); ok {
+	switch msg.(type) {
+	case shared.UserMsg, pageMsg, retryMsg, tea.KeyPressMsg:
+		m.ver++ // what View shows may change
+	}
+	switch msg := msg.(type) {
+	case shared.UserMsg:
 		if msg.Err != nil {
 			m.userErr = msg.Err
 			return nil
 		}
 		u := msg.User
 		m.user, m.userErr = &u, nil
+	case pageMsg:
+		return m.onPage(msg)
+	case retryMsg:
+		if l := m.loadOf(msg.gen); l != nil && l.waiting {
+			l.waiting, l.err = false, nil
+			return m.fetch(l)
+		}
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
 	}
 	return nil
+}
+
+// onPage folds an answer into its load and asks for the next page.
+func (m *Model) onPage(msg pageMsg) tea.Cmd {
+	l := m.loadOf(msg.gen)
+	if l == nil {
+		return nil // a range no longer shown
+	}
+	l.inflight = false
+	if msg.err != nil {
+		if errors.Is(msg.err, api.ErrPagerDone) {
+			l.done = true
+			return nil
+		}
+		if l.ctx.Err() != nil {
+			return nil // cancelled: the program is quitting
+		}
+		l.err = msg.err
+		if errors.Is(msg.err, api.ErrRateLimited) {
+			// The client has already waited and retried; keep trying,
+			// slowly, rather than give up on a busy server.
+			wait := defaultRateWait
+			var ae *api.Error
+			if errors.As(msg.err, &ae) && ae.Threshold > 0 {
+				wait = ae.Threshold
+			}
+			l.waiting = true
+			return m.after(wait, retryMsg{gen: l.gen})
+		}
+		return nil
+	}
+	l.err = nil
+	l.done = msg.done
+	l.total = msg.total
+	l.pages++
+	l.skipped += msg.page.Skipped
+	l.contracts += len(msg.page.Results)
+	l.fold(msg.page.Results, l == m.main)
+	m.cursor = min(m.cursor, max(len(m.main.top)-1, 0))
+	return m.fetch(l)
+}
+
+// onKey moves the cursor among the top contracts, reveals one, or reloads.
+func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(k, m.keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(k, m.keys.Down):
+		if m.main != nil {
+			m.cursor = min(m.cursor+1, max(len(m.main.top)-1, 0))
+		}
+	case key.Matches(k, m.keys.Reveal):
+		if m.main == nil || m.cursor >= len(m.main.top) || m.main.top[m.cursor].source == "" {
+			return nil
+		}
+		src := m.main.top[m.cursor].source
+		return func() tea.Msg { return shared.RevealMsg{Source: src} }
+	case key.Matches(k, m.keys.Reload):
+		return m.reload()
+	}
+	return nil
+}
+
+// reload is r. After a failure it asks for the failed page again, keeping
+// what loaded (a stale token starts that query over). Otherwise, once
+// nothing is loading, it loads everything afresh.
+func (m *Model) reload() tea.Cmd {
+	var cmds []tea.Cmd
+	failed := false
+	for _, l := range m.loads() {
+		if l.err == nil {
+			continue
+		}
+		failed = true
+		if errors.Is(l.err, api.ErrInvalidToken) {
+			fresh := m.start(l.q)
+			m.stop(l)
+			if l == m.main {
+				m.main, m.cursor = fresh, 0
+			} else {
+				m.burn = fresh
+			}
+			cmds = append(cmds, m.fetch(fresh))
+			continue
+		}
+		l.err, l.waiting = nil, false
+		cmds = append(cmds, m.fetch(l))
+	}
+	if failed {
+		return tea.Batch(cmds...)
+	}
+	if m.Loading() {
+		return nil
+	}
+	if m.main == nil {
+		return m.Init()
+	}
+	m.stop(m.main)
+	m.stop(m.burn)
+	m.main, m.burn = nil, nil
+	return m.SetRange(m.rng)
+}
+
+// burnSource is the load the burn figures come from: the range when it
+// covers the window, else the window's own load.
+func (m *Model) burnSource() *load {
+	if m.burn != nil {
+		return m.burn
+	}
+	return m.main
+}
+
+// Runway is credit ÷ the 7-day burn rate (spend.RunwayFor). ok is false
+// while there is no estimate (account or charges still loading, a failed
+// load, no spend, no credit); the Runway's Reason then says why. The root
+// colours the header credit by it.
+func (m *Model) Runway() (spend.Runway, bool) {
+	r := m.runway()
+	return r, r.Reason == ""
+}
+
+func (m *Model) runway() spend.Runway {
+	u := m.account()
+	if u == nil {
+		return spend.Runway{Reason: "account not loaded yet"}
+	}
+	src := m.burnSource()
+	switch {
+	case u.Credit <= 0:
+		return spend.RunwayFor(u.Credit, spend.Burn{}, false, m.now())
+	case src == nil:
+		return spend.Runway{Reason: "charges still loading"}
+	case src.err != nil && !src.done:
+		return spend.Runway{Reason: failReason(src.err)}
+	}
+	return spend.RunwayFor(u.Credit, spend.BurnWeek(src.daily, src.asOf), src.done, src.asOf)
+}
+
+// failReason says briefly why charges are missing.
+func failReason(err error) string {
+	if errors.Is(err, api.ErrPermission) {
+		return "this API key lacks the billing_read permission"
+	}
+	return "charges could not be loaded"
 }
 
 // SetSize sets the screen's area.
 func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
 
-// Help has no bindings of its own: the overview only shows.
-func (m *Model) Help() help.KeyMap { return keyMap{} }
+// Help lists the screen's keys.
+func (m *Model) Help() help.KeyMap { return m.keys }
 
 // Capturing is false: the screen has no text field.
 func (m *Model) Capturing() bool { return false }
 
-// Loading is false: the screen makes no requests.
-func (m *Model) Loading() bool { return false }
+// Loading reports a page in flight, or a rate-limit retry waiting.
+func (m *Model) Loading() bool {
+	for _, l := range m.loads() {
+		if l.inflight || l.waiting {
+			return true
+		}
+	}
+	return false
+}
 
 // account is the record to show: the root's copy in the context first,
 // else the one this screen received.
@@ -112,8 +548,26 @@ func (m *Model) styles() *theme.Styles {
 
 var defaultStyles = theme.New(true)
 
-// keyMap is the screen's empty help.KeyMap; the root adds the global keys.
-type keyMap struct{}
+// KeyMap holds the overview's bindings. It implements help.KeyMap; the
+// root adds the global keys.
+type KeyMap struct {
+	Up, Down key.Binding // move among the top contracts
+	Reveal   key.Binding // show the contract on the charges screen
+	Reload   key.Binding // reload, or retry the failed page
+}
 
-func (keyMap) ShortHelp() []key.Binding  { return nil }
-func (keyMap) FullHelp() [][]key.Binding { return nil }
+// DefaultKeyMap returns the overview's bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:     key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
+		Reveal: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show in charges")),
+		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload/retry")),
+	}
+}
+
+// ShortHelp lists every binding: there are few.
+func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.Reveal, k.Reload} }
+
+// FullHelp lists every binding as one column.
+func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }

@@ -1,6 +1,7 @@
 package overview
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,24 +9,34 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/theme"
 )
 
 // Line priorities: when the area is too short the lowest go first (the last
-// of equals first), so the credit and the range title stay longest. A
-// section's heading shares its rows' priority and comes first, so rows are
-// dropped from the bottom and the heading goes with the last of them; the
-// charge-type split goes before the contract-type split.
+// of equals first). At 80×24 the credit, burn and runway stay, then the
+// chart, then the top contracts, then the splits. The chart is placed as a
+// block whose height flexes (see place): it gets its minimum before the top
+// contracts get any row, and grows to its full height only once they all
+// fit. A section's heading shares its rows' priority and comes first, so
+// rows are dropped from the bottom and the heading goes with the last.
 const (
-	prioBlank   = 0
-	prioItems   = 4
-	prioTypes   = 6
-	prioTotal   = 7
-	prioAccount = 8
-	prioTitle   = 9
-	prioCredit  = 10
+	prioBlank      = 0
+	prioItems      = 1 // split by charge type
+	prioTypes      = 2 // split by contract type
+	prioChartHelp  = 3
+	prioChartExtra = 4 // rows of the chart beyond its minimum (virtual)
+	prioTop        = 5
+	prioChart      = 6
+	prioAccount    = 7
+	prioTitle      = 8
+	prioBurn24     = 9 // the 24 h figure on its own line, when narrow
+	prioBurn       = 10
+	prioStatus     = 11
+	prioCredit     = 12
 )
 
 // Column widths of the breakdown tables.
@@ -37,11 +48,50 @@ const (
 	maxBarW  = 40 // wider bars only stretch the eye
 	maxNameW = 16 // unknown type names from the server are cut
 	minNameW = 10 // "serverless"
+	labelW   = 7  // "Credit ", "Burn   ", "Runway "
+)
+
+// spreadHelp explains the chart's days; spreadHelpShort says it in one
+// line of 80 columns.
+const (
+	spreadHelp      = "each contract's amount is spread over the days it ran, in proportion to time (your time zone); days add up exactly to the amounts"
+	spreadHelpShort = "contracts spread over the days they ran, by time (your time zone); sums exact"
 )
 
 type line struct {
-	text string
-	prio int
+	text  string
+	prio  int
+	chart bool // the chart's place; place replaces it
+	// sec groups a heading (head) with its rows: a heading left without
+	// any of its rows is dropped too.
+	sec  int
+	head bool
+}
+
+// Sections with headings.
+const (
+	secNone = iota
+	secTop
+	secTypes
+	secItems
+)
+
+// variant is one way to lay the screen out; View takes the first that fits
+// whole.
+type variant struct {
+	big      bool // the credit three rows tall
+	tables   bool // the type splits as tables with bars, not one line each
+	fullNote bool // the chart's note in full, not its short form
+}
+
+// viewCache is the last View and what it was drawn from.
+type viewCache struct {
+	ver    int
+	w, h   int
+	styles *theme.Styles
+	user   *api.User
+	out    string
+	ok     bool
 }
 
 // View renders the screen, exactly width×height.
@@ -50,33 +100,212 @@ func (m *Model) View() string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	ls := m.lines(w, true)
-	if len(ls) > h {
-		// The big figure costs two rows; give them back first.
-		ls = m.lines(w, false)
+	c := viewCache{ver: m.ver, w: w, h: h, styles: m.styles(), user: m.account(), ok: true}
+	if k := m.cache; k.ok && k.ver == c.ver && k.w == w && k.h == h && k.styles == c.styles && k.user == c.user {
+		return k.out
 	}
-	return shared.Block(fitLines(ls, h), w, h)
+	c.out = m.render(w, h)
+	m.cache = c
+	return c.out
 }
 
-// lines is the whole screen, section by section, before fitting to a height.
-func (m *Model) lines(w int, big bool) []line {
+func (m *Model) render(w, h int) string {
+	sec := &sections{m: m, w: w}
 	var ls []line
-	ls = append(ls, m.accountLines(w, big)...)
-	ls = append(ls, line{"", prioBlank})
-	ls = append(ls, m.chargesLines(w)...)
-	if t := m.trendLines(w); len(t) > 0 {
-		ls = append(ls, line{"", prioBlank})
-		ls = append(ls, t...)
+	for _, v := range []variant{{big: true, tables: true, fullNote: true}, {big: true, fullNote: true}, {fullNote: true}, {}} {
+		ls = sec.lines(v)
+		if fullHeight(ls, w) <= h {
+			break
+		}
+	}
+	return shared.Block(m.place(ls, w, h, sec.chartDays()), w, h)
+}
+
+// sections builds each part of the screen at most once per render, however
+// many layouts are tried.
+type sections struct {
+	m    *Model
+	w    int
+	memo map[string][]line
+	days []spend.DayTotal
+	dayz bool
+}
+
+// get returns the part named key, building it with f the first time.
+func (s *sections) get(key string, f func() []line) []line {
+	if ls, ok := s.memo[key]; ok {
+		return ls
+	}
+	if s.memo == nil {
+		s.memo = map[string][]line{}
+	}
+	ls := f()
+	s.memo[key] = ls
+	return ls
+}
+
+func (s *sections) chartDays() []spend.DayTotal {
+	if !s.dayz {
+		s.days, s.dayz = s.m.chartDays(), true
+	}
+	return s.days
+}
+
+// lines is the whole screen in layout v, section by section, before
+// fitting to a height.
+func (s *sections) lines(v variant) []line {
+	m, w := s.m, s.w
+	var ls []line
+	if v.big {
+		ls = append(ls, s.get("account big", func() []line { return m.accountLines(w, true) })...)
+	} else {
+		ls = append(ls, s.get("account", func() []line { return m.accountLines(w, false) })...)
+	}
+	ls = append(ls, s.get("insight", func() []line { return m.insightLines(w) })...)
+	ls = append(ls, line{text: "", prio: prioBlank})
+	ls = append(ls, s.get("head", func() []line { return m.chargesHead() })...)
+	if m.main == nil || m.main.contracts == 0 {
+		return ls
+	}
+	ls = append(ls, line{chart: true, prio: prioChart})
+	if v.fullNote {
+		ls = append(ls, s.get("note", func() []line { return m.noteLines(w, true, s.chartDays()) })...)
+	} else {
+		ls = append(ls, s.get("note short", func() []line { return m.noteLines(w, false, s.chartDays()) })...)
+	}
+	ls = append(ls, line{text: "", prio: prioBlank})
+	ls = append(ls, s.get("top", func() []line { return m.topLines(w) })...)
+	ls = append(ls, line{text: "", prio: prioBlank})
+	if v.tables {
+		ls = append(ls, s.get("tables", func() []line { return m.tableLines(w) })...)
+	} else {
+		ls = append(ls, s.get("splits", func() []line { return m.splitLines(w) })...)
 	}
 	return ls
 }
 
-// trendLines is the place for the burn rate, the runway and the daily chart
-// (a later issue). It shows nothing until they are computed from real data:
-// no placeholder figures.
-func (m *Model) trendLines(w int) []line {
-	_ = w
-	return nil
+// fullHeight is the rows ls takes with the chart at its full height.
+func fullHeight(ls []line, w int) int {
+	n := 0
+	for _, l := range ls {
+		switch {
+		case !l.chart:
+			n++
+		case w >= chartMinWidth:
+			n += chartMaxH
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// place sizes the chart for height h, draws it in its place and drops the
+// lines that still do not fit.
+func (m *Model) place(ls []line, w, h int, days []spend.DayTotal) []string {
+	at := slices.IndexFunc(ls, func(l line) bool { return l.chart })
+	if at < 0 {
+		return fitLines(ls, h)
+	}
+	above, mid := 0, 0
+	for _, l := range ls {
+		switch {
+		case l.chart:
+		case l.prio > prioChart:
+			above++
+		case l.prio > prioChartExtra:
+			mid++
+		}
+	}
+	ch := 0
+	switch {
+	case above+chartMinH <= h:
+		ch = min(max(h-above-mid, chartMinH), chartMaxH)
+	case above+1 <= h:
+		ch = 1 // a sparkline
+	}
+	var cl []line
+	if ch > 0 {
+		for _, s := range chart(days, w, ch, m.styles()) {
+			cl = append(cl, line{text: s, prio: prioChart})
+		}
+	}
+	out := append(append(append([]line(nil), ls[:at]...), cl...), ls[at+1:]...)
+	return fitLines(out, h)
+}
+
+// chartDays are the range's days, spread from what has loaded.
+func (m *Model) chartDays() []spend.DayTotal {
+	if m.main == nil {
+		return nil
+	}
+	return m.main.daily.Days(m.rng.From, m.rng.To)
+}
+
+// insightLines are the burn rate and the runway.
+func (m *Model) insightLines(w int) []line {
+	st := m.styles()
+	label := func(s string) string { return st.Bold.Render(shared.PadRight(s, labelW)) }
+	var ls []line
+
+	src := m.burnSource()
+	switch {
+	case src == nil:
+		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— waiting for a range"), prio: prioBurn})
+	case src.err != nil && !src.done:
+		// The status line says why.
+		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— charges unavailable"), prio: prioBurn})
+	case !src.done:
+		from, to := burnWindow(src.asOf)
+		s := "— loading the last 7 complete days (" + from.Format("2 Jan") + " – " + to.AddDate(0, 0, -1).Format("2 Jan") + ")"
+		if src == m.burn {
+			s += ": " + pagesText(src)
+		}
+		ls = append(ls, line{text: label("Burn") + st.Muted.Render(s), prio: prioBurn})
+	default:
+		wk := spend.BurnWeek(src.daily, src.asOf)
+		day := src.win.Burn24h()
+		lastDay := wk.To.AddDate(0, 0, -1).Format("2 Jan")
+		week := st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" ("+wk.Label+": "+wk.From.Format("2 Jan")+" – "+lastDay+")")
+		if shared.Width(label("Burn")+week) > w {
+			week = st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" (7 full days to "+lastDay+")")
+		}
+		last := st.Amount.Render(day.PerDay.String()+"/day") + st.Muted.Render(" ("+day.Label+")")
+		if one := label("Burn") + week + " · " + last; shared.Width(one) <= w {
+			ls = append(ls, line{text: one, prio: prioBurn})
+		} else {
+			ls = append(ls, line{text: label("Burn") + week, prio: prioBurn},
+				line{text: strings.Repeat(" ", labelW) + last, prio: prioBurn24})
+		}
+	}
+
+	r := m.runway()
+	if r.Reason != "" {
+		ls = append(ls, line{text: label("Runway") + st.Muted.Render("— "+r.Reason), prio: prioBurn})
+	} else {
+		style := st.Bold
+		if r.Tenths < 30 {
+			style = st.CreditLow
+		}
+		ls = append(ls, line{text: label("Runway") + style.Render(r.String()) + st.Muted.Render(" — estimate"), prio: prioBurn})
+	}
+	return ls
+}
+
+// pagesText is "3 of 12 pages", or "3 pages" before the server's count.
+func pagesText(l *load) string {
+	n := l.pagesTotal()
+	if n < 0 {
+		return strconv.Itoa(l.pages) + " " + plural(l.pages, "page")
+	}
+	return strconv.Itoa(l.pages) + " of " + strconv.Itoa(n) + " " + plural(n, "page")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 // accountLines shows credit (big when it fits), balance and threshold.
@@ -85,9 +314,9 @@ func (m *Model) accountLines(w int, big bool) []line {
 	u := m.account()
 	if u == nil {
 		if m.userErr != nil {
-			return []line{{st.Error.Render("✗ account: " + shared.Safe(m.userErr.Error())), prioCredit}}
+			return []line{{text: st.Error.Render("✗ account: " + shared.Safe(m.userErr.Error())), prio: prioCredit}}
 		}
-		return []line{{st.Muted.Render("loading account…"), prioCredit}}
+		return []line{{text: st.Muted.Render("loading account…"), prio: prioCredit}}
 	}
 	credit := u.Credit.Credit()
 	style, state := st.Credit, ""
@@ -115,14 +344,14 @@ func (m *Model) accountLines(w int, big bool) []line {
 			case 2:
 				lst = style
 			}
-			ls = append(ls, line{lst.Render(shared.PadRight(label[i], labelW)) + style.Render(r), prioCredit})
+			ls = append(ls, line{text: lst.Render(shared.PadRight(label[i], labelW)) + style.Render(r), prio: prioCredit})
 		}
 	} else {
 		s := st.Bold.Render("Credit ") + style.Render(credit)
 		if state != "" {
 			s += " " + style.Render("("+state+")")
 		}
-		ls = append(ls, line{s, prioCredit})
+		ls = append(ls, line{text: s, prio: prioCredit})
 	}
 
 	var parts []string
@@ -141,74 +370,280 @@ func (m *Model) accountLines(w int, big bool) []line {
 		parts = append(parts, t)
 	}
 	if len(parts) > 0 {
-		ls = append(ls, line{st.Muted.Render(strings.Join(parts, " · ")), prioAccount})
+		ls = append(ls, line{text: st.Muted.Render(strings.Join(parts, " · ")), prio: prioAccount})
 	}
 	return ls
 }
 
-// chargesLines is the range title and the two breakdowns.
-func (m *Model) chargesLines(w int) []line {
+// chargesHead is the range title with the loading progress, any load
+// error and, without charges to show, why.
+func (m *Model) chargesHead() []line {
 	st := m.styles()
-	if !m.haveCharges {
+	l := m.main
+	if l == nil {
 		return []line{
-			{st.Bold.Render("Charges"), prioTitle},
-			{st.Muted.Render("No charges loaded yet"), prioAccount},
+			{text: st.Bold.Render("Spend"), prio: prioTitle},
+			{text: st.Muted.Render("No range chosen yet"), prio: prioAccount},
 		}
 	}
-	t := m.totals
-	title := st.Bold.Render("Charges "+shared.Safe(m.rng.String())) + " · " + m.loadedText()
-	if !m.complete {
-		title += " · " + st.Warning.Render("partial")
+	title := st.Bold.Render("Spend "+shared.Safe(m.rng.String())) + " · " + m.loadedText()
+	if l.skipped > 0 {
+		title += " · " + st.Warning.Render(group(l.skipped)+" malformed "+plural(l.skipped, "entry")+" skipped")
 	}
-	ls := []line{{title, prioTitle}}
-	if t.Contracts == 0 {
-		msg := "No charges loaded yet"
-		if m.complete {
-			msg = "No charges in this range"
+	ls := []line{{text: title, prio: prioTitle}}
+	ls = append(ls, m.statusLines()...)
+	if l.contracts == 0 {
+		switch {
+		case l.done:
+			ls = append(ls, line{text: st.Muted.Render("No charges in this range"), prio: prioAccount})
+		case l.err == nil:
+			ls = append(ls, line{text: st.Muted.Render("loading charges…"), prio: prioAccount})
 		}
-		return append(ls, line{st.Muted.Render(msg), prioAccount})
 	}
+	return ls
+}
 
+// noteLines is the chart's note wrapped to w.
+func (m *Model) noteLines(w int, full bool, days []spend.DayTotal) []line {
+	var ls []line
+	for _, s := range wrap(m.chartNote(full, days), w) {
+		ls = append(ls, line{text: m.styles().Muted.Render(s), prio: prioChartHelp})
+	}
+	return ls
+}
+
+// chartNote is the help under the chart, plus what the range's days do not
+// show of the loaded contracts: the parts of their amounts that fell
+// outside it.
+func (m *Model) chartNote(full bool, days []spend.DayTotal) string {
+	note := spreadHelp
+	if !full {
+		note = spreadHelpShort
+	}
+	var shown money.Amount
+	for _, d := range days {
+		shown += d.Total
+	}
+	if out := m.main.daily.Total() - shown; out != 0 {
+		if full {
+			note += "; " + out.String() + " of these contracts fell on days outside the range"
+		} else {
+			note += "; " + out.String() + " fell outside the range"
+		}
+	}
+	return note
+}
+
+// statusLines say why loading stopped, and how to go on.
+func (m *Model) statusLines() []line {
+	st := m.styles()
+	var ls []line
+	seen := map[string]bool{}
+	for _, l := range m.loads() {
+		if l.err == nil {
+			continue
+		}
+		var s string
+		switch {
+		case errors.Is(l.err, api.ErrPermission):
+			s = st.Error.Render("✗ this API key lacks the billing_read permission") + st.Muted.Render(" · the credit still shows")
+		case l.waiting:
+			s = st.Warning.Render("rate limited: retrying shortly") + st.Muted.Render(" · "+shared.Safe(l.err.Error()))
+		default:
+			s = st.Error.Render("✗ charges: "+shared.Safe(l.err.Error())) + st.Muted.Render(" · r to retry")
+		}
+		if !seen[s] {
+			seen[s] = true
+			ls = append(ls, line{text: s, prio: prioStatus})
+		}
+	}
+	return ls
+}
+
+// loadedText is "all 1,200 contracts loaded", "loading charges: 3 of 12
+// pages" or, once stopped by an error, "1,200 of 5,600 contracts loaded ·
+// partial".
+func (m *Model) loadedText() string {
+	st := m.styles()
+	l := m.main
+	n := l.contracts
+	switch {
+	case l.done:
+		return "all " + group(n) + " " + plural(n, "contract") + " loaded"
+	case l.err != nil && n == 0:
+		return st.Warning.Render("no charges loaded")
+	case l.err != nil && l.total >= 0:
+		return group(n) + " of " + group(l.total) + " " + plural(l.total, "contract") + " loaded · " + st.Warning.Render("partial")
+	case l.err != nil:
+		return group(n) + " " + plural(n, "contract") + " loaded · " + st.Warning.Render("partial")
+	case l.pages == 0:
+		return st.Muted.Render("loading charges…")
+	default:
+		return st.Muted.Render("loading charges: " + pagesText(l))
+	}
+}
+
+// topLines lists the most expensive contracts of the range, the cursor's
+// row reversed.
+func (m *Model) topLines(w int) []line {
+	st := m.styles()
+	l := m.main
+	head := "Top " + strconv.Itoa(len(l.top)) + " " + plural(len(l.top), "contract") + " by amount"
+	if !l.done {
+		head += " (so far)"
+	}
+	heading := st.ColHeader.Render(head)
+	if hint := " · ↑/↓ choose · enter shows it in Charges"; shared.Width(head+hint) <= w {
+		heading += st.Muted.Render(hint)
+	}
+	ls := []line{{text: heading, prio: prioTop, sec: secTop, head: true}}
+
+	srcW, amtW := 0, 0
+	for _, e := range l.top {
+		srcW = max(srcW, shared.Width(shared.Safe(e.source)))
+		amtW = max(amtW, shared.Width(e.amount.String()))
+	}
+	srcW = min(srcW, 24)
+	// "› ░ instance-123  $1,234.567  label…": the label last, so a label
+	// whose width a terminal counts differently cannot push the amount.
+	labW := w - (4 + srcW + gap + amtW + gap)
+	for i, e := range l.top {
+		src := shared.Safe(e.source)
+		if src == "" {
+			src = "(no id)"
+		}
+		lab := shared.Safe(e.label)
+		if lab == "" {
+			lab = "—"
+		}
+		marker := "  "
+		if i == m.cursor {
+			marker = "› "
+		}
+		kind := stackKind(e.kind)
+		var b strings.Builder
+		b.WriteString(marker)
+		if i == m.cursor {
+			b.WriteString(fills[kind])
+		} else {
+			b.WriteString(kindStyle(kind, st).Render(fills[kind]))
+		}
+		b.WriteString(" ")
+		b.WriteString(shared.PadRight(shared.Truncate(src, srcW), srcW))
+		b.WriteString(strings.Repeat(" ", gap))
+		b.WriteString(shared.PadLeft(e.amount.String(), amtW))
+		if labW > 0 {
+			b.WriteString(strings.Repeat(" ", gap))
+			b.WriteString(shared.Truncate(lab, labW))
+		}
+		s := b.String()
+		if i == m.cursor {
+			s = st.Selected.Render(shared.PadRight(shared.Truncate(s, w), w))
+		}
+		ls = append(ls, line{text: s, prio: prioTop, sec: secTop})
+	}
+	return ls
+}
+
+// splitLines are the two splits, compact: one wrapped line of "name
+// amount (share)" items each.
+func (m *Model) splitLines(w int) []line {
+	st := m.styles()
+	t := m.main.totals
+	suffix := ""
+	if !m.main.done {
+		suffix = " (partial)"
+	}
+	item := func(r row) string {
+		style := st.Amount
+		return r.name + " " + style.Render(r.amount.String()) + st.Muted.Render(" "+share(r.amount, t.Total))
+	}
+	var ls []line
+	var types []string
+	for _, r := range rowsOf(t.ByType, []string{"instance", "volume", "serverless"}) {
+		types = append(types, item(r))
+	}
+	types = append(types, "total "+st.Amount.Render(t.Total.String()))
+	for _, s := range wrapItems(st.ColHeader.Render("By contract type"+suffix), types, w) {
+		ls = append(ls, line{text: s, prio: prioTypes})
+	}
+	var items []string
+	for _, r := range rowsOf(t.ByItem, spend.ItemTypes) {
+		items = append(items, item(r))
+	}
+	for _, s := range wrapItems(st.ColHeader.Render("By charge type"+suffix), items, w) {
+		ls = append(ls, line{text: s, prio: prioItems})
+	}
+	return ls
+}
+
+// tableLines are the two splits as tables with shares and bars.
+func (m *Model) tableLines(w int) []line {
+	st := m.styles()
+	t := m.main.totals
 	byType := rowsOf(t.ByType, []string{"instance", "volume", "serverless"})
 	byItem := rowsOf(t.ByItem, spend.ItemTypes)
 	total := []row{{name: "total", amount: t.Total}}
 	cols := layout(w, byType, byItem, total)
 
 	suffix := ""
-	if !m.complete {
+	if !m.main.done {
 		suffix = " (partial)"
 	}
-	ls = append(ls, line{"", prioBlank}, line{st.ColHeader.Render("By contract type" + suffix), prioTypes})
+	ls := []line{{text: st.ColHeader.Render("By contract type" + suffix), prio: prioTypes, sec: secTypes, head: true}}
 	for _, r := range byType {
-		ls = append(ls, line{m.renderRow(r, t.Total, cols, true), prioTypes})
+		ls = append(ls, line{text: m.renderRow(r, t.Total, cols, true), prio: prioTypes, sec: secTypes})
 	}
-	ls = append(ls, line{m.renderRow(total[0], t.Total, cols, false), prioTotal})
-	ls = append(ls, line{"", prioBlank}, line{st.ColHeader.Render("By charge type" + suffix), prioItems})
+	ls = append(ls, line{text: m.renderRow(total[0], t.Total, cols, false), prio: prioTypes, sec: secTypes})
+	ls = append(ls, line{text: "", prio: prioBlank},
+		line{text: st.ColHeader.Render("By charge type" + suffix), prio: prioItems, sec: secItems, head: true})
 	for _, r := range byItem {
-		ls = append(ls, line{m.renderRow(r, t.Total, cols, true), prioItems})
+		ls = append(ls, line{text: m.renderRow(r, t.Total, cols, true), prio: prioItems, sec: secItems})
 	}
 	return ls
 }
 
-// loadedText is "all 1,200 contracts loaded", "1,200 of 12,345 contracts
-// loaded" or, without the server's count, "1,200 contracts loaded so far".
-func (m *Model) loadedText() string {
-	n := m.totals.Contracts
-	switch {
-	case m.complete:
-		return "all " + group(n) + " " + contracts(n) + " loaded"
-	case m.serverTotal >= 0:
-		return group(n) + " of " + group(m.serverTotal) + " " + contracts(m.serverTotal) + " loaded"
-	default:
-		return group(n) + " " + contracts(n) + " loaded so far"
+// wrapItems writes "head: a · b · c", starting a new indented line where
+// the next item would not fit in w.
+func wrapItems(head string, items []string, w int) []string {
+	var out []string
+	cur := head
+	first := true
+	for _, it := range items {
+		sep := " · "
+		if first {
+			sep = "  "
+		}
+		if !first && shared.Width(cur)+len(sep)+shared.Width(it) > w {
+			out = append(out, cur)
+			cur, sep = strings.Repeat(" ", indent), ""
+		}
+		cur += sep + it
+		first = false
 	}
+	return append(out, cur)
 }
 
-func contracts(n int) string {
-	if n == 1 {
-		return "contract"
+// wrap breaks plain text into lines of at most w cells at spaces (a word
+// longer than w is cut by Block later).
+func wrap(s string, w int) []string {
+	var out []string
+	cur := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case cur == "":
+			cur = word
+		case shared.Width(cur)+1+shared.Width(word) <= w:
+			cur += " " + word
+		default:
+			out = append(out, cur)
+			cur = word
+		}
 	}
-	return "contracts"
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // row is one line of a breakdown.
@@ -350,17 +785,34 @@ func group(n int) string {
 }
 
 // fitLines drops the lowest-priority lines (the last of equals first) until
-// at most h remain, keeping the order of the rest.
+// at most h remain, keeping the order of the rest. A heading whose rows all
+// went is taken out too, and the row it frees goes to the next line in
+// line.
 func fitLines(ls []line, h int) []string {
-	ls = append([]line(nil), ls...)
-	for len(ls) > h && len(ls) > 0 {
-		low := 0
-		for i := range ls {
-			if ls[i].prio <= ls[low].prio {
-				low = i
+	all := ls
+	for {
+		ls = append([]line(nil), all...)
+		for len(ls) > h && len(ls) > 0 {
+			low := 0
+			for i := range ls {
+				if ls[i].prio <= ls[low].prio {
+					low = i
+				}
+			}
+			ls = append(ls[:low], ls[low+1:]...)
+		}
+		orphan := -1
+		for i, l := range ls {
+			if l.head && !slices.ContainsFunc(ls, func(o line) bool { return o.sec == l.sec && !o.head }) {
+				orphan = i
+				break
 			}
 		}
-		ls = append(ls[:low], ls[low+1:]...)
+		if orphan < 0 {
+			break
+		}
+		at := slices.IndexFunc(all, func(o line) bool { return o.head && o.sec == ls[orphan].sec })
+		all = append(all[:at:at], all[at+1:]...)
 	}
 	out := make([]string, len(ls))
 	for i, l := range ls {
