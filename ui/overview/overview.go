@@ -155,7 +155,11 @@ type Model struct {
 	rng  spend.Range
 	main *load // the range; nil before the first SetRange
 	burn *load // the burn window, when the range does not cover it
-	gen  int   // last generation handed out
+	// kept is the last complete load the burn figures came from. It
+	// stands in while a new range loads, as long as it measured the same
+	// window, so the figures do not blank on every range change.
+	kept *load
+	gen  int // last generation handed out
 
 	cursor int // index into main.top
 
@@ -242,6 +246,9 @@ func (m *Model) SetRange(r spend.Range) tea.Cmd {
 		return nil
 	}
 	m.rng = r
+	if src := m.burnSource(); src != nil && src.done && src.err == nil {
+		m.kept = src
+	}
 	m.stop(m.main)
 	m.main = m.start(rangeQuery(r.From, r.To))
 	m.cursor = 0
@@ -403,6 +410,9 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	l.skipped += msg.page.Skipped
 	l.contracts += len(msg.page.Results)
 	l.fold(msg.page.Results, l == m.main)
+	if l.done && m.burnSource() == l {
+		m.kept = nil // the figures are this load's now
+	}
 	m.cursor = min(m.cursor, max(len(m.main.top)-1, 0))
 	return m.fetch(l)
 }
@@ -464,17 +474,30 @@ func (m *Model) reload() tea.Cmd {
 	}
 	m.stop(m.main)
 	m.stop(m.burn)
-	m.main, m.burn = nil, nil
+	m.main, m.burn, m.kept = nil, nil, nil
 	return m.SetRange(m.rng)
 }
 
 // burnSource is the load the burn figures come from: the range when it
-// covers the window, else the window's own load.
+// covers the window, else the window's own load; until that one is
+// complete, the last complete load of the same window.
 func (m *Model) burnSource() *load {
+	cur := m.main
 	if m.burn != nil {
-		return m.burn
+		cur = m.burn
 	}
-	return m.main
+	if cur != nil && !cur.done && m.kept != nil && sameDay(m.kept.asOf, cur.asOf) {
+		return m.kept
+	}
+	return cur
+}
+
+// sameDay reports that two clocks fall on the same calendar day, so their
+// burn windows are the same.
+func sameDay(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd && a.Location() == b.Location()
 }
 
 // Runway is credit ÷ the 7-day burn rate (spend.RunwayFor). ok is false

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
@@ -743,5 +744,42 @@ func TestViewCacheFollowsChanges(t *testing.T) {
 	m.ctx.Styles = theme.New(false)
 	if m.View() == before {
 		t.Error("new styles did not reach the view")
+	}
+}
+
+func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
+	cs := fixture()
+	m, d, _ := modelWith(100, 30, func(api.ChargesQuery) *fakePager {
+		return &fakePager{pages: paged(cs, 10), total: len(cs)}
+	})
+	m.Update(shared.UserMsg{User: testUser()})
+	d.run(t, m.Init())
+	wk, day := expectedBurn(cs)
+	figures := wk.PerDay.String() + "/day (last 7 complete days: 14 Nov – 20 Nov) · " + day.PerDay.String() + "/day (last 24 h)"
+
+	// 90d also covers the window: while it loads, the 30d figures stand.
+	cmd := m.SetRange(preset(t, "90d"))
+	cmd = m.Update(step(t, cmd))
+	if !strings.Contains(view(m), "loading charges:") {
+		t.Fatalf("90d should still be loading:\n%s", view(m))
+	}
+	if l := lineWith(t, m, "Burn"); !strings.Contains(l, figures) {
+		t.Errorf("burn blanked while the new range loads: %q", l)
+	}
+	if _, ok := m.Runway(); !ok {
+		t.Error("the runway of the same window should stand while the new range loads")
+	}
+	d.run(t, cmd)
+	if m.kept != nil {
+		t.Error("the kept load should go once the new one is complete")
+	}
+	if l := lineWith(t, m, "Burn"); !strings.Contains(l, figures) {
+		t.Errorf("after loading 90d: %q", l)
+	}
+
+	// r reloads afresh: no stale figures while it loads.
+	m.Update(step(t, m.Update(tea.KeyPressMsg{Code: 'r', Text: "r"})))
+	if l := lineWith(t, m, "Burn"); !strings.Contains(l, "loading") {
+		t.Errorf("after r the figures should be measured again: %q", l)
 	}
 }
