@@ -31,17 +31,23 @@ type Options struct {
 	Dark bool
 }
 
-// chargesSource is what the overview needs from the charges screen.
-type chargesSource interface {
-	Range() spend.Range
-	Totals() spend.Totals
-	Complete() bool
-}
-
-// chargesSink receives the charges screen's loaded totals.
-type chargesSink interface {
-	SetCharges(r spend.Range, t spend.Totals, complete bool)
-}
+// What the root asks of the screens beyond shared.Screen. They are
+// interfaces so the root's tests can use fake screens.
+type (
+	// rangeShower is the charges screen: its filters decide the range.
+	rangeShower interface{ Range() spend.Range }
+	// rangeFollower is the overview: it loads whatever range the charges
+	// screen shows, so both read the same pages (which the client's page
+	// cache then fetches once).
+	rangeFollower interface {
+		Range() spend.Range
+		SetRange(r spend.Range) tea.Cmd
+	}
+	// runwayTeller is the overview's estimate of how long the credit lasts.
+	runwayTeller interface{ Runway() (spend.Runway, bool) }
+	// revealer is the charges screen putting its cursor on a contract.
+	revealer interface{ Reveal(source string) tea.Cmd }
+)
 
 // Model is the root model.
 type Model struct {
@@ -92,9 +98,11 @@ func newModel(ctx *shared.Context, opts Options, screens []shared.Screen, names 
 
 // Init requests the account, starts every screen's first load and asks the
 // terminal for its background colour. Nothing waits on anything else: the
-// credit shows as soon as the account arrives.
+// credit shows as soon as the account arrives. The overview is given the
+// charges screen's range first, so its first load is the charges screen's
+// own first page rather than a range computed a moment apart.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchUser(), m.spin.Tick}
+	cmds := []tea.Cmd{m.fetchUser(), m.spin.Tick, m.syncRange()}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -158,6 +166,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 
+	case shared.RevealMsg:
+		// Only the charges screen can show a contract; the others need
+		// not hear of it.
+		m.switchTo(screenCharges)
+		if r, ok := m.screens[screenCharges].(revealer); ok {
+			return m, r.Reveal(msg.Source)
+		}
+		return m, nil
+
 	case shared.UserMsg:
 		m.userLoading = false
 		m.userErr = msg.Err
@@ -169,23 +186,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, m.broadcast(msg)
 }
 
-// broadcast hands a message to every screen, then lets the overview see
-// what the charges screen has loaded.
+// broadcast hands a message to every screen, then makes the overview follow
+// the charges screen's range.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(m.screens))
+	cmds := make([]tea.Cmd, 0, len(m.screens)+1)
 	for _, s := range m.screens {
 		cmds = append(cmds, s.Update(msg))
 	}
-	m.syncCharges()
+	cmds = append(cmds, m.syncRange())
 	return tea.Batch(cmds...)
 }
 
-func (m *Model) syncCharges() {
-	src, ok1 := m.screens[screenCharges].(chargesSource)
-	dst, ok2 := m.screens[screenOverview].(chargesSink)
-	if ok1 && ok2 {
-		dst.SetCharges(src.Range(), src.Totals(), src.Complete())
+// syncRange gives the overview the charges screen's range when it differs
+// from the one the overview shows; the overview then loads it.
+func (m *Model) syncRange() tea.Cmd {
+	src, ok1 := m.screens[screenCharges].(rangeShower)
+	dst, ok2 := m.screens[screenOverview].(rangeFollower)
+	if !ok1 || !ok2 {
+		return nil
 	}
+	r, cur := src.Range(), dst.Range()
+	if r.From.Equal(cur.From) && r.To.Equal(cur.To) && r.Preset == cur.Preset {
+		return nil
+	}
+	return dst.SetRange(r)
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -195,8 +219,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	cur := m.screens[m.active]
 	if cur.Capturing() {
 		cmd := cur.Update(msg)
-		m.syncCharges()
-		return cmd
+		return tea.Batch(cmd, m.syncRange())
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
@@ -214,13 +237,19 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Screen):
 		m.switchTo(int(msg.Text[0] - '1'))
 		return nil
-	case m.active == screenOverview && key.Matches(msg, m.keys.Reload):
-		m.userLoading = true
-		return tea.Batch(m.fetchUser(), cur.Update(msg))
+	case key.Matches(msg, m.keys.Reload):
+		// A reload means "show me the server's figures now": no screen may
+		// be answered from pages the client kept.
+		if m.ctx.Client != nil {
+			m.ctx.Client.ClearPageCache()
+		}
+		if m.active == screenOverview {
+			m.userLoading = true
+			return tea.Batch(m.fetchUser(), cur.Update(msg))
+		}
 	}
 	cmd := cur.Update(msg)
-	m.syncCharges()
-	return cmd
+	return tea.Batch(cmd, m.syncRange())
 }
 
 func (m *Model) switchTo(i int) {

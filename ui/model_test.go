@@ -12,7 +12,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -46,6 +48,48 @@ func (f *fakeScreen) Help() help.KeyMap { return fakeKeys{} }
 func (f *fakeScreen) Capturing() bool   { return f.capturing }
 func (f *fakeScreen) Loading() bool     { return false }
 
+// fakeOverview is a fake screen that follows a range and tells a runway,
+// like the overview.
+type fakeOverview struct {
+	*fakeScreen
+	rng       spend.Range
+	setRanges []spend.Range
+	runway    spend.Runway
+	runwayOK  bool
+}
+
+func (f *fakeOverview) Range() spend.Range { return f.rng }
+func (f *fakeOverview) SetRange(r spend.Range) tea.Cmd {
+	f.rng = r
+	f.setRanges = append(f.setRanges, r)
+	return func() tea.Msg { return rangeLoadMsg{r} }
+}
+func (f *fakeOverview) Runway() (spend.Runway, bool) { return f.runway, f.runwayOK }
+
+// rangeLoadMsg stands for the load the overview starts for a range.
+type rangeLoadMsg struct{ r spend.Range }
+
+// fakeCharges is a fake screen with a range and Reveal, like the charges
+// screen; the key "d" moves its range a day back.
+type fakeCharges struct {
+	*fakeScreen
+	rng     spend.Range
+	reveals []string
+}
+
+func (f *fakeCharges) Range() spend.Range { return f.rng }
+func (f *fakeCharges) Reveal(source string) tea.Cmd {
+	f.reveals = append(f.reveals, source)
+	return nil
+}
+func (f *fakeCharges) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "d" {
+		f.rng.From = f.rng.From.AddDate(0, 0, -1)
+		f.rng.Preset = ""
+	}
+	return f.fakeScreen.Update(msg)
+}
+
 type fakeKeys struct{}
 
 func (fakeKeys) ShortHelp() []key.Binding {
@@ -55,17 +99,31 @@ func (fakeKeys) FullHelp() [][]key.Binding { return [][]key.Binding{fakeKeys{}.S
 
 func testModel(t *testing.T) (*Model, []*fakeScreen) {
 	t.Helper()
-	fakes := []*fakeScreen{{name: "OVERVIEW"}, {name: "CHARGES"}, {name: "PREFS"}}
-	screens := []shared.Screen{fakes[0], fakes[1], fakes[2]}
 	client, err := api.New("http://127.0.0.1:1", "test-key")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return testModelWith(t, client)
+}
+
+// testModelWith builds the root over fake screens (the overview and
+// charges fakes speak the root's extra interfaces) and client.
+func testModelWith(t *testing.T, client *api.Client) (*Model, []*fakeScreen) {
+	t.Helper()
+	fakes := []*fakeScreen{{name: "OVERVIEW"}, {name: "CHARGES"}, {name: "PREFS"}}
+	r30, err := spend.PresetRange("30d", time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	screens := []shared.Screen{&fakeOverview{fakeScreen: fakes[0]}, &fakeCharges{fakeScreen: fakes[1], rng: r30}, fakes[2]}
 	ctx := &shared.Context{Base: context.Background(), Client: client, Styles: theme.New(true), Location: time.UTC, Now: time.Now, DefaultRange: "30d"}
 	m := newModel(ctx, Options{Dark: true, Theme: "dark"}, screens, []string{"Overview", "Charges", "Notifications"})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	return m, fakes
 }
+
+func overviewOf(m *Model) *fakeOverview { return m.screens[screenOverview].(*fakeOverview) }
+func chargesOf(m *Model) *fakeCharges   { return m.screens[screenCharges].(*fakeCharges) }
 
 func press(s string) tea.KeyPressMsg {
 	switch s {
@@ -230,5 +288,149 @@ func TestFitsEverySize(t *testing.T) {
 	}
 	if !strings.Contains(screenText(m), "$100,000.00") {
 		t.Fatalf("at 20×5 the credit must stay visible:\n%s", screenText(m))
+	}
+}
+
+func TestRevealSwitchesToCharges(t *testing.T) {
+	m, fakes := testModel(t)
+	before := fakes[0].msgs + fakes[2].msgs
+	m.Update(shared.RevealMsg{Source: "instance-42"})
+	if m.active != screenCharges {
+		t.Fatalf("active screen %d, want the charges screen", m.active)
+	}
+	if got := chargesOf(m).reveals; len(got) != 1 || got[0] != "instance-42" {
+		t.Fatalf("charges screen asked to reveal %v", got)
+	}
+	if !strings.Contains(screenText(m), "[2 Charges]") {
+		t.Fatalf("the charges tab is not shown:\n%s", screenText(m))
+	}
+	if fakes[0].msgs+fakes[2].msgs != before {
+		t.Error("the reveal was broadcast to the other screens")
+	}
+}
+
+func TestRunwayUnderThreeDaysIsLow(t *testing.T) {
+	th := money.Amount(50 * money.Dollar)
+	cases := []struct {
+		credit money.Amount
+		tenths int64
+		known  bool
+		want   string
+	}{
+		{100 * money.Dollar, 29, true, "$100.00 low"},
+		{100 * money.Dollar, 30, true, "$100.00"},
+		{100 * money.Dollar, 5, false, "$100.00"}, // no estimate: no claim
+		{0, 0, true, "$0.00 empty"},
+		{-2 * money.Dollar, 0, true, "-$2.00 empty"},
+	}
+	for _, c := range cases {
+		m, _ := testModel(t)
+		ov := overviewOf(m)
+		ov.runway, ov.runwayOK = spend.Runway{Tenths: c.tenths}, c.known
+		if !c.known {
+			ov.runway.Reason = "charges still loading"
+		}
+		m.Update(shared.UserMsg{User: api.User{Credit: c.credit, BalanceThreshold: &th}})
+		head := strings.TrimRight(strings.Split(screenText(m), "\n")[0], " ")
+		if !strings.HasSuffix(head, c.want) {
+			t.Errorf("credit %s, runway %d tenths (known %v): header %q, want it to end with %q",
+				c.credit, c.tenths, c.known, head, c.want)
+		}
+	}
+}
+
+func TestOverviewFollowsTheChargesRange(t *testing.T) {
+	m, _ := testModel(t)
+	ov, ch := overviewOf(m), chargesOf(m)
+	cmd := m.Init()
+	if len(ov.setRanges) != 1 || ov.rng != ch.rng {
+		t.Fatalf("Init: overview given %v, want the charges range %v", ov.setRanges, ch.rng)
+	}
+	if !batchHolds(cmd, rangeLoadMsg{ch.rng}) {
+		t.Fatal("Init dropped the overview's load")
+	}
+	m.Update(press("2"))
+	_, cmd = m.Update(press("d"))
+	if len(ov.setRanges) != 2 || !ov.rng.From.Equal(ch.rng.From) {
+		t.Fatalf("after d: overview ranges %v, charges %v", ov.setRanges, ch.rng)
+	}
+	if !batchHolds(cmd, rangeLoadMsg{ch.rng}) {
+		t.Fatal("the key's command dropped the overview's load")
+	}
+	m.Update(press("j"))
+	type someMsg struct{}
+	m.Update(someMsg{})
+	if len(ov.setRanges) != 2 {
+		t.Fatalf("the overview was given an unchanged range again: %v", ov.setRanges)
+	}
+}
+
+// batchHolds runs cmd and reports whether it, or a command of its batch,
+// yields want.
+func batchHolds(cmd tea.Cmd, want tea.Msg) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if batchHolds(c, want) {
+				return true
+			}
+		}
+	case rangeLoadMsg:
+		w, ok := want.(rangeLoadMsg)
+		return ok && msg.r.From.Equal(w.r.From) && msg.r.To.Equal(w.r.To) && msg.r.Preset == w.r.Preset
+	}
+	return false
+}
+
+// r anywhere drops the pages the client kept, so the reload reaches the
+// server; keys typed into a field do not.
+func TestReloadClearsThePageCache(t *testing.T) {
+	srv, err := demoserver.Start(demoserver.Options{Contracts: 50, Threshold: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithPageCache(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := spend.PresetRange("30d", srv.Now(), time.UTC)
+	q := api.ChargesQuery{From: r.From, To: r.To, Limit: api.MaxLimit}
+	charges := func() int {
+		t.Helper()
+		if _, err := client.Charges(context.Background(), q, ""); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, req := range srv.Requests() {
+			if strings.HasPrefix(req.Path, "/api/v0/charges") {
+				n++
+			}
+		}
+		return n
+	}
+	m, fakes := testModelWith(t, client)
+	if n := charges(); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+	fakes[1].capturing = true
+	m.Update(press("2"))
+	m.Update(press("r")) // typed into the charges screen's field
+	if n := charges(); n != 1 {
+		t.Fatalf("r typed into a field cleared the cache: %d requests", n)
+	}
+	fakes[1].capturing = false
+	for i, screen := range []string{"2", "3", "1"} {
+		m.Update(press(screen))
+		m.Update(press("r"))
+		if n := charges(); n != 2+i {
+			t.Fatalf("r on screen %s: %d requests, want %d (the page fetched again)", screen, n, 2+i)
+		}
+	}
+	if !m.userLoading {
+		t.Error("r on the overview no longer re-reads the account")
 	}
 }

@@ -14,6 +14,16 @@ import (
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
+// The root drives the screens through small interfaces (model.go) so its
+// tests can use fakes; these make a change of the real screens' methods a
+// build error instead of silently unwired behaviour.
+var (
+	_ rangeFollower = (*overview.Model)(nil)
+	_ runwayTeller  = (*overview.Model)(nil)
+	_ rangeShower   = (*charges.Model)(nil)
+	_ revealer      = (*charges.Model)(nil)
+)
+
 // New builds the dashboard with its three screens: Overview, Charges and
 // Notifications.
 func New(ctx *shared.Context, opts Options) *Model {

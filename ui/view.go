@@ -73,9 +73,13 @@ func (m *Model) headerView() string {
 	return left + strings.Repeat(" ", m.width-shared.Width(left)-shared.Width(right)) + right
 }
 
+// lowRunwayTenths is the runway, in tenths of days, under which the credit
+// reads "low" whatever the account's threshold: three days is a weekend.
+const lowRunwayTenths = 30
+
 // creditView is the credit with its state in words as well as colour:
-// amber and "low" under the balance threshold, red and "empty" at or below
-// zero.
+// amber and "low" under the balance threshold or when the overview's runway
+// is under three days, red and "empty" at or below zero.
 func (m *Model) creditView() string {
 	st := m.ctx.Styles
 	switch {
@@ -91,7 +95,7 @@ func (m *Model) creditView() string {
 	switch {
 	case u.Credit <= 0:
 		return "credit " + st.CreditNeg.Render(text+" empty")
-	case lowCredit(u):
+	case lowCredit(u) || m.runwayShort():
 		return "credit " + st.CreditLow.Render(text+" low")
 	}
 	return "credit " + st.Credit.Render(text)
@@ -107,6 +111,16 @@ func lowCredit(u *api.User) bool {
 		return false
 	}
 	return u.Credit < *u.BalanceThreshold
+}
+
+// runwayShort reports a runway estimate under lowRunwayTenths.
+func (m *Model) runwayShort() bool {
+	rt, ok := m.screens[screenOverview].(runwayTeller)
+	if !ok {
+		return false
+	}
+	r, known := rt.Runway()
+	return known && r.Tenths < lowRunwayTenths
 }
 
 func (m *Model) tabsView() string {
