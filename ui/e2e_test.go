@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -69,12 +70,15 @@ func contains(sub string) func(string) bool {
 func keyPress(code rune, text string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: code, Text: text} }
 
 // TestEndToEnd runs the real program loop, real commands and the real client
-// against the demo server: start, see the credit, go to charges, expand a
-// row, page to the end, toggle a switch, quit. Then it checks what the
-// server received.
+// against the demo server: start, see the credit and the overview's runway
+// once it has loaded its range in the background, reveal the top contract
+// on the charges screen, expand it, page to the end, toggle a switch, quit.
+// Then it checks what the server received: the overview and the charges
+// screen shared every page.
 func TestEndToEnd(t *testing.T) {
 	const threshold = 150 * time.Millisecond
-	srv, err := demoserver.Start(demoserver.Options{Contracts: 900, Threshold: threshold})
+	// Enough contracts for three pages of 500 in the 90-day range.
+	srv, err := demoserver.Start(demoserver.Options{Contracts: 5000, Threshold: threshold})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +86,9 @@ func TestEndToEnd(t *testing.T) {
 	before := srv.Prefs()
 
 	events := &Events{}
+	// As main builds it, with the page cache the dashboard needs.
 	client, err := api.New(srv.URL(), demoserver.DemoKey,
-		api.WithChargesThreshold(threshold), api.WithObserver(events.Observe))
+		api.WithChargesThreshold(threshold), api.WithObserver(events.Observe), api.WithPageCache(10*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,19 +104,30 @@ func TestEndToEnd(t *testing.T) {
 
 	want := "credit " + money.Amount(srv.Credit()).Credit()
 	p.waitFor(t, "the credit in the header", contains(want))
+	inRange := srv.Contracts(demoserver.Filter{Gte: ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: ctx.Now().Unix()})
+	if len(inRange) <= 2*api.MaxLimit {
+		t.Fatalf("only %d contracts in the demo range; the test should page", len(inRange))
+	}
 
-	prog.Send(keyPress('2', "2"))
-	p.waitFor(t, "the first page of charges", contains("of "))
+	// The runway needs every page of the burn window: the overview has
+	// loaded its range, and its top contracts are final.
+	p.waitFor(t, "the runway on the overview", runwayShown)
+	top := topContract(inRange)
 	prog.Send(keyPress(tea.KeyEnter, ""))
+	p.waitFor(t, "the top contract under the charges cursor", func(s string) bool {
+		return strings.Contains(s, "[2 Charges]") && strings.Contains(cursorRow(s), "▸ "+strconv.FormatInt(top.ID, 10)+" ")
+	})
+	prog.Send(keyPress(tea.KeyEnter, ""))
+	prog.Send(keyPress('j', "j")) // onto its first item, which may be below the fold
 	p.waitFor(t, "an expanded contract", func(s string) bool {
-		return strings.Contains(s, "▾") && (strings.Contains(s, " gpu ") || strings.Contains(s, " disk "))
+		return strings.Contains(s, "▾ "+strconv.FormatInt(top.ID, 10)+" ") &&
+			(strings.Contains(cursorRow(s), " gpu ") || strings.Contains(cursorRow(s), " disk "))
 	})
 
 	prog.Send(keyPress('G', "G"))
 	final := p.waitFor(t, "every page loaded", contains("all loaded"))
-	total := len(srv.Contracts(demoserver.Filter{Gte: ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: ctx.Now().Unix()}))
-	if total == 0 || !strings.Contains(final, "of ") {
-		t.Fatalf("no contracts in the demo range; screen:\n%s", final)
+	if n := groupInt(len(inRange)); !strings.Contains(final, n+" of "+n+" contracts") {
+		t.Fatalf("the footer does not count the %s contracts of the range:\n%s", n, final)
 	}
 
 	prog.Send(keyPress('3', "3"))
@@ -144,9 +160,52 @@ func TestEndToEnd(t *testing.T) {
 	checkRequests(t, srv, before, !emailOn)
 }
 
+// runwayShown reports the overview's runway line with an estimate.
+func runwayShown(s string) bool {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "Runway") && strings.Contains(line, "≈") && strings.Contains(line, "days") {
+			return true
+		}
+	}
+	return false
+}
+
+// topContract is the contract the overview lists first: the largest
+// amount, the smaller source on a tie.
+func topContract(cs []demoserver.Contract) demoserver.Contract {
+	best := cs[0]
+	for _, c := range cs[1:] {
+		if c.Amount > best.Amount || (c.Amount == best.Amount && c.Source < best.Source) {
+			best = c
+		}
+	}
+	return best
+}
+
+// cursorRow is the charges screen's cursor row ("› …"), or "".
+func cursorRow(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "› ") {
+			return line
+		}
+	}
+	return ""
+}
+
+// groupInt writes n with thousands separators, as the footer does.
+func groupInt(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // checkRequests asserts on what the server received: no 429 and no 400,
-// every token sent with the filters it came from, and a PUT of the whole
-// document with only the email switch changed.
+// every token sent with the filters it came from, no charges page asked for
+// twice (the overview and the charges screen share pages through the
+// client's cache), and a PUT of the whole document with only the email
+// switch changed.
 func checkRequests(t *testing.T, srv *demoserver.Server, before map[string]any, emailOn bool) {
 	t.Helper()
 	if n := srv.CountStatus(429); n != 0 {
@@ -161,12 +220,16 @@ func checkRequests(t *testing.T, srv *demoserver.Server, before map[string]any, 
 	var puts []demoserver.Request
 	var pages int
 	var prev url.Values
+	asked := map[string]int{}
 	for _, r := range srv.Requests() {
 		switch {
 		case r.Method == "PUT":
 			puts = append(puts, r)
 		case strings.HasPrefix(r.Path, "/api/v0/charges"):
 			pages++
+			if asked[r.Query.Encode()]++; asked[r.Query.Encode()] == 2 {
+				t.Errorf("the same charges page was fetched twice: %s", r.Query.Encode())
+			}
 			if r.Query.Get("after_token") != "" {
 				for _, k := range []string{"select_filters", "format", "latest_first"} {
 					if prev == nil || prev.Get(k) != r.Query.Get(k) {
