@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -58,6 +59,8 @@ Flags (accepted before or after the command):
   --api-key-file PATH  read the API key from PATH
   --url URL            API base URL (default https://console.vast.ai, env VAST_URL)
   --config PATH        settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)
+  --debug FILE         log every request and response to FILE (mode 0600) for a bug
+                       report; the key and the account's api_key are redacted
   --version            print the version and exit
   -h, --help           show this help (after a command: that command's help)
 
@@ -150,6 +153,7 @@ func isTerminal(w io.Writer) bool {
 type options struct {
 	demo    bool
 	version bool
+	debug   string // --debug FILE
 	flags   config.Flags
 }
 
@@ -161,6 +165,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.flags.APIKeyFile, "api-key-file", o.flags.APIKeyFile, "")
 	fs.StringVar(&o.flags.URL, "url", o.flags.URL, "")
 	fs.StringVar(&o.flags.ConfigFile, "config", o.flags.ConfigFile, "")
+	fs.StringVar(&o.debug, "debug", o.debug, "")
 }
 
 func (r *runner) run(args []string) int {
@@ -269,11 +274,15 @@ type session struct {
 	settings config.Settings
 	host     string // shown in the header when not the default
 	demo     *demoserver.Server
+	debugLog *os.File // --debug FILE
 }
 
 func (s *session) close() {
 	if s.demo != nil {
 		s.demo.Close()
+	}
+	if s.debugLog != nil {
+		s.debugLog.Close()
 	}
 }
 
@@ -312,7 +321,18 @@ func (r *runner) openSession(o options, observe func(api.Event)) (*session, int)
 			}
 		}
 	}
-	opts := []api.Option{api.WithVersion(versionString())}
+	// The page cache lets the overview and the charges screen share the pages
+	// of one query instead of fetching them twice; r clears it.
+	opts := []api.Option{api.WithVersion(versionString()), api.WithPageCache(10 * time.Minute)}
+	if o.debug != "" {
+		f, err := config.OpenPrivate(o.debug)
+		if err != nil {
+			s.close()
+			return r.configError(fmt.Errorf("--debug: %w", err))
+		}
+		s.debugLog = f
+		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: api.DebugTransport(nil, f)}))
+	}
 	if observe != nil {
 		opts = append(opts, api.WithObserver(observe))
 	}

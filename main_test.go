@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/config"
 )
 
@@ -107,4 +108,27 @@ func openSessionForTest(keyFile string) (string, error) {
 		sess.close()
 	}
 	return errb.String(), nil
+}
+
+func TestDebugLogIsPrivateAndRedacted(t *testing.T) {
+	home := isolate(t)
+	path := filepath.Join(home, "logs", "vastdash-debug.log")
+	code, out, errOut := runMain("--demo", "--debug", path, "credit")
+	if code != 0 || !strings.HasPrefix(out, "$") {
+		t.Fatalf("credit with --debug: %d %q %q", code, out, errOut)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("debug log mode %v, want 0600", fi.Mode().Perm())
+	}
+	log, _ := os.ReadFile(path)
+	if !strings.Contains(string(log), "GET ") || !strings.Contains(string(log), `"api_key":"[redacted]"`) {
+		t.Fatalf("debug log lacks the request or the redaction:\n%s", log)
+	}
+	if strings.Contains(string(log), demoserver.DemoKey) {
+		t.Fatal("the key reached the debug log")
+	}
 }
