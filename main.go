@@ -23,6 +23,8 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/config"
@@ -113,7 +115,16 @@ func main() {
 }
 
 // run is the whole program: parse args, do it, return the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	// A bug must not print a stack of internals or exit 2 (Go's panic code,
+	// which reads as a usage error): one line, exit 1. The panic value is
+	// not printed, since nothing guarantees what it holds.
+	defer func() {
+		if recover() != nil {
+			fmt.Fprintln(stderr, "vastdash: internal error (a bug); please report it, with a --debug log if you can")
+			code = exitRuntime
+		}
+	}()
 	return newRunner(stdout, stderr).run(args)
 }
 
@@ -262,7 +273,12 @@ func (r *runner) dashboard(o options) int {
 		uiOpts.Dark = theme.DarkFromEnv(os.Getenv("COLORFGBG"))
 	}
 	if err := ui.Run(base, ctx, uiOpts, events); err != nil {
-		fmt.Fprintf(r.stderr, "vastdash: %s\n", oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		if errors.Is(err, tea.ErrProgramPanic) {
+			// Bubble Tea caught it and restored the terminal.
+			msg = "internal error (a bug); the terminal was restored; please report it, with a --debug log if you can"
+		}
+		fmt.Fprintf(r.stderr, "vastdash: %s\n", msg)
 		return exitRuntime
 	}
 	return exitOK

@@ -132,3 +132,19 @@ func TestDebugLogIsPrivateAndRedacted(t *testing.T) {
 		t.Fatal("the key reached the debug log")
 	}
 }
+
+func TestPanicIsOneLineExit1(t *testing.T) {
+	isolate(t)
+	saved := commands
+	defer func() { commands = saved }()
+	commands = append(commands, command{name: "boom", run: func(*runner, options, []string) int {
+		panic("CANARY-panic-value with internals")
+	}})
+	code, out, errOut := runMain("boom")
+	if code != 1 || out != "" {
+		t.Fatalf("panic: exit %d, stdout %q", code, out)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "internal error") || strings.Contains(errOut, "CANARY") {
+		t.Fatalf("panic message %q: want one line without the panic value", errOut)
+	}
+}
