@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/config"
 )
@@ -148,3 +150,6 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 		t.Fatalf("panic message %q: want one line without the panic value", errOut)
 	}
 }
+
+// No run may leave a goroutine behind: every request ends with its command.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
