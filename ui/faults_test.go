@@ -504,7 +504,9 @@ func TestFaultPutAnswerDisagrees(t *testing.T) {
 	r.press("3")
 	r.waitFor("the switches", func(s string) bool { return strings.Contains(switchLine(s), switchState(on)) })
 	r.press("space")
-	r.waitFor("the PUT answered", func(s string) bool { return r.srv.CountStatus(200) > 0 && len(putsOf(r.srv)) == 1 && !strings.Contains(s, "saving") })
+	r.waitFor("the PUT answered", func(s string) bool {
+		return r.srv.CountStatus(200) > 0 && len(putsOf(r.srv)) == 1 && !strings.Contains(s, "saving")
+	})
 	s := r.waitFor("the server's state", func(s string) bool { return strings.Contains(switchLine(s), switchState(on)) })
 	r.quit()
 	_ = s
@@ -552,4 +554,3 @@ func TestFaultTinyTerminal(t *testing.T) {
 	})
 	r.quit()
 }
-
