@@ -79,6 +79,10 @@ type Model struct {
 	total     int // server's count of matching contracts, -1 unknown
 	contracts int // contracts loaded, as the pages counted them
 	skipped   int // malformed entries the client dropped
+	// seen holds the sources loaded before the pager was restarted after
+	// the server refused its page token: the new pager starts from the
+	// first page, whose rows are already shown. nil when not restarted.
+	seen map[string]bool
 
 	// Loaded data. pages are kept exactly as they arrived: rows point into
 	// them.
@@ -223,6 +227,7 @@ func (m *Model) restart() tea.Cmd {
 	m.totals = spend.Totals{}
 	m.amtW = 0
 	m.total, m.contracts, m.skipped = -1, 0, 0
+	m.seen = nil
 	m.inflight, m.done, m.waiting, m.err = false, false, false, nil
 	m.cursor, m.offset, m.follow = 0, 0, false
 	m.seek, m.notice = "", ""
@@ -335,13 +340,20 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		if errors.Is(msg.err, api.ErrRateLimited) {
 			return m.scheduleRetry(msg.err)
 		}
+		if errors.Is(msg.err, api.ErrInvalidToken) && m.tree.Len() > 0 && m.seen == nil {
+			return m.restartPager()
+		}
 		return nil
 	}
 	m.err = nil
 	m.done = msg.done
 	m.total = msg.total
 	m.skipped += msg.page.Skipped
-	if res := msg.page.Results; len(res) > 0 {
+	res := msg.page.Results
+	if m.seen != nil {
+		res = m.dropSeen(res)
+	}
+	if len(res) > 0 {
 		onLast := m.tree.Len() == 0 || m.cursor == m.tree.Len()-1
 		m.pages = append(m.pages, res)
 		m.tree.AppendTop(res)
@@ -356,10 +368,10 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 			m.revealNew(res)
 		}
 	}
-	if n := msg.page.Count; n > 0 {
+	if n := msg.page.Count; n > 0 && m.seen == nil {
 		m.contracts += n
 	} else {
-		m.contracts += len(msg.page.Results)
+		m.contracts += len(res)
 	}
 	if m.done {
 		m.follow = false
@@ -372,6 +384,40 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		return m.fetch() // keep loading whatever the cursor's distance to the end
 	}
 	return m.maybeFetch()
+}
+
+// noticeRestarted is the status line after a refused page token.
+const noticeRestarted = "pagination restarted: the server refused its page token; rows shown are kept"
+
+// restartPager pages the same filters again from the first page after the
+// server refused the page token, keeping the rows shown: the pages that
+// repeat them are skipped by source. Only once per generation, so a server
+// that keeps refusing ends in an error and r, not a loop.
+func (m *Model) restartPager() tea.Cmd {
+	m.seen = make(map[string]bool, m.totals.Contracts)
+	for _, p := range m.pages {
+		for i := range p {
+			m.seen[p[i].Source] = true
+		}
+	}
+	m.pager = m.newPager(m.f.query())
+	m.err = nil
+	m.notice = noticeRestarted
+	return m.fetch()
+}
+
+// dropSeen returns the entries of res not already shown, and marks them
+// shown. Entries without a source cannot be matched and are kept.
+func (m *Model) dropSeen(res []api.Charge) []api.Charge {
+	kept := make([]api.Charge, 0, len(res))
+	for _, c := range res {
+		if c.Source != "" && m.seen[c.Source] {
+			continue
+		}
+		m.seen[c.Source] = true
+		kept = append(kept, c)
+	}
+	return kept
 }
 
 // scheduleRetry waits out a 429 and then asks again.

@@ -84,6 +84,9 @@ type load struct {
 	total     int // the server's count of matching contracts, -1 unknown
 	contracts int // contracts received
 	skipped   int // malformed entries the client dropped
+	// restarted marks a load that replaced one whose page token the server
+	// refused; a second refusal stops it (r retries) instead of looping.
+	restarted bool
 
 	asOf  time.Time // the clock when the load started, in the screen's location
 	daily *spend.Daily
@@ -401,6 +404,11 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 			l.waiting = true
 			return m.after(wait, retryMsg{gen: l.gen})
 		}
+		if errors.Is(msg.err, api.ErrInvalidToken) && !l.restarted {
+			// The pager cannot resume: load the query again from the
+			// first page with empty accumulators, so nothing counts twice.
+			return m.restartLoad(l)
+		}
 		return nil
 	}
 	l.err = nil
@@ -415,6 +423,20 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	}
 	m.cursor = min(m.cursor, max(len(m.main.top)-1, 0))
 	return m.fetch(l)
+}
+
+// restartLoad replaces l by a fresh load of the same query, from the first
+// page with empty accumulators.
+func (m *Model) restartLoad(l *load) tea.Cmd {
+	fresh := m.start(l.q)
+	fresh.restarted = true
+	m.stop(l)
+	if l == m.main {
+		m.main, m.cursor = fresh, 0
+	} else {
+		m.burn = fresh
+	}
+	return m.fetch(fresh)
 }
 
 // onKey moves the cursor among the top contracts, reveals one, or reloads.
@@ -450,14 +472,7 @@ func (m *Model) reload() tea.Cmd {
 		}
 		failed = true
 		if errors.Is(l.err, api.ErrInvalidToken) {
-			fresh := m.start(l.q)
-			m.stop(l)
-			if l == m.main {
-				m.main, m.cursor = fresh, 0
-			} else {
-				m.burn = fresh
-			}
-			cmds = append(cmds, m.fetch(fresh))
+			cmds = append(cmds, m.restartLoad(l))
 			continue
 		}
 		l.err, l.waiting = nil, false
