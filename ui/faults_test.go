@@ -79,6 +79,17 @@ func (p fprobe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // thresholds, so a fault costs milliseconds.
 func startRig(t *testing.T, opts demoserver.Options, setup func(*demoserver.Server)) *rig {
 	t.Helper()
+	return startRigTimeout(t, 2*time.Second, opts, setup)
+}
+
+// hangTimeout is the client timeout of the tests whose server never
+// answers; the others allow more, so a slow machine (-race) cannot turn a
+// good answer into a timeout.
+const hangTimeout = 300 * time.Millisecond
+
+// startRigTimeout is startRig with the client's per-request timeout.
+func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Options, setup func(*demoserver.Server)) *rig {
+	t.Helper()
 	if opts.Contracts == 0 {
 		opts.Contracts = 3000
 	}
@@ -97,7 +108,7 @@ func startRig(t *testing.T, opts demoserver.Options, setup func(*demoserver.Serv
 	events := &Events{}
 	client, err := api.New(srv.URL(), canaryKey,
 		api.WithHTTPClient(&http.Client{Transport: tr}),
-		api.WithTimeout(300*time.Millisecond), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
+		api.WithTimeout(timeout), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
 		api.WithChargesThreshold(opts.Threshold), api.WithObserver(events.Observe),
 		api.WithPageCache(10*time.Minute))
 	if err != nil {
@@ -316,7 +327,7 @@ func TestFaultResetMidBody(t *testing.T) {
 // Row 4: a hanging server times out, the screen says so and the dashboard
 // stays usable.
 func TestFaultHang(t *testing.T) {
-	r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+	r := startRigTimeout(t, hangTimeout, demoserver.Options{}, func(srv *demoserver.Server) {
 		srv.AddFault(demoserver.Fault{Path: chargesPath, Hang: true})
 	})
 	r.press("2")
@@ -466,7 +477,7 @@ func TestFaultPutFails(t *testing.T) {
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {
 			f.Method = http.MethodPut
-			r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) { srv.AddFault(f) })
+			r := startRigTimeout(t, hangTimeout, demoserver.Options{}, func(srv *demoserver.Server) { srv.AddFault(f) })
 			before := r.srv.Prefs()
 			on, _ := api.NewPrefs(before).Get(api.LowCreditEmail)
 			r.press("3")
