@@ -50,6 +50,8 @@ type rig struct {
 	seen   chan struct{}
 	// ever holds every distinct screen, for "at some point" checks.
 	ever []string
+	// hostile is set when a frame held the server's escape sequence.
+	hostile bool
 }
 
 // fprobe publishes each rendered screen to its rig.
@@ -60,8 +62,13 @@ type fprobe struct {
 
 func (p fprobe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := p.Model.Update(msg)
-	text := ansi.Strip(p.Model.render())
+	raw := p.Model.render()
+	text := ansi.Strip(raw)
 	p.r.mu.Lock()
+	// The escape sequence in the 5xx body of TestFaultServerErrors must never reach the
+	// terminal: stripping styles from the screen would hide it, so look at
+	// the raw frame.
+	p.r.hostile = p.r.hostile || strings.Contains(raw, "\x1b[31mservice down")
 	if text != p.r.screen {
 		p.r.ever = append(p.r.ever, text)
 	}
@@ -132,6 +139,9 @@ func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Option
 		tr.CloseIdleConnections()
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if r.hostile {
+			t.Error("a frame held an escape sequence from the server's answer")
+		}
 		for _, s := range r.ever {
 			if strings.Contains(strings.ToLower(s), "canary") || strings.Contains(s, "5f2a") {
 				t.Errorf("a screen showed the API key:\n%s", s)
@@ -281,11 +291,12 @@ func TestFaultServerErrors(t *testing.T) {
 	for _, status := range []int{500, 502, 503, 504} {
 		t.Run(strconv.Itoa(status), func(t *testing.T) {
 			r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
-				srv.AddFault(demoserver.Fault{Path: chargesPath, Status: status, Body: `{"error":"boom","msg":"\u001b[31mdown"}`})
+				srv.AddFault(demoserver.Fault{Path: chargesPath, Status: status, Body: `{"error":"boom","msg":"\u001b[31mservice down"}`})
 			})
 			r.press("2")
 			r.waitFor("the error", func(s string) bool {
 				return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "server error (HTTP "+strconv.Itoa(status)+")") &&
+					strings.Contains(s, "service down") &&
 					strings.Contains(s, "r to retry")
 			})
 			if n := r.srv.CountStatus(status); status != 500 && n < 2 {
