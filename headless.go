@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vastdash/vastdash/money"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -103,9 +103,9 @@ func fetchAll(ctx context.Context, c *api.Client, q api.ChargesQuery, p *progres
 		f.pages++
 		f.entries = append(f.entries, page.Results...)
 		f.skipped += page.Skipped
-		p.what = fmt.Sprintf("fetching charges: %s", groupInt(pager.Loaded()))
+		p.what = fmt.Sprintf("fetching charges: %s", money.Group(int64(pager.Loaded())))
 		if t := pager.Total(); t >= 0 {
-			p.what += " of " + groupInt(t)
+			p.what += " of " + money.Group(int64(t))
 		}
 		p.what += " contracts"
 		p.show(p.what)
@@ -114,32 +114,12 @@ func fetchAll(ctx context.Context, c *api.Client, q api.ChargesQuery, p *progres
 	return f, nil
 }
 
-// groupInt writes n with thousands separators: 1,234.
-func groupInt(n int) string {
-	s := strconv.Itoa(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3+1)
-	if neg {
-		out = append(out, '-')
-	}
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
-
 // plural returns "1 contract", "2 contracts" with grouping.
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return groupInt(n) + " " + word + "s"
+	return money.Group(int64(n)) + " " + word + "s"
 }
 
 // midnightOf is the start of t's day in t's location.

@@ -175,7 +175,7 @@ func TestChargesCSVIsExactAndPaged(t *testing.T) {
 	if sum != wantSum {
 		t.Fatalf("CSV sums to %d thousandths, the server to %d", sum, wantSum)
 	}
-	wantTotals := fmt.Sprintf("%s contracts · %s\n", groupInt(len(want)), money.Amount(wantSum))
+	wantTotals := fmt.Sprintf("%s contracts · %s\n", money.Group(int64(len(want))), money.Amount(wantSum))
 	if res.errOut != wantTotals {
 		t.Errorf("stderr %q, want only the totals line %q", res.errOut, wantTotals)
 	}
@@ -330,7 +330,7 @@ func TestChargesTreeFormat(t *testing.T) {
 	for i := range tree {
 		contracts += check(got[i], tree[i])
 	}
-	if !strings.HasPrefix(res.errOut, groupInt(contracts)+" contracts · ") {
+	if !strings.HasPrefix(res.errOut, money.Group(int64(contracts))+" contracts · ") {
 		t.Errorf("totals %q: want the %d contracts inside the wrappers counted", res.errOut, contracts)
 	}
 	if q := chargesRequests(srv)[0].Query; q.Get("format") != "tree" || !strings.Contains(q.Get("select_filters"), `"serverless"`) {
@@ -721,8 +721,8 @@ func TestDemoFlagNeedsNoKey(t *testing.T) {
 
 func TestGroupInt(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
-		if got := groupInt(n); got != want {
-			t.Errorf("groupInt(%d) = %q, want %q", n, got, want)
+		if got := money.Group(int64(n)); got != want {
+			t.Errorf("money.Group(int64(%d)) = %q, want %q", n, got, want)
 		}
 	}
 }

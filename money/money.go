@@ -185,6 +185,16 @@ func pad3(u uint64) string {
 	return string([]byte{byte('0' + u/100), byte('0' + u/10%10), byte('0' + u%10)})
 }
 
+// Group writes a count with comma thousands separators, as amounts are
+// written: 12345 → "12,345".
+func Group(n int64) string {
+	if n < 0 {
+		_, u := Amount(n).abs()
+		return "-" + group(u)
+	}
+	return group(uint64(n))
+}
+
 // group writes u with comma thousands separators.
 func group(u uint64) string {
 	s := strconv.FormatUint(u, 10)

@@ -3,6 +3,7 @@ package money
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -157,4 +158,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q → %d → %q → %d, %v", s, a, a.Decimal(), b, err)
 		}
 	})
+}
+
+func TestGroup(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 12345: "12,345", -1234567: "-1,234,567", math.MinInt64: "-9,223,372,036,854,775,808"} {
+		if got := Group(n); got != want {
+			t.Errorf("Group(%d) = %q, want %q", n, got, want)
+		}
+	}
 }

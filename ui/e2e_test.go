@@ -126,7 +126,7 @@ func TestEndToEnd(t *testing.T) {
 
 	prog.Send(keyPress('G', "G"))
 	final := p.waitFor(t, "every page loaded", contains("all loaded"))
-	if n := groupInt(len(inRange)); !strings.Contains(final, n+" of "+n+" contracts") {
+	if n := money.Group(int64(len(inRange))); !strings.Contains(final, n+" of "+n+" contracts") {
 		t.Fatalf("the footer does not count the %s contracts of the range:\n%s", n, final)
 	}
 
@@ -190,15 +190,6 @@ func cursorRow(s string) string {
 		}
 	}
 	return ""
-}
-
-// groupInt writes n with thousands separators, as the footer does.
-func groupInt(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // checkRequests asserts on what the server received: no 429 and no 400,

@@ -240,7 +240,7 @@ func (r *rig) checkAllLoaded(final string) {
 		r.t.Errorf("charges screen holds %d rows summing %s; the server has %d summing %s",
 			tot.Contracts, tot.Total, len(want), money.Amount(sum))
 	}
-	if n := groupInt(len(want)); !strings.Contains(final, n+" of "+n+" contracts") {
+	if n := money.Group(int64(len(want))); !strings.Contains(final, n+" of "+n+" contracts") {
 		r.t.Errorf("footer does not count the %s contracts:\n%s", n, final)
 	}
 }
@@ -417,7 +417,7 @@ func TestFaultInvalidToken(t *testing.T) {
 	r.press("2", "G")
 	first := r.waitFor("all rows", allLoaded)
 	// The model is read only after quit; the footer shows the count now.
-	if n := groupInt(len(r.srv.Contracts(demoserver.Filter{Gte: r.ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: r.ctx.Now().Unix()}))); !strings.Contains(first, n+" of "+n+" contracts") {
+	if n := money.Group(int64(len(r.srv.Contracts(demoserver.Filter{Gte: r.ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: r.ctx.Now().Unix()})))); !strings.Contains(first, n+" of "+n+" contracts") {
 		t.Errorf("footer does not count the %s contracts:\n%s", n, first)
 	}
 	r.press("1")

@@ -98,7 +98,7 @@ func TestDemoServerPagesEverything(t *testing.T) {
 		t.Errorf("G did not follow the end: cursor %d of %d", m.cursor, len(want))
 	}
 	lines := strings.Split(m.View(), "\n")
-	n := groupInt(len(want))
+	n := money.Group(int64(len(want)))
 	if f := lines[len(lines)-1]; !strings.Contains(f, n+" of "+n+" contracts · "+sum.String()+" loaded · all loaded") {
 		t.Errorf("footer %q", f)
 	}
@@ -115,7 +115,7 @@ func TestDemoServerPagesEverything(t *testing.T) {
 	}
 	// The demo server counts a wrapper as one entry in the tree format.
 	lines = strings.Split(m.View(), "\n")
-	n = groupInt(len(tree))
+	n = money.Group(int64(len(tree)))
 	if f := lines[len(lines)-1]; !strings.Contains(f, n+" of "+n+" entries · "+sum.String()+" loaded · all loaded") {
 		t.Errorf("tree footer %q, want %s entries", f, n)
 	}

@@ -545,7 +545,7 @@ func TestNavigationKeysAndResize(t *testing.T) {
 	hs.press("pgdown", "pgdown")
 	at := hs.m.cursor
 	hs.m.SetSize(60, 8)
-	if l := hs.cursorLine(); !strings.Contains(l, groupInt(at+1)) {
+	if l := hs.cursorLine(); !strings.Contains(l, money.Group(int64(at+1))) {
 		t.Fatalf("cursor row not visible after shrinking: %q", l)
 	}
 	assertFits(t, hs.m.View(), 60, 8)

@@ -2,6 +2,7 @@ package charges
 
 import (
 	"errors"
+	"github.com/vastdash/vastdash/money"
 	"strconv"
 	"strings"
 	"time"
@@ -232,10 +233,10 @@ func (m *Model) statusText() string {
 // amounts and what the loader is doing.
 func (m *Model) footer() string {
 	var b strings.Builder
-	b.WriteString(groupInt(m.contracts))
+	b.WriteString(money.Group(int64(m.contracts)))
 	if m.total >= 0 {
 		b.WriteString(" of ")
-		b.WriteString(groupInt(m.total))
+		b.WriteString(money.Group(int64(m.total)))
 	}
 	// The server's count and total share one unit, whatever it is; in the
 	// tree format they may count wrappers as one entry each (the demo
@@ -249,7 +250,7 @@ func (m *Model) footer() string {
 	b.WriteString(" loaded")
 	if m.skipped > 0 {
 		b.WriteString(" · ")
-		b.WriteString(groupInt(m.skipped))
+		b.WriteString(money.Group(int64(m.skipped)))
 		b.WriteString(" malformed skipped")
 	}
 	switch {
@@ -456,30 +457,4 @@ func duration(start, end int64) string {
 		return strconv.FormatInt(hours, 10) + "h " + strconv.FormatInt(mins, 10) + "m"
 	}
 	return strconv.FormatInt(mins, 10) + "m"
-}
-
-// groupInt writes n with thousands separators: 12345 → "12,345".
-func groupInt(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	if len(s) > 3 {
-		var b strings.Builder
-		first := len(s) % 3
-		if first == 0 {
-			first = 3
-		}
-		b.WriteString(s[:first])
-		for i := first; i < len(s); i += 3 {
-			b.WriteByte(',')
-			b.WriteString(s[i : i+3])
-		}
-		s = b.String()
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
 }

@@ -75,7 +75,7 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 	if n <= 2*pageLimit {
 		t.Fatalf("the data set should span several pages, has %d contracts", n)
 	}
-	if v := view(m); !strings.Contains(v, "all "+group(n)+" contracts loaded") {
+	if v := view(m); !strings.Contains(v, "all "+money.Group(int64(n))+" contracts loaded") {
 		t.Fatalf("not all loaded:\n%s", v)
 	}
 	var tot spend.Totals
@@ -183,7 +183,7 @@ func TestDemoRetryKeepsWhatLoaded(t *testing.T) {
 	}
 	d.key(t, "r")
 	want := truth(srv, r.From, r.To)
-	if v := view(m); !strings.Contains(v, "all "+group(len(want))+" contracts loaded") {
+	if v := view(m); !strings.Contains(v, "all "+money.Group(int64(len(want)))+" contracts loaded") {
 		t.Fatalf("after r:\n%s", v)
 	}
 	var tot spend.Totals

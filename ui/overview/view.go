@@ -388,7 +388,7 @@ func (m *Model) chargesHead() []line {
 	}
 	title := st.Bold.Render("Spend "+shared.Safe(m.rng.String())) + " · " + m.loadedText()
 	if l.skipped > 0 {
-		title += " · " + st.Warning.Render(group(l.skipped)+" malformed "+plural(l.skipped, "entry")+" skipped")
+		title += " · " + st.Warning.Render(money.Group(int64(l.skipped))+" malformed "+plural(l.skipped, "entry")+" skipped")
 	}
 	ls := []line{{text: title, prio: prioTitle}}
 	ls = append(ls, m.statusLines()...)
@@ -469,13 +469,13 @@ func (m *Model) loadedText() string {
 	n := l.contracts
 	switch {
 	case l.done:
-		return "all " + group(n) + " " + plural(n, "contract") + " loaded"
+		return "all " + money.Group(int64(n)) + " " + plural(n, "contract") + " loaded"
 	case l.err != nil && n == 0:
 		return st.Warning.Render("no charges loaded")
 	case l.err != nil && l.total >= 0:
-		return group(n) + " of " + group(l.total) + " " + plural(l.total, "contract") + " loaded · " + st.Warning.Render("partial")
+		return money.Group(int64(n)) + " of " + money.Group(int64(l.total)) + " " + plural(l.total, "contract") + " loaded · " + st.Warning.Render("partial")
 	case l.err != nil:
-		return group(n) + " " + plural(n, "contract") + " loaded · " + st.Warning.Render("partial")
+		return money.Group(int64(n)) + " " + plural(n, "contract") + " loaded · " + st.Warning.Render("partial")
 	case l.pages == 0:
 		return st.Muted.Render("loading charges…")
 	default:
@@ -762,26 +762,6 @@ func barOf(a, total money.Amount, width int) string {
 		n = 1
 	}
 	return strings.Repeat("█", int(n/8)) + eighths[n%8]
-}
-
-// group writes n with thousands separators: 12345 → "12,345".
-func group(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // fitLines drops the lowest-priority lines (the last of equals first) until
