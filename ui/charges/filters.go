@@ -91,7 +91,7 @@ func (m *Model) cycleRange(dir int) tea.Cmd {
 		n := len(spend.Presets)
 		name = spend.Presets[((i+dir)%n+n)%n]
 	}
-	r, err := spend.PresetRange(name, m.now(), m.loc())
+	r, err := spend.PresetRange(name, m.ctx.Clock(), m.ctx.Loc())
 	if err != nil {
 		return nil
 	}
@@ -132,7 +132,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			m.closeModal()
 			return nil
 		case key.Matches(k, m.keys.Apply):
-			r, err := spend.ParseRange(m.input.Value(), m.loc())
+			r, err := spend.ParseRange(m.input.Value(), m.ctx.Loc())
 			if err != nil {
 				m.inputErr = err.Error()
 				return nil
@@ -148,7 +148,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 	// Validate in place while typing; an empty field is not an error yet.
 	m.inputErr = ""
 	if v := strings.TrimSpace(m.input.Value()); v != "" {
-		if _, err := spend.ParseRange(v, m.loc()); err != nil {
+		if _, err := spend.ParseRange(v, m.ctx.Loc()); err != nil {
 			m.inputErr = err.Error()
 		}
 	}

@@ -27,13 +27,8 @@ import (
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
-// pageSource is what the screen needs of an *api.Pager. Tests substitute a
-// fake so the model can be driven without a network.
-type pageSource interface {
-	Next(ctx context.Context) (api.ChargesPage, error)
-	Done() bool
-	Total() int
-}
+// pageSource is what the screen needs of an *api.Pager.
+type pageSource = shared.PageSource
 
 // pageMsg is the answer to one Next call of generation gen.
 type pageMsg struct {
@@ -118,40 +113,11 @@ func New(ctx *shared.Context) *Model {
 		tree:  newTree(),
 		total: -1,
 	}
-	m.newPager = m.clientPager
+	m.newPager = ctx.Pager
 	m.f.preset = m.defaultPreset()
-	m.f.rng, _ = spend.PresetRange(m.f.preset, m.now(), m.loc())
+	m.f.rng, _ = spend.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
 	m.f.format = api.FormatTable
 	return m
-}
-
-// clientPager pages q through ctx.Client.
-func (m *Model) clientPager(q api.ChargesQuery) pageSource {
-	if m.ctx.Client == nil {
-		return errPager{errors.New("no API client configured")}
-	}
-	return m.ctx.Client.Pager(q)
-}
-
-// errPager fails every Next; it stands in when there is no client.
-type errPager struct{ err error }
-
-func (p errPager) Next(context.Context) (api.ChargesPage, error) { return api.ChargesPage{}, p.err }
-func (p errPager) Done() bool                                    { return false }
-func (p errPager) Total() int                                    { return -1 }
-
-func (m *Model) now() time.Time {
-	if m.ctx.Now != nil {
-		return m.ctx.Now()
-	}
-	return time.Now()
-}
-
-func (m *Model) loc() *time.Location {
-	if m.ctx.Location != nil {
-		return m.ctx.Location
-	}
-	return time.Local
 }
 
 func (m *Model) styles() *theme.Styles {

@@ -153,7 +153,7 @@ func (m *Model) View() string {
 			line(l, false)
 		}
 	} else {
-		m.cache.check(c, m.loc())
+		m.cache.check(c, m.ctx.Loc())
 		shown := 0
 		m.tree.rows.Each(m.offset, m.offset+fr.body, func(i int, r *row) bool {
 			s := m.cache.line(r)

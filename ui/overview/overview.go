@@ -39,13 +39,8 @@ const topN = 5
 // when the server named no threshold: the documented charges threshold.
 const defaultRateWait = time.Second
 
-// pageSource is what the screen needs of an *api.Pager; tests may
-// substitute a fake.
-type pageSource interface {
-	Next(ctx context.Context) (api.ChargesPage, error)
-	Done() bool
-	Total() int
-}
+// pageSource is what the screen needs of an *api.Pager.
+type pageSource = shared.PageSource
 
 // pageMsg is the answer to one Next call of the load with generation gen.
 type pageMsg struct {
@@ -185,39 +180,11 @@ func New(ctx *shared.Context) *Model {
 		ctx = &shared.Context{}
 	}
 	m := &Model{ctx: ctx, keys: DefaultKeyMap()}
-	m.newPager = m.clientPager
+	m.newPager = ctx.Pager
 	m.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
 		return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 	}
 	return m
-}
-
-func (m *Model) clientPager(q api.ChargesQuery) pageSource {
-	if m.ctx.Client == nil {
-		return errPager{errors.New("no API client configured")}
-	}
-	return m.ctx.Client.Pager(q)
-}
-
-// errPager fails every Next; it stands in when there is no client.
-type errPager struct{ err error }
-
-func (p errPager) Next(context.Context) (api.ChargesPage, error) { return api.ChargesPage{}, p.err }
-func (p errPager) Done() bool                                    { return false }
-func (p errPager) Total() int                                    { return -1 }
-
-func (m *Model) now() time.Time {
-	if m.ctx.Now != nil {
-		return m.ctx.Now()
-	}
-	return time.Now()
-}
-
-func (m *Model) loc() *time.Location {
-	if m.ctx.Location != nil {
-		return m.ctx.Location
-	}
-	return time.Local
 }
 
 // Init starts loading the default range (ctx.DefaultRange, else 30d), the
@@ -230,9 +197,9 @@ func (m *Model) Init() tea.Cmd {
 	if preset == "" {
 		preset = "30d"
 	}
-	r, err := spend.PresetRange(preset, m.now(), m.loc())
+	r, err := spend.PresetRange(preset, m.ctx.Clock(), m.ctx.Loc())
 	if err != nil {
-		r, _ = spend.PresetRange("30d", m.now(), m.loc())
+		r, _ = spend.PresetRange("30d", m.ctx.Clock(), m.ctx.Loc())
 	}
 	return m.SetRange(r)
 }
@@ -301,10 +268,10 @@ func (m *Model) start(q api.ChargesQuery) *load {
 		base = context.Background()
 	}
 	ctx, cancel := context.WithCancel(base)
-	now := m.now().In(m.loc())
+	now := m.ctx.Clock().In(m.ctx.Loc())
 	return &load{
 		gen: m.gen, q: q, ctx: ctx, cancel: cancel, pager: m.newPager(q),
-		total: -1, asOf: now, daily: spend.NewDaily(m.loc()), win: spend.Last24h(now),
+		total: -1, asOf: now, daily: spend.NewDaily(m.ctx.Loc()), win: spend.Last24h(now),
 	}
 }
 
@@ -532,7 +499,7 @@ func (m *Model) runway() spend.Runway {
 	src := m.burnSource()
 	switch {
 	case u.Credit <= 0:
-		return spend.RunwayFor(u.Credit, spend.Burn{}, false, m.now())
+		return spend.RunwayFor(u.Credit, spend.Burn{}, false, m.ctx.Clock())
 	case src == nil:
 		return spend.Runway{Reason: "charges still loading"}
 	case src.err != nil && !src.done:

@@ -5,6 +5,7 @@ package shared
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -130,4 +131,43 @@ func Block(lines []string, w, h int) string {
 // it on enter).
 type RevealMsg struct {
 	Source string
+}
+
+// PageSource is what a screen needs of an *api.Pager; tests substitute
+// fakes so a model can be driven without a network.
+type PageSource interface {
+	Next(ctx context.Context) (api.ChargesPage, error)
+	Done() bool
+	Total() int
+}
+
+// Pager pages q through the client, or fails every page when there is no
+// client (a misconfigured test), rather than panicking.
+func (c *Context) Pager(q api.ChargesQuery) PageSource {
+	if c.Client == nil {
+		return errPager{errors.New("no API client configured")}
+	}
+	return c.Client.Pager(q)
+}
+
+type errPager struct{ err error }
+
+func (p errPager) Next(context.Context) (api.ChargesPage, error) { return api.ChargesPage{}, p.err }
+func (p errPager) Done() bool                                    { return false }
+func (p errPager) Total() int                                    { return -1 }
+
+// Clock is Now, or the wall clock when none is set.
+func (c *Context) Clock() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// Loc is Location, or local time when none is set.
+func (c *Context) Loc() *time.Location {
+	if c.Location != nil {
+		return c.Location
+	}
+	return time.Local
 }
