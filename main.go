@@ -272,7 +272,7 @@ func (r *runner) dashboard(o options) int {
 	default:
 		uiOpts.Dark = theme.DarkFromEnv(os.Getenv("COLORFGBG"))
 	}
-	if err := ui.Run(base, ctx, uiOpts, events); err != nil {
+	if err := runQuietly(func() error { return ui.Run(base, ctx, uiOpts, events) }); err != nil {
 		msg := oneLine(err.Error())
 		if errors.Is(err, tea.ErrProgramPanic) {
 			// Bubble Tea caught it and restored the terminal.
@@ -282,6 +282,25 @@ func (r *runner) dashboard(o options) int {
 		return exitRuntime
 	}
 	return exitOK
+}
+
+// runQuietly runs the TUI with os.Stderr pointed at /dev/null: nothing may
+// write there while the TUI owns the screen, and on a panic Bubble Tea,
+// after restoring the terminal, prints the panic value and a stack to
+// os.Stderr — internals, and nothing guarantees what the value holds. The
+// caller prints one line instead.
+func runQuietly(f func() error) error {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return f()
+	}
+	saved := os.Stderr
+	os.Stderr = null
+	defer func() {
+		os.Stderr = saved
+		null.Close()
+	}()
+	return f()
 }
 
 // session is what a run talks to: a client, and in demo mode the server.
