@@ -61,6 +61,7 @@ Flags (accepted before or after the command):
   --api-key-file PATH  read the API key from PATH
   --url URL            API base URL (default https://console.vast.ai, env VAST_URL)
   --config PATH        settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)
+  --timeout DURATION   give up on a request after DURATION (default 20s)
   --debug FILE         log every request and response to FILE (mode 0600) for a bug
                        report; the key and the account's api_key are redacted
   --version            print the version and exit
@@ -164,7 +165,8 @@ func isTerminal(w io.Writer) bool {
 type options struct {
 	demo    bool
 	version bool
-	debug   string // --debug FILE
+	debug   string        // --debug FILE
+	timeout time.Duration // --timeout, per request
 	flags   config.Flags
 }
 
@@ -177,6 +179,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.flags.URL, "url", o.flags.URL, "")
 	fs.StringVar(&o.flags.ConfigFile, "config", o.flags.ConfigFile, "")
 	fs.StringVar(&o.debug, "debug", o.debug, "")
+	fs.DurationVar(&o.timeout, "timeout", o.timeout, "")
 }
 
 func (r *runner) run(args []string) int {
@@ -359,6 +362,13 @@ func (r *runner) openSession(o options, observe func(api.Event)) (*session, int)
 	// The page cache lets the overview and the charges screen share the pages
 	// of one query instead of fetching them twice; r clears it.
 	opts := []api.Option{api.WithVersion(versionString()), api.WithPageCache(10 * time.Minute)}
+	if o.timeout < 0 {
+		s.close()
+		return r.configError(errors.New("--timeout must be positive, like 30s"))
+	}
+	if o.timeout > 0 {
+		opts = append(opts, api.WithTimeout(o.timeout))
+	}
 	if o.debug != "" {
 		f, err := config.OpenPrivate(o.debug)
 		if err != nil {

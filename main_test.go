@@ -153,3 +153,15 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 
 // No run may leave a goroutine behind: every request ends with its command.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestTimeoutFlag(t *testing.T) {
+	isolate(t)
+	// The demo server answers after 60 ms; a 1 ms timeout gives up first.
+	code, out, errOut := runMain("--demo", "--timeout", "1ms", "credit")
+	if code != 1 || out != "" || !strings.Contains(errOut, "no response in time") {
+		t.Fatalf("--timeout 1ms: %d %q %q", code, out, errOut)
+	}
+	if code, _, errOut := runMain("--demo", "--timeout", "-1s", "credit"); code != 2 || !strings.Contains(errOut, "--timeout") {
+		t.Fatalf("negative timeout: %d %q", code, errOut)
+	}
+}
