@@ -1,9 +1,6 @@
 package ui
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,9 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // sgr matches the colour and attribute sequences the program's own styles
 // write; nothing else may start with ESC in a frame.
@@ -69,22 +65,6 @@ func TestHostileGoldenScreens(t *testing.T) {
 				t.Fatalf("%s: line %q is %d wide", name, l, w)
 			}
 		}
-		path := filepath.Join("testdata", "hostile-"+name+".golden")
-		if *updateGolden {
-			if err := os.MkdirAll("testdata", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run go test ./ui -run Hostile -update)", err)
-		}
-		if text != string(want) {
-			t.Errorf("%s differs from %s:\n got:\n%s\nwant:\n%s", name, path, text, want)
-		}
+		golden.Check(t, "hostile-"+name+".golden", text)
 	}
 }

@@ -1,41 +1,21 @@
 package charges
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/theme"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // checkGolden compares the View, rendered with the real styles and then
 // stripped of them (so the files do not depend on colours), with
 // testdata/name.
 func checkGolden(t *testing.T, m *Model, name string) {
 	t.Helper()
-	got := ansi.Strip(m.View()) + "\n"
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("%s differs (go test -update rewrites it)\n--- got\n%s--- want\n%s", name, got, want)
-	}
+	golden.Check(t, name, ansi.Strip(m.View())+"\n")
 }
 
 // TestGolden80x24: the table format, one contract open, the first of two

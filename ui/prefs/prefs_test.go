@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -21,11 +18,10 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // testKey must never reach the screen, even when a server echoes it.
 const testKey = "sk-test-7f3a9c1e5b"
@@ -667,17 +663,5 @@ func TestGolden(t *testing.T) {
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("view differs from %s (run with -update after checking):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, name, got)
 }
