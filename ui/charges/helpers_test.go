@@ -3,6 +3,7 @@ package charges
 import (
 	"context"
 	"fmt"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"strings"
 	"testing"
 	"time"
@@ -274,19 +275,5 @@ func (hs *harness) rowNames() []string { return rowsOf(hs.m.tree) }
 // assertFits checks the View is exactly h lines of exactly w cells.
 func assertFits(t *testing.T, view string, w, h int) {
 	t.Helper()
-	if w <= 0 || h <= 0 {
-		if view != "" {
-			t.Fatalf("%dx%d: view %q, want empty", w, h, view)
-		}
-		return
-	}
-	lines := strings.Split(view, "\n")
-	if len(lines) != h {
-		t.Fatalf("%dx%d: %d lines", w, h, len(lines))
-	}
-	for i, l := range lines {
-		if got := shared.Width(l); got != w {
-			t.Fatalf("%dx%d: line %d is %d cells: %q", w, h, i, got, ansi.Strip(l))
-		}
-	}
+	golden.AssertFits(t, view, w, h)
 }

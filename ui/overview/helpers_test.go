@@ -3,6 +3,7 @@ package overview
 import (
 	"context"
 	"fmt"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"strings"
 	"testing"
 	"time"
@@ -235,20 +236,5 @@ func lineWith(t *testing.T, m *Model, s string) string {
 
 func checkExact(t *testing.T, m *Model, w, h int) {
 	t.Helper()
-	out := m.View()
-	if w <= 0 || h <= 0 {
-		if out != "" {
-			t.Fatalf("%d×%d: want nothing, got %q", w, h, out)
-		}
-		return
-	}
-	lines := strings.Split(out, "\n")
-	if len(lines) != h {
-		t.Fatalf("%d×%d: %d lines", w, h, len(lines))
-	}
-	for i, l := range lines {
-		if got := ansi.StringWidth(l); got != w {
-			t.Fatalf("%d×%d: line %d is %d wide: %q", w, h, i, got, ansi.Strip(l))
-		}
-	}
+	golden.AssertFits(t, m.View(), w, h)
 }
