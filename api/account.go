@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -118,12 +117,13 @@ func (c *Client) SetNotificationPrefs(ctx context.Context, userID int64, p Prefs
 		// Sending {} would wipe every preference on the server.
 		return Prefs{}, usageErr(op, "refusing to replace the preferences with an empty document")
 	}
-	payload, err := json.Marshal(struct {
-		Prefs Prefs `json:"notification_preferences"`
-	}{p})
-	if err != nil {
-		return Prefs{}, usageErr(op, "the preferences cannot be encoded")
-	}
+	// Built by hand, not with json.Marshal: Marshal compacts and
+	// HTML-escapes a Marshaler's output, and the document goes back
+	// byte for byte as it was read.
+	payload := make([]byte, 0, len(p.raw)+len(`{"notification_preferences":}`))
+	payload = append(payload, `{"notification_preferences":`...)
+	payload = append(payload, p.raw...)
+	payload = append(payload, '}')
 	cl := call{method: http.MethodPut, path: prefsPath(userID), body: payload, perm: "user_write"}
 	body, err := c.do(ctx, cl)
 	if err != nil {
@@ -134,7 +134,7 @@ func (c *Client) SetNotificationPrefs(ctx context.Context, userID int64, p Prefs
 		return Prefs{}, err
 	}
 	if !present {
-		return NewPrefs(p.doc), nil
+		return p, nil
 	}
 	return got, nil
 }
@@ -155,16 +155,18 @@ func (c *Client) decodePrefs(op, perm string, body []byte) (Prefs, bool, error) 
 	if len(w.Prefs) == 0 || isNull(w.Prefs) {
 		return Prefs{}, false, nil
 	}
+	if !json.Valid(w.Prefs) {
+		return Prefs{}, false, malformedMsg(op, "notification_preferences is not valid JSON")
+	}
 	if w.Prefs[0] != '{' {
 		return Prefs{}, false, malformedMsg(op, "notification_preferences is not an object")
 	}
-	// Numbers stay json.Number so values vastdash does not know are sent
-	// back exactly as read.
-	dec := json.NewDecoder(bytes.NewReader(w.Prefs))
-	dec.UseNumber()
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
-		return Prefs{}, false, malformed(op, err, len(w.Prefs))
+	// The bytes are kept exactly as sent, so a save returns everything
+	// vastdash does not know (unknown alerts, number spellings, escapes,
+	// even invalid UTF-8) unchanged.
+	p, err := ParsePrefs(w.Prefs)
+	if err != nil {
+		return Prefs{}, false, malformedMsg(op, "notification_preferences is not a JSON object")
 	}
-	return Prefs{doc: doc}, true, nil
+	return p, true, nil
 }

@@ -132,21 +132,14 @@ func (q ChargesQuery) Values(afterToken string) url.Values {
 
 // Charges fetches one page of charges for q, after afterToken ("" for the
 // first page). An invalid q fails with ErrUsage before anything is sent.
-// Charges calls of one Client are paced to the server's threshold. With
-// WithPageCache, a page fetched within the cache's ttl (or being fetched)
-// for the identical request is shared instead of fetched again; its
-// Results must then not be modified.
+// Charges calls of one Client are paced to the server's threshold. Sharing
+// pages between parts of a program is the billing layer's feeds' job, not
+// the wire's.
 func (c *Client) Charges(ctx context.Context, q ChargesQuery, afterToken string) (ChargesPage, error) {
 	if err := q.Validate(); err != nil {
 		return ChargesPage{}, err
 	}
-	query := q.Values(afterToken).Encode()
-	if c.pages == nil {
-		return c.fetchCharges(ctx, query)
-	}
-	return c.pages.get(ctx, chargesOp, query, func(ctx context.Context) (ChargesPage, error) {
-		return c.fetchCharges(ctx, query)
-	})
+	return c.fetchCharges(ctx, q.Values(afterToken).Encode())
 }
 
 // fetchCharges sends one charges request with its encoded query.

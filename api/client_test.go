@@ -147,7 +147,7 @@ func TestPrefsRoundTrip(t *testing.T) {
 	if on, ok := p.Get(LowCreditWebhooks); on || !ok {
 		t.Fatalf("webhooks = %v, %v", on, ok)
 	}
-	got, err := c.SetNotificationPrefs(ctx, 4242, p.With(LowCreditWebhooks, true))
+	got, err := c.SetNotificationPrefs(ctx, 4242, mustWith(t, p, LowCreditWebhooks, true))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func TestDebugTransportLogsPutBodyAndErrors(t *testing.T) {
 	hc := &http.Client{Transport: DebugTransport(nil, &log)}
 	c, _ := New(srv.URL, "k3y-xyz", WithHTTPClient(hc))
 	p := NewPrefs(map[string]any{"client": map[string]any{"low_credit": map[string]any{"email": true}}})
-	if _, err := c.SetNotificationPrefs(context.Background(), 1, p.With(LowCreditEmail, false)); err != nil {
+	if _, err := c.SetNotificationPrefs(context.Background(), 1, mustWith(t, p, LowCreditEmail, false)); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(log.String(), `{"notification_preferences":{"client":{"low_credit":{"email":false}}}}`) {
