@@ -24,9 +24,26 @@ var ErrSyntax = errors.New("not a decimal number")
 // ErrRange is returned for numbers too large for an Amount.
 var ErrRange = errors.New("amount out of range")
 
+// MaxAmount and MinAmount are the largest and smallest Amounts. A running sum
+// that overflows is held at one of them (see AddSaturating), so either value
+// in a sum means "too large to show", never a real figure.
+const (
+	MaxAmount Amount = math.MaxInt64
+	MinAmount Amount = math.MinInt64
+)
+
+// maxParsed is the largest magnitude Parse returns: 18 digits of thousandths
+// ($999,999,999,999,999.999). Keeping it 18 digits means everything Parse
+// accepts, Decimal prints back in a form Parse accepts, and a parsed amount is
+// never mistaken for a saturated sum.
+const maxParsed = 999_999_999_999_999_999
+
 // Parse reads a JSON number ("12.345", "-0.5", "1e-3", "12.3456") as an Amount,
 // rounding to the nearest thousandth, halves away from zero. It works on the
 // decimal text, never through float64, so "0.1"+"0.2" sum to exactly 0.300.
+// A number whose rounded magnitude is above $999,999,999,999,999.999 is
+// ErrRange (so is one that only gets there by rounding, like
+// "999999999999999.9997"): Parse(a.Decimal()) == a for every a Parse returns.
 func Parse(s string) (Amount, error) {
 	if s == "" {
 		return 0, ErrSyntax
@@ -95,6 +112,11 @@ func Parse(s string) (Amount, error) {
 	if roundUp {
 		v++
 	}
+	if v > maxParsed {
+		// Only rounding gets here: 18 nines rounded up would print as 19
+		// digits, which the length check above rejects, breaking round trips.
+		return 0, ErrRange
+	}
 	if neg {
 		v = -v
 	}
@@ -162,14 +184,60 @@ func (a Amount) Credit() string {
 	return s
 }
 
-// Sum adds amounts exactly.
+// Sum adds amounts exactly. A sum that does not fit is MaxAmount or
+// MinAmount rather than a wrapped figure; use SumChecked to learn that it
+// happened.
 func Sum(as ...Amount) Amount {
-	var t Amount
-	for _, a := range as {
-		t += a
-	}
+	t, _ := SumChecked(as...)
 	return t
 }
+
+// SumChecked adds amounts left to right with AddSaturating. ok is false when
+// the running sum overflowed at some point; the result is then MaxAmount or
+// MinAmount (whichever bound it passed first) and must not be shown as a
+// figure.
+func SumChecked(as ...Amount) (sum Amount, ok bool) {
+	ok = true
+	for _, a := range as {
+		var fit bool
+		if sum, fit = sum.AddSaturating(a); !fit {
+			ok = false
+		}
+	}
+	return sum, ok
+}
+
+// Add returns a+b and true, or, when a+b does not fit in an Amount, the bound
+// it passed (MaxAmount or MinAmount) and false. It is the plain checked
+// addition; running sums want AddSaturating.
+func (a Amount) Add(b Amount) (Amount, bool) {
+	s := a + b // wraps on overflow; detected below
+	switch {
+	case b > 0 && s < a:
+		return MaxAmount, false
+	case b < 0 && s > a:
+		return MinAmount, false
+	}
+	return s, true
+}
+
+// AddSaturating is Add for running sums: a that is already saturated
+// (MaxAmount or MinAmount, from an earlier overflow) stays where it is and
+// reports false, so a refund added after an overflow cannot pull the sum back
+// to a plausible-looking but wrong figure. A sum that lands on a bound
+// exactly also reports false: the bounds mean "overflowed" wherever they
+// appear, and at $9.2 quadrillion that costs nothing.
+func (a Amount) AddSaturating(b Amount) (Amount, bool) {
+	if a.Saturated() {
+		return a, false
+	}
+	s, ok := a.Add(b)
+	return s, ok && !s.Saturated()
+}
+
+// Saturated reports whether a is MaxAmount or MinAmount: in a sum built with
+// AddSaturating, that the sum overflowed and is too large to show.
+func (a Amount) Saturated() bool { return a == MaxAmount || a == MinAmount }
 
 func (a Amount) abs() (bool, uint64) {
 	if a < 0 {

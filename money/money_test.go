@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -144,18 +145,136 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 }
 
+// Rounding can carry 18 nines into a 19th digit; Parse must not return a
+// value its own Decimal output cannot be parsed back from.
+func TestParseRoundingAtTheTop(t *testing.T) {
+	for _, in := range []string{"999999999999999.9997", "-999999999999999.9995", "9999999999999999995e-4"} {
+		if a, err := Parse(in); !errors.Is(err, ErrRange) {
+			t.Errorf("Parse(%q) = %d (%q), %v; want ErrRange", in, a, a.Decimal(), err)
+		}
+	}
+	for in, want := range map[string]Amount{"999999999999999.9994": maxParsed, "-999999999999999.999": -maxParsed} {
+		a, err := Parse(in)
+		if err != nil || a != want {
+			t.Fatalf("Parse(%q) = %d, %v; want %d", in, a, err, want)
+		}
+		if b, err := Parse(a.Decimal()); err != nil || b != a {
+			t.Fatalf("%q does not round-trip: %q → %d, %v", in, a.Decimal(), b, err)
+		}
+	}
+}
+
+func TestAdd(t *testing.T) {
+	cases := []struct {
+		a, b, want Amount
+		ok         bool
+	}{
+		{1, 2, 3, true},
+		{-5, 3, -2, true},
+		{MaxAmount, 0, MaxAmount, true},
+		{MaxAmount, 1, MaxAmount, false},
+		{MaxAmount - 1, 1, MaxAmount, true},
+		{MinAmount, -1, MinAmount, false},
+		{MinAmount, 1, MinAmount + 1, true},
+		{MaxAmount, MinAmount, -1, true},
+		{1e18 * 5, 1e18 * 5, MaxAmount, false},
+		{-1e18 * 5, -1e18 * 5, MinAmount, false},
+	}
+	for _, c := range cases {
+		if got, ok := c.a.Add(c.b); got != c.want || ok != c.ok {
+			t.Errorf("%d.Add(%d) = %d, %v; want %d, %v", c.a, c.b, got, ok, c.want, c.ok)
+		}
+	}
+	// A saturated running sum stays saturated: a refund must not bring an
+	// overflowed total back to a plausible figure.
+	if got, ok := MaxAmount.AddSaturating(-1000); got != MaxAmount || ok {
+		t.Fatalf("saturated sum moved: %d, %v", got, ok)
+	}
+	if got, ok := Amount(5).AddSaturating(-7); got != -2 || !ok {
+		t.Fatalf("5 + -7 = %d, %v", got, ok)
+	}
+}
+
+// Twelve amounts of $1e15 (1e18 thousandths each) are 1.2e19 thousandths,
+// past int64: the plain sum used to wrap to a negative total.
+func TestSumTwelveQuadrillionsDoesNotWrap(t *testing.T) {
+	as := make([]Amount, 12)
+	for i := range as {
+		as[i] = 1e18
+	}
+	sum, ok := SumChecked(as...)
+	if ok || sum != MaxAmount || !sum.Saturated() {
+		t.Fatalf("SumChecked = %d, %v; want MaxAmount, false", sum, ok)
+	}
+	if s := Sum(as...); s < 0 || s != MaxAmount {
+		t.Fatalf("Sum = %d; want MaxAmount, not a wrapped negative", s)
+	}
+	// Negative overflow saturates the other way, and stays there.
+	for i := range as {
+		as[i] = -1e18
+	}
+	as = append(as, 5e18)
+	if sum, ok := SumChecked(as...); ok || sum != MinAmount {
+		t.Fatalf("negative SumChecked = %d, %v; want MinAmount, false", sum, ok)
+	}
+	if sum, ok := SumChecked(1e18, -3, 2); !ok || sum != 1e18-1 {
+		t.Fatalf("small SumChecked = %d, %v", sum, ok)
+	}
+}
+
+// refParse is Parse done with exact rationals: the number × 1000 rounded to
+// the nearest integer, halves away from zero.
+func refParse(s string) (*big.Int, bool) {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return nil, false
+	}
+	r.Mul(r, big.NewRat(1000, 1))
+	neg := r.Sign() < 0
+	r.Abs(r)
+	q, m := new(big.Int).QuoRem(r.Num(), r.Denom(), new(big.Int))
+	if new(big.Int).Lsh(m, 1).Cmp(r.Denom()) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if neg {
+		q.Neg(q)
+	}
+	return q, true
+}
+
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"12.345", "-0.0005", "1e-3", "1E+5", ".5", "abc", "99999999999999999"} {
+	for _, s := range []string{"12.345", "-0.0005", "1e-3", "1E+5", ".5", "abc", "99999999999999999",
+		"999999999999999.9997", "999999999999999.9994", "-999999999999999.9995", "1e15", "999999999999999999e-3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		a, err := Parse(s)
 		if err != nil {
+			if !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrRange) {
+				t.Fatalf("%q: unexpected error %v", s, err)
+			}
 			return
 		}
-		// Whatever parsed must print and parse back to itself.
+		// Whatever parsed must print and parse back to itself, through
+		// Decimal and through JSON.
 		if b, err := Parse(a.Decimal()); err != nil || b != a {
 			t.Fatalf("%q → %d → %q → %d, %v", s, a, a.Decimal(), b, err)
+		}
+		var b Amount
+		if out, err := json.Marshal(a); err != nil || json.Unmarshal(out, &b) != nil || b != a {
+			t.Fatalf("%q → %d does not survive JSON: %s → %d, %v", s, a, out, b, err)
+		}
+		if a > maxParsed || a < -maxParsed {
+			t.Fatalf("%q → %d, beyond the documented range", s, a)
+		}
+		// And the value is the exact rounding of the text. big.Rat reads
+		// every number Parse accepts, so it must read this one.
+		want, ok := refParse(s)
+		if !ok {
+			t.Fatalf("Parse accepted %q, which is not a number", s)
+		}
+		if want.Cmp(big.NewInt(int64(a))) != 0 {
+			t.Fatalf("Parse(%q) = %d, exact rounding is %s", s, a, want)
 		}
 	})
 }

@@ -2,6 +2,7 @@ package spend
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"time"
 
@@ -14,18 +15,46 @@ type Burn struct {
 	PerDay   money.Amount
 	From, To time.Time
 	Label    string // "last 7 complete days", "last 24 h"
+	// Overflow says the spend was too large to sum; PerDay is then
+	// money.MaxAmount or money.MinAmount and must not be shown as a figure.
+	Overflow bool
+}
+
+// BurnWindow is the range of charges the burn figures need at now in loc:
+// From is midnight 7 days before today, To the last second of today. Load
+// it whole: BurnWeek measures the 7 complete days before today within it
+// (today is partial), and the 24-hour burn reaches into today. Days are
+// counted on the calendar (like AddDate), so a window across a
+// daylight-saving change still holds 7 whole days and all of today. A nil
+// loc is UTC.
+func BurnWindow(now time.Time, loc *time.Location) (from, to time.Time) {
+	today := Midnight(now.In(orUTC(loc)))
+	return addDays(today, -7), nextDay(today).Add(-time.Second)
 }
 
 // BurnWeek averages the 7 complete calendar days before today (in the
 // Daily's location): today is partial, so it would drag the average down.
+// A Daily from NewDailyWindow must cover those days (see BurnWindow).
 func BurnWeek(d *Daily, now time.Time) Burn {
-	today := midnight(now.In(d.loc))
-	from := today.AddDate(0, 0, -7)
+	today := Midnight(now.In(d.loc))
+	from := addDays(today, -7)
 	var sum money.Amount
+	over := false
 	for _, day := range d.Days(from, today.Add(-time.Second)) {
-		sum += day.Total
+		var ok bool
+		sum, ok = sum.AddSaturating(day.Total)
+		// A saturated day is an overflow even if a negative sum absorbs it.
+		over = over || !ok || day.Total.Saturated()
 	}
-	return Burn{PerDay: divRound(sum, 7), From: from, To: today, Label: "last 7 complete days"}
+	b := Burn{PerDay: divRound(sum, 7), From: from, To: today, Label: "last 7 complete days", Overflow: over}
+	if over {
+		// Dividing a saturated sum would give a plausible, wrong rate.
+		b.PerDay = money.MaxAmount
+		if sum < 0 {
+			b.PerDay = money.MinAmount
+		}
+	}
+	return b
 }
 
 // Window sums the parts of entries that fall inside [From, To), each entry's
@@ -33,35 +62,44 @@ func BurnWeek(d *Daily, now time.Time) Burn {
 type Window struct {
 	From, To time.Time
 	Sum      money.Amount
+	// Overflow says Sum became too large for an Amount; it is then held
+	// at money.MaxAmount or money.MinAmount and must not be shown.
+	Overflow bool
 }
 
-// Add folds entries into the window.
+// Add folds entries into the window. Any int64 start and end is valid
+// (0 means missing, as for Spread).
 func (w *Window) Add(entries []api.Charge) {
 	lo, hi := w.From.Unix(), w.To.Unix()
 	for i := range entries {
 		e := &entries[i]
-		start, end := e.Start, e.End
-		if start == 0 {
-			start = end
-		}
-		if end <= start {
-			if start >= lo && start < hi {
-				w.Sum += e.Amount
+		start, end := contractSpan(e.Start, e.End)
+		var part money.Amount
+		if end == start {
+			if start < lo || start >= hi {
+				continue
 			}
-			continue
+			part = e.Amount
+		} else {
+			a, b := max(start, lo), min(end, hi)
+			if b <= a {
+				continue
+			}
+			// end-start can exceed int64 (MinInt64 to MaxInt64); as
+			// unsigned it is exact.
+			part = proportion(e.Amount, uint64(b)-uint64(a), uint64(end)-uint64(start))
 		}
-		a, b := max(start, lo), min(end, hi)
-		if b <= a {
-			continue
+		var ok bool
+		if w.Sum, ok = w.Sum.AddSaturating(part); !ok {
+			w.Overflow = true
 		}
-		w.Sum += proportion(e.Amount, uint64(b-a), uint64(end-start))
 	}
 }
 
 // Burn24h is the window's sum as a daily rate; the window is the 24 hours
 // before now.
 func (w *Window) Burn24h() Burn {
-	return Burn{PerDay: w.Sum, From: w.From, To: w.To, Label: "last 24 h"}
+	return Burn{PerDay: w.Sum, From: w.From, To: w.To, Label: "last 24 h", Overflow: w.Overflow}
 }
 
 // Last24h returns an empty window over the 24 hours before now.
@@ -81,19 +119,40 @@ type Runway struct {
 
 // RunwayFor estimates credit ÷ burn. complete says whether every charge of
 // the burn window was loaded; a partial figure would overstate the runway.
+// It cannot overflow: a runway beyond what int64 tenths hold is clamped, and
+// an Until past year 9999 is 9999-12-31.
 func RunwayFor(credit money.Amount, burn Burn, complete bool, now time.Time) Runway {
 	switch {
 	case credit <= 0:
 		return Runway{Reason: "no credit left"}
 	case !complete:
 		return Runway{Reason: "charges still loading"}
+	case burn.Overflow:
+		return Runway{Reason: "spend too large to estimate"}
 	case burn.PerDay <= 0:
 		return Runway{Reason: "no spend in the " + burn.Label}
 	}
-	tenths := int64(credit) * 10 / int64(burn.PerDay)
+	tenths := mulDiv(uint64(credit), 10, uint64(burn.PerDay))
 	// credit/burn days, to the second, for the date.
-	secs := int64(credit) * 86400 / int64(burn.PerDay)
-	return Runway{Tenths: tenths, Until: now.Add(time.Duration(secs) * time.Second)}
+	secs := mulDiv(uint64(credit), 86400, uint64(burn.PerDay))
+	until := maxTime.In(now.Location())
+	if secs < math.MaxInt64/int64(time.Second) && now.Add(time.Duration(secs)*time.Second).Before(until) {
+		until = now.Add(time.Duration(secs) * time.Second)
+	}
+	return Runway{Tenths: tenths, Until: until}
+}
+
+// mulDiv is a*b/c for positive values, clamped to math.MaxInt64.
+func mulDiv(a, b, c uint64) int64 {
+	h, l := bits.Mul64(a, b)
+	if h >= c {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(h, l, c)
+	if q > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(q)
 }
 
 // Days is the runway in days, for machines (JSON); 0 without an estimate.
@@ -126,10 +185,15 @@ func proportion(a money.Amount, num, den uint64) money.Amount {
 	return money.Amount(q)
 }
 
-// divRound divides an amount by n, halves away from zero.
+// divRound divides an amount by n > 0, halves away from zero, for every
+// amount: no negation of math.MinInt64, no a+n/2 that overflows near the top.
 func divRound(a money.Amount, n int64) money.Amount {
-	if a < 0 {
-		return -divRound(-a, n)
+	q, r := int64(a)/n, int64(a)%n
+	switch {
+	case r > 0 && r >= n-r:
+		q++
+	case r < 0 && -r >= n+r:
+		q--
 	}
-	return money.Amount((int64(a) + n/2) / n)
+	return money.Amount(q)
 }

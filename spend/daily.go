@@ -2,7 +2,7 @@ package spend
 
 import (
 	"math/bits"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -11,7 +11,7 @@ import (
 
 // DayShare is the part of an amount that falls on one calendar day.
 type DayShare struct {
-	Day    time.Time // midnight in the location the spread was made in
+	Day    time.Time // the day's start (Midnight) in the spread's location
 	Amount money.Amount
 }
 
@@ -22,61 +22,185 @@ type DayShare struct {
 // remainders (the earlier day on a tie), so the result is deterministic.
 // Days are found with the calendar, so a day with a daylight-saving change
 // weighs its 23 or 25 hours. A contract with no duration (end <= start, or a
-// missing time) falls wholly on the day it names.
+// missing time) falls wholly on the day it names. A nil loc is UTC.
+//
+// Spread walks at most MaxDays days, so any start and end cost at most that
+// much, whatever their values: the shares are those of SpreadWithin over the
+// MaxDays days from the contract's first day, except that the part of a
+// longer contract after them is one more share on its last day. A part before
+// year 1 (a start near math.MinInt64) is added to the first share. Days
+// outside years 1..9999 are named by the nearest day inside them. For a
+// contract covering at most MaxDays calendar days this is the plain
+// proportional spread.
+// Callers that show a date range should use SpreadWithin, whose cost is the
+// range's, not the contract's.
 func Spread(amount money.Amount, start, end int64, loc *time.Location) []DayShare {
-	if start == 0 {
-		start = end
-	}
-	if end <= start {
-		return []DayShare{{Day: midnight(time.Unix(start, 0).In(loc)), Amount: amount}}
-	}
-	neg := amount < 0
-	abs := uint64(amount)
-	if neg {
-		abs = uint64(-amount)
-	}
-	total := uint64(end - start)
-
-	type part struct {
-		share DayShare
-		rem   uint64
-	}
-	var parts []part
-	var given uint64
-	day := midnight(time.Unix(start, 0).In(loc))
-	for day.Unix() < end {
-		next := day.AddDate(0, 0, 1)
-		lo, hi := max(day.Unix(), start), min(next.Unix(), end)
-		if hi > lo {
-			// abs*secs/total without overflow: amounts up to 2^63 times
-			// seconds up to 2^63 fit in 128 bits.
-			h, l := bits.Mul64(abs, uint64(hi-lo))
-			q, r := bits.Div64(h, l, total)
-			parts = append(parts, part{share: DayShare{Day: day, Amount: money.Amount(q)}, rem: r})
-			given += q
+	loc = orUTC(loc)
+	start, end = contractSpan(start, end)
+	first := dayOf(start, loc)
+	lo, hi := first.Unix(), addDays(first, MaxDays).Unix()
+	out, before, after := spreadWithin(amount, start, end, loc, lo, hi)
+	if start < lo {
+		if len(out) > 0 && out[0].Day.Equal(first) {
+			out[0].Amount += before // same sign as every share: cannot overflow
+		} else {
+			out = slices.Insert(out, 0, DayShare{Day: first, Amount: before})
 		}
-		day = next
 	}
-	// Hand out the leftover thousandths by largest remainder.
-	order := make([]int, len(parts))
-	for i := range order {
-		order[i] = i
+	lastSec := start // the contract's last second; end itself is not in it
+	if end > start {
+		lastSec = end - 1
 	}
-	sort.SliceStable(order, func(a, b int) bool { return parts[order[a]].rem > parts[order[b]].rem })
-	for i := uint64(0); i < abs-given; i++ {
-		parts[order[i]].share.Amount++
-	}
-	out := make([]DayShare, len(parts))
-	for i, p := range parts {
-		out[i] = p.share
-		if neg {
-			out[i].Amount = -out[i].Amount
+	if lastSec >= hi {
+		last := dayOf(lastSec, loc)
+		if n := len(out); n > 0 && !last.After(out[n-1].Day) {
+			out[n-1].Amount += after
+		} else {
+			out = append(out, DayShare{Day: last, Amount: after})
 		}
 	}
 	return out
 }
 
-// DayTotal is one calendar day of spend.
+// SpreadWithin is Spread seen through a window: it returns the shares of the
+// contract's calendar days (in loc) that intersect [from, to], in order, and
+// the parts of amount that fall before the window's first day and after its
+// last day as two lumps. Shares, before and after add up to amount exactly, by the same
+// largest-remainder rule as Spread with the two lumps taking part in it
+// (before first, after last on a tie), so for a contract wholly inside the
+// window the shares are exactly Spread's and both lumps are zero.
+//
+// It costs O(days of the window), however long the contract: a charge
+// running to 9999-12-31 or to math.MaxInt64 costs the same as one running a
+// day. Every int64 start and end is valid (0 means missing; see Spread). A
+// window longer than MaxDays days is cut to its first MaxDays days, the rest
+// counting as after; an empty window (to before from's day) has no days, and
+// the contract splits at from's midnight into before and after. Times
+// outside years 1..9999 are clamped into them. A nil loc is UTC.
+func SpreadWithin(amount money.Amount, start, end int64, loc *time.Location, from, to time.Time) (in []DayShare, before, after money.Amount) {
+	loc = orUTC(loc)
+	start, end = contractSpan(start, end)
+	lo, hi := window(loc, from, to)
+	return spreadWithin(amount, start, end, loc, lo, hi)
+}
+
+// window is the half-open span of unix seconds [lo, hi) that the calendar
+// days of [from, to] cover in loc, at most MaxDays days.
+func window(loc *time.Location, from, to time.Time) (lo, hi int64) {
+	first := Midnight(clampTime(from).In(loc))
+	to = clampTime(to).In(loc)
+	if to.Before(first) {
+		return first.Unix(), first.Unix()
+	}
+	end := nextDay(Midnight(to))
+	if limit := addDays(first, MaxDays); end.After(limit) {
+		end = limit
+	}
+	return first.Unix(), end.Unix()
+}
+
+// spreadWithin is SpreadWithin on a normalized span (start <= end) and a
+// window of day boundaries [lo, hi) in loc.
+func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, lo, hi int64) (in []DayShare, before, after money.Amount) {
+	if start == end { // a point in time: all of it on one side or one day
+		switch {
+		case start < lo:
+			return nil, amount, 0
+		case start >= hi:
+			return nil, 0, amount
+		}
+		return []DayShare{{Day: Midnight(time.Unix(start, 0).In(loc)), Amount: amount}}, 0, 0
+	}
+	neg := amount < 0
+	abs := uint64(amount)
+	if neg {
+		abs = -abs // two's complement: right for math.MinInt64 too
+	}
+	// end-start may not fit in an int64 (MinInt64 to MaxInt64), but it
+	// always fits in a uint64, and unsigned subtraction gets it exactly.
+	total := uint64(end) - uint64(start)
+	share := func(secs uint64) (q, r uint64) {
+		// abs*secs/total in 128 bits: secs <= total, so the quotient fits.
+		h, l := bits.Mul64(abs, secs)
+		return bits.Div64(h, l, total)
+	}
+
+	// parts[0] is the lump before the window, then one part per day, then
+	// the lump after it, in time order so that a tie goes to the earlier.
+	type part struct {
+		day    time.Time
+		q, rem uint64
+	}
+	parts := []part{{}}
+	if start < lo {
+		parts[0].q, parts[0].rem = share(uint64(min(end, lo)) - uint64(start))
+	}
+	if cur, stop := max(start, lo), min(end, hi); cur < stop {
+		// Both are inside the window, so inside years 1..9999.
+		day := Midnight(time.Unix(cur, 0).In(loc))
+		for n := 0; cur < stop; n++ {
+			next := nextDay(day)
+			seg := min(next.Unix(), stop)
+			if n > MaxDays+2 {
+				seg = stop // cannot happen; a bound on the loop all the same
+			}
+			if seg > cur {
+				q, r := share(uint64(seg - cur))
+				parts = append(parts, part{day: day, q: q, rem: r})
+				cur = seg
+			}
+			day = next
+		}
+	}
+	var last part
+	if end > hi {
+		last.q, last.rem = share(uint64(end) - uint64(max(start, hi)))
+	}
+	parts = append(parts, last)
+
+	// Hand out the leftover thousandths by largest remainder. They are fewer
+	// than the parts with a remainder, so a part with none (an empty lump)
+	// never gets one.
+	var given uint64
+	for _, p := range parts {
+		given += p.q
+	}
+	order := make([]int, len(parts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ra, rb := parts[a].rem, parts[b].rem
+		switch {
+		case ra > rb:
+			return -1
+		case ra < rb:
+			return 1
+		}
+		return 0
+	})
+	for i := uint64(0); i < abs-given; i++ {
+		parts[order[i]].q++
+	}
+
+	signed := func(q uint64) money.Amount {
+		if neg {
+			return -money.Amount(q) // q = 2^63 wraps to MinInt64, which is right
+		}
+		return money.Amount(q)
+	}
+	days := parts[1 : len(parts)-1]
+	if len(days) > 0 {
+		in = make([]DayShare, len(days))
+		for i, p := range days {
+			in[i] = DayShare{Day: p.day, Amount: signed(p.q)}
+		}
+	}
+	return in, signed(parts[0].q), signed(parts[len(parts)-1].q)
+}
+
+// DayTotal is one calendar day of spend. A Total or ByType value that is
+// money.MaxAmount or money.MinAmount overflowed (see Amount.Saturated).
 type DayTotal struct {
 	Day    time.Time
 	Total  money.Amount
@@ -85,53 +209,104 @@ type DayTotal struct {
 
 // Daily accumulates entries spread over calendar days, by contract kind.
 type Daily struct {
-	loc   *time.Location
-	days  map[int64]*DayTotal // keyed by the day's midnight, unix seconds
-	total money.Amount
+	loc      *time.Location
+	windowed bool
+	lo, hi   int64               // the window's day boundaries, when windowed
+	days     map[int64]*DayTotal // keyed by the day's midnight, unix seconds
+	total    money.Amount
+	before   money.Amount // windowed: the parts before and after the window
+	after    money.Amount
+	overflow bool
 }
 
 // NewDaily starts an empty accumulator whose days begin at midnight in loc.
+// Its Add uses Spread, so a contract costs O(its days) up to MaxDays; a
+// longer one (a corrupt end such as 9999-12-31) keeps its first MaxDays days
+// and has the rest lumped on its last day. Prefer NewDailyWindow, which costs
+// O(days shown) per contract.
 func NewDaily(loc *time.Location) *Daily {
-	return &Daily{loc: loc, days: map[int64]*DayTotal{}}
+	return &Daily{loc: orUTC(loc), days: map[int64]*DayTotal{}}
 }
 
-// Add spreads top-level entries over their days.
+// NewDailyWindow starts an empty accumulator that keeps only the calendar
+// days (in loc) that intersect [from, to], at most MaxDays of them (see
+// SpreadWithin). Its Add costs O(days of the window) per contract whatever
+// the contract's span. Days outside the window read as zero in Days; what
+// fell there is in Outside and in Total.
+func NewDailyWindow(loc *time.Location, from, to time.Time) *Daily {
+	loc = orUTC(loc)
+	lo, hi := window(loc, from, to)
+	return &Daily{loc: loc, windowed: true, lo: lo, hi: hi, days: map[int64]*DayTotal{}}
+}
+
+// Add spreads top-level entries over their days. Sums that would overflow
+// stay saturated and set Overflow.
 func (d *Daily) Add(entries []api.Charge) {
 	for i := range entries {
 		e := &entries[i]
 		kind := ContractKind(e)
-		for _, s := range Spread(e.Amount, e.Start, e.End, d.loc) {
+		var shares []DayShare
+		if d.windowed {
+			start, end := contractSpan(e.Start, e.End)
+			var before, after money.Amount
+			shares, before, after = spreadWithin(e.Amount, start, end, d.loc, d.lo, d.hi)
+			d.add(&d.before, before)
+			d.add(&d.after, after)
+		} else {
+			shares = Spread(e.Amount, e.Start, e.End, d.loc)
+		}
+		for _, s := range shares {
 			k := s.Day.Unix()
 			dt := d.days[k]
 			if dt == nil {
 				dt = &DayTotal{Day: s.Day, ByType: map[string]money.Amount{}}
 				d.days[k] = dt
 			}
-			dt.Total += s.Amount
-			dt.ByType[kind] += s.Amount
-			d.total += s.Amount
+			d.add(&dt.Total, s.Amount)
+			v := dt.ByType[kind]
+			d.add(&v, s.Amount)
+			dt.ByType[kind] = v
 		}
+		d.add(&d.total, e.Amount)
 	}
 }
 
-// Total is everything added, on whatever day it fell.
+// add is a saturating running sum that remembers any overflow.
+func (d *Daily) add(sum *money.Amount, a money.Amount) {
+	var ok bool
+	if *sum, ok = sum.AddSaturating(a); !ok {
+		d.overflow = true
+	}
+}
+
+// Total is everything added, on whatever day it fell. It is saturated when
+// Overflow is true.
 func (d *Daily) Total() money.Amount { return d.total }
 
+// Overflow reports whether some sum (the total, a day, a day's type, a lump
+// outside the window) became too large for an Amount. Such a sum is held at
+// money.MaxAmount or money.MinAmount; show "too large", not the figure.
+func (d *Daily) Overflow() bool { return d.overflow }
+
+// Outside is what a NewDailyWindow accumulator put before its first day and
+// after its last; both are zero for NewDaily.
+func (d *Daily) Outside() (before, after money.Amount) { return d.before, d.after }
+
 // Days returns every calendar day from the day of from to the day of to,
-// inclusive, zero days included, in order.
+// inclusive, zero days included, in order. It returns at most MaxDays days,
+// the first ones, so an absurd range (year 1 to 9999) costs no more than a
+// ten-year one; times outside years 1..9999 are clamped into them.
 func (d *Daily) Days(from, to time.Time) []DayTotal {
 	var out []DayTotal
-	for day := midnight(from.In(d.loc)); !day.After(to); day = day.AddDate(0, 0, 1) {
+	to = clampTime(to)
+	day := Midnight(clampTime(from).In(d.loc))
+	for n := 0; n < MaxDays && !day.After(to); n++ {
 		if dt := d.days[day.Unix()]; dt != nil {
 			out = append(out, *dt)
 		} else {
 			out = append(out, DayTotal{Day: day, ByType: map[string]money.Amount{}})
 		}
+		day = nextDay(day)
 	}
 	return out
-}
-
-func midnight(t time.Time) time.Time {
-	y, m, dd := t.Date()
-	return time.Date(y, m, dd, 0, 0, 0, 0, t.Location())
 }

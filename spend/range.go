@@ -29,24 +29,25 @@ var ErrRange = errors.New("bad date range")
 // the second; "7d", "30d", "90d" are that many whole days ending today;
 // "this-month" is the 1st up to today; "last-month" the whole previous month.
 func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) {
+	loc = orUTC(loc)
 	now = now.In(loc)
-	today := startOfDay(now)
-	endToday := today.AddDate(0, 0, 1).Add(-time.Second)
+	today := Midnight(now)
+	endToday := nextDay(today).Add(-time.Second)
 	r := Range{Preset: name, To: endToday}
 	switch name {
 	case "24h":
 		r.From, r.To = now.Add(-24*time.Hour).Truncate(time.Second), now.Truncate(time.Second)
 	case "7d":
-		r.From = today.AddDate(0, 0, -6)
+		r.From = addDays(today, -6)
 	case "30d":
-		r.From = today.AddDate(0, 0, -29)
+		r.From = addDays(today, -29)
 	case "90d":
-		r.From = today.AddDate(0, 0, -89)
+		r.From = addDays(today, -89)
 	case "this-month":
-		r.From = time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
+		r.From = dateStart(now.Year(), now.Month(), 1, loc)
 	case "last-month":
-		first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc)
-		r.From, r.To = first.AddDate(0, -1, 0), first.Add(-time.Second)
+		r.From = dateStart(now.Year(), now.Month()-1, 1, loc)
+		r.To = dateStart(now.Year(), now.Month(), 1, loc).Add(-time.Second)
 	default:
 		return Range{}, fmt.Errorf("%w: unknown preset %q (want one of %s)", ErrRange, name, strings.Join(Presets, ", "))
 	}
@@ -56,6 +57,7 @@ func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) 
 // ParseRange reads a custom range typed as "YYYY-MM-DD..YYYY-MM-DD" (both
 // days inclusive) in loc. A single day "YYYY-MM-DD" means that day.
 func ParseRange(s string, loc *time.Location) (Range, error) {
+	loc = orUTC(loc)
 	s = strings.TrimSpace(s)
 	a, b, found := strings.Cut(s, "..")
 	if !found {
@@ -72,15 +74,18 @@ func ParseRange(s string, loc *time.Location) (Range, error) {
 	if to.Before(from) {
 		return Range{}, fmt.Errorf("%w: %s is before %s", ErrRange, to.Format(time.DateOnly), from.Format(time.DateOnly))
 	}
-	return Range{From: from, To: to.AddDate(0, 0, 1).Add(-time.Second)}, nil
+	return Range{From: from, To: nextDay(to).Add(-time.Second)}, nil
 }
 
+// parseDay reads a date as the start of that day in loc. The date is read in
+// UTC first: parsed in loc, a date whose 00:00 is skipped by a
+// daylight-saving change comes back as 23:00 of the day before.
 func parseDay(s string, loc *time.Location) (time.Time, error) {
-	t, err := time.ParseInLocation(time.DateOnly, s, loc)
+	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%w: %q is not a date like 2026-11-01", ErrRange, s)
 	}
-	return t, nil
+	return dateStart(t.Year(), t.Month(), t.Day(), loc), nil
 }
 
 // String is the range for the filter bar: "30d (23 Oct – 21 Nov)" or
@@ -101,7 +106,8 @@ func (r Range) Days() string {
 	return "between " + r.From.Format("2 Jan") + " and " + r.To.Format("2 Jan")
 }
 
-func startOfDay(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+// dateStart is the first instant of a date in loc (see Midnight); the date
+// is normalized like time.Date's, so month 0 is December of the year before.
+func dateStart(y int, m time.Month, d int, loc *time.Location) time.Time {
+	return Midnight(time.Date(y, m, d, 12, 0, 0, 0, loc))
 }

@@ -11,23 +11,44 @@ type Totals struct {
 	Total     money.Amount            // sum of their amounts
 	ByType    map[string]money.Amount // instance, volume, serverless
 	ByItem    map[string]money.Amount // gpu, disk, bwd, bwu (other item types kept by name)
+	// Overflow says some sum became too large for an Amount. That sum
+	// (Total or a map value) is held at money.MaxAmount or money.MinAmount,
+	// which Amount.Saturated reports; say it is too large, never show it.
+	Overflow bool
 }
 
 // Add folds top-level entries into t. A serverless wrapper counts under
 // "serverless" and its contracts' items under their item types; a contract
 // row carrying endpoint metadata (table format) also counts as serverless.
+// Sums that would overflow stay saturated and set Overflow.
 func (t *Totals) Add(entries []api.Charge) {
 	if t.ByType == nil {
 		t.ByType = map[string]money.Amount{}
+	}
+	if t.ByItem == nil {
 		t.ByItem = map[string]money.Amount{}
 	}
 	for i := range entries {
 		e := &entries[i]
 		t.Contracts++
-		t.Total += e.Amount
-		t.ByType[ContractKind(e)] += e.Amount
-		addItems(t.ByItem, e)
+		var ok bool
+		if t.Total, ok = t.Total.AddSaturating(e.Amount); !ok {
+			t.Overflow = true
+		}
+		if !addTo(t.ByType, ContractKind(e), e.Amount) {
+			t.Overflow = true
+		}
+		if !addItems(t.ByItem, e) {
+			t.Overflow = true
+		}
 	}
+}
+
+// addTo adds a to by[k] as a saturating running sum; false if it overflowed.
+func addTo(by map[string]money.Amount, k string, a money.Amount) bool {
+	v, ok := by[k].AddSaturating(a)
+	by[k] = v
+	return ok
 }
 
 // ContractKind is the contract type of a top-level entry for grouping:
@@ -56,18 +77,19 @@ func isItemType(t string) bool {
 
 // addItems sums a node's breakdown by item type, recursing through wrappers
 // and contracts. A node with no breakdown counts under "other" so the item
-// split still adds up to the total.
-func addItems(by map[string]money.Amount, c *api.Charge) {
+// split still adds up to the total. It reports false if a sum overflowed.
+func addItems(by map[string]money.Amount, c *api.Charge) bool {
 	if len(c.Items) == 0 {
-		by["other"] += c.Amount
-		return
+		return addTo(by, "other", c.Amount)
 	}
+	ok := true
 	for i := range c.Items {
 		it := &c.Items[i]
 		if isItemType(it.Type) {
-			by[it.Type] += it.Amount
+			ok = addTo(by, it.Type, it.Amount) && ok
 		} else {
-			addItems(by, it)
+			ok = addItems(by, it) && ok
 		}
 	}
+	return ok
 }
