@@ -1,0 +1,130 @@
+// Package billing is the application layer of vastdash: the rules of the
+// domain that the dashboard (ui/) and the headless commands (package main)
+// both call, so that each rule lives in exactly one place. It sits on the
+// wire layer (api/) and imports no UI.
+//
+// It owns:
+//   - charges feeds (Feed): one loader per query, shared by every listener of
+//     that query, with the pager, the refused-token restart, the 429 policy,
+//     progress, cancellation and the value bounds;
+//   - alert saves (Service.SaveSwitches): read the current preferences,
+//     change only the switches asked for, write, and re-read when the
+//     outcome is unknown;
+//   - burn rate, runway and the query they need (Meter, BurnQuery);
+//   - the bounds a value from the server must meet before anything uses it
+//     (CheckCharge).
+//
+// The anchor is soft-serve's pkg/backend: one backend that its SSH commands
+// and its UI alike call.
+package billing
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+)
+
+// Service is the billing layer of one session: one client (one key, one
+// pacing budget), the location days begin in, and the feeds in use. It is
+// safe for concurrent use. Close it when the session ends: every feed's
+// loader stops.
+type Service struct {
+	client *api.Client
+	loc    *time.Location
+	now    func() time.Time
+	// rateWait is how long a feed waits after a 429 that named no threshold.
+	rateWait time.Duration
+	// pages, when set, replaces the client's pager (tests).
+	pages func(api.ChargesQuery) PageSource
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu    sync.Mutex
+	feeds map[string]*Feed
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithLocation sets where calendar days begin (default time.Local).
+func WithLocation(loc *time.Location) Option {
+	return func(s *Service) {
+		if loc != nil {
+			s.loc = loc
+		}
+	}
+}
+
+// WithClock sets the clock (tests fix it); nil keeps time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(s *Service) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// WithRateWait sets how long a feed waits after a 429 the client gave up on
+// when the server named no threshold (default: the documented 1 s). Tests
+// shorten it.
+func WithRateWait(d time.Duration) Option {
+	return func(s *Service) {
+		if d > 0 {
+			s.rateWait = d
+		}
+	}
+}
+
+// WithPages makes feeds page through fn instead of the client: the seam the
+// front ends' tests use to drive a screen with fixed pages.
+func WithPages(fn func(api.ChargesQuery) PageSource) Option {
+	return func(s *Service) { s.pages = fn }
+}
+
+// New returns the billing layer over client. base bounds every loader's
+// life: when it ends, loads stop (as on Close).
+func New(base context.Context, client *api.Client, opts ...Option) *Service {
+	if base == nil {
+		base = context.Background()
+	}
+	s := &Service{
+		client:   client,
+		loc:      time.Local,
+		now:      time.Now,
+		rateWait: time.Second,
+		feeds:    map[string]*Feed{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.ctx, s.cancel = context.WithCancel(base)
+	return s
+}
+
+// Close stops every feed and waits for their loaders to end.
+func (s *Service) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// Location is where calendar days begin.
+func (s *Service) Location() *time.Location { return s.loc }
+
+// Now is the service's clock in its location.
+func (s *Service) Now() time.Time { return s.now().In(s.loc) }
+
+// Client is the wire client, for the few calls that need nothing of the
+// domain (none of the front ends should need it).
+func (s *Service) Client() *api.Client { return s.client }
+
+// Account reads the key owner's account record.
+func (s *Service) Account(ctx context.Context) (api.User, error) {
+	if s.client == nil {
+		return api.User{}, errNoClient
+	}
+	return s.client.CurrentUser(ctx)
+}

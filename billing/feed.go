@@ -1,0 +1,520 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+)
+
+// maxRateRounds is how many times in a row a feed waits out a 429 that the
+// client has already retried before it reports the failure (r in the
+// dashboard asks again). The client waits and retries 5 times itself, so a
+// feed gives up only after minutes of refusals.
+const maxRateRounds = 3
+
+// maxWait caps a single rate-limit wait, whatever threshold the server
+// names: a broken server must not park the program.
+const maxWait = time.Minute
+
+// errNoClient is the failure of every call of a Service built without a
+// client (a misconfigured test), rather than a panic.
+var errNoClient = errors.New("no API client configured")
+
+// State is what a feed has done so far. Listeners get a copy.
+type State struct {
+	// Version increases with every change; Wait blocks until it passes the
+	// version a listener has seen.
+	Version uint64
+	// Pages counts the pages received (including those whose entries were
+	// all dropped).
+	Pages int
+	// Entries counts the top-level entries kept; Contracts the contracts in
+	// them (a tree-format wrapper counts the contracts inside).
+	Entries, Contracts int
+	// Total is the server's count of matching contracts, -1 until it says.
+	Total int
+	// Amount is the sum of the kept entries' amounts; Overflow is set when
+	// that sum left the range money.Amount can hold (Amount is then
+	// meaningless and must not be shown).
+	Amount   money.Amount
+	Overflow bool
+	// Skipped counts entries dropped as malformed: fields of the wrong type
+	// (the client's count) or values outside the bounds of CheckCharge.
+	Skipped int
+	// Duplicates counts contracts dropped because an earlier page already
+	// held the same source: the server repeated itself.
+	Duplicates int
+	// Restarted is set once the feed paged again from the first page after
+	// the server refused its page token; the rows it had stay, the repeats
+	// are dropped silently.
+	Restarted bool
+	// Loading is set while a request is in flight or a rate-limit wait runs.
+	Loading bool
+	// WaitUntil is the end of a rate-limit wait in progress (zero when none).
+	WaitUntil time.Time
+	// Done is set once the last page has arrived.
+	Done bool
+	// Err is why loading stopped before the end; nil otherwise.
+	Err error
+	// Limit is the page size of the query (100 when the server default).
+	Limit int
+	// Closed is set when the feed was released by every holder or its
+	// service closed: nothing will change any more.
+	Closed bool
+}
+
+// PagesTotal is ⌈Total/Limit⌉ (never fewer than received), or -1 before the
+// server said how many contracts match.
+func (s State) PagesTotal() int {
+	if s.Total < 0 || s.Limit <= 0 {
+		return -1
+	}
+	return max((s.Total+s.Limit-1)/s.Limit, s.Pages)
+}
+
+// Progress reads "page 3 of 12" (or "page 3" while the total is unknown).
+func (s State) Progress() string {
+	p := "page " + strconv.Itoa(s.Pages)
+	if t := s.PagesTotal(); t >= 0 {
+		p += " of " + strconv.Itoa(t)
+	}
+	return p
+}
+
+// Warnings lists, one short sentence each, what the feed dropped and why,
+// for a status line or stderr.
+func (s State) Warnings() []string {
+	var w []string
+	if s.Skipped > 0 {
+		w = append(w, Plural(s.Skipped, "malformed entry", "malformed entries")+" skipped: the server sent fields of the wrong type or values out of bounds; the totals leave them out")
+	}
+	if s.Duplicates > 0 {
+		w = append(w, Plural(s.Duplicates, "repeated contract", "repeated contracts")+" dropped: the server sent the same contract on two pages")
+	}
+	if s.Overflow {
+		w = append(w, "the total is too large to add up; it is not shown")
+	}
+	return w
+}
+
+// Plural is "1 entry" / "2,345 entries", grouped.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return money.Group(int64(n)) + " " + many
+}
+
+// Feed loads the pages of one charges query, once, for every listener. It
+// loads on demand (Want, More, WantAll), one page at a time through the
+// client, whose pacer keeps all feeds of a key at one request per threshold.
+// Pages are kept exactly as received after the bounds check: listeners read
+// them with Pages and must treat them as read-only.
+type Feed struct {
+	s   *Service
+	q   api.ChargesQuery
+	key string
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu         sync.Mutex
+	refs       int
+	pager      PageSource
+	running    bool
+	want       int // top-level entries wanted; -1: every page
+	pages      [][]api.Charge
+	st         State
+	seen       map[string]struct{} // sources of the contracts kept
+	rateRounds int
+	changed    chan struct{} // closed and replaced on every change
+}
+
+// queryKey identifies the report a query asks for: queries with the same
+// key share a feed.
+func queryKey(q api.ChargesQuery) string {
+	types := make([]string, 0, len(q.Types))
+	for _, t := range q.Types {
+		types = append(types, string(t))
+	}
+	slices.Sort(types)
+	types = slices.Compact(types)
+	f := q.Format
+	if f == "" {
+		f = api.FormatTable
+	}
+	return fmt.Sprintf("%d|%d|%s|%s|%t|%d", q.From.Unix(), q.To.Unix(), strings.Join(types, ","), f, q.OldestFirst, q.Limit)
+}
+
+// Feed returns the feed of q, shared with every other holder of the same
+// query, and counts the caller as a holder: call Release when done. Nothing
+// is fetched until someone asks for entries.
+func (s *Service) Feed(q api.ChargesQuery) *Feed {
+	return s.feed(q, false)
+}
+
+// FreshFeed is Feed for a reload: a new feed of q that starts from the
+// server's first page, replacing the shared one for later callers (holders
+// of the old one keep it until they release it).
+func (s *Service) FreshFeed(q api.ChargesQuery) *Feed {
+	return s.feed(q, true)
+}
+
+func (s *Service) feed(q api.ChargesQuery, fresh bool) *Feed {
+	k := queryKey(q)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := s.feeds[k]; f != nil && !fresh {
+		f.mu.Lock()
+		f.refs++
+		f.mu.Unlock()
+		return f
+	}
+	f := s.newFeed(q, k)
+	f.refs = 1
+	s.feeds[k] = f
+	return f
+}
+
+func (s *Service) newFeed(q api.ChargesQuery, key string) *Feed {
+	ctx, cancel := context.WithCancel(s.ctx)
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	f := &Feed{
+		s: s, q: q, key: key, ctx: ctx, cancel: cancel,
+		seen:    map[string]struct{}{},
+		changed: make(chan struct{}),
+		st:      State{Total: -1, Limit: limit},
+	}
+	f.pager = s.pager(q)
+	return f
+}
+
+// PageSource is what a feed needs of an *api.Pager; tests of the front
+// ends substitute fakes (WithPages) to drive a screen without a network.
+type PageSource interface {
+	Next(ctx context.Context) (api.ChargesPage, error)
+	Done() bool
+	Total() int
+}
+
+func (s *Service) pager(q api.ChargesQuery) PageSource {
+	if s.pages != nil {
+		return s.pages(q)
+	}
+	if s.client == nil {
+		return nil
+	}
+	return s.client.Pager(q)
+}
+
+// Query returns the feed's query.
+func (f *Feed) Query() api.ChargesQuery { return f.q }
+
+// Release drops the caller's hold; the last holder's release stops the
+// loader and forgets the feed.
+func (f *Feed) Release() {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	f.refs--
+	last := f.refs <= 0
+	f.mu.Unlock()
+	if !last {
+		return
+	}
+	f.s.mu.Lock()
+	if f.s.feeds[f.key] == f {
+		delete(f.s.feeds, f.key)
+	}
+	f.s.mu.Unlock()
+	f.cancel()
+	f.mu.Lock()
+	if !f.running {
+		f.closeLocked()
+	}
+	f.mu.Unlock()
+}
+
+// Want asks for at least n top-level entries (or every page, if fewer).
+func (f *Feed) Want(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.want >= 0 && n > f.want {
+		f.want = n
+	}
+	f.startLocked()
+}
+
+// More asks for one page more than has arrived (the dashboard's lazy
+// loading as the cursor nears the end).
+func (f *Feed) More() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.want >= 0 {
+		f.want = max(f.want, f.st.Entries+1)
+	}
+	f.startLocked()
+}
+
+// WantAll asks for every page.
+func (f *Feed) WantAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.want = -1
+	f.startLocked()
+}
+
+// Retry resumes a feed that stopped on an error, asking for the failed page
+// again (a refused page token pages again from the first page, keeping the
+// rows already received).
+func (f *Feed) Retry() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.st.Err == nil {
+		return
+	}
+	if errors.Is(f.st.Err, api.ErrInvalidToken) {
+		f.restartLocked()
+	}
+	f.st.Err = nil
+	f.rateRounds = 0
+	f.publishLocked()
+	f.startLocked()
+}
+
+// State returns a copy of the feed's state.
+func (f *Feed) State() State {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.st
+}
+
+// Pages returns the pages from index from on (each page the entries kept of
+// one server page). The slices are shared: read-only.
+func (f *Feed) Pages(from int) [][]api.Charge {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if from >= len(f.pages) {
+		return nil
+	}
+	return slices.Clip(f.pages[from:])
+}
+
+// Wait blocks until the feed's version is past after, the feed is closed, or
+// ctx ends, and returns the state then. It starts no timer: a listener of an
+// idle feed costs nothing.
+func (f *Feed) Wait(ctx context.Context, after uint64) State {
+	for {
+		f.mu.Lock()
+		if f.st.Version > after || f.st.Closed {
+			st := f.st
+			f.mu.Unlock()
+			return st
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return f.State()
+		}
+	}
+}
+
+// All loads every page and returns every top-level entry kept, in the
+// server's order. progress, if not nil, is called with each new state. An
+// error of the feed (or ctx's) is returned with the state reached.
+func (f *Feed) All(ctx context.Context, progress func(State)) ([]api.Charge, State, error) {
+	f.WantAll()
+	var ver uint64
+	for {
+		st := f.Wait(ctx, ver)
+		ver = st.Version
+		if progress != nil {
+			progress(st)
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, st, ctx.Err()
+		case st.Err != nil:
+			return nil, st, st.Err
+		case st.Done:
+			var out []api.Charge
+			for _, p := range f.Pages(0) {
+				out = append(out, p...)
+			}
+			return out, st, nil
+		case st.Closed:
+			return nil, st, context.Canceled
+		}
+	}
+}
+
+// needMoreLocked reports that the loader has work.
+func (f *Feed) needMoreLocked() bool {
+	return !f.st.Done && f.st.Err == nil && !f.st.Closed && f.ctx.Err() == nil &&
+		(f.want < 0 || f.st.Entries < f.want)
+}
+
+// startLocked starts the loader when there is work and none runs.
+func (f *Feed) startLocked() {
+	if f.running || !f.needMoreLocked() {
+		return
+	}
+	if f.pager == nil {
+		f.st.Err = errNoClient
+		f.publishLocked()
+		return
+	}
+	f.running = true
+	f.st.Loading = true
+	f.publishLocked()
+	f.s.wg.Add(1)
+	go f.loop()
+}
+
+// loop fetches pages while there is demand, one at a time.
+func (f *Feed) loop() {
+	defer f.s.wg.Done()
+	for {
+		f.mu.Lock()
+		if !f.needMoreLocked() {
+			f.running = false
+			f.st.Loading = false
+			if f.ctx.Err() != nil {
+				f.closeLocked()
+			}
+			f.publishLocked()
+			f.mu.Unlock()
+			return
+		}
+		p := f.pager
+		f.mu.Unlock()
+
+		page, err := p.Next(f.ctx)
+
+		f.mu.Lock()
+		wait := time.Duration(0)
+		if f.ctx.Err() == nil {
+			wait = f.foldLocked(p, page, err)
+			f.publishLocked()
+		}
+		f.mu.Unlock()
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-f.ctx.Done():
+				t.Stop()
+			}
+			f.mu.Lock()
+			f.st.WaitUntil = time.Time{}
+			f.mu.Unlock()
+		}
+	}
+}
+
+// foldLocked takes one answer of pager p into the feed and returns how long
+// to wait before the next request (a 429 being waited out).
+func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Duration {
+	if p != f.pager {
+		return 0 // a restart replaced the pager while this request ran
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, api.ErrPagerDone):
+		f.st.Done = true
+		return 0
+	case errors.Is(err, api.ErrRateLimited) && f.rateRounds < maxRateRounds:
+		f.rateRounds++
+		wait := f.s.rateWait
+		var ae *api.Error
+		if errors.As(err, &ae) && ae.Threshold > 0 {
+			wait = ae.Threshold
+		}
+		wait = min(wait, maxWait)
+		f.st.WaitUntil = f.s.now().Add(wait)
+		return wait
+	case errors.Is(err, api.ErrInvalidToken) && !f.st.Restarted:
+		// The pager cannot resume: page again from the first page. The
+		// contracts already kept are known by source, so their repeats
+		// are dropped and nothing counts twice.
+		f.restartLocked()
+		return 0
+	default:
+		f.st.Err = err
+		return 0
+	}
+	f.rateRounds = 0
+	f.st.Pages++
+	f.st.Skipped += page.Skipped
+	kept := make([]api.Charge, 0, len(page.Results))
+	for i := range page.Results {
+		e := &page.Results[i]
+		if CheckCharge(e) != nil {
+			f.st.Skipped++
+			continue
+		}
+		if e.Source != "" && !IsWrapper(e) {
+			if _, dup := f.seen[e.Source]; dup {
+				if !f.st.Restarted {
+					f.st.Duplicates++
+				}
+				continue
+			}
+			f.seen[e.Source] = struct{}{}
+		}
+		kept = append(kept, *e)
+	}
+	if len(kept) > 0 {
+		f.pages = append(f.pages, kept)
+		f.st.Entries += len(kept)
+		for i := range kept {
+			f.st.Contracts += CountContracts(&kept[i])
+			if !f.st.Overflow {
+				sum, ok := f.st.Amount.Add(kept[i].Amount)
+				f.st.Amount, f.st.Overflow = sum, !ok
+			}
+		}
+	}
+	f.st.Total = p.Total()
+	f.st.Done = p.Done()
+	if f.st.Total >= 0 && f.st.Contracts > f.st.Total+f.st.Limit {
+		f.st.Err = fmt.Errorf("the server sent %s, more than the %s its total allows; stopped", Plural(f.st.Contracts, "contract", "contracts"), money.Group(int64(f.st.Total)))
+	}
+	return 0
+}
+
+// restartLocked replaces the pager by a new one from the first page.
+func (f *Feed) restartLocked() {
+	f.pager = f.s.pager(f.q)
+	f.st.Restarted = true
+	f.st.Done = false
+}
+
+func (f *Feed) publishLocked() {
+	f.st.Version++
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+func (f *Feed) closeLocked() {
+	if f.st.Closed {
+		return
+	}
+	f.st.Closed = true
+	f.st.Loading = false
+	f.publishLocked()
+}
