@@ -135,6 +135,32 @@ func TestDebugLogIsPrivateAndRedacted(t *testing.T) {
 	}
 }
 
+// --debug refuses what it must not write through or change, here a link
+// (to a file of the user's: it is neither appended to nor chmodded), with
+// one line naming the flag and the path, and exit 2 before any request.
+func TestDebugRefusesSymlink(t *testing.T) {
+	home := isolate(t)
+	target := filepath.Join(home, "notes.txt")
+	if err := os.WriteFile(target, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(target, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(home, "debug.log")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("symlink:", err)
+	}
+	code, out, errOut := runMain("--demo", "--debug", link, "credit")
+	if want := "vastdash: --debug " + link + ": is a symbolic link\n"; code != exitUsage || out != "" || errOut != want {
+		t.Errorf("got %d %q %q, want %d and %q", code, out, errOut, exitUsage, want)
+	}
+	fi, err := os.Stat(target)
+	if b, _ := os.ReadFile(target); err != nil || fi.Mode().Perm() != 0o644 || string(b) != "mine\n" {
+		t.Errorf("the link's target was changed: %v %q %v", fi.Mode(), b, err)
+	}
+}
+
 func TestPanicIsOneLineExit1(t *testing.T) {
 	isolate(t)
 	saved := commands

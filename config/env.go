@@ -20,8 +20,9 @@ type Env struct {
 	// HomeDir is the user's home directory; "" disables the ~ locations.
 	HomeDir string
 	// Open opens a file for reading. Key and settings files are read through
-	// it, with a size cap, and their permissions are taken from the opened
-	// file so the mode checked is the mode of the file actually read.
+	// it, with a size cap, and their type and permissions are taken from the
+	// opened file so what is checked is the file actually read. It must not
+	// wait for the other end of a FIFO; the default does not.
 	Open func(name string) (fs.File, error)
 }
 
@@ -34,7 +35,7 @@ func DefaultEnv() Env {
 	return Env{
 		Getenv:  os.Getenv,
 		HomeDir: home,
-		Open:    func(name string) (fs.File, error) { return os.Open(name) },
+		Open:    openRead,
 	}
 }
 
@@ -47,9 +48,29 @@ func (e Env) getenv(key string) string {
 
 func (e Env) open(name string) (fs.File, error) {
 	if e.Open == nil {
-		return os.Open(name)
+		return openRead(name)
 	}
 	return e.Open(name)
+}
+
+// openRead opens name for reading without waiting on a FIFO: a plain open
+// of one that nothing writes to blocks until something does, possibly
+// forever, before any check could run. Links are followed, as people
+// symlink their key files; the caller judges the file that was opened.
+func openRead(name string) (fs.File, error) {
+	f, err := os.OpenFile(name, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && info.Mode()&fs.ModeNamedPipe != 0 {
+		err = setBlocking(f)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // configHome returns $XDG_CONFIG_HOME, or ~/.config when it is unset. Per the
@@ -80,9 +101,12 @@ func (e Env) tilde(p string) string {
 var errTooLarge = errors.New("file too large")
 
 // readCapped reads at most limit bytes of name and returns its info too.
-// The cap guards against being pointed at /dev/zero or a huge file, while
-// still allowing pipes such as --api-key-file <(pass show vast).
-func (e Env) readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
+// name must be a regular file. With pipeOK (a path the user named) it may
+// also be a pipe, such as --api-key-file <(pass show vast), that has a
+// writer: one nothing writes to reads as end of file at once, and is
+// refused rather than taken for an empty file. The cap guards against a
+// huge file or an endless pipe.
+func (e Env) readCapped(name string, limit int64, pipeOK bool) ([]byte, fs.FileInfo, error) {
 	f, err := e.open(name)
 	if err != nil {
 		return nil, nil, err
@@ -92,8 +116,13 @@ func (e Env) readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if info.IsDir() {
+	pipe := info.Mode()&fs.ModeNamedPipe != 0
+	switch {
+	case info.IsDir():
 		return nil, info, errIsDir
+	case !info.Mode().IsRegular() && !(pipeOK && pipe):
+		// Devices too: /dev/tty would wait for typing, /dev/zero never ends.
+		return nil, info, errNotRegular
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -102,10 +131,17 @@ func (e Env) readCapped(name string, limit int64) ([]byte, fs.FileInfo, error) {
 	if int64(len(data)) > limit {
 		return nil, info, errTooLarge
 	}
+	if pipe && len(data) == 0 {
+		return nil, info, errEmptyPipe
+	}
 	return data, info, nil
 }
 
-var errIsDir = errors.New("is a directory")
+var (
+	errIsDir      = errors.New("is a directory")
+	errNotRegular = errors.New("not a regular file")
+	errEmptyPipe  = errors.New("not a regular file, and nothing was written to the pipe")
+)
 
 // describeErr turns a file error into a short reason that never repeats the
 // path (the caller's message already names it).
@@ -119,6 +155,8 @@ func describeErr(err error) string {
 		return "is a directory"
 	case errors.Is(err, errTooLarge):
 		return "file too large"
+	case errors.Is(err, errNotRegular), errors.Is(err, errEmptyPipe):
+		return err.Error()
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -128,8 +166,8 @@ func describeErr(err error) string {
 }
 
 // tooOpen reports whether a file's mode lets group or others read or write
-// it. Pipes and devices (--api-key-file <(...)) are not judged, nor is
-// anything on Windows, where the mode bits are synthesised.
+// it. Pipes (--api-key-file <(...)) are not judged, nor is anything on
+// Windows, where the mode bits are synthesised.
 func tooOpen(info fs.FileInfo) bool {
 	return !isWindows && info.Mode().IsRegular() && info.Mode().Perm()&0o077 != 0
 }

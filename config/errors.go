@@ -14,7 +14,8 @@ var (
 	// ErrNoKey means no API key was found in any of the places searched.
 	ErrNoKey = errors.New("no API key")
 	// ErrKeyFile means a key file exists (or was named explicitly) but
-	// cannot be used: missing, unreadable, empty or far too large.
+	// cannot be used: missing, unreadable, not a regular file, empty or far
+	// too large.
 	ErrKeyFile = errors.New("unusable API key file")
 	// ErrBadKey means the key found contains spaces or control characters,
 	// which no valid key does and which would corrupt the HTTP header.

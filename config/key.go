@@ -69,9 +69,10 @@ func ResolveKey(env Env, apiKeyFile string) (key Secret, source string, warnings
 // returns ("", nil, nil) so the search goes on, and an empty file is skipped
 // with a warning; for an explicit one both are errors. A file that exists but
 // cannot be read is an error either way: silently falling through to another
-// key would be surprising.
+// key would be surprising. So is one that is not a regular file, except that
+// an explicit path may be a pipe (<(pass show vast)).
 func readKeyFile(env Env, path string, explicit bool) (Secret, []string, error) {
-	data, info, err := env.readCapped(path, maxKeyFile)
+	data, info, err := env.readCapped(path, maxKeyFile, explicit)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return "", nil, nil

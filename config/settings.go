@@ -60,7 +60,8 @@ func SettingsPath(env Env) string {
 
 // LoadSettings reads the settings file. path is the --config flag: when it
 // is empty the default [SettingsPath] is used and may be missing (defaults
-// apply); a path given explicitly must exist.
+// apply); a path given explicitly must exist. Either must be a regular file,
+// except that an explicit path may be a pipe (--config <(...)).
 //
 // Unknown keys, values outside the allowed sets and malformed TOML are
 // [ErrSettings] errors of the form "FILE:LINE: problem". Values are matched
@@ -74,7 +75,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 			return s, nil
 		}
 	}
-	data, _, err := env.readCapped(path, maxSettingsFile)
+	data, _, err := env.readCapped(path, maxSettingsFile, explicit)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
 			return s, nil

@@ -3,9 +3,11 @@
 package config
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -89,6 +91,8 @@ func TestOpenPrivate(t *testing.T) {
 	noUmask(t)
 	root := t.TempDir()
 	p := filepath.Join(root, "logs", "debug.log")
+	// The first open creates the file, the second appends to it: a file of
+	// the user's that only they can read is the one kind reused.
 	for _, line := range []string{"one\n", "two\n"} {
 		f, err := OpenPrivate(p)
 		if err != nil {
@@ -110,18 +114,153 @@ func TestOpenPrivate(t *testing.T) {
 	if m := mode(t, filepath.Dir(p)); m != 0o700 {
 		t.Errorf("dir mode %o, want 700", m)
 	}
+}
 
-	loose := filepath.Join(root, "loose.log")
-	writeTestFile(t, loose, "keep\n", 0o666)
-	f, err := OpenPrivate(loose)
-	if err != nil {
+// OpenPrivate appends only to a regular file of the user's that nobody else
+// can read or write, and changes nothing it did not create: every other
+// thing at the path is refused with one line naming it and saying why, and
+// left as it was. None of them may hang the open.
+func TestOpenPrivateRefuses(t *testing.T) {
+	noUmask(t)
+	type unchanged func(t *testing.T)
+	tests := []struct {
+		name   string
+		root   bool // needs root (chown, mknod)
+		setup  func(t *testing.T, p string) (string, unchanged)
+		reason string
+	}{
+		{"device", false, func(t *testing.T, p string) (string, unchanged) {
+			const m = 0o666 | fs.ModeDevice | fs.ModeCharDevice
+			if os.Geteuid() != 0 {
+				// Only root could chmod it, so a broken build cannot harm it.
+				return os.DevNull, modeIs(os.DevNull, m)
+			}
+			// As root a broken build would chmod the real /dev/null, so use
+			// a twin of it made for the test.
+			if err := mknodLike(p, os.DevNull); err != nil {
+				t.Skip("mknod:", err)
+			}
+			return p, modeIs(p, m)
+		}, "not a regular file"},
+		{"link to a file", false, func(t *testing.T, p string) (string, unchanged) {
+			target := filepath.Join(t.TempDir(), "target")
+			writeTestFile(t, target, "mine\n", 0o644)
+			symlink(t, target, p)
+			return p, both(modeIs(target, 0o644), contentIs(target, "mine\n"))
+		}, "is a symbolic link"},
+		{"dangling link", false, func(t *testing.T, p string) (string, unchanged) {
+			target := filepath.Join(t.TempDir(), "target")
+			symlink(t, target, p)
+			return p, func(t *testing.T) {
+				if _, err := os.Lstat(target); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("the link's target was created (%v)", err)
+				}
+			}
+		}, "is a symbolic link"},
+		{"FIFO", false, func(t *testing.T, p string) (string, unchanged) {
+			mkfifo(t, p)
+			return p, modeIs(p, 0o600|fs.ModeNamedPipe)
+		}, "not a regular file"},
+		{"FIFO being read", false, func(t *testing.T, p string) (string, unchanged) {
+			mkfifo(t, p)
+			r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = r.Close() })
+			return p, modeIs(p, 0o600|fs.ModeNamedPipe)
+		}, "not a regular file"},
+		{"directory", false, func(t *testing.T, p string) (string, unchanged) {
+			if err := os.Mkdir(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return p, modeIs(p, 0o755|fs.ModeDir)
+		}, "is a directory"},
+		// Refused rather than tightened or warned about: the log holds the
+		// account's details, and once written they would already be out.
+		{"own file others can read", false, func(t *testing.T, p string) (string, unchanged) {
+			writeTestFile(t, p, "keep\n", 0o644)
+			return p, both(modeIs(p, 0o644), contentIs(p, "keep\n"))
+		}, "other users can read or write it (mode 0644); chmod 600 it or name a new file"},
+		{"own file others can write", false, func(t *testing.T, p string) (string, unchanged) {
+			writeTestFile(t, p, "keep\n", 0o602)
+			return p, both(modeIs(p, 0o602), contentIs(p, "keep\n"))
+		}, "(mode 0602)"},
+		{"another user's file", true, func(t *testing.T, p string) (string, unchanged) {
+			writeTestFile(t, p, "theirs\n", 0o600)
+			if err := os.Chown(p, 65534, 65534); err != nil {
+				t.Skip("chown:", err)
+			}
+			return p, both(modeIs(p, 0o600), contentIs(p, "theirs\n"))
+		}, "owned by another user (uid 65534)"},
+		// A second name for a file of ours elsewhere (planted in a shared
+		// directory, say) would send the log into that file.
+		{"hard link", false, func(t *testing.T, p string) (string, unchanged) {
+			other := filepath.Join(t.TempDir(), "elsewhere")
+			writeTestFile(t, other, "keep\n", 0o600)
+			if err := os.Link(other, p); err != nil {
+				t.Skip("link:", err)
+			}
+			return p, contentIs(other, "keep\n")
+		}, "has other hard links"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.root && os.Geteuid() != 0 {
+				t.Skip("needs root")
+			}
+			p, check := tt.setup(t, filepath.Join(t.TempDir(), "debug.log"))
+			var (
+				f   *os.File
+				err error
+			)
+			returnsPromptly(t, p, func() { f, err = OpenPrivate(p) })
+			if err == nil {
+				_ = f.Close()
+				t.Fatal("opened, want a refusal")
+			}
+			if msg := err.Error(); !strings.HasPrefix(msg, p+": ") || !strings.Contains(msg, tt.reason) {
+				t.Errorf("error %q, want %q", msg, p+": "+tt.reason)
+			}
+			if strings.ContainsAny(err.Error(), "\n\r") {
+				t.Errorf("error is not one line: %q", err)
+			}
+			check(t)
+		})
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	_ = f.Close()
-	if m := mode(t, loose); m != 0o600 {
-		t.Errorf("existing file mode %o, want tightened to 600", m)
+}
+
+// modeIs returns a check that p (not followed) still has mode m.
+func modeIs(p string, m fs.FileMode) func(*testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		info, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode() != m {
+			t.Errorf("%s mode %v, want it left at %v", p, info.Mode(), m)
+		}
 	}
-	if b, _ := os.ReadFile(loose); string(b) != "keep\n" {
-		t.Errorf("existing content %q was not kept", b)
+}
+
+// contentIs returns a check that p still holds exactly want.
+func contentIs(p, want string) func(*testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		if b, err := os.ReadFile(p); err != nil || string(b) != want {
+			t.Errorf("%s holds %q (%v), want it left as %q", p, b, err, want)
+		}
 	}
+}
+
+func both(a, b func(*testing.T)) func(*testing.T) {
+	return func(t *testing.T) { a(t); b(t) }
 }

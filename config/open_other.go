@@ -1,0 +1,22 @@
+//go:build !unix
+
+package config
+
+import (
+	"io/fs"
+	"os"
+)
+
+// openFlags and noFollow have no portable counterpart here: opening a named
+// pipe does not wait for a writer, and the checks after opening still
+// require a regular file.
+const (
+	openFlags = 0
+	noFollow  = 0
+)
+
+// notOwnOnly: ownership and link counts are not exposed portably.
+func notOwnOnly(fs.FileInfo) string { return "" }
+
+// setBlocking: nothing was made non-blocking.
+func setBlocking(*os.File) error { return nil }

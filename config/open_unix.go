@@ -1,0 +1,54 @@
+//go:build unix
+
+package config
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// openFlags go on every open of a path the user gave. O_NONBLOCK makes
+// opening a FIFO return at once instead of waiting, possibly forever, for a
+// process at its other end (a write-only open with no reader fails with
+// ENXIO instead); regular files ignore it. O_NOCTTY keeps a terminal named
+// by mistake from becoming the controlling terminal.
+const openFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
+
+// noFollow makes an open fail when the last component is a symbolic link.
+const noFollow = syscall.O_NOFOLLOW
+
+// notOwnOnly says why a file opened for writing may be someone else's, ""
+// if it is not: owned by another user (planted beforehand in a shared
+// directory), or one of several names for a file (a hard link planted next
+// to one of ours would send the log into it).
+func notOwnOnly(info fs.FileInfo) string {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	if uid := int(st.Uid); uid != os.Geteuid() {
+		return fmt.Sprintf("owned by another user (uid %d)", uid)
+	}
+	if st.Nlink > 1 {
+		return "has other hard links"
+	}
+	return ""
+}
+
+// setBlocking clears the O_NONBLOCK that openFlags set. For a pipe that is
+// to be read it must be cleared: where Go cannot poll a FIFO (macOS) a read
+// before the writer's data arrives would fail with EAGAIN instead of
+// waiting. A read with no writer at all still returns end of file at once.
+func setBlocking(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
+		return err
+	}
+	return serr
+}
