@@ -329,6 +329,19 @@ func (f *Feed) Wait(ctx context.Context, after uint64) State {
 		case <-ch:
 		case <-ctx.Done():
 			return f.State()
+		case <-f.ctx.Done():
+			// Released or its service closed. A running loader publishes
+			// the close itself as it stops; an idle feed is closed here.
+			f.mu.Lock()
+			if !f.running {
+				f.closeLocked() // closes ch
+			}
+			f.mu.Unlock()
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return f.State()
+			}
 		}
 	}
 }
@@ -421,6 +434,7 @@ func (f *Feed) loop() {
 			}
 			f.mu.Lock()
 			f.st.WaitUntil = time.Time{}
+			f.publishLocked() // listeners stop saying "waiting"
 			f.mu.Unlock()
 		}
 	}
@@ -491,8 +505,10 @@ func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Du
 	}
 	f.st.Total = p.Total()
 	f.st.Done = p.Done()
-	if f.st.Total >= 0 && f.st.Contracts > f.st.Total+f.st.Limit {
-		f.st.Err = fmt.Errorf("the server sent %s, more than the %s its total allows; stopped", Plural(f.st.Contracts, "contract", "contracts"), money.Group(int64(f.st.Total)))
+	// Total counts what the pages hold at the top level (in the tree
+	// format, wrappers as well as contracts), so the bound is on entries.
+	if f.st.Total >= 0 && f.st.Entries > f.st.Total+f.st.Limit {
+		f.st.Err = fmt.Errorf("the server sent %s, more than the %s its total allows; stopped", Plural(f.st.Entries, "entry", "entries"), money.Group(int64(f.st.Total)))
 	}
 	return 0
 }

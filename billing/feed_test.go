@@ -354,3 +354,24 @@ func TestFreshFeedStartsOver(t *testing.T) {
 		c.Release()
 	}
 }
+
+// A listener of an idle feed is let go when the service closes, whatever
+// its own context.
+func TestWaitEndsWhenTheServiceCloses(t *testing.T) {
+	src := &fakePages{pages: pagesOf(2, 1), total: 2}
+	s := New(context.Background(), nil, WithPages(func(api.ChargesQuery) PageSource { return src }))
+	f := s.Feed(query())
+	f.More()
+	st := waitFor(t, f, func(st State) bool { return !st.Loading })
+	got := make(chan State, 1)
+	go func() { got <- f.Wait(context.Background(), st.Version) }()
+	s.Close()
+	select {
+	case st := <-got:
+		if !st.Closed {
+			t.Fatalf("Wait returned %+v, want the feed closed", st)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a listener of an idle feed outlived its service")
+	}
+}
