@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/spend"
@@ -131,10 +132,11 @@ func runCharges(r *runner, o options, args []string) int {
 	}
 	defer sess.close()
 
-	loc := sess.settings.Location
-	if a.utc || loc == nil {
-		loc = time.UTC
-	}
+	ctx, stop := r.context()
+	defer stop()
+	svc := r.newService(ctx, sess, a.utc)
+	defer svc.Close()
+	loc := svc.Location()
 	var rng spend.Range
 	if a.from == "" {
 		rng, err = spend.PresetRange(sess.settings.Range, r.now(), loc)
@@ -145,10 +147,14 @@ func runCharges(r *runner, o options, args []string) int {
 		return r.usageError("charges", err)
 	}
 
-	ctx, stop := r.context()
-	defer stop()
-	q := api.ChargesQuery{From: rng.From, To: rng.To, Types: a.types, Format: a.format, Limit: api.MaxLimit}
-	f, err := fetchAll(ctx, sess.client, q, p)
+	// The range's query as every part of the program asks it, narrowed by
+	// the flags.
+	q := billing.RangeQuery(rng.From, rng.To)
+	q.Types, q.Format = a.types, a.format
+	f := svc.Feed(q)
+	defer f.Release()
+	entries, st, err := f.All(ctx, p.feed)
+	p.done()
 	if err != nil {
 		return r.runtimeError(err)
 	}
@@ -158,11 +164,11 @@ func runCharges(r *runner, o options, args []string) int {
 	var buf bytes.Buffer
 	switch a.output {
 	case "csv":
-		err = writeCSV(&buf, f.entries, a.items, loc)
+		err = writeCSV(&buf, entries, a.items, loc)
 	case "json":
-		err = writeJSON(&buf, f.entries, a.items, loc)
+		err = writeJSON(&buf, entries, a.items, loc)
 	default:
-		writeText(&buf, f.entries, a.items, loc)
+		writeText(&buf, entries, a.items, loc)
 	}
 	if err != nil {
 		return r.runtimeError(err)
@@ -170,37 +176,25 @@ func runCharges(r *runner, o options, args []string) int {
 	if _, err := r.stdout.Write(buf.Bytes()); err != nil {
 		return r.runtimeError(err)
 	}
-
-	var total money.Amount
-	contracts := 0
-	for i := range f.entries {
-		total += f.entries[i].Amount
-		contracts += countContracts(&f.entries[i])
-	}
-	fmt.Fprintf(r.stderr, "%s · %s\n", plural(contracts, "contract"), total)
-	if f.skipped > 0 {
-		fmt.Fprintf(r.stderr, "vastdash: %s skipped: the server sent fields of the wrong type; the totals leave them out\n", plural(f.skipped, "malformed entry"))
-	}
+	writeTotals(r.stderr, st)
 	return exitOK
 }
 
-// isWrapper reports a tree-format serverless wrapper (endpoint-…,
-// workergroup-…), whose items are entries rather than charge items.
-func isWrapper(c *api.Charge) bool {
-	return strings.HasPrefix(c.Source, "endpoint-") || strings.HasPrefix(c.Source, "workergroup-")
-}
-
-// countContracts counts the contracts in an entry: 1 for a contract, the
-// contracts inside for a wrapper.
-func countContracts(c *api.Charge) int {
-	if !isWrapper(c) {
-		return 1
+// writeTotals writes the feed's totals line ("1,234 contracts · $4,321.000")
+// and then one "vastdash: …" line per warning: entries dropped as malformed
+// or repeated. A sum that overflowed is said instead of a wrapped number.
+func writeTotals(w io.Writer, st billing.State) {
+	contracts := billing.Plural(st.Contracts, "contract", "contracts")
+	if st.Overflow {
+		fmt.Fprintf(w, "%s · the total is too large to add up\n", contracts)
+	} else {
+		fmt.Fprintf(w, "%s · %s\n", contracts, st.Amount)
 	}
-	n := 0
-	for i := range c.Items {
-		n += countContracts(&c.Items[i])
+	// The totals line has said the overflow already.
+	st.Overflow = false
+	for _, warning := range st.Warnings() {
+		fmt.Fprintf(w, "vastdash: %s\n", oneLine(warning))
 	}
-	return n
 }
 
 // walk calls fn for c and, when items is set, for every item below it,

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
-	"github.com/vastdash/vastdash/spend"
 )
 
 const creditHelp = `  credit          print the credit on one line: $1,234.57 (one request)
@@ -53,8 +51,10 @@ func runCredit(r *runner, o options, args []string) int {
 	defer sess.close()
 	ctx, stop := r.context()
 	defer stop()
+	svc := r.newService(ctx, sess, *utc)
+	defer svc.Close()
 
-	user, err := sess.client.CurrentUser(ctx)
+	user, err := svc.Account(ctx)
 	if err != nil {
 		return r.runtimeError(err)
 	}
@@ -62,32 +62,12 @@ func runCredit(r *runner, o options, args []string) int {
 	line := user.Credit.Credit()
 
 	if *withRunway {
-		loc := sess.settings.Location
-		if *utc || loc == nil {
-			loc = time.UTC
-		}
-		now := r.now().In(loc)
-		// The burn window is the 7 complete days before today; contracts
-		// overlapping it may have started earlier, the spread handles that.
-		q := api.ChargesQuery{
-			From:   midnightOf(now).AddDate(0, 0, -7),
-			To:     now,
-			Format: api.FormatTable,
-			Limit:  api.MaxLimit,
-		}
-		f, err := fetchAll(ctx, sess.client, q, p)
+		est, err := svc.Runway(ctx, user.Credit, p.feed)
+		p.done()
 		if err != nil {
 			return r.runtimeError(err)
 		}
-		daily := spend.NewDaily(loc)
-		daily.Add(f.entries)
-		burn := spend.BurnWeek(daily, now)
-		rw := spend.RunwayFor(user.Credit, burn, true, now)
-		if f.skipped > 0 && rw.Reason == "" {
-			// Dropped entries would make the burn look lower and the
-			// runway longer than they are.
-			rw = spend.Runway{Reason: plural(f.skipped, "charge") + " could not be read"}
-		}
+		burn, rw := est.Week, est.Runway
 		rj := &runwayJSON{BurnPerDay: burn.PerDay, RunwayNote: rw.Reason}
 		if rw.Reason == "" {
 			days := rw.Days()

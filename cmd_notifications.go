@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 )
 
 const notificationsHelp = `  notifications   print the low-credit alert switches, one per line:
@@ -63,67 +64,57 @@ func (r *runner) notifications(o options, email, webhooks switchFlag, force bool
 	defer sess.close()
 	ctx, stop := r.context()
 	defer stop()
+	svc := r.newService(ctx, sess, false)
+	defer svc.Close()
 
-	user, err := sess.client.CurrentUser(ctx)
+	user, err := svc.Account(ctx)
 	if err != nil {
 		return r.runtimeError(err)
 	}
-	prefs, err := sess.client.NotificationPrefs(ctx, user.ID)
-	readable := err == nil
-	if err != nil && !errors.Is(err, api.ErrNotFound) {
-		return r.runtimeError(err)
+	var sw []billing.Switch
+	if email.set {
+		sw = append(sw, billing.Switch{Path: api.LowCreditEmail, On: email.on})
 	}
-	change := email.set || webhooks.set
-	switch {
-	case !readable && !change:
-		return r.runtimeError(errors.New("this server cannot read the notification preferences (it has no GET for them); set them with --email/--webhooks and --force"))
-	case !readable && !force:
-		return r.runtimeError(errors.New("not saved: this server cannot read the current notification preferences, and a save replaces every one of them (alerts other than low credit would be reset); add --force to save only the switches given"))
-	case !readable:
-		prefs = api.NewPrefs(map[string]any{})
+	if webhooks.set {
+		sw = append(sw, billing.Switch{Path: api.LowCreditWebhooks, On: webhooks.on})
 	}
 
-	if change {
-		next := prefs
-		if email.set {
-			next = next.With(api.LowCreditEmail, email.on)
+	if len(sw) == 0 {
+		prefs, err := svc.ReadPrefs(ctx, user.ID)
+		if errors.Is(err, api.ErrNotFound) {
+			return r.runtimeError(fmt.Errorf("%w; set the switches with --email/--webhooks and --force", billing.ErrPrefsUnreadable))
 		}
-		if webhooks.set {
-			next = next.With(api.LowCreditWebhooks, webhooks.on)
+		if err != nil {
+			return r.runtimeError(err)
 		}
-		// Saving what is already there would only risk a write; a forced
-		// save has nothing to compare with, so it always goes out.
-		if !readable || !samePrefs(prefs, next) {
-			prefs, err = sess.client.SetNotificationPrefs(ctx, user.ID, next)
-			if err != nil {
-				return r.runtimeError(err)
-			}
-		}
+		r.printSwitches(prefs)
+		return exitOK
 	}
-	fmt.Fprintf(r.stdout, "low credit by email: %s\nlow credit by webhooks: %s\n",
-		switchState(prefs, api.LowCreditEmail), switchState(prefs, api.LowCreditWebhooks))
+
+	res, err := svc.SaveSwitches(ctx, user.ID, sw, force)
+	switch {
+	case errors.Is(err, billing.ErrPrefsUnreadable):
+		return r.runtimeError(fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err))
+	case res.Unknown:
+		// The save may or may not have landed: show what the server holds
+		// now rather than what was asked, and fail, since nothing confirmed
+		// the change.
+		if !res.Prefs.IsZero() {
+			r.printSwitches(res.Prefs)
+			return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w); the switches printed are what the server holds now", err))
+		}
+		return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
+	case err != nil:
+		return r.runtimeError(err)
+	}
+	r.printSwitches(res.Prefs)
 	return exitOK
 }
 
-// samePrefs compares the two switches this command changes.
-func samePrefs(a, b api.Prefs) bool {
-	for _, p := range []api.PrefPath{api.LowCreditEmail, api.LowCreditWebhooks} {
-		aOn, aOK := a.Get(p)
-		bOn, bOK := b.Get(p)
-		if aOn != bOn || aOK != bOK {
-			return false
-		}
+// printSwitches prints the low-credit switches of p, one per line, under
+// the names the dashboard shows.
+func (r *runner) printSwitches(p api.Prefs) {
+	for _, s := range billing.LowCredit {
+		fmt.Fprintf(r.stdout, "%s: %s\n", s.Label, billing.SwitchState(p, s.Path))
 	}
-	return true
-}
-
-func switchState(p api.Prefs, path api.PrefPath) string {
-	on, ok := p.Get(path)
-	switch {
-	case !ok:
-		return "not set"
-	case on:
-		return "on"
-	}
-	return "off"
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vastdash/vastdash/money"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 )
 
 // newCommandFlags returns the FlagSet of a command with the global flags
@@ -38,21 +40,41 @@ func (r *runner) parseCommand(name, help string, fs *flag.FlagSet, args []string
 	return exitOK, true
 }
 
+// newService is the billing layer of one command run: the session's client,
+// days beginning in the settings' timezone (UTC with --utc, or when none is
+// set) and the runner's clock. base bounds its loads; the caller closes it.
+// Every rule of the domain the commands apply (paging, bounds, burn,
+// runway, saves) comes from it, the same as for the dashboard.
+func (r *runner) newService(base context.Context, sess *session, utc bool) *billing.Service {
+	opts := []billing.Option{billing.WithClock(r.now)}
+	if utc || sess.settings.Location == nil {
+		opts = append(opts, billing.WithLocation(time.UTC))
+	}
+	return sess.billing(base, opts...)
+}
+
 // progress is a status line on stderr, redrawn in place. It is off unless
 // stderr is a terminal: a script or a log file gets no carriage returns.
+//
+// It is written from two goroutines: the command's, which sees the feed's
+// states, and the feed's loader, on which the client reports its waits.
 type progress struct {
-	w     io.Writer
-	on    bool
+	w  io.Writer
+	mu sync.Mutex
+	on bool
+	// shown is set while a line is on the terminal.
 	shown bool
-	what  string // what is being fetched, for retry notices
+	// what is being fetched, for the client's wait notices.
+	what string
 }
 
 func (r *runner) newProgress() *progress {
-	return &progress{w: r.stderr, on: r.isTerminal(r.stderr)}
+	// Until a feed says what it fetches, a wait is for the server at all.
+	return &progress{w: r.stderr, on: r.isTerminal(r.stderr), what: "contacting the server"}
 }
 
-// show replaces the line with msg.
-func (p *progress) show(msg string) {
+// showLocked replaces the line with msg.
+func (p *progress) showLocked(msg string) {
 	if !p.on {
 		return
 	}
@@ -61,69 +83,50 @@ func (p *progress) show(msg string) {
 	p.shown = true
 }
 
-// clear removes the line, before the final output or an error.
-func (p *progress) clear() {
+// done removes the line for good, before the final output or an error: a
+// wait notice of a loader still winding down must not print after it.
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.on && p.shown {
 		fmt.Fprint(p.w, "\r\x1b[2K")
 		p.shown = false
 	}
+	p.on = false
 }
 
 // observe is the client's observer: it shows waits for a 429 or a retry
 // (regular pacing is expected and not worth a notice).
 func (p *progress) observe(e api.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	switch e.Kind {
 	case api.EventRateLimited:
-		p.show(fmt.Sprintf("%s — rate limited, retrying in %s", p.what, e.Wait.Round(100*time.Millisecond)))
+		p.showLocked(fmt.Sprintf("%s — rate limited, retrying in %s", p.what, e.Wait.Round(100*time.Millisecond)))
 	case api.EventRetry:
-		p.show(fmt.Sprintf("%s — no answer, retrying in %s", p.what, e.Wait.Round(100*time.Millisecond)))
+		p.showLocked(fmt.Sprintf("%s — no answer, retrying in %s", p.what, e.Wait.Round(100*time.Millisecond)))
 	}
 }
 
-// fetched is every top-level entry of a query.
-type fetched struct {
-	entries []api.Charge
-	pages   int
-	// skipped counts entries the client dropped as malformed.
-	skipped int
-}
-
-// fetchAll reads every page of q, paced by the client, showing progress.
-func fetchAll(ctx context.Context, c *api.Client, q api.ChargesQuery, p *progress) (fetched, error) {
-	var f fetched
-	pager := c.Pager(q)
-	p.what = "fetching charges"
-	p.show(p.what + "…")
-	for !pager.Done() {
-		page, err := pager.Next(ctx)
-		if err != nil {
-			p.clear()
-			return fetched{}, err
-		}
-		f.pages++
-		f.entries = append(f.entries, page.Results...)
-		f.skipped += page.Skipped
-		p.what = fmt.Sprintf("fetching charges: %s", money.Group(int64(pager.Loaded())))
-		if t := pager.Total(); t >= 0 {
-			p.what += " of " + money.Group(int64(t))
-		}
-		p.what += " contracts"
-		p.show(p.what)
+// feed shows a charges feed's state: "fetching charges: 1,000 of 2,400
+// contracts (page 2 of 5)", or the feed's own wait after a 429 the client
+// gave up on. It is the progress callback of billing's Feed.All.
+func (p *progress) feed(st billing.State) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if st.Pages == 0 {
+		p.what = "fetching charges"
+		p.showLocked(p.what + "…")
+		return
 	}
-	p.clear()
-	return f, nil
-}
-
-// plural returns "1 contract", "2 contracts" with grouping.
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+	p.what = "fetching charges: " + money.Group(int64(st.Contracts))
+	if st.Total >= 0 {
+		p.what += " of " + money.Group(int64(st.Total))
 	}
-	return money.Group(int64(n)) + " " + word + "s"
-}
-
-// midnightOf is the start of t's day in t's location.
-func midnightOf(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+	p.what += " contracts (" + st.Progress() + ")"
+	if !st.WaitUntil.IsZero() {
+		p.showLocked(p.what + " — rate limited, waiting")
+		return
+	}
+	p.showLocked(p.what)
 }

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 )
 
 // canaryKey is a key the fault servers accept, so every row below runs with
@@ -56,7 +61,6 @@ func TestHeadlessFaultMatrix(t *testing.T) {
 		{"truncated json", demoserver.Fault{Path: charges, Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, allCharges, "unexpected response"},
 		{"echoes the key", demoserver.Fault{Path: "/api/v0/users/current", Status: 500, Body: `{"msg":"bad key ` + canaryKey + `"}`}, []string{"credit"}, "server error"},
 		{"put 400", demoserver.Fault{Method: "PUT", Status: 400, Body: `{"success":false,"error":"invalid_request","msg":"nope"}`}, []string{"notifications", "--email", "off"}, "nope"},
-		{"put hangs", demoserver.Fault{Method: "PUT", Hang: true}, []string{"notifications", "--email", "off"}, "no response in time"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -70,6 +74,42 @@ func TestHeadlessFaultMatrix(t *testing.T) {
 				if on, _ := api.NewPrefs(srv.Prefs()).Get(api.LowCreditEmail); !on {
 					t.Error("the failed PUT changed the email switch")
 				}
+			}
+		})
+	}
+}
+
+// A save whose outcome is unknown (no answer in time, an answer cut short)
+// shows what the server holds now, read again after it, and fails: nothing
+// confirmed the change, so a script must not take it as done.
+func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
+	rows := []struct {
+		name  string
+		fault demoserver.Fault
+		// out is what the server holds afterwards.
+		out, want string
+	}{
+		{"put hangs", demoserver.Fault{Method: "PUT", Hang: true},
+			"low credit by email: on\nlow credit by webhooks: off\n", "no response in time"},
+		{"put lands, answer garbled", demoserver.Fault{Method: "PUT", Mutate: func(b []byte) []byte { return b[:len(b)/2] }},
+			"low credit by email: off\nlow credit by webhooks: off\n", "unexpected response"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			res, srv := runFast(t, row.fault, "notifications", "--email", "off")
+			if res.code != exitRuntime {
+				t.Errorf("exit %d, want %d", res.code, exitRuntime)
+			}
+			if res.out != row.out {
+				t.Errorf("stdout %q, want what the server holds %q", res.out, row.out)
+			}
+			if strings.Count(res.errOut, "\n") != 1 || !strings.HasPrefix(res.errOut, "vastdash: ") ||
+				!strings.Contains(res.errOut, "unknown") || !strings.Contains(res.errOut, row.want) {
+				t.Errorf("stderr %q, want one line saying the outcome is unknown (%s)", res.errOut, row.want)
+			}
+			// What was printed is what the server holds.
+			if got := "low credit by email: " + billing.SwitchState(api.NewPrefs(srv.Prefs()), api.LowCreditEmail) + "\n"; !strings.HasPrefix(res.out, got) {
+				t.Errorf("the server holds %q, stdout says %q", got, res.out)
 			}
 		})
 	}
@@ -127,5 +167,168 @@ func TestHeadlessRevokedKey(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Fatalf("%d requests for a rejected key, want 1", n)
+	}
+}
+
+// runFast runs args against a fault server and fails the test when the run
+// takes longer than a sane answer may: a value that makes the program walk
+// a billion days or page forever shows here, not as a hung test suite.
+func runFast(t *testing.T, f demoserver.Fault, args ...string) (result, *demoserver.Server) {
+	t.Helper()
+	start := time.Now()
+	res, srv := faultRun(t, &f, args...)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("%v took %s: a broken value must be refused at once", args, d.Round(time.Millisecond))
+	}
+	return res, srv
+}
+
+// Values the program must refuse to believe: each entry holding one is
+// left out of the output and the totals, and a warning says how many; the
+// rest of the answer is exact. The server sends 1,200 contracts, newest
+// first, 500 a page; the first page's first entries are the first of
+// srv.Contracts.
+func TestHeadlessRefusesInsaneValues(t *testing.T) {
+	charges := "/api/v0/charges"
+	setFirst := func(n int, field, value string) func(*testing.T) demoserver.Fault {
+		return func(t *testing.T) demoserver.Fault {
+			return demoserver.Fault{Path: charges, Mutate: demoserver.MutateFirstPage(func(page demoserver.Page) {
+				page.SetField(0, n, field, value)
+			})}
+		}
+	}
+	rows := []struct {
+		name  string
+		fault func(*testing.T) demoserver.Fault
+		// dropped are the indexes in srv.Contracts of the entries the
+		// answer must leave out.
+		dropped []int
+		// warning is the state whose warnings stderr must hold, and
+		// mentions what they must say.
+		warning  billing.State
+		mentions string
+	}{
+		{"end at unix 1e18", setFirst(1, "end", "1000000000000000000"), []int{0}, billing.State{Skipped: 1}, "1 malformed entry skipped"},
+		{"end on 9999-12-31", setFirst(1, "end", "253402214400"), []int{0}, billing.State{Skipped: 1}, "1 malformed entry skipped"},
+		{"start at -2^63", setFirst(1, "start", "-9223372036854775808"), []int{0}, billing.State{Skipped: 1}, "1 malformed entry skipped"},
+		{"amount of the wrong type", setFirst(1, "amount", `"lots"`), []int{0}, billing.State{Skipped: 1}, "1 malformed entry skipped"},
+		// Twelve of them would wrap an int64 of thousandths to a negative
+		// total; each is beyond any plausible charge.
+		{"twelve amounts of 1e15", setFirst(12, "amount", "1000000000000000"),
+			[]int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, billing.State{Skipped: 12}, "12 malformed entries skipped"},
+		{"the same contract on two pages", func(t *testing.T) demoserver.Fault {
+			var first json.RawMessage
+			return demoserver.Fault{Path: charges, Mutate: demoserver.MutatePages(func(n int, page demoserver.Page) {
+				rs := page.Results()
+				switch n {
+				case 0:
+					first = rs[0]
+				case 1:
+					rs[0] = first // in place of the 501st contract
+					page.SetResults(rs)
+				}
+			})}
+		}, []int{api.MaxLimit}, billing.State{Duplicates: 1}, "1 repeated contract dropped"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			res, srv := runFast(t, row.fault(t), allCharges...)
+			res.ok(t)
+			all := srv.Contracts(wholeSpanFilter(t))
+			var want []demoserver.Contract
+			for i, c := range all {
+				if !slices.Contains(row.dropped, i) {
+					want = append(want, c)
+				}
+			}
+			rows := readCSV(t, res.out)
+			if len(rows) != len(want) {
+				t.Fatalf("%d rows, want %d", len(rows), len(want))
+			}
+			var sum int64
+			for i, r := range rows {
+				if r[3] != want[i].Source || r[6] != money.Amount(want[i].Amount).Decimal() {
+					t.Fatalf("row %d: %q, want %s %s", i, r, want[i].Source, money.Amount(want[i].Amount).Decimal())
+				}
+				sum += want[i].Amount
+			}
+			wantErr := fmt.Sprintf("%s contracts · %s\n", money.Group(int64(len(want))), money.Amount(sum))
+			for _, w := range row.warning.Warnings() {
+				wantErr += "vastdash: " + w + "\n"
+			}
+			if res.errOut != wantErr {
+				t.Errorf("stderr\n%q\nwant\n%q", res.errOut, wantErr)
+			}
+			if !strings.Contains(res.errOut, row.mentions) {
+				t.Errorf("stderr %q does not say %q", res.errOut, row.mentions)
+			}
+		})
+	}
+}
+
+// A server that pages in a circle or past its own total is stopped with an
+// error, fast: no endless paging, no half-written answer.
+func TestHeadlessStopsRunawayPaging(t *testing.T) {
+	charges := "/api/v0/charges"
+	rows := []struct {
+		name  string
+		fault func(*testing.T) demoserver.Fault
+		want  string
+	}{
+		{"token cycle A→B→A", func(t *testing.T) demoserver.Fault {
+			var a json.RawMessage
+			return demoserver.Fault{Path: charges, Mutate: demoserver.MutatePages(func(n int, page demoserver.Page) {
+				switch n {
+				case 0:
+					a = page["next_token"]
+				case 2:
+					// The third page leads back to the second.
+					page["next_token"] = a
+				}
+			})}
+		}, "repeat"},
+		{"rows beyond the total", func(t *testing.T) demoserver.Fault {
+			return demoserver.Fault{Path: charges, Mutate: demoserver.MutatePages(func(_ int, page demoserver.Page) {
+				page["total"] = json.RawMessage("1")
+			})}
+		}, "total"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			res, _ := runFast(t, row.fault(t), allCharges...)
+			res.failed(t, exitRuntime, row.want)
+		})
+	}
+}
+
+// credit --runway with a charge in the burn window that no server could
+// mean answers at once, without a runway: the note says charges could not
+// be read rather than overstating how long the credit lasts.
+func TestHeadlessRunwayRefusesInsaneTimes(t *testing.T) {
+	for _, c := range []struct{ field, value string }{
+		{"end", "253402214400"}, // 9999-12-31
+		{"end", "1000000000000000000"},
+		{"start", "-9223372036854775808"},
+	} {
+		t.Run(c.field+"="+c.value, func(t *testing.T) {
+			f := demoserver.Fault{Path: "/api/v0/charges", Mutate: demoserver.MutateFirstPage(func(page demoserver.Page) {
+				page.SetField(0, 1, c.field, c.value)
+			})}
+			res, srv := runFast(t, f, "credit", "--json", "--runway", "--utc")
+			res.ok(t)
+			if len(chargesRequests(srv)) == 0 {
+				t.Fatal("no charges read")
+			}
+			var got map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(res.out), &got); err != nil {
+				t.Fatalf("%v: %q", err, res.out)
+			}
+			if string(got["runway_days"]) != "null" || string(got["runway_note"]) != `"1 charge could not be read"` {
+				t.Errorf("stdout %s, want no runway and a note that a charge could not be read", res.out)
+			}
+			if res.errOut != "" {
+				t.Errorf("stderr %q", res.errOut)
+			}
+		})
 	}
 }

@@ -436,7 +436,7 @@ func TestChargesProgressOnlyOnATerminal(t *testing.T) {
 		r.isTerminal = func(io.Writer) bool { return true }
 	}, args...)
 	tty.ok(t)
-	if !strings.Contains(tty.errOut, "\r\x1b[2Kfetching charges: 500 of ") {
+	if !strings.Contains(tty.errOut, "\r\x1b[2Kfetching charges: 500 of ") || !strings.Contains(tty.errOut, " contracts (page 1 of ") {
 		t.Fatalf("no progress on a terminal: %q", tty.errOut)
 	}
 	if !strings.HasSuffix(tty.errOut, "\r\x1b[2K"+plain.errOut) {
@@ -495,14 +495,14 @@ func TestCreditRunwayMatchesGroundTruth(t *testing.T) {
 
 	// spend's computation on the server's ground truth.
 	now := srv.Now().In(time.UTC)
-	from := midnightOf(now).AddDate(0, 0, -7)
-	truth := srv.Contracts(demoserver.Filter{Gte: from.Unix(), Lte: now.Unix()})
+	from, to := spend.BurnWindow(now, time.UTC)
+	truth := srv.Contracts(demoserver.Filter{Gte: from.Unix(), Lte: to.Unix()})
 	entries := make([]api.Charge, len(truth))
 	for i, c := range truth {
 		entries[i] = api.Charge{Start: c.Start, End: c.End, Type: c.Type, Source: c.Source, Amount: money.Amount(c.Amount),
 			Meta: api.Metadata{EndpointID: c.EndpointID, WorkergroupID: c.WorkergroupID}}
 	}
-	daily := spend.NewDaily(time.UTC)
+	daily := spend.NewDailyWindow(time.UTC, from, to)
 	daily.Add(entries)
 	burn := spend.BurnWeek(daily, now)
 	runway := spend.RunwayFor(money.Amount(srv.Credit()), burn, true, now)
@@ -522,7 +522,7 @@ func TestCreditRunwayMatchesGroundTruth(t *testing.T) {
 	if len(reqs) != (len(truth)+499)/500 {
 		t.Errorf("%d charges requests for %d contracts", len(reqs), len(truth))
 	}
-	want := fmt.Sprintf(`{"day":{"gte":%d,"lte":%d}}`, from.Unix(), now.Unix())
+	want := fmt.Sprintf(`{"day":{"gte":%d,"lte":%d}}`, from.Unix(), to.Unix())
 	if sf := reqs[0].Query.Get("select_filters"); sf != want {
 		t.Errorf("select_filters %s, want %s", sf, want)
 	}
@@ -562,7 +562,11 @@ func TestNotificationsPutsTheWholeDocument(t *testing.T) {
 	if res.out != "low credit by email: on\nlow credit by webhooks: on\n" {
 		t.Fatalf("stdout %q", res.out)
 	}
-	want := api.NewPrefs(before).With(api.LowCreditWebhooks, true).Document()
+	next, err := api.NewPrefs(before).With(api.LowCreditWebhooks, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := next.Document()
 	wantJSON, _ := json.Marshal(want)
 	gotJSON, _ := json.Marshal(srv.Prefs())
 	if string(gotJSON) != string(wantJSON) {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/ui"
@@ -258,10 +259,14 @@ func (r *runner) dashboard(o options) int {
 	}
 	defer sess.close()
 
-	base, stop := r.context()
+	// Not r.context(): while the dashboard runs, ui.Run alone handles
+	// signals (it quits the program and restores the terminal).
+	base, stop := context.WithCancel(context.Background())
 	defer stop()
+	svc := sess.billing(base)
+	defer svc.Close()
 	ctx := &shared.Context{
-		Client:       sess.client,
+		Billing:      svc,
 		Location:     sess.settings.Location,
 		Now:          time.Now,
 		DefaultRange: sess.settings.Range,
@@ -277,6 +282,9 @@ func (r *runner) dashboard(o options) int {
 	}
 	if err := runQuietly(func() error { return ui.Run(base, ctx, uiOpts, events) }); err != nil {
 		msg := oneLine(err.Error())
+		if errors.Is(err, ui.ErrInterrupted) {
+			msg = "interrupted"
+		}
 		if errors.Is(err, tea.ErrProgramPanic) {
 			// Bubble Tea caught it and restored the terminal.
 			msg = "internal error (a bug); the terminal was restored; please report it, with a --debug log if you can"
@@ -313,6 +321,13 @@ type session struct {
 	host     string // shown in the header when not the default
 	demo     *demoserver.Server
 	debugLog *os.File // --debug FILE
+}
+
+// billing is the application layer over the session's client, days
+// beginning in the settings' time zone unless opts say otherwise; base
+// bounds its loads. The caller closes it. Both front ends build theirs here.
+func (s *session) billing(base context.Context, opts ...billing.Option) *billing.Service {
+	return billing.New(base, s.client, append([]billing.Option{billing.WithLocation(s.settings.Location)}, opts...)...)
 }
 
 func (s *session) close() {
@@ -359,9 +374,7 @@ func (r *runner) openSession(o options, observe func(api.Event)) (*session, int)
 			}
 		}
 	}
-	// The page cache lets the overview and the charges screen share the pages
-	// of one query instead of fetching them twice; r clears it.
-	opts := []api.Option{api.WithVersion(versionString()), api.WithPageCache(10 * time.Minute)}
+	opts := []api.Option{api.WithVersion(versionString())}
 	if o.timeout < 0 {
 		s.close()
 		return r.configError(errors.New("--timeout must be positive, like 30s"))
@@ -373,7 +386,8 @@ func (r *runner) openSession(o options, observe func(api.Event)) (*session, int)
 		f, err := config.OpenPrivate(o.debug)
 		if err != nil {
 			s.close()
-			return r.configError(fmt.Errorf("--debug: %w", err))
+			// err reads "PATH: reason": "--debug /dev/null: not a regular file".
+			return r.configError(fmt.Errorf("--debug %w", err))
 		}
 		s.debugLog = f
 		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: api.DebugTransport(nil, f)}))
