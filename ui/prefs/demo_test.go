@@ -10,6 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -34,7 +35,7 @@ func startDemo(t *testing.T, hostile bool) *demoserver.Server {
 
 // demoScreen reads the account with key, as the root does, and hands it to
 // a new screen whose GET has finished.
-func demoScreen(t *testing.T, s *demoserver.Server, key string) *Model {
+func demoScreen(t *testing.T, s *demoserver.Server, key string) *screen {
 	t.Helper()
 	c, err := api.New(s.URL(), key)
 	if err != nil {
@@ -42,13 +43,15 @@ func demoScreen(t *testing.T, s *demoserver.Server, key string) *Model {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	u, err := c.CurrentUser(ctx)
+	svc := newService(t, ctx, c)
+	u, err := svc.Account(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := New(&shared.Context{Base: ctx, Client: c, Styles: theme.New(false), User: &u, Location: time.UTC})
+	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
 	m.SetSize(100, 30)
-	run(t, m, m.Update(shared.UserMsg{User: u}))
+	m.send(shared.UserMsg{User: u})
+	m.deliver()
 	return m
 }
 
@@ -71,8 +74,8 @@ func TestDemoToggleKeepsEverythingElse(t *testing.T) {
 		if stateOf(t, m, email) != "[x] on" || stateOf(t, m, webhooks) != "[ ] off" {
 			t.Fatalf("hostile=%v: states read:\n%s", hostile, view(m))
 		}
-		m.Update(press("j"))
-		run(t, m, m.Update(press("space")))
+		m.press("j")
+		m.do("space")
 		if got, want := s.Prefs(), flipped(before, "webhooks", true); !reflect.DeepEqual(got, want) {
 			t.Errorf("hostile=%v: server holds %v\nwant %v", hostile, got, want)
 		}
@@ -86,8 +89,8 @@ func TestDemoReadOnlyKey(t *testing.T) {
 	s := startDemo(t, false)
 	before := s.Prefs()
 	m := demoScreen(t, s, demoserver.KeyReadOnly)
-	run(t, m, m.Update(press("space")))
-	mustContain(t, m, "this API key lacks the user_write permission — switches are read-only")
+	m.do("space")
+	mustShow(t, m, "this API key lacks the user_write permission — switches are read-only")
 	if stateOf(t, m, email) != "[x] on" {
 		t.Errorf("state not kept:\n%s", view(m))
 	}
@@ -106,14 +109,56 @@ func TestDemoWithoutGet(t *testing.T) {
 	if stateOf(t, m, email) != "[?] unknown" {
 		t.Fatalf("without GET:\n%s", view(m))
 	}
-	m.Update(press("space"))
-	run(t, m, m.Update(press("y")))
+	m.press("space")
+	m.do("y")
 	// As the prompt warned: the whole document is now the one switch.
 	want := map[string]any{"client": map[string]any{"low_credit": map[string]any{"email": true}}}
 	if got := s.Prefs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("server holds %v, want %v", got, want)
 	}
 	if stateOf(t, m, email) != "[x] on" || stateOf(t, m, webhooks) != "[?] unknown" {
+		t.Errorf("after the save:\n%s", view(m))
+	}
+}
+
+// The bug of issue 9 against the demo server: the web console (here a
+// second client with the same key) changes another category and adds a new
+// one after the screen read the document; the next toggle keeps both.
+func TestDemoKeepsConsoleChanges(t *testing.T) {
+	s := startDemo(t, false)
+	m := demoScreen(t, s, demoserver.DemoKey)
+
+	console, err := api.New(s.URL(), demoserver.DemoKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	doc, err := console.NotificationPrefs(ctx, s.UserID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sw := range []billing.Switch{
+		{Path: api.PrefPath{"host", "payout_sent", "email"}, On: false},
+		{Path: api.PrefPath{"team", "invite", "email"}, On: true},
+	} {
+		if doc, err = doc.With(sw.Path, sw.On); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := console.SetNotificationPrefs(ctx, s.UserID(), doc); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Prefs()
+	if _, ok := before["team"]; !ok {
+		t.Fatalf("the console's save did not land: %v", before)
+	}
+
+	m.press("j")
+	m.do("space")
+	if got, want := s.Prefs(), flipped(before, "webhooks", true); !reflect.DeepEqual(got, want) {
+		t.Errorf("the toggle reverted the console's changes:\nserver holds %v\nwant         %v", got, want)
+	}
+	if stateOf(t, m, webhooks) != "[x] on" {
 		t.Errorf("after the save:\n%s", view(m))
 	}
 }

@@ -2,41 +2,45 @@
 // switches (email, webhooks) of the account's notification preferences,
 // read with GET and saved as soon as one is toggled.
 //
-// The server replaces the whole preferences document on every PUT, so a save
-// always sends the document last read or confirmed with only the toggled
-// switch changed. Only one save runs at a time; toggles made meanwhile are
-// queued (see Model).
+// The server replaces the whole preferences document on every PUT, and the
+// document may change behind the screen's back (the web console, another
+// vastdash). So the screen never sends a copy of its own: every save goes
+// through billing.Service.SaveSwitches, which reads the current document,
+// changes only the toggled switch and writes it back, and the screen then
+// shows what the server holds. Only one save runs at a time; toggles made
+// meanwhile are queued (see Model). The screen speaks through the root's one
+// status line (shared.SetStatus), never a line of its own.
 package prefs
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
-// switchDef is one switch the screen shows.
-type switchDef struct {
-	path  api.PrefPath
-	label string
-}
+// statusSource names the screen on the root's status line.
+const statusSource = "prefs"
 
-var switches = []switchDef{
-	{api.LowCreditEmail, "low credit by email"},
-	{api.LowCreditWebhooks, "low credit by webhooks"},
-}
+// noteTTL is how long a status that needs nothing of the user stays
+// ("saved: …"); errors and unknown outcomes stay until replaced.
+const noteTTL = 5 * time.Second
 
-// intent is "set switch idx to on".
+// intent is "set switch idx to on". force marks a save the user confirmed
+// on a server that cannot read the document: it replaces the document.
 type intent struct {
-	idx int
-	on  bool
+	idx   int
+	on    bool
+	force bool
 }
 
 // readState is the outcome of the last GET.
@@ -50,15 +54,6 @@ const (
 	readFailed                       // any other error; r retries
 )
 
-type statusKind int
-
-const (
-	statusInfo statusKind = iota
-	statusOK
-	statusWarn
-	statusErr
-)
-
 // prefsReadMsg is the result of a GET.
 type prefsReadMsg struct {
 	seq   int
@@ -66,25 +61,29 @@ type prefsReadMsg struct {
 	err   error
 }
 
-// prefsSavedMsg is the result of a PUT made for want.
+// prefsSavedMsg is the result of a save made for want.
 type prefsSavedMsg struct {
-	seq   int
-	want  intent
-	prefs api.Prefs
-	err   error
+	seq  int
+	want intent
+	res  billing.SaveResult
+	err  error
 }
+
+// errNoBilling fails every request of a screen built without a billing
+// service (a misconfigured test), rather than panicking.
+var errNoBilling = errors.New("no billing service configured")
 
 // Model is the Notifications screen. It implements shared.Screen.
 //
 // Queued toggles are coalesced per switch: the queue keeps at most one
 // intent per switch, holding the state the user last asked for, in the order
 // the switches were first touched. When a save finishes, queued intents run
-// one by one on the then-confirmed document, and an intent the server
-// already satisfies is dropped without a request. So toggling the same
-// switch twice during a save ends in the state the user sees last, with no
-// request at all when that is the state the server confirmed. A failed save
-// drops the queue (and says so): the queued intents were made against a
-// display that just turned out wrong.
+// one by one, and an intent the document the server just confirmed already
+// satisfies is dropped without a request. So toggling the same switch twice
+// during a save ends in the state the user sees last, with no request at all
+// when that is the state the server confirmed. A failed save (or one whose
+// outcome is unknown) drops the queue and says so: the queued intents were
+// made against a display that just turned out wrong.
 type Model struct {
 	ctx           *shared.Context
 	keys          KeyMap
@@ -95,19 +94,24 @@ type Model struct {
 	haveUser bool
 
 	cursor int
-	doc    api.Prefs // last document read or confirmed by the server
-	known  bool      // doc came from the server (GET or PUT)
-	read   readState
+	// doc is what the server holds as far as the screen knows: the last
+	// document read, or the one a save answered with. Zero until then.
+	doc  api.Prefs
+	read readState
+	// unsure marks switches whose save had an unknown outcome that no
+	// read could settle: doc's value for them may be wrong.
+	unsure []bool
 
 	seq      int     // numbers requests so a stale answer is ignored
 	reading  bool    // a GET is in flight
-	saving   *intent // the PUT in flight, if any
+	saving   *intent // the save in flight, if any
 	queue    []intent
-	readOnly bool    // a PUT failed for lack of user_write
+	readOnly bool    // a PUT was refused for lack of user_write
 	confirm  *intent // the save waiting for y/n
 
-	status     string
-	statusKind statusKind
+	// note is the status line this update asks for; Update sends it and
+	// clears it, so one update sends at most one, the last word.
+	note *shared.StatusMsg
 }
 
 // New returns the screen. It reads nothing until the account (and with it
@@ -116,7 +120,7 @@ func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	return &Model{ctx: ctx, keys: DefaultKeyMap()}
+	return &Model{ctx: ctx, keys: DefaultKeyMap(), unsure: make([]bool, len(billing.LowCredit))}
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.
@@ -128,7 +132,7 @@ func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
 // Capturing is false: the screen has no text field.
 func (m *Model) Capturing() bool { return false }
 
-// Loading reports a GET or PUT in flight.
+// Loading reports a GET or a save in flight.
 func (m *Model) Loading() bool { return m.reading || m.saving != nil }
 
 // Help returns the bindings that work in the current state.
@@ -137,7 +141,7 @@ func (m *Model) Help() help.KeyMap {
 	prompt := m.confirm != nil
 	k.Up.SetEnabled(!prompt)
 	k.Down.SetEnabled(!prompt)
-	k.Toggle.SetEnabled(!prompt && !m.readOnly && m.haveUser)
+	k.Toggle.SetEnabled(!prompt && !m.readOnly && m.haveUser && m.read != readDenied)
 	k.Reload.SetEnabled(!prompt && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
 	k.No.SetEnabled(prompt)
@@ -147,17 +151,29 @@ func (m *Model) Help() help.KeyMap {
 
 // Update handles the account, request results and keys.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case shared.UserMsg:
-		return m.onUser(msg)
+		cmd = m.onUser(msg)
 	case prefsReadMsg:
-		return m.onRead(msg)
+		cmd = m.onRead(msg)
 	case prefsSavedMsg:
-		return m.onSaved(msg)
+		cmd = m.onSaved(msg)
 	case tea.KeyPressMsg:
-		return m.onKey(msg)
+		cmd = m.onKey(msg)
 	}
-	return nil
+	if m.note == nil {
+		return cmd
+	}
+	n := *m.note
+	m.note = nil
+	return tea.Batch(shared.SetStatus(n.Source, n.Kind, n.Text, n.TTL), cmd)
+}
+
+// say sets the status line this update sends; a later say in the same
+// update replaces it. Text "" clears the screen's line.
+func (m *Model) say(kind shared.StatusKind, text string, ttl time.Duration) {
+	m.note = &shared.StatusMsg{Source: statusSource, Kind: kind, Text: text, TTL: ttl}
 }
 
 func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
@@ -173,9 +189,10 @@ func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
 	if changed {
 		// Another account (a different key): nothing read so far applies.
 		m.seq++
-		m.doc, m.known, m.read = api.Prefs{}, false, readNone
+		m.doc, m.read = api.Prefs{}, readNone
 		m.reading, m.saving, m.queue, m.confirm, m.readOnly = false, nil, nil, nil, false
-		m.setStatus(statusInfo, "")
+		m.settle()
+		m.say(shared.StatusInfo, "", 0)
 	}
 	// The first account starts the GET; a later one (a reload) re-reads
 	// when nothing else is going on.
@@ -192,20 +209,18 @@ func (m *Model) base() context.Context {
 	return context.Background()
 }
 
-var errNoClient = errors.New("no API client configured")
-
 func (m *Model) startRead() tea.Cmd {
 	if !m.haveUser || m.Loading() {
 		return nil
 	}
 	m.reading = true
 	m.seq++
-	seq, client, ctx, id := m.seq, m.ctx.Client, m.base(), m.user.ID
+	seq, svc, ctx, id := m.seq, m.ctx.Billing, m.base(), m.user.ID
 	return func() tea.Msg {
-		if client == nil {
-			return prefsReadMsg{seq: seq, err: errNoClient}
+		if svc == nil {
+			return prefsReadMsg{seq: seq, err: errNoBilling}
 		}
-		p, err := client.NotificationPrefs(ctx, id)
+		p, err := svc.ReadPrefs(ctx, id)
 		return prefsReadMsg{seq: seq, prefs: p, err: err}
 	}
 }
@@ -218,20 +233,25 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 	err := msg.err
 	switch {
 	case err == nil:
-		m.doc, m.known, m.read = msg.prefs, true, readOK
-		m.setStatus(statusInfo, "")
+		m.doc, m.read = msg.prefs, readOK
+		m.settle()
+		m.say(shared.StatusInfo, "", 0)
 	case errors.Is(err, api.ErrNotFound):
 		m.read = readUnavailable
-		m.setStatus(statusWarn, "this server does not let vastdash read the preferences; the states are unknown")
+		m.say(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
 	case errors.Is(err, api.ErrPermission):
 		m.read = readDenied
-		m.setStatus(statusErr, shared.Safe(err.Error())+" — the preferences can't be read")
+		m.say(shared.StatusError, shared.Safe(err.Error())+" — the preferences can't be read", 0)
 	default:
 		m.read = readFailed
-		m.setStatus(statusErr, "could not read the preferences: "+shared.Safe(err.Error())+" — r to retry")
+		m.say(shared.StatusError, "could not read the preferences: "+shared.Safe(err.Error())+" — r to retry", 0)
 	}
 	return nil
 }
+
+// settle forgets which switches were unsure: a document just came from the
+// server.
+func (m *Model) settle() { clear(m.unsure) }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.confirm != nil {
@@ -242,7 +262,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.submit(in)
 		case key.Matches(msg, m.keys.No):
 			m.confirm = nil
-			m.setStatus(statusInfo, "not saved")
+			m.say(shared.StatusInfo, "not saved", noteTTL)
 		case key.Matches(msg, m.keys.Flip):
 			m.confirm.on = !m.confirm.on
 		}
@@ -254,7 +274,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.cursor--
 		}
 	case key.Matches(msg, m.keys.Down):
-		if m.cursor < len(switches)-1 {
+		if m.cursor < len(billing.LowCredit)-1 {
 			m.cursor++
 		}
 	case key.Matches(msg, m.keys.Toggle):
@@ -264,7 +284,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.Loading() {
-			m.setStatus(statusInfo, "wait for the request in flight to finish")
+			m.say(shared.StatusInfo, "wait for the request in flight to finish", noteTTL)
 			return nil
 		}
 		return m.startRead()
@@ -273,33 +293,36 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // toggle flips the state switch i is heading for: the queued intent, else
-// the save in flight, else the confirmed state.
+// the save in flight, else what the server holds.
 func (m *Model) toggle(i int) tea.Cmd {
 	switch {
 	case !m.haveUser:
 		return nil
 	case m.readOnly:
-		m.setStatus(statusErr, m.readOnlyText())
+		m.say(shared.StatusError, readOnlyText, 0)
 		return nil
 	case m.reading:
-		m.setStatus(statusInfo, "still reading the preferences…")
+		m.say(shared.StatusInfo, "still reading the preferences…", noteTTL)
 		return nil
-	case !m.known && (m.read == readFailed || m.read == readNone):
-		// A transient failure is no reason to overwrite a document we
-		// could read a moment later.
-		m.setStatus(statusErr, "the current preferences must be read before a save — r to retry")
+	case m.read == readDenied:
+		// Every save starts by reading the document; with this key that
+		// read fails, so a save could only fail too.
+		m.say(shared.StatusError, "this API key lacks the user_read permission, and every save reads the preferences first — they can't be changed with this key", 0)
+		return nil
+	case m.doc.IsZero() && m.read != readUnavailable:
+		// A transient failure: the user has nothing to toggle from.
+		m.say(shared.StatusError, "the current preferences must be read before a save — r to retry", 0)
 		return nil
 	}
+	// A server that cannot read the document gets a save that replaces
+	// it: the user confirms every such save.
+	force := m.read == readUnavailable
 	on, ok := m.intended(i)
-	if !ok || !m.known {
-		// Unknown state, or a save that would replace an unread document:
-		// ask first, proposing "on" (space flips the proposal).
-		if ok {
-			on = !on
-		} else {
-			on = true
-		}
-		m.confirm = &intent{idx: i, on: on}
+	if !ok || force {
+		// Unknown state, or a save that replaces the document: ask
+		// first, proposing the other state ("on" when unknown; space
+		// flips the proposal).
+		m.confirm = &intent{idx: i, on: !ok || !on, force: force}
 		return nil
 	}
 	return m.submit(intent{idx: i, on: !on})
@@ -313,7 +336,15 @@ func (m *Model) intended(i int) (on, ok bool) {
 	if m.saving != nil && m.saving.idx == i {
 		return m.saving.on, true
 	}
-	return m.doc.Get(switches[i].path)
+	return m.shown(i)
+}
+
+// shown is the state of switch i in what the server holds, as far as known.
+func (m *Model) shown(i int) (on, ok bool) {
+	if m.unsure[i] {
+		return false, false
+	}
+	return m.doc.Get(billing.LowCredit[i].Path)
 }
 
 func (m *Model) queued(i int) (intent, bool) {
@@ -333,33 +364,36 @@ func (m *Model) submit(in intent) tea.Cmd {
 	replaced := false
 	for k := range m.queue {
 		if m.queue[k].idx == in.idx {
-			m.queue[k].on = in.on
+			m.queue[k] = in
 			replaced = true
 		}
 	}
 	if !replaced {
 		m.queue = append(m.queue, in)
 	}
-	m.setStatus(statusInfo, fmt.Sprintf("queued: %s %s — saved after the current save", switches[in.idx].label, word(in.on)))
+	m.say(shared.StatusInfo, fmt.Sprintf("queued: %s %s — saved after the current save", billing.LowCredit[in.idx].Label, word(in.on)), 0)
 	return nil
 }
 
+// startSave sends in through the billing layer, which reads the current
+// document and changes only this switch: the screen's copy is never sent.
 func (m *Model) startSave(in intent) tea.Cmd {
-	doc := m.doc.With(switches[in.idx].path, in.on)
+	sw := billing.LowCredit[in.idx]
 	m.saving = &in
 	m.seq++
-	m.setStatus(statusInfo, "saving "+switches[in.idx].label+" "+word(in.on)+"…")
-	seq, client, ctx := m.seq, m.ctx.Client, m.base()
+	m.say(shared.StatusInfo, "saving "+sw.Label+" "+word(in.on)+"…", 0)
+	seq, svc, ctx := m.seq, m.ctx.Billing, m.base()
 	var id int64
 	if m.user != nil {
 		id = m.user.ID
 	}
+	set := []billing.Switch{{Path: sw.Path, On: in.on}}
 	return func() tea.Msg {
-		if client == nil {
-			return prefsSavedMsg{seq: seq, want: in, err: errNoClient}
+		if svc == nil {
+			return prefsSavedMsg{seq: seq, want: in, err: errNoBilling}
 		}
-		p, err := client.SetNotificationPrefs(ctx, id, doc)
-		return prefsSavedMsg{seq: seq, want: in, prefs: p, err: err}
+		res, err := svc.SaveSwitches(ctx, id, set, in.force)
+		return prefsSavedMsg{seq: seq, want: in, res: res, err: err}
 	}
 }
 
@@ -368,45 +402,85 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 		return nil
 	}
 	m.saving = nil
-	sw := switches[msg.want.idx]
-	if err := msg.err; err != nil {
-		dropped := len(m.queue)
-		m.queue = nil
-		if errors.Is(err, api.ErrPermission) {
-			m.readOnly = true
-			m.setStatus(statusErr, m.readOnlyText())
-			return nil
-		}
-		text := "could not save " + sw.label + ": " + shared.Safe(err.Error())
-		if on, ok := m.doc.Get(sw.path); ok {
-			text += " — still " + word(on)
-		}
-		if dropped > 0 {
-			text += fmt.Sprintf(" (%d queued change%s dropped)", dropped, plural(dropped))
-		}
-		m.setStatus(statusErr, text)
+	if msg.err != nil {
+		m.saveFailed(msg)
 		return nil
 	}
-	m.doc, m.known = msg.prefs, true
-	got, ok := m.doc.Get(sw.path)
+	sw := billing.LowCredit[msg.want.idx]
+	m.doc = msg.res.Prefs
+	m.settle()
+	if !msg.want.force {
+		m.read = readOK // the save read the document first
+	}
+	got, ok := m.doc.Get(sw.Path)
 	switch {
+	case msg.res.Unchanged:
+		m.say(shared.StatusOK, "nothing to save: the server already holds "+sw.Label+" "+word(got), noteTTL)
 	case !ok:
-		m.setStatus(statusWarn, "saved, but the server's answer has no "+sw.label+" switch: its state is unknown")
+		m.say(shared.StatusWarn, "saved, but the server's answer has no "+sw.Label+" switch: its state is unknown", 0)
 	case got != msg.want.on:
-		m.setStatus(statusWarn, fmt.Sprintf("the server kept %s %s (vastdash asked for %s)", sw.label, word(got), word(msg.want.on)))
+		m.say(shared.StatusWarn, fmt.Sprintf("the server kept %s %s (vastdash asked for %s)", sw.Label, word(got), word(msg.want.on)), 0)
 	default:
-		m.setStatus(statusOK, "saved: "+sw.label+" "+word(got))
+		m.say(shared.StatusOK, "saved: "+sw.Label+" "+word(got), noteTTL)
 	}
 	return m.next()
 }
 
-// next starts the first queued intent the confirmed document does not
-// already satisfy.
+// saveFailed reports a save that did not succeed: refused, not attempted,
+// or of unknown outcome.
+func (m *Model) saveFailed(msg prefsSavedMsg) {
+	sw := billing.LowCredit[msg.want.idx]
+	err, res := msg.err, msg.res
+	dropped := len(m.queue)
+	m.queue = nil
+	suffix := ""
+	if dropped > 0 {
+		suffix = fmt.Sprintf(" (%d queued change%s dropped)", dropped, plural(dropped))
+	}
+	reason := shared.Safe(err.Error())
+	var ae *api.Error
+	switch {
+	case res.Unknown && res.Prefs.IsZero():
+		// The write may have landed and the read after it failed: say
+		// so rather than show a state the server may no longer hold.
+		m.unsure[msg.want.idx] = true
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, r to re-read (%s)%s", sw.Label, word(msg.want.on), reason, suffix), 0)
+	case res.Unknown:
+		m.doc = res.Prefs
+		m.settle()
+		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the save of %s %s; read again, the server holds %s %s (%s)%s", sw.Label, word(msg.want.on), sw.Label, billing.SwitchState(m.doc, sw.Path), reason, suffix), 0)
+	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
+		// The screen shows the read-only state itself; the line says
+		// what just failed.
+		m.readOnly = true
+		m.say(shared.StatusError, "could not save "+sw.Label+": "+reason+suffix, 0)
+	case errors.Is(err, billing.ErrPrefsUnreadable):
+		// The server could read the document before and no longer can:
+		// from now on a save replaces it, which the user must confirm.
+		m.read = readUnavailable
+		m.say(shared.StatusWarn, "not saved: "+reason+" — toggle again to choose whether to replace them"+suffix, 0)
+	default:
+		// Nothing changed on the server. A document the billing layer
+		// read just before the refusal is fresher than the one shown.
+		text := "could not save " + sw.Label + ": " + reason
+		if !res.Prefs.IsZero() {
+			m.doc = res.Prefs
+			m.settle()
+			if on, ok := m.doc.Get(sw.Path); ok {
+				text += " — still " + word(on)
+			}
+		}
+		m.say(shared.StatusError, text+suffix, 0)
+	}
+}
+
+// next starts the first queued intent the document the server confirmed
+// does not already satisfy.
 func (m *Model) next() tea.Cmd {
 	for len(m.queue) > 0 {
 		in := m.queue[0]
 		m.queue = m.queue[1:]
-		if on, ok := m.doc.Get(switches[in.idx].path); ok && on == in.on {
+		if on, ok := m.shown(in.idx); ok && on == in.on {
 			continue
 		}
 		return m.startSave(in)
@@ -414,11 +488,7 @@ func (m *Model) next() tea.Cmd {
 	return nil
 }
 
-func (m *Model) readOnlyText() string {
-	return "this API key lacks the user_write permission — switches are read-only"
-}
-
-func (m *Model) setStatus(k statusKind, s string) { m.statusKind, m.status = k, s }
+const readOnlyText = "this API key lacks the user_write permission — switches are read-only"
 
 func (m *Model) styles() *theme.Styles {
 	if m.ctx.Styles != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -30,6 +31,13 @@ const userID = 42
 
 const prefsPath = "/api/v0/users/42/notification-prefs/"
 
+// What the fake server does after it has stored a PUT's document.
+const (
+	putAnswer = iota // answer with the document (the normal case)
+	putHang          // answer nothing until the client gives up (a timeout)
+	putReset         // close the connection without an answer
+)
+
 // fakeServer serves the preferences endpoints of one user and records
 // every request it received.
 type fakeServer struct {
@@ -42,9 +50,15 @@ type fakeServer struct {
 	// errBody instead of the document.
 	getStatus, putStatus int
 	errBody              string
-	// reply, when set, picks the document a successful PUT answers with.
+	// reply, when set, picks the document a successful PUT stores.
 	reply func(sent string) string
-	reqs  []request
+	// putThen is what happens after a PUT is stored: putAnswer, putHang
+	// or putReset.
+	putThen int
+	// getStatusAfterPut, when non-zero, answers every GET after the first
+	// PUT with that status (the read after an unknown outcome fails too).
+	getStatusAfterPut int
+	reqs              []request
 }
 
 type request struct {
@@ -61,49 +75,69 @@ func newServer(t *testing.T, doc string) *fakeServer {
 
 func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.reqs = append(f.reqs, request{r.Method, r.URL.Path, body})
-	if r.Header.Get("Authorization") != "Bearer "+testKey {
-		w.WriteHeader(http.StatusForbidden)
-		_, _ = io.WriteString(w, `{"success":false,"error":"auth_error","msg":"login required"}`)
+	status, out, then := f.answer(r, body)
+	// The lock is not held here: a hung PUT must not hold up the read
+	// that follows it.
+	switch then {
+	case putHang:
+		<-r.Context().Done()
 		return
-	}
-	if strings.TrimSuffix(r.URL.Path, "/")+"/" != prefsPath {
-		w.WriteHeader(http.StatusNotFound)
-		return
+	case putReset:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				_ = conn.Close()
+				return
+			}
+		}
+		panic(http.ErrAbortHandler)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, out)
+}
+
+// answer records the request and returns the status and body to send, or
+// what to do instead of answering.
+func (f *fakeServer) answer(r *http.Request, body []byte) (status int, out string, then int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	putBefore := f.countLocked(http.MethodPut) > 0
+	f.reqs = append(f.reqs, request{r.Method, r.URL.Path, body})
+	if r.Header.Get("Authorization") != "Bearer "+testKey {
+		return http.StatusForbidden, `{"success":false,"error":"auth_error","msg":"login required"}`, putAnswer
+	}
+	if strings.TrimSuffix(r.URL.Path, "/")+"/" != prefsPath {
+		return http.StatusNotFound, "", putAnswer
+	}
 	switch r.Method {
 	case http.MethodGet:
 		if f.getStatus != 0 {
-			w.WriteHeader(f.getStatus)
-			_, _ = io.WriteString(w, f.errBody)
-			return
+			return f.getStatus, f.errBody, putAnswer
+		}
+		if f.getStatusAfterPut != 0 && putBefore {
+			return f.getStatusAfterPut, `{"success":false,"msg":"down for a moment"}`, putAnswer
 		}
 	case http.MethodPut:
 		if f.putStatus != 0 {
-			w.WriteHeader(f.putStatus)
-			_, _ = io.WriteString(w, f.errBody)
-			return
+			return f.putStatus, f.errBody, putAnswer
 		}
 		var env struct {
 			Prefs json.RawMessage `json:"notification_preferences"`
 		}
 		if err := json.Unmarshal(body, &env); err != nil || len(env.Prefs) == 0 {
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = io.WriteString(w, `{"success":false,"error":"bad_request","msg":"no notification_preferences"}`)
-			return
+			return http.StatusBadRequest, `{"success":false,"error":"bad_request","msg":"no notification_preferences"}`, putAnswer
 		}
 		f.doc = string(env.Prefs)
 		if f.reply != nil {
 			f.doc = f.reply(f.doc)
 		}
+		if f.putThen != putAnswer {
+			return 0, "", f.putThen
+		}
 	default:
-		w.WriteHeader(http.StatusMethodNotAllowed)
-		return
+		return http.StatusMethodNotAllowed, "", putAnswer
 	}
-	_, _ = io.WriteString(w, `{"success":true,"notification_preferences":`+f.doc+`}`)
+	return http.StatusOK, `{"success":true,"notification_preferences":` + f.doc + `}`, putAnswer
 }
 
 func (f *fakeServer) set(fn func(f *fakeServer)) {
@@ -134,9 +168,26 @@ func (f *fakeServer) puts() []map[string]any {
 	return out
 }
 
+// lastPut returns the raw body of the last PUT.
+func (f *fakeServer) lastPut() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.reqs) - 1; i >= 0; i-- {
+		if f.reqs[i].method == http.MethodPut {
+			return string(f.reqs[i].body)
+		}
+	}
+	f.t.Fatal("no PUT")
+	return ""
+}
+
 func (f *fakeServer) count(method string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.countLocked(method)
+}
+
+func (f *fakeServer) countLocked(method string) int {
 	n := 0
 	for _, r := range f.reqs {
 		if r.method == method {
@@ -146,15 +197,31 @@ func (f *fakeServer) count(method string) int {
 	return n
 }
 
-func newCtx(t *testing.T, url string) *shared.Context {
+// newCtx builds the screens' context on a billing service over a client
+// of url; opts go to the client after the tests' defaults.
+func newCtx(t *testing.T, url string, opts ...api.Option) *shared.Context {
 	t.Helper()
-	c, err := api.New(url, testKey, api.WithBackoff(time.Millisecond, time.Millisecond), api.WithTimeout(5*time.Second))
+	opts = append([]api.Option{api.WithBackoff(time.Millisecond, time.Millisecond), api.WithTimeout(5 * time.Second)}, opts...)
+	c, err := api.New(url, testKey, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	return &shared.Context{Base: ctx, Client: c, Styles: theme.New(true), Location: time.UTC}
+	svc := newService(t, ctx, c)
+	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), Location: time.UTC}
+}
+
+// newService is the billing layer the tests use: a fixed clock, UTC days,
+// short waits. It is closed when the test ends.
+func newService(t *testing.T, ctx context.Context, c *api.Client) *billing.Service {
+	t.Helper()
+	svc := billing.New(ctx, c,
+		billing.WithClock(func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }),
+		billing.WithLocation(time.UTC),
+		billing.WithRateWait(time.Millisecond))
+	t.Cleanup(svc.Close)
+	return svc
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -163,34 +230,113 @@ func testUser() api.User {
 	return api.User{ID: userID, Credit: 12000, BalanceThreshold: ptr(money.Amount(50000)), BalanceThresholdEnabled: ptr(true)}
 }
 
+// screen drives a Model as the root would, synchronously. Every command
+// the screen returns runs at once: status messages land on the status line
+// (with the root's rules), and every other answer is held until deliver or
+// step hands it to the screen. So between a key and deliver, the request
+// has been made but the screen has not heard back: "in flight" for the
+// screen, without any sleep.
+type screen struct {
+	*Model
+	t *testing.T
+	// status is the root's status line, as this screen's messages left it
+	// (TTLs do not expire here).
+	status shared.StatusMsg
+	held   []tea.Msg
+}
+
+func newScreen(t *testing.T, ctx *shared.Context) *screen {
+	return &screen{Model: New(ctx), t: t}
+}
+
+// send hands msg to the screen, runs what it returns, and reports how many
+// answers that added to the held ones.
+func (s *screen) send(msg tea.Msg) int {
+	s.t.Helper()
+	n := len(s.held)
+	s.exec(s.Update(msg))
+	return len(s.held) - n
+}
+
+// press sends a key: see send.
+func (s *screen) press(k string) int {
+	s.t.Helper()
+	return s.send(keyMsg(k))
+}
+
+// do presses k and delivers everything that follows.
+func (s *screen) do(k string) {
+	s.t.Helper()
+	s.press(k)
+	s.deliver()
+}
+
+func (s *screen) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			s.exec(c)
+		}
+	case shared.StatusMsg:
+		if msg.Source != statusSource {
+			s.t.Errorf("status from source %q", msg.Source)
+		}
+		if msg.Text == "" {
+			if s.status.Source == msg.Source {
+				s.status = shared.StatusMsg{}
+			}
+			return
+		}
+		s.status = msg
+	default:
+		s.held = append(s.held, msg)
+	}
+}
+
+// step delivers the oldest held answer and reports how many new ones its
+// commands added.
+func (s *screen) step() int {
+	s.t.Helper()
+	if len(s.held) == 0 {
+		s.t.Fatal("nothing in flight")
+	}
+	msg := s.held[0]
+	s.held = s.held[1:]
+	return s.send(msg)
+}
+
+// deliver hands every held answer, and every answer they lead to, to the
+// screen.
+func (s *screen) deliver() {
+	s.t.Helper()
+	for i := 0; len(s.held) > 0; i++ {
+		if i > 20 {
+			s.t.Fatal("command chain does not end")
+		}
+		s.step()
+	}
+}
+
 // start builds the screen against f, delivers the account and runs the GET.
-func start(t *testing.T, f *fakeServer, w, h int) *Model {
+func start(t *testing.T, f *fakeServer, w, h int, opts ...api.Option) *screen {
 	t.Helper()
-	m := New(newCtx(t, f.srv.URL))
-	m.SetSize(w, h)
-	if m.Init() != nil {
+	s := newScreen(t, newCtx(t, f.srv.URL, opts...))
+	s.SetSize(w, h)
+	if s.Init() != nil {
 		t.Fatal("Init should wait for the account")
 	}
-	cmd := m.Update(shared.UserMsg{User: testUser()})
-	if cmd == nil || !m.Loading() {
+	if n := s.send(shared.UserMsg{User: testUser()}); n != 1 || !s.Loading() {
 		t.Fatal("the account should start the GET")
 	}
-	run(t, m, cmd)
-	return m
+	s.deliver()
+	return s
 }
 
-// run executes cmd and every command its result leads to, synchronously.
-func run(t *testing.T, m *Model, cmd tea.Cmd) {
-	t.Helper()
-	for i := 0; cmd != nil; i++ {
-		if i > 20 {
-			t.Fatal("command chain does not end")
-		}
-		cmd = m.Update(cmd())
-	}
-}
-
-func press(k string) tea.KeyPressMsg {
+func keyMsg(k string) tea.KeyPressMsg {
 	switch k {
 	case "space":
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
@@ -206,31 +352,45 @@ func press(k string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
 
-func view(m *Model) string { return ansi.Strip(m.View()) }
+func view(s *screen) string { return ansi.Strip(s.View()) }
 
 // stateOf returns the state text shown on the row of label.
-func stateOf(t *testing.T, m *Model, label string) string {
+func stateOf(t *testing.T, s *screen, label string) string {
 	t.Helper()
-	for _, l := range strings.Split(view(m), "\n") {
+	for _, l := range strings.Split(view(s), "\n") {
 		if strings.HasSuffix(strings.TrimRight(l, " "), " "+label) {
-			s := strings.TrimPrefix(strings.TrimPrefix(l, "› "), "  ")
-			return strings.TrimSpace(strings.TrimSuffix(strings.TrimRight(s, " "), label))
+			st := strings.TrimPrefix(strings.TrimPrefix(l, "› "), "  ")
+			return strings.TrimSpace(strings.TrimSuffix(strings.TrimRight(st, " "), label))
 		}
 	}
-	t.Fatalf("no row %q in\n%s", label, view(m))
+	t.Fatalf("no row %q in\n%s", label, view(s))
 	return ""
 }
 
-// flat joins the view's words with single spaces, so a check does not
-// depend on where a paragraph wraps.
+// flat joins the words with single spaces, so a check does not depend on
+// where a paragraph wraps.
 func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func mustContain(t *testing.T, m *Model, parts ...string) {
+// mustShow checks the screen's own area.
+func mustShow(t *testing.T, s *screen, parts ...string) {
 	t.Helper()
-	v := view(m)
+	v := view(s)
 	for _, p := range parts {
 		if !strings.Contains(flat(v), flat(p)) {
 			t.Errorf("view lacks %q:\n%s", p, v)
+		}
+	}
+}
+
+// mustSay checks the status line the screen asked the root for.
+func mustSay(t *testing.T, s *screen, kind shared.StatusKind, parts ...string) {
+	t.Helper()
+	if s.status.Kind != kind {
+		t.Errorf("status kind %d, want %d: %q", s.status.Kind, kind, s.status.Text)
+	}
+	for _, p := range parts {
+		if !strings.Contains(s.status.Text, p) {
+			t.Errorf("status %q lacks %q", s.status.Text, p)
 		}
 	}
 }
@@ -243,6 +403,9 @@ const (
 // fullDoc has contexts, types, channels and values vastdash does not show;
 // a PUT must send them back untouched (1.50 stays 1.50).
 const fullDoc = `{"client":{"low_credit":{"email":true,"webhooks":false},"invoice":{"email":true}},"host":{"machine_offline":{"email":false,"sms":true},"weight":1.50}}`
+
+// body is the PUT body that carries doc.
+func body(doc string) string { return `{"notification_preferences":` + doc + `}` }
 
 func decode(t *testing.T, s string) map[string]any {
 	t.Helper()
@@ -259,30 +422,31 @@ func TestKeyStrings(t *testing.T) {
 	// The bindings match on String(); make sure the fakes produce the
 	// strings a terminal would.
 	for k, want := range map[string]string{"space": "space", "enter": "enter", "esc": "esc", "y": "y", "up": "up"} {
-		if got := press(k).String(); got != want {
-			t.Errorf("press(%q).String() = %q", k, got)
+		if got := keyMsg(k).String(); got != want {
+			t.Errorf("keyMsg(%q).String() = %q", k, got)
 		}
 	}
 }
 
 func TestWaitsForAccountThenReads(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := New(newCtx(t, f.srv.URL))
-	m.SetSize(80, 20)
-	mustContain(t, m, "loading account…")
+	s := newScreen(t, newCtx(t, f.srv.URL))
+	s.SetSize(80, 20)
+	mustShow(t, s, "loading account…")
 	// An account error is shown, and nothing is requested.
-	if cmd := m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey}}); cmd != nil {
+	if n := s.send(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey}}); n != 0 || f.count(http.MethodGet) != 0 {
 		t.Fatal("no GET without a user id")
 	}
-	mustContain(t, m, "account not loaded: the API key was rejected")
-	run(t, m, m.Update(shared.UserMsg{User: testUser()}))
-	if got := stateOf(t, m, email); got != "[x] on" {
+	mustShow(t, s, "account not loaded: the API key was rejected")
+	s.send(shared.UserMsg{User: testUser()})
+	s.deliver()
+	if got := stateOf(t, s, email); got != "[x] on" {
 		t.Errorf("email = %q", got)
 	}
-	if got := stateOf(t, m, webhooks); got != "[ ] off" {
+	if got := stateOf(t, s, webhooks); got != "[ ] off" {
 		t.Errorf("webhooks = %q", got)
 	}
-	if m.Loading() {
+	if s.Loading() {
 		t.Error("still loading after the GET")
 	}
 	f.mu.Lock()
@@ -292,245 +456,420 @@ func TestWaitsForAccountThenReads(t *testing.T) {
 		t.Errorf("request %s %s", r.method, r.path)
 	}
 	// The cursor starts on the first switch.
-	if !strings.Contains(view(m), "› [x] on") {
-		t.Errorf("cursor not on the first switch:\n%s", view(m))
+	if !strings.Contains(view(s), "› [x] on") {
+		t.Errorf("cursor not on the first switch:\n%s", view(s))
 	}
-	mustContain(t, m, "Low credit alerts fire below $50.00 (threshold enabled).")
+	mustShow(t, s, "Low credit alerts fire below $50.00 (threshold enabled).")
 }
 
 func TestToggleSendsWholeDocument(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 80, 20)
-	m.Update(press("j"))
-	cmd := m.Update(press("space"))
-	if cmd == nil {
+	s := start(t, f, 80, 20)
+	s.press("j")
+	if n := s.press("space"); n != 1 {
 		t.Fatal("space should save at once")
 	}
-	if got := stateOf(t, m, webhooks); got != "… saving on" || !m.Loading() {
-		t.Errorf("during the save: %q, loading %v", got, m.Loading())
+	if got := stateOf(t, s, webhooks); got != "… saving on" || !s.Loading() {
+		t.Errorf("during the save: %q, loading %v", got, s.Loading())
 	}
-	run(t, m, cmd)
-	puts := f.puts()
-	if len(puts) != 1 {
-		t.Fatalf("%d PUTs", len(puts))
+	mustSay(t, s, shared.StatusInfo, "saving low credit by webhooks on…")
+	s.deliver()
+	if n := f.count(http.MethodPut); n != 1 {
+		t.Fatalf("%d PUTs", n)
 	}
-	want := decode(t, strings.Replace(fullDoc, `"webhooks":false`, `"webhooks":true`, 1))
-	if !reflect.DeepEqual(puts[0], want) {
-		t.Errorf("PUT sent %v\nwant      %v", puts[0], want)
+	// Everything the screen does not show goes back byte for byte.
+	want := strings.Replace(fullDoc, `"webhooks":false`, `"webhooks":true`, 1)
+	if got := f.lastPut(); got != body(want) {
+		t.Errorf("PUT sent %s\nwant      %s", got, body(want))
 	}
-	f.mu.Lock()
-	raw := string(f.reqs[len(f.reqs)-1].body)
-	f.mu.Unlock()
-	if !strings.Contains(raw, "1.50") {
-		t.Errorf("a number the screen does not know was rewritten: %s", raw)
-	}
-	if got := stateOf(t, m, webhooks); got != "[x] on" {
+	if got := stateOf(t, s, webhooks); got != "[x] on" {
 		t.Errorf("after the save: %q", got)
 	}
-	mustContain(t, m, "✓ saved: low credit by webhooks on")
-	// Enter toggles too, on the confirmed document.
-	m.Update(press("k"))
-	run(t, m, m.Update(press("enter")))
-	puts = f.puts()
-	want = decode(t, strings.Replace(strings.Replace(fullDoc, `"webhooks":false`, `"webhooks":true`, 1), `"low_credit":{"email":true`, `"low_credit":{"email":false`, 1))
-	if len(puts) != 2 || !reflect.DeepEqual(puts[1], want) {
-		t.Errorf("second PUT %v\nwant       %v", puts[len(puts)-1], want)
+	mustSay(t, s, shared.StatusOK, "saved: low credit by webhooks on")
+	if s.status.TTL <= 0 {
+		t.Error("a success needs nothing of the user: it should pass")
 	}
+	// Enter toggles too.
+	s.press("k")
+	s.do("enter")
+	want = strings.Replace(want, `"low_credit":{"email":true`, `"low_credit":{"email":false`, 1)
+	if n := f.count(http.MethodPut); n != 2 || f.lastPut() != body(want) {
+		t.Errorf("second PUT %s\nwant       %s", f.lastPut(), body(want))
+	}
+}
+
+// The bug of issue 9: the screen saved the copy it read at start-up, so a
+// change made meanwhile in the web console was reverted by the next toggle.
+func TestSaveKeepsChangesMadeElsewhere(t *testing.T) {
+	f := newServer(t, fullDoc)
+	s := start(t, f, 100, 20)
+	// Behind the screen's back: another category switched, and a new one
+	// (with an escape and spacing vastdash never writes) added.
+	console := strings.Replace(fullDoc, `"machine_offline":{"email":false`, `"machine_offline":{"email":true`, 1)
+	console = strings.TrimSuffix(console, "}") + `, "team" : {"invit\u00e9":{"email":true}}}`
+	f.set(func(f *fakeServer) { f.doc = console })
+	if stateOf(t, s, email) != "[x] on" {
+		t.Fatalf("before the toggle:\n%s", view(s))
+	}
+	s.do("space")
+	want := body(strings.Replace(console, `"low_credit":{"email":true`, `"low_credit":{"email":false`, 1))
+	if n := f.count(http.MethodPut); n != 1 {
+		t.Fatalf("%d PUTs", n)
+	}
+	if got := f.lastPut(); got != want {
+		t.Errorf("the save reverted a change made elsewhere:\nsent %s\nwant %s", got, want)
+	}
+	if stateOf(t, s, email) != "[ ] off" {
+		t.Errorf("after the save:\n%s", view(s))
+	}
+	mustSay(t, s, shared.StatusOK, "saved: low credit by email off")
 }
 
 func TestToggleFailureRollsBack(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 20)
+	s := start(t, f, 100, 20)
 	f.set(func(f *fakeServer) {
 		f.putStatus = http.StatusBadRequest
 		// A hostile body: escape sequences, and the key echoed back.
 		f.errBody = `{"success":false,"error":"bad_request","msg":"body refused \u001b[2J for ` + testKey + `"}`
 	})
-	run(t, m, m.Update(press("space")))
-	if got := stateOf(t, m, email); got != "[x] on" {
-		t.Errorf("after a failed save email = %q, want the confirmed [x] on", got)
+	s.do("space")
+	if got := stateOf(t, s, email); got != "[x] on" {
+		t.Errorf("after a failed save email = %q, want the server's [x] on", got)
 	}
-	mustContain(t, m, "✗ could not save low credit by email:", "body refused", "still on")
-	out := m.View()
-	if strings.Contains(out, testKey) || strings.Contains(out, "\x1b[2J") {
-		t.Errorf("unsafe text on screen: %q", out)
+	mustSay(t, s, shared.StatusError, "could not save low credit by email:", "body refused", "still on")
+	if s.status.TTL != 0 {
+		t.Error("an error must stay until replaced")
 	}
-	if m.Loading() {
+	for _, out := range []string{s.View(), s.status.Text} {
+		if strings.Contains(out, testKey) || strings.Contains(out, "\x1b[2J") {
+			t.Errorf("unsafe text: %q", out)
+		}
+	}
+	if s.Loading() {
 		t.Error("loading after the failure")
 	}
 }
 
 func TestQueuedToggleRunsAfter(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 20)
-	first := m.Update(press("space")) // email → off, held in flight
-	m.Update(press("down"))
-	if cmd := m.Update(press("space")); cmd != nil {
+	s := start(t, f, 100, 20)
+	s.press("space") // email → off, its answer held: in flight
+	s.press("down")
+	if n := s.press("space"); n != 0 {
 		t.Fatal("a second save started while one is in flight")
 	}
-	if got := stateOf(t, m, webhooks); got != "… queued on" {
+	if got := stateOf(t, s, webhooks); got != "… queued on" {
 		t.Errorf("queued row = %q", got)
 	}
-	mustContain(t, m, "queued: low credit by webhooks on")
-	second := m.Update(first())
-	if second == nil || f.count(http.MethodPut) != 1 {
-		t.Fatalf("the queued save should start after the first: next=%v puts=%d", second != nil, f.count(http.MethodPut))
+	mustSay(t, s, shared.StatusInfo, "queued: low credit by webhooks on")
+	if n := s.step(); n != 1 || f.count(http.MethodPut) != 2 {
+		t.Fatalf("the queued save should start after the first: started=%d puts=%d", n, f.count(http.MethodPut))
 	}
-	run(t, m, second)
+	s.deliver()
 	puts := f.puts()
 	if len(puts) != 2 {
 		t.Fatalf("%d PUTs", len(puts))
 	}
-	// The queued save ran on the document the first save confirmed.
+	// The queued save kept what the first one set.
 	lc := puts[1]["client"].(map[string]any)["low_credit"].(map[string]any)
 	if lc["email"] != false || lc["webhooks"] != true {
 		t.Errorf("second PUT low_credit = %v", lc)
 	}
-	if stateOf(t, m, email) != "[ ] off" || stateOf(t, m, webhooks) != "[x] on" {
-		t.Errorf("final states:\n%s", view(m))
+	if stateOf(t, s, email) != "[ ] off" || stateOf(t, s, webhooks) != "[x] on" {
+		t.Errorf("final states:\n%s", view(s))
 	}
 }
 
 func TestSameSwitchTwiceDuringSave(t *testing.T) {
 	// Two presses: off in flight, then on queued → two PUTs, ends on.
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 20)
-	first := m.Update(press("space"))
-	if m.Update(press("space")) != nil {
+	s := start(t, f, 100, 20)
+	s.press("space")
+	if n := s.press("space"); n != 0 {
 		t.Fatal("second press must queue")
 	}
-	if got := stateOf(t, m, email); got != "… saving off" {
+	if got := stateOf(t, s, email); got != "… saving off" {
 		t.Errorf("row while saving with a queued change: %q", got)
 	}
-	run(t, m, m.Update(first()))
+	s.deliver()
 	if n := f.count(http.MethodPut); n != 2 {
 		t.Fatalf("%d PUTs, want 2", n)
 	}
-	if got := stateOf(t, m, email); got != "[x] on" {
+	if got := stateOf(t, s, email); got != "[x] on" {
 		t.Errorf("final email = %q, want on", got)
 	}
 
 	// Three presses: off in flight, on then off coalesce to off, which the
-	// first save already confirmed → no second PUT.
+	// first save already confirmed → no second request.
 	f2 := newServer(t, fullDoc)
-	m2 := start(t, f2, 100, 20)
-	first = m2.Update(press("space"))
-	m2.Update(press("space"))
-	m2.Update(press("space"))
-	if got := stateOf(t, m2, email); got != "… saving off" {
+	s2 := start(t, f2, 100, 20)
+	s2.press("space")
+	s2.press("space")
+	s2.press("space")
+	if got := stateOf(t, s2, email); got != "… saving off" {
 		t.Errorf("row = %q", got)
 	}
-	run(t, m2, m2.Update(first()))
-	if n := f2.count(http.MethodPut); n != 1 {
-		t.Fatalf("%d PUTs, want 1", n)
+	gets := f2.count(http.MethodGet)
+	s2.deliver()
+	if n := f2.count(http.MethodPut); n != 1 || f2.count(http.MethodGet) != gets {
+		t.Fatalf("%d PUTs, %d more GETs; want 1 and none", n, f2.count(http.MethodGet)-gets)
 	}
-	if got := stateOf(t, m2, email); got != "[ ] off" {
+	if got := stateOf(t, s2, email); got != "[ ] off" {
 		t.Errorf("final email = %q, want off", got)
 	}
 }
 
 func TestFailureDropsQueue(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 120, 20)
+	s := start(t, f, 120, 20)
 	f.set(func(f *fakeServer) { f.putStatus, f.errBody = http.StatusBadRequest, `{"success":false,"msg":"no"}` })
-	first := m.Update(press("space"))
-	m.Update(press("j"))
-	m.Update(press("space"))
-	if cmd := m.Update(first()); cmd != nil {
+	s.press("space")
+	s.press("j")
+	s.press("space")
+	if n := s.step(); n != 0 {
 		t.Fatal("a queued save ran after a failure")
 	}
-	mustContain(t, m, "(1 queued change dropped)")
-	if got := stateOf(t, m, webhooks); got != "[ ] off" {
+	mustSay(t, s, shared.StatusError, "(1 queued change dropped)")
+	if got := stateOf(t, s, webhooks); got != "[ ] off" {
 		t.Errorf("webhooks = %q", got)
 	}
 }
 
 func TestServerAnswersOtherState(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 20)
+	s := start(t, f, 100, 20)
 	// The server keeps email on whatever it is sent.
 	f.set(func(f *fakeServer) {
 		f.reply = func(sent string) string {
 			return strings.Replace(sent, `"email":false,"webhooks"`, `"email":true,"webhooks"`, 1)
 		}
 	})
-	run(t, m, m.Update(press("space")))
-	if got := stateOf(t, m, email); got != "[x] on" {
+	s.do("space")
+	if got := stateOf(t, s, email); got != "[x] on" {
 		t.Errorf("email = %q, want what the server says", got)
 	}
-	mustContain(t, m, "! the server kept low credit by email on (vastdash asked for off)")
+	mustSay(t, s, shared.StatusWarn, "the server kept low credit by email on (vastdash asked for off)")
+}
+
+func TestNothingToSave(t *testing.T) {
+	// The web console switched email off after the screen read it; the
+	// user, seeing on, asks for off: the server already holds that.
+	f := newServer(t, fullDoc)
+	s := start(t, f, 100, 20)
+	f.set(func(f *fakeServer) {
+		f.doc = strings.Replace(fullDoc, `"email":true,"webhooks"`, `"email":false,"webhooks"`, 1)
+	})
+	s.do("space")
+	if n := f.count(http.MethodPut); n != 0 {
+		t.Fatalf("%d PUTs for a switch already as asked", n)
+	}
+	if stateOf(t, s, email) != "[ ] off" {
+		t.Errorf("the screen should show what the server holds:\n%s", view(s))
+	}
+	mustSay(t, s, shared.StatusOK, "nothing to save: the server already holds low credit by email off")
+}
+
+func TestUnknownOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		then    int
+		opts    []api.Option
+		failGet bool
+		// what the status says and the email row shows afterwards
+		kind  shared.StatusKind
+		say   []string
+		state string
+	}{
+		{
+			name: "timeout", then: putHang, opts: []api.Option{api.WithTimeout(300 * time.Millisecond)},
+			kind: shared.StatusWarn, say: []string{"no answer to the save of low credit by email off; read again, the server holds low credit by email off", "no response in time"},
+			state: "[ ] off",
+		},
+		{
+			name: "reset", then: putReset,
+			kind: shared.StatusWarn, say: []string{"read again, the server holds low credit by email off", "network error"},
+			state: "[ ] off",
+		},
+		{
+			name: "timeout, read fails too", then: putHang, opts: []api.Option{api.WithTimeout(300 * time.Millisecond)}, failGet: true,
+			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time"},
+			state: "[?] unknown",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newServer(t, fullDoc)
+			s := start(t, f, 120, 20, tc.opts...)
+			// The server applies the PUT, but its answer never arrives.
+			f.set(func(f *fakeServer) {
+				f.putThen = tc.then
+				if tc.failGet {
+					f.getStatusAfterPut = http.StatusInternalServerError
+				}
+			})
+			s.press("space")
+			s.press("j")
+			s.press("space") // queued behind an outcome nobody knows
+			s.deliver()
+			mustSay(t, s, tc.kind, append(tc.say, "(1 queued change dropped)")...)
+			if strings.Contains(s.status.Text, "still") {
+				t.Errorf("status claims a state from the old copy: %q", s.status.Text)
+			}
+			if got := stateOf(t, s, email); got != tc.state {
+				t.Errorf("email = %q, want %q", got, tc.state)
+			}
+			if got := stateOf(t, s, webhooks); got != "[ ] off" {
+				t.Errorf("webhooks = %q", got)
+			}
+			if s.status.TTL != 0 {
+				t.Error("an unknown outcome must stay until replaced")
+			}
+			if s.Loading() {
+				t.Error("loading after the save")
+			}
+			if !tc.failGet {
+				return
+			}
+			// r reads again and settles the state.
+			f.set(func(f *fakeServer) { f.getStatusAfterPut = 0 })
+			s.do("r")
+			if got := stateOf(t, s, email); got != "[ ] off" {
+				t.Errorf("after r: email = %q", got)
+			}
+		})
+	}
+}
+
+func TestDocumentVastdashWouldDamage(t *testing.T) {
+	// Behind the screen's back, "client" became something other than an
+	// object: a save would destroy it, so nothing is sent.
+	f := newServer(t, fullDoc)
+	s := start(t, f, 120, 20)
+	f.set(func(f *fakeServer) { f.doc = `{"client":"managed elsewhere","host":{}}` })
+	s.do("space")
+	if n := f.count(http.MethodPut); n != 0 {
+		t.Fatalf("%d PUTs", n)
+	}
+	mustSay(t, s, shared.StatusError, "could not save low credit by email:", `"client" is not an object`)
+	if stateOf(t, s, email) != "[?] unknown" {
+		t.Errorf("the screen should show the document the save read:\n%s", view(s))
+	}
 }
 
 func TestGetUnavailableConfirmFlow(t *testing.T) {
 	f := newServer(t, "{}")
 	f.getStatus, f.errBody = http.StatusMethodNotAllowed, `{"detail":"Method \"GET\" not allowed."}`
-	m := start(t, f, 100, 30)
-	if stateOf(t, m, email) != "[?] unknown" || stateOf(t, m, webhooks) != "[?] unknown" {
-		t.Fatalf("states should be unknown:\n%s", view(m))
+	s := start(t, f, 100, 30)
+	if stateOf(t, s, email) != "[?] unknown" || stateOf(t, s, webhooks) != "[?] unknown" {
+		t.Fatalf("states should be unknown:\n%s", view(s))
 	}
-	mustContain(t, m, "Saving replaces every notification preference")
+	mustShow(t, s, "Saving replaces every notification preference")
+	mustSay(t, s, shared.StatusWarn, "this server does not let vastdash read the preferences")
 
 	// n cancels without a PUT.
-	if cmd := m.Update(press("space")); cmd != nil {
+	if n := s.press("space"); n != 0 {
 		t.Fatal("a save without confirmation")
 	}
-	mustContain(t, m, "replaces the server's whole preferences document",
+	mustShow(t, s, "replaces the server's whole preferences document",
 		"Set low credit by email to [x] on and replace all notification preferences?", "y save · n cancel")
-	if m.Update(press("n")) != nil {
+	if n := s.press("n"); n != 0 {
 		t.Fatal("n saved")
 	}
-	mustContain(t, m, "not saved")
+	mustSay(t, s, shared.StatusInfo, "not saved")
 	if f.count(http.MethodPut) != 0 {
 		t.Fatal("a PUT after n")
 	}
 
 	// Space in the prompt flips the proposal; y sends exactly that switch.
-	m.Update(press("space"))
-	m.Update(press("space"))
-	mustContain(t, m, "Set low credit by email to [ ] off")
-	run(t, m, m.Update(press("y")))
+	s.press("space")
+	s.press("space")
+	mustShow(t, s, "Set low credit by email to [ ] off")
+	s.do("y")
 	puts := f.puts()
 	if len(puts) != 1 || !reflect.DeepEqual(puts[0], decode(t, `{"client":{"low_credit":{"email":false}}}`)) {
 		t.Fatalf("PUTs %v", puts)
 	}
-	if stateOf(t, m, email) != "[ ] off" || stateOf(t, m, webhooks) != "[?] unknown" {
-		t.Errorf("after the save:\n%s", view(m))
+	if stateOf(t, s, email) != "[ ] off" || stateOf(t, s, webhooks) != "[?] unknown" {
+		t.Errorf("after the save:\n%s", view(s))
 	}
 
-	// The document is now the server's: email toggles at once; webhooks,
-	// still missing from it, asks for a value but no longer warns.
-	run(t, m, m.Update(press("space")))
-	if f.count(http.MethodPut) != 2 || stateOf(t, m, email) != "[x] on" {
-		t.Fatalf("email toggle after a confirmed document:\n%s", view(m))
+	// The server still cannot read: every save replaces the document, so
+	// every save asks, proposing the other state of what the server
+	// confirmed.
+	if n := s.press("space"); n != 0 {
+		t.Fatal("a replacing save without confirmation")
 	}
-	m.Update(press("j"))
-	m.Update(press("space"))
-	v := view(m)
-	if !strings.Contains(v, "Set low credit by webhooks to [x] on?") || strings.Contains(v, "replace all") {
-		t.Errorf("prompt for a missing switch:\n%s", v)
+	mustShow(t, s, "Set low credit by email to [x] on and replace all notification preferences?")
+	s.do("y")
+	if f.count(http.MethodPut) != 2 || stateOf(t, s, email) != "[x] on" {
+		t.Fatalf("second save:\n%s", view(s))
 	}
-	m.Update(press("esc"))
+	s.press("j")
+	s.press("space")
+	mustShow(t, s, "Set low credit by webhooks to [x] on and replace all")
+	s.press("esc")
 	if f.count(http.MethodPut) != 2 {
 		t.Fatal("esc saved")
 	}
 }
 
+func TestReadableThenUnreadable(t *testing.T) {
+	// The server loses its GET after the screen read the document: the
+	// save refuses to replace the document blind, and the next toggle asks.
+	f := newServer(t, fullDoc)
+	s := start(t, f, 120, 30)
+	f.set(func(f *fakeServer) { f.getStatus = http.StatusNotFound })
+	s.do("space")
+	if n := f.count(http.MethodPut); n != 0 {
+		t.Fatalf("%d PUTs without confirmation", n)
+	}
+	mustSay(t, s, shared.StatusWarn, "not saved:", "cannot read the current notification preferences")
+	s.press("space")
+	mustShow(t, s, "Set low credit by email to [ ] off and replace all notification preferences?")
+	s.do("y")
+	if got := f.lastPut(); got != body(`{"client":{"low_credit":{"email":false}}}`) {
+		t.Errorf("forced save sent %s", got)
+	}
+}
+
+func TestMissingSwitchAsksForValue(t *testing.T) {
+	// A readable document without the webhooks switch: the state is
+	// unknown, so the toggle asks which value, without the replace warning.
+	doc := `{"client":{"low_credit":{"email":true}}}`
+	f := newServer(t, doc)
+	s := start(t, f, 100, 30)
+	if stateOf(t, s, webhooks) != "[?] unknown" {
+		t.Fatalf("webhooks:\n%s", view(s))
+	}
+	s.press("j")
+	s.press("space")
+	v := view(s)
+	if !strings.Contains(v, "Set low credit by webhooks to [x] on?") || strings.Contains(v, "replace all") {
+		t.Errorf("prompt for a missing switch:\n%s", v)
+	}
+	s.do("y")
+	if got := f.lastPut(); got != body(`{"client":{"low_credit":{"email":true,"webhooks":true}}}`) {
+		t.Errorf("PUT %s", got)
+	}
+}
+
 func TestPutPermissionMakesReadOnly(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 20)
+	s := start(t, f, 100, 20)
 	f.set(func(f *fakeServer) {
 		f.putStatus = http.StatusUnauthorized
 		f.errBody = `{"success":false,"error":"permission_denied","msg":"API key lacks permission user_write"}`
 	})
-	run(t, m, m.Update(press("space")))
-	mustContain(t, m, "this API key lacks the user_write permission — switches are read-only")
-	if stateOf(t, m, email) != "[x] on" || stateOf(t, m, webhooks) != "[ ] off" {
-		t.Errorf("states should be kept:\n%s", view(m))
+	s.do("space")
+	mustShow(t, s, "this API key lacks the user_write permission — switches are read-only")
+	mustSay(t, s, shared.StatusError, "could not save low credit by email: this API key lacks the user_write permission")
+	if stateOf(t, s, email) != "[x] on" || stateOf(t, s, webhooks) != "[ ] off" {
+		t.Errorf("states should be kept:\n%s", view(s))
 	}
-	if cmd := m.Update(press("space")); cmd != nil || f.count(http.MethodPut) != 1 {
+	if n := s.press("space"); n != 0 || f.count(http.MethodPut) != 1 {
 		t.Error("a read-only switch saved again")
 	}
-	if m.Help().(KeyMap).Toggle.Enabled() {
+	if s.Help().(KeyMap).Toggle.Enabled() {
 		t.Error("help still offers toggling")
 	}
 }
@@ -538,31 +877,42 @@ func TestPutPermissionMakesReadOnly(t *testing.T) {
 func TestGetPermission(t *testing.T) {
 	f := newServer(t, fullDoc)
 	f.getStatus, f.errBody = http.StatusUnauthorized, `{"success":false,"error":"permission_denied","msg":"missing permission user_read"}`
-	m := start(t, f, 100, 20)
-	mustContain(t, m, "this API key lacks the user_read permission — the preferences can't be read")
-	if stateOf(t, m, email) != "[?] unknown" {
-		t.Errorf("email = %q", stateOf(t, m, email))
+	s := start(t, f, 100, 20)
+	mustSay(t, s, shared.StatusError, "this API key lacks the user_read permission — the preferences can't be read")
+	if stateOf(t, s, email) != "[?] unknown" {
+		t.Errorf("email = %q", stateOf(t, s, email))
+	}
+	// Every save reads first; with this key it cannot: say so, send nothing.
+	if n := s.press("space"); n != 0 {
+		t.Fatal("a save that can only fail")
+	}
+	mustSay(t, s, shared.StatusError, "can't be changed with this key")
+	mustShow(t, s, "every save reads them first")
+	if s.Help().(KeyMap).Toggle.Enabled() {
+		t.Error("help offers toggling")
+	}
+	if f.count(http.MethodPut) != 0 {
+		t.Error("unexpected PUT")
 	}
 }
 
 func TestGetErrorRetry(t *testing.T) {
 	f := newServer(t, fullDoc)
 	f.getStatus, f.errBody = http.StatusBadRequest, `{"success":false,"msg":"try later"}`
-	m := start(t, f, 120, 20)
-	mustContain(t, m, "could not read the preferences:", "try later", "r to retry")
-	// No save may overwrite a document that could not be read.
-	if cmd := m.Update(press("space")); cmd != nil {
+	s := start(t, f, 120, 20)
+	mustSay(t, s, shared.StatusError, "could not read the preferences:", "try later", "r to retry")
+	// Nothing to toggle from: no save.
+	if n := s.press("space"); n != 0 {
 		t.Fatal("a save after a failed read")
 	}
-	mustContain(t, m, "must be read before a save")
+	mustSay(t, s, shared.StatusError, "must be read before a save")
 	f.set(func(f *fakeServer) { f.getStatus = 0 })
-	cmd := m.Update(press("r"))
-	if cmd == nil || !m.Loading() {
+	if n := s.press("r"); n != 1 || !s.Loading() {
 		t.Fatal("r should re-read")
 	}
-	run(t, m, cmd)
-	if stateOf(t, m, email) != "[x] on" || strings.Contains(view(m), "r to retry") {
-		t.Errorf("after the retry:\n%s", view(m))
+	s.deliver()
+	if stateOf(t, s, email) != "[x] on" || s.status.Text != "" {
+		t.Errorf("after the retry: status %q\n%s", s.status.Text, view(s))
 	}
 	if f.count(http.MethodPut) != 0 {
 		t.Error("unexpected PUT")
@@ -571,60 +921,44 @@ func TestGetErrorRetry(t *testing.T) {
 
 func TestReloadRereadsAndIgnoresStaleAnswers(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 20)
+	s := start(t, f, 100, 20)
 	f.set(func(f *fakeServer) { f.doc = strings.Replace(fullDoc, `"webhooks":false`, `"webhooks":true`, 1) })
-	stale := m.Update(shared.UserMsg{User: testUser()})
-	if stale == nil {
+	if n := s.send(shared.UserMsg{User: testUser()}); n != 1 {
 		t.Fatal("a reload should re-read")
 	}
 	// A second account (another key) arrives before the answer: the old
 	// answer must not land on it.
 	other := testUser()
 	other.ID = 7
-	fresh := m.Update(shared.UserMsg{User: other})
-	m.Update(stale())
-	if !m.Loading() || stateOf(t, m, webhooks) != "[?] unknown" {
-		t.Fatalf("a stale answer was applied:\n%s", view(m))
+	s.send(shared.UserMsg{User: other})
+	s.step()
+	if !s.Loading() || stateOf(t, s, webhooks) != "[?] unknown" {
+		t.Fatalf("a stale answer was applied:\n%s", view(s))
 	}
 	// User 7 has no preferences on this server (404): its own answer lands.
-	run(t, m, fresh)
-	mustContain(t, m, "this server does not let vastdash read the preferences")
+	s.deliver()
+	mustSay(t, s, shared.StatusWarn, "this server does not let vastdash read the preferences")
 }
 
 func TestSmallSizes(t *testing.T) {
 	f := newServer(t, "{}")
 	f.getStatus = http.StatusNotFound
-	m := start(t, f, 20, 5)
-	m.Update(press("space")) // the prompt is the tallest state
-	for w := 0; w <= 110; w += 1 {
+	s := start(t, f, 20, 5)
+	s.press("space") // the prompt is the tallest state
+	for w := 0; w <= 110; w++ {
 		for _, h := range []int{0, 1, 2, 3, 5, 8, 24, 30} {
-			m.SetSize(w, h)
-			out := m.View()
-			if w == 0 || h == 0 {
-				if out != "" {
-					t.Fatalf("%d×%d: %q", w, h, out)
-				}
-				continue
-			}
-			lines := strings.Split(out, "\n")
-			if len(lines) != h {
-				t.Fatalf("%d×%d: %d lines", w, h, len(lines))
-			}
-			for _, l := range lines {
-				if ansi.StringWidth(l) != w {
-					t.Fatalf("%d×%d: line %q", w, h, ansi.Strip(l))
-				}
-			}
+			s.SetSize(w, h)
+			golden.AssertFits(t, s.View(), w, h)
 		}
 	}
 	// At 20×5 the switches and the question stay; the long warning goes.
-	m.SetSize(20, 5)
-	v := view(m)
+	s.SetSize(20, 5)
+	v := view(s)
 	if !strings.Contains(v, "[?] unknown") || !strings.Contains(v, "Set low credit by") {
 		t.Errorf("20×5:\n%s", v)
 	}
-	m.SetSize(1, 1)
-	if got := view(m); ansi.StringWidth(got) != 1 {
+	s.SetSize(1, 1)
+	if got := view(s); ansi.StringWidth(got) != 1 {
 		t.Errorf("1×1: %q", got)
 	}
 }
@@ -632,36 +966,42 @@ func TestSmallSizes(t *testing.T) {
 func TestHelpFollowsState(t *testing.T) {
 	f := newServer(t, "{}")
 	f.getStatus = http.StatusNotFound
-	m := start(t, f, 100, 20)
-	k := m.Help().(KeyMap)
+	s := start(t, f, 100, 20)
+	k := s.Help().(KeyMap)
 	if !k.Toggle.Enabled() || k.Yes.Enabled() {
 		t.Error("outside the prompt: toggle, not y")
 	}
-	m.Update(press("space"))
-	k = m.Help().(KeyMap)
+	s.press("space")
+	k = s.Help().(KeyMap)
 	if k.Toggle.Enabled() || !k.Yes.Enabled() || !k.No.Enabled() || k.Up.Enabled() {
 		t.Error("in the prompt: y/n only")
 	}
-	if m.Capturing() {
+	if s.Capturing() {
 		t.Error("no text field")
+	}
+}
+
+func TestNoStatusInView(t *testing.T) {
+	// One status channel: what the screen says goes to the root's line,
+	// never into the screen's own area.
+	f := newServer(t, fullDoc)
+	s := start(t, f, 100, 20)
+	s.do("space")
+	if s.status.Text == "" || strings.Contains(view(s), s.status.Text) {
+		t.Errorf("status %q drawn in the screen:\n%s", s.status.Text, view(s))
 	}
 }
 
 func TestGolden(t *testing.T) {
 	f := newServer(t, fullDoc)
-	m := start(t, f, 100, 30)
-	m.Update(press("down"))
-	run(t, m, m.Update(press("space")))
-	checkGolden(t, "prefs_100x30.golden", view(m))
+	s := start(t, f, 100, 30)
+	s.press("down")
+	s.do("space")
+	golden.Check(t, "prefs_100x30.golden", view(s))
 
 	g := newServer(t, "{}")
 	g.getStatus = http.StatusMethodNotAllowed
-	m = start(t, g, 100, 30)
-	m.Update(press("space"))
-	checkGolden(t, "prefs_confirm_100x30.golden", view(m))
-}
-
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	golden.Check(t, name, got)
+	s = start(t, g, 100, 30)
+	s.press("space")
+	golden.Check(t, "prefs_confirm_100x30.golden", view(s))
 }

@@ -6,6 +6,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -18,7 +19,7 @@ const (
 	prioNote      = 4
 	prioDetail    = 5
 	prioWarning   = 6
-	prioStatus    = 7
+	prioReadOnly  = 7
 	prioQuestion  = 8
 	prioSwitch    = 9
 )
@@ -60,7 +61,7 @@ func (m *Model) View() string {
 	case !m.haveUser:
 		add(prioSwitch, st.Muted.Render("loading account…"))
 	default:
-		for i := range switches {
+		for i := range billing.LowCredit {
 			add(prioSwitch, m.row(i))
 		}
 	}
@@ -68,34 +69,28 @@ func (m *Model) View() string {
 		add(prioBlank, "")
 		addPara(prioThreshold, prioBlank, st.Muted, t)
 	}
-	if m.haveUser && !m.known && (m.read == readUnavailable || m.read == readDenied) && m.confirm == nil {
+	if m.haveUser && m.read == readUnavailable && m.confirm == nil {
 		add(prioBlank, "")
 		addPara(prioNote, prioBlank, st.Muted, "Saving replaces every notification preference on the account with what vastdash sends; you will be asked to confirm.")
 	}
+	if m.haveUser && m.read == readDenied {
+		add(prioBlank, "")
+		addPara(prioNote, prioBlank, st.Muted, "This API key can't read the preferences, and every save reads them first: the switches can't be changed with it.")
+	}
 	if m.confirm != nil {
 		add(prioBlank, "")
-		if !m.known {
+		if m.confirm.force {
 			addPara(prioWarning, prioDetail, st.Warning, "! The current preferences could not be read. A save replaces the server's whole preferences document: every other context, notification and channel (even the other low credit switch) is reset to what vastdash sends, which is only this one switch.")
 		}
 		addPara(prioQuestion, prioDetail, st.Bold, m.question())
 		addPara(prioQuestion, prioDetail, st.Muted, "y save · n cancel · space switch on/off")
 	}
+	// The read-only state is part of the screen, not a passing message:
+	// it explains why the switches no longer toggle. Messages go to the
+	// root's status line.
 	if m.readOnly {
 		add(prioBlank, "")
-		addPara(prioStatus, prioDetail, st.Error, "✗ "+m.readOnlyText())
-	}
-	if m.status != "" && !(m.readOnly && m.status == m.readOnlyText()) {
-		add(prioBlank, "")
-		style, mark := st.StatusLine, ""
-		switch m.statusKind {
-		case statusOK:
-			style, mark = st.OK, "✓ "
-		case statusWarn:
-			style, mark = st.Warning, "! "
-		case statusErr:
-			style, mark = st.Error, "✗ "
-		}
-		addPara(prioStatus, prioDetail, style, mark+m.status)
+		addPara(prioReadOnly, prioDetail, st.Error, "✗ "+readOnlyText)
 	}
 	return shared.Block(fitLines(ls, h), w, h)
 }
@@ -104,7 +99,7 @@ func (m *Model) View() string {
 func (m *Model) row(i int) string {
 	st := m.styles()
 	state, style := m.stateText(i)
-	cur, label := "  ", switches[i].label
+	cur, label := "  ", billing.LowCredit[i].Label
 	if i == m.cursor {
 		cur = st.Accent.Render("› ")
 		label = st.Selected.Render(label)
@@ -121,7 +116,7 @@ func (m *Model) stateText(i int) (string, lipgloss.Style) {
 	if q, ok := m.queued(i); ok {
 		return "… queued " + word(q.on), st.Accent
 	}
-	on, ok := m.doc.Get(switches[i].path)
+	on, ok := m.shown(i)
 	switch {
 	case !ok:
 		return "[?] unknown", st.Warning
@@ -138,8 +133,8 @@ func (m *Model) question() string {
 	if c.on {
 		mark = "[x] on"
 	}
-	q := "Set " + switches[c.idx].label + " to " + mark
-	if !m.known {
+	q := "Set " + billing.LowCredit[c.idx].Label + " to " + mark
+	if c.force {
 		q += " and replace all notification preferences?"
 	} else {
 		q += "?"
@@ -149,10 +144,7 @@ func (m *Model) question() string {
 
 // thresholdText explains when low_credit fires, from the account record.
 func (m *Model) thresholdText() string {
-	u := m.ctx.User
-	if u == nil {
-		u = m.user
-	}
+	u := m.user
 	if u == nil || u.BalanceThreshold == nil {
 		return ""
 	}

@@ -5,7 +5,6 @@ package shared
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -23,17 +23,17 @@ import (
 type Context struct {
 	// Base is cancelled when the program quits; every request a screen makes
 	// derives its context from it so no goroutine outlives the program.
-	Base   context.Context
-	Client *api.Client
-	Styles *theme.Styles
+	Base context.Context
+	// Billing is the application layer every screen loads through: feeds,
+	// saves, estimates. Screens never call the wire client.
+	Billing *billing.Service
+	Styles  *theme.Styles
 	// Location is where days begin and end: time.Local or UTC per setting.
 	Location *time.Location
 	// Now is the clock; tests fix it.
 	Now func() time.Time
 	// DefaultRange is the preset the charges filters start with ("30d").
 	DefaultRange string
-	// User is nil until the account record arrives.
-	User *api.User
 }
 
 // Screen is one page of the dashboard. The root model sends every message to
@@ -132,29 +132,6 @@ func Block(lines []string, w, h int) string {
 type RevealMsg struct {
 	Source string
 }
-
-// PageSource is what a screen needs of an *api.Pager; tests substitute
-// fakes so a model can be driven without a network.
-type PageSource interface {
-	Next(ctx context.Context) (api.ChargesPage, error)
-	Done() bool
-	Total() int
-}
-
-// Pager pages q through the client, or fails every page when there is no
-// client (a misconfigured test), rather than panicking.
-func (c *Context) Pager(q api.ChargesQuery) PageSource {
-	if c.Client == nil {
-		return errPager{errors.New("no API client configured")}
-	}
-	return c.Client.Pager(q)
-}
-
-type errPager struct{ err error }
-
-func (p errPager) Next(context.Context) (api.ChargesPage, error) { return api.ChargesPage{}, p.err }
-func (p errPager) Done() bool                                    { return false }
-func (p errPager) Total() int                                    { return -1 }
 
 // Clock is Now, or the wall clock when none is set.
 func (c *Context) Clock() time.Time {

@@ -1,0 +1,130 @@
+package shared
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// RangeMsg says the Charges screen now shows r. The root hands it to every
+// screen; the Overview loads the same range, so both read one feed.
+type RangeMsg struct {
+	Range spend.Range
+}
+
+// RunwayMsg is the Overview's current estimate of how long the credit lasts
+// (OK false while there is none; Runway.Reason says why). The root colours
+// the header credit by it.
+type RunwayMsg struct {
+	Runway spend.Runway
+	OK     bool
+}
+
+// StatusKind is the tone of a status line.
+type StatusKind int
+
+// Status tones.
+const (
+	StatusInfo StatusKind = iota
+	StatusOK
+	StatusWarn
+	StatusError
+)
+
+// StatusMsg asks the root to show one line in the status bar: the one place
+// a screen speaks to the user outside its own area. Text "" clears the
+// line if it still shows a message of the same Source. TTL > 0 clears it
+// after that long; 0 keeps it until replaced.
+type StatusMsg struct {
+	Source string // the screen (or "root") that sent it
+	Kind   StatusKind
+	Text   string
+	TTL    time.Duration
+}
+
+// SetStatus returns a command sending a StatusMsg.
+func SetStatus(source string, kind StatusKind, text string, ttl time.Duration) tea.Cmd {
+	return func() tea.Msg { return StatusMsg{Source: source, Kind: kind, Text: text, TTL: ttl} }
+}
+
+// FeedMsg says a feed changed. Listener is the number the listening screen
+// gave Listen, so a screen re-listens only to its own messages (another
+// screen may listen to the same shared feed).
+type FeedMsg struct {
+	Feed     *billing.Feed
+	State    billing.State
+	Listener int
+}
+
+// Listen returns a command that waits for the feed's next change after
+// version after (or ctx's end) and reports it. It blocks a goroutine, not a
+// timer: an idle dashboard costs nothing.
+func Listen(ctx context.Context, f *billing.Feed, after uint64, listener int) tea.Cmd {
+	if f == nil {
+		return nil
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return func() tea.Msg {
+		st := f.Wait(ctx, after)
+		if ctx.Err() != nil {
+			return nil // quitting
+		}
+		return FeedMsg{Feed: f, State: st, Listener: listener}
+	}
+}
+
+// listeners hands out listener numbers.
+var listeners atomic.Int64
+
+// NewListener returns a listener number no other caller gets, for a
+// screen's Listen and Follow calls.
+func NewListener() int { return int(listeners.Add(1)) }
+
+// Follow is how a screen keeps up with a feed: a Listen command when the
+// feed has something the screen has not seen (version past seen) or is
+// loading (a change will come), else nil, so no goroutine waits on a feed
+// that will not change until someone asks it for more. Call it after every
+// FeedMsg of the screen's own listener and after More, WantAll or Retry.
+func Follow(ctx context.Context, f *billing.Feed, seen uint64, listener int) tea.Cmd {
+	if f == nil {
+		return nil
+	}
+	st := f.State()
+	if st.Closed || (st.Version <= seen && !st.Loading) {
+		return nil
+	}
+	return Listen(ctx, f, seen, listener)
+}
+
+// RetryText is a failure for the status line, the remedy first so a narrow
+// terminal cuts the error's detail rather than what to do: "charges stopped
+// (r to retry): <error>".
+func RetryText(what string, err error) string {
+	return what + " stopped (r to retry): " + Safe(err.Error())
+}
+
+// After returns a command that reports msg after d, or nothing once ctx
+// ends: unlike tea.Tick, a timer still pending when the program quits does
+// not keep a goroutine alive after it.
+func After(ctx context.Context, d time.Duration, msg tea.Msg) tea.Cmd {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return func() tea.Msg {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return msg
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
