@@ -2,20 +2,25 @@ package overview
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // demo starts a demo server whose data ends at now, paced at 20 ms, and a
-// model whose client (with the same pacing) talks to it with key.
-func demo(t *testing.T, key string, contracts int) (*Model, *driver, *demoserver.Server) {
+// model whose billing layer (its client with the same pacing) talks to it
+// with key. wrap, if not nil, stands between the client and the server.
+func demo(t *testing.T, key string, contracts int, wrap func(http.Handler) http.Handler) (*Model, *driver, *demoserver.Server) {
 	t.Helper()
 	srv, err := demoserver.Start(demoserver.Options{
 		Contracts: contracts, Now: now, Span: 60 * 24 * time.Hour, Threshold: 20 * time.Millisecond,
@@ -24,22 +29,33 @@ func demo(t *testing.T, key string, contracts int) (*Model, *driver, *demoserver
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, api.WithChargesThreshold(20*time.Millisecond))
+	url := srv.URL()
+	if wrap != nil {
+		hs := httptest.NewServer(wrap(srv.Handler()))
+		t.Cleanup(hs.Close)
+		url = hs.URL
+	}
+	client, err := api.New(url, key, api.WithChargesThreshold(20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := newCtx()
 	base, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	ctx.Base, ctx.Client = base, client
+	svc := billing.New(base, client, billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+	t.Cleanup(func() {
+		cancel()
+		svc.Close()
+	})
+	ctx.Base, ctx.Billing = base, svc
 	m := New(ctx)
 	m.SetSize(100, 30)
-	user, err := client.CurrentUser(base)
+	d := newDriver(m)
+	user, err := svc.Account(base)
 	if err == nil {
-		m.Update(shared.UserMsg{User: user})
+		d.send(t, shared.UserMsg{User: user})
 	}
 	srv.ResetRequests()
-	return m, newDriver(m), srv
+	return m, d, srv
 }
 
 // truth is the server's ground truth for [from, to] as api charges.
@@ -66,13 +82,13 @@ func chargesRequests(srv *demoserver.Server) []demoserver.Request {
 }
 
 func TestDemoLoadsEveryPage(t *testing.T) {
-	m, d, srv := demo(t, demoserver.DemoKey, 4000)
+	m, d, srv := demo(t, demoserver.DemoKey, 4000, nil)
 	r := preset(t, "30d")
-	d.run(t, m.SetRange(r))
+	d.send(t, shared.RangeMsg{Range: r})
 
 	want := truth(srv, r.From, r.To)
 	n := len(want)
-	if n <= 2*pageLimit {
+	if n <= 2*api.MaxLimit {
 		t.Fatalf("the data set should span several pages, has %d contracts", n)
 	}
 	if v := view(m); !strings.Contains(v, "all "+money.Group(int64(n))+" contracts loaded") {
@@ -80,7 +96,7 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 	}
 	var tot spend.Totals
 	tot.Add(want)
-	got := m.main.totals
+	got := m.totals
 	if got.Total != tot.Total || got.Contracts != n {
 		t.Errorf("totals %v over %d, server's truth %v over %d", got.Total, got.Contracts, tot.Total, n)
 	}
@@ -90,7 +106,7 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 		}
 	}
 	reqs := chargesRequests(srv)
-	if pages := (n + pageLimit - 1) / pageLimit; len(reqs) != pages {
+	if pages := (n + api.MaxLimit - 1) / api.MaxLimit; len(reqs) != pages {
 		t.Errorf("%d contracts: want %d requests, got %d", n, pages, len(reqs))
 	}
 	for _, q := range reqs {
@@ -108,8 +124,8 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 		t.Errorf("burn %q; spend says %v and %v", l, wk.PerDay, day.PerDay)
 	}
 	rw := spend.RunwayFor(money.Amount(srv.Credit()), wk, true, now)
-	if got, ok := m.Runway(); !ok || got != rw {
-		t.Errorf("Runway() = %+v, %v; spend says %+v", got, ok, rw)
+	if got := m.runway(); got != rw {
+		t.Errorf("runway %+v; spend says %+v", got, rw)
 	}
 	if l := lineWith(t, m, "Runway"); !strings.Contains(l, rw.String()+" — estimate") {
 		t.Errorf("runway %q, want %q", l, rw.String())
@@ -117,7 +133,7 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 
 	// The top list is the server's largest contracts; enter reveals one.
 	order := topOrder(want)
-	for i, e := range m.main.top {
+	for i, e := range m.top {
 		if e.source != order[i] {
 			t.Errorf("top %d = %s, truth %s", i, e.source, order[i])
 		}
@@ -130,14 +146,14 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 }
 
 func TestDemoBurnWindowOfItsOwn(t *testing.T) {
-	m, d, srv := demo(t, demoserver.DemoKey, 4000)
+	m, d, srv := demo(t, demoserver.DemoKey, 4000, nil)
 	r := preset(t, "last-month")
-	d.run(t, m.SetRange(r))
+	d.send(t, shared.RangeMsg{Range: r})
 
 	inRange := truth(srv, r.From, r.To)
 	from, to := time.Date(2026, 11, 14, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC)
 	window := truth(srv, from, to)
-	pages := func(n int) int { return max((n+pageLimit-1)/pageLimit, 1) }
+	pages := func(n int) int { return max((n+api.MaxLimit-1)/api.MaxLimit, 1) }
 	if got, want := len(chargesRequests(srv)), pages(len(inRange))+pages(len(window)); got != want {
 		t.Errorf("want %d requests (range and burn window), got %d", want, got)
 	}
@@ -147,8 +163,8 @@ func TestDemoBurnWindowOfItsOwn(t *testing.T) {
 	}
 	var tot spend.Totals
 	tot.Add(inRange)
-	if m.main.totals.Total != tot.Total {
-		t.Errorf("range total %v, truth %v", m.main.totals.Total, tot.Total)
+	if m.totals.Total != tot.Total {
+		t.Errorf("range total %v, truth %v", m.totals.Total, tot.Total)
 	}
 	if srv.CountStatus(429) != 0 {
 		t.Error("the two loads together provoked a 429")
@@ -156,7 +172,7 @@ func TestDemoBurnWindowOfItsOwn(t *testing.T) {
 }
 
 func TestDemoPermission(t *testing.T) {
-	m, d, srv := demo(t, demoserver.KeyNoBilling, 200)
+	m, d, srv := demo(t, demoserver.KeyNoBilling, 200, nil)
 	d.run(t, m.Init())
 	v := view(m)
 	credit := money.Amount(srv.Credit()).Credit()
@@ -171,12 +187,23 @@ func TestDemoPermission(t *testing.T) {
 }
 
 func TestDemoRetryKeepsWhatLoaded(t *testing.T) {
-	m, d, srv := demo(t, demoserver.DemoKey, 4000)
+	// The second charges request fails once: a server error between the
+	// client and the demo server, which the loader cannot outrun.
+	var charges atomic.Int32
+	failSecond := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/api/v0/charges") && charges.Add(1) == 2 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusInternalServerError)
+				_, _ = w.Write([]byte(`{"success":false,"error":"boom","msg":"the server broke"}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	m, d, srv := demo(t, demoserver.DemoKey, 4000, failSecond)
 	r := preset(t, "30d")
-	cmd := m.SetRange(r)
-	cmd = m.Update(step(t, cmd)) // page 1
-	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Status: 500, Body: `{"success":false,"error":"boom","msg":"the server broke"}`, Times: 1})
-	d.run(t, cmd)
+	d.send(t, shared.RangeMsg{Range: r})
 	v := view(m)
 	if !strings.Contains(v, "✗ charges:") || !strings.Contains(v, "r to retry") || !strings.Contains(v, "500 of ") {
 		t.Fatalf("after a failed second page:\n%s", v)
@@ -188,29 +215,28 @@ func TestDemoRetryKeepsWhatLoaded(t *testing.T) {
 	}
 	var tot spend.Totals
 	tot.Add(want)
-	if m.main.totals.Total != tot.Total {
-		t.Errorf("total %v, truth %v", m.main.totals.Total, tot.Total)
+	if m.totals.Total != tot.Total {
+		t.Errorf("total %v, truth %v", m.totals.Total, tot.Total)
 	}
-	// Every page once, plus the failed one.
-	if got, pages := len(chargesRequests(srv)), (len(want)+pageLimit-1)/pageLimit; got != pages+1 {
-		t.Errorf("want %d requests, got %d", pages+1, got)
+	// Every page once; the failed request never reached the server.
+	if got, pages := len(chargesRequests(srv)), (len(want)+api.MaxLimit-1)/api.MaxLimit; got != pages || int(charges.Load()) != pages+1 {
+		t.Errorf("want %d requests served and one failed, got %d served of %d", pages, got, charges.Load())
 	}
 }
 
 func TestDemoRangeChangeMidLoad(t *testing.T) {
-	m, d, srv := demo(t, demoserver.DemoKey, 4000)
-	first := m.SetRange(preset(t, "90d"))
-	late := step(t, first) // page 1 of 90d
+	m, d, srv := demo(t, demoserver.DemoKey, 4000, nil)
+	late := feedMsg(t, m.Update(shared.RangeMsg{Range: preset(t, "90d")})) // news of 90d
 	r := preset(t, "30d")
-	next := m.SetRange(r)
-	if m.Update(late) != nil || m.main.contracts != 0 {
+	next := m.Update(shared.RangeMsg{Range: r})
+	if m.Update(late) != nil || m.totals.Contracts != 0 {
 		t.Fatal("an answer for the old range was used")
 	}
 	d.run(t, next)
 	want := truth(srv, r.From, r.To)
 	var tot spend.Totals
 	tot.Add(want)
-	if m.main.totals.Total != tot.Total || m.main.totals.Contracts != len(want) {
-		t.Errorf("after the change: %v over %d, truth %v over %d", m.main.totals.Total, m.main.totals.Contracts, tot.Total, len(want))
+	if m.totals.Total != tot.Total || m.totals.Contracts != len(want) {
+		t.Errorf("after the change: %v over %d, truth %v over %d", m.totals.Total, m.totals.Contracts, tot.Total, len(want))
 	}
 }

@@ -3,8 +3,8 @@ package overview
 import (
 	"context"
 	"fmt"
-	"github.com/vastdash/vastdash/ui/internal/golden"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,8 +12,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -52,17 +54,30 @@ func preset(t *testing.T, name string) spend.Range {
 }
 
 // fakePager hands out fixed pages; errs holds an error to return once
-// instead of the page of that index. Cmds run synchronously in the tests,
-// so it needs no lock.
+// instead of the page of that index. A feed calls it from its loader
+// goroutine, so it locks. With a gate, every Next first waits for a token
+// (or for the load to be cancelled): a test lets pages through one at a
+// time and sees each state in turn.
 type fakePager struct {
+	mu    sync.Mutex
 	pages [][]api.Charge
 	total int
 	next  int
 	errs  map[int]error
 	calls int
+	gate  chan struct{}
 }
 
 func (p *fakePager) Next(ctx context.Context) (api.ChargesPage, error) {
+	if p.gate != nil {
+		select {
+		case <-p.gate:
+		case <-ctx.Done():
+			return api.ChargesPage{}, ctx.Err()
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.calls++
 	if err := ctx.Err(); err != nil {
 		return api.ChargesPage{}, err
@@ -79,13 +94,86 @@ func (p *fakePager) Next(ctx context.Context) (api.ChargesPage, error) {
 	return pg, nil
 }
 
-func (p *fakePager) Done() bool { return p.next >= len(p.pages) }
+func (p *fakePager) Done() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next >= len(p.pages)
+}
 
 func (p *fakePager) Total() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.next == 0 {
 		return -1
 	}
 	return p.total
+}
+
+// Calls is how many times Next was called.
+func (p *fakePager) Calls() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls
+}
+
+// gated makes p wait for a token before every page; the channel is
+// buffered so a test can hand out tokens without blocking.
+func gated(p *fakePager) *fakePager {
+	p.gate = make(chan struct{}, 64)
+	return p
+}
+
+// allow lets n more requests through p's gate.
+func (p *fakePager) allow(n int) {
+	for range n {
+		p.gate <- struct{}{}
+	}
+}
+
+// queries records the queries feeds were made for (each new feed, and each
+// restart after a refused token, asks for a pager).
+type queries struct {
+	mu sync.Mutex
+	qs []api.ChargesQuery
+}
+
+func (q *queries) add(x api.ChargesQuery) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.qs = append(q.qs, x)
+}
+
+func (q *queries) n() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.qs)
+}
+
+func (q *queries) at(i int) api.ChargesQuery {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.qs[i]
+}
+
+// newService is the billing layer over pages, on the test clock, closed
+// (every loader stopped) when the test ends. The screen's Listen commands
+// end with base, cancelled then too.
+func newService(tb testing.TB, ctx *shared.Context, pages func(api.ChargesQuery) billing.PageSource, opts ...billing.Option) *billing.Service {
+	tb.Helper()
+	base, cancel := context.WithCancel(context.Background())
+	opts = append([]billing.Option{
+		billing.WithPages(pages),
+		billing.WithClock(func() time.Time { return now }),
+		billing.WithLocation(time.UTC),
+		billing.WithRateWait(time.Millisecond),
+	}, opts...)
+	svc := billing.New(base, nil, opts...)
+	tb.Cleanup(func() {
+		cancel()
+		svc.Close()
+	})
+	ctx.Base, ctx.Billing = base, svc
+	return svc
 }
 
 // paged splits cs into pages of n.
@@ -139,65 +227,105 @@ func fixture() []api.Charge {
 }
 
 // driver runs a model's commands synchronously, feeding each message back
-// into Update until nothing is left to run. Ticks (rate-limit retries) are
-// recorded instead of waited for.
+// into Update, and records what the screen tells the root: reveals, runway
+// estimates and status lines. A Listen command blocks until its feed
+// changes, which it does as long as the feed loads; with a gated pager a
+// test stops the driver (runUntil) before it would wait for a page the test
+// has not let through.
 type driver struct {
-	m       *Model
-	reveals []shared.RevealMsg
-	ticks   []tick
+	m        *Model
+	queue    []tea.Cmd
+	reveals  []shared.RevealMsg
+	runways  []shared.RunwayMsg
+	statuses []shared.StatusMsg
 }
 
-type tick struct {
-	d   time.Duration
-	msg tea.Msg
+func newDriver(m *Model) *driver { return &driver{m: m} }
+
+// run executes cmd, the commands left over from runUntil, and everything
+// they lead to, until nothing is left to run.
+func (d *driver) run(tb testing.TB, cmd tea.Cmd) {
+	tb.Helper()
+	d.drive(tb, cmd, nil)
 }
 
-func newDriver(m *Model) *driver {
-	d := &driver{m: m}
-	m.after = func(wait time.Duration, msg tea.Msg) tea.Cmd {
-		d.ticks = append(d.ticks, tick{wait, msg})
+// runUntil is run that stops as soon as done reports true after a message,
+// keeping the commands not yet run for the next run or runUntil.
+func (d *driver) runUntil(tb testing.TB, cmd tea.Cmd, done func() bool) {
+	tb.Helper()
+	d.drive(tb, cmd, done)
+	if !done() {
+		tb.Fatal("the commands settled before the awaited state")
+	}
+}
+
+func (d *driver) drive(tb testing.TB, cmd tea.Cmd, done func() bool) {
+	tb.Helper()
+	d.queue = append(d.queue, cmd)
+	for steps := 0; len(d.queue) > 0; steps++ {
+		if steps > 100_000 {
+			tb.Fatal("the commands do not settle")
+		}
+		c := d.queue[0]
+		d.queue = d.queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := exec(tb, c).(type) {
+		case nil:
+		case tea.BatchMsg:
+			d.queue = append(d.queue, msg...)
+		case shared.RevealMsg:
+			d.reveals = append(d.reveals, msg)
+		case shared.RunwayMsg:
+			d.runways = append(d.runways, msg)
+		case shared.StatusMsg:
+			d.statuses = append(d.statuses, msg)
+		default:
+			d.queue = append(d.queue, d.m.Update(msg))
+			if done != nil && done() {
+				return
+			}
+		}
+	}
+}
+
+// exec runs one command, failing the test instead of hanging when it
+// blocks (a Listen on a feed that will not change: a bug).
+func exec(tb testing.TB, c tea.Cmd) tea.Msg {
+	tb.Helper()
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- c() }()
+	select {
+	case msg := <-ch:
+		return msg
+	case <-time.After(10 * time.Second):
+		tb.Fatal("a command blocked for 10 s")
 		return nil
 	}
-	return d
 }
 
-// run executes cmd and everything it leads to.
-func (d *driver) run(t *testing.T, cmd tea.Cmd) {
-	t.Helper()
+// feedMsg runs cmd (and the commands of any batch it returns) and returns
+// the first FeedMsg among their messages, without handing it to the model:
+// an answer that will arrive late.
+func feedMsg(tb testing.TB, cmd tea.Cmd) shared.FeedMsg {
+	tb.Helper()
 	queue := []tea.Cmd{cmd}
-	for steps := 0; len(queue) > 0; steps++ {
-		if steps > 100_000 {
-			t.Fatal("the commands do not settle")
-		}
+	for len(queue) > 0 {
 		c := queue[0]
 		queue = queue[1:]
 		if c == nil {
 			continue
 		}
-		switch msg := c().(type) {
-		case nil:
+		switch msg := exec(tb, c).(type) {
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case shared.RevealMsg:
-			d.reveals = append(d.reveals, msg)
-		default:
-			queue = append(queue, d.m.Update(msg))
+		case shared.FeedMsg:
+			return msg
 		}
 	}
-}
-
-// step runs the one command cmd (not a batch) and returns its message
-// without handing it to the model.
-func step(t *testing.T, cmd tea.Cmd) tea.Msg {
-	t.Helper()
-	if cmd == nil {
-		t.Fatal("no command to run")
-	}
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		t.Fatalf("want one command, got a batch of %d", len(b))
-	}
-	return msg
+	tb.Fatal("no feed message")
+	return shared.FeedMsg{}
 }
 
 // key sends a key press and runs what follows.
@@ -214,6 +342,12 @@ func (d *driver) key(t *testing.T, k string) {
 	default:
 		msg = tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 	}
+	d.run(t, d.m.Update(msg))
+}
+
+// send hands msg to the model and runs what follows.
+func (d *driver) send(t *testing.T, msg tea.Msg) {
+	t.Helper()
 	d.run(t, d.m.Update(msg))
 }
 

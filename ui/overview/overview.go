@@ -5,16 +5,21 @@
 // chart of the range stacked by contract type, the five most expensive
 // contracts and the split by contract and charge type.
 //
-// The screen loads every page of its range itself, in the background, one
-// page per tea.Cmd (the client paces them), folding each page into small
-// accumulators as it arrives instead of keeping the pages. When the range
-// does not cover the last 7 complete days it loads that window too, for the
-// burn figures only. The account arrives as a shared.UserMsg.
+// The screen is a thin caller of the billing layer: it follows the charges
+// feed of its range (shared with the Charges screen when both show the same
+// range) and folds each page into small accumulators as it arrives instead
+// of keeping the pages. When the range does not cover the burn window it
+// follows that window's feed too, for the burn figures only. Paging, pacing,
+// retries after a 429 and the restart after a refused page token are the
+// feed's; the account and the range arrive as messages (shared.UserMsg,
+// shared.RangeMsg), and the runway leaves as one (shared.RunwayMsg).
 package overview
 
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -22,37 +27,22 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
-// pageLimit is the page size of every query: the server's maximum, and the
-// one the charges screen uses, so an api page cache serves both.
-const pageLimit = 500
-
 // topN is how many of the most expensive contracts the screen lists.
 const topN = 5
 
-// defaultRateWait is how long to wait after a 429 the client gave up on
-// when the server named no threshold: the documented charges threshold.
-const defaultRateWait = time.Second
+// statusSource names the screen's status lines.
+const statusSource = "overview"
 
-// pageSource is what the screen needs of an *api.Pager.
-type pageSource = shared.PageSource
-
-// pageMsg is the answer to one Next call of the load with generation gen.
-type pageMsg struct {
-	gen   int
-	page  api.ChargesPage
-	err   error
-	done  bool
-	total int
-}
-
-// retryMsg fires when a rate-limit wait of the load gen is over.
-type retryMsg struct{ gen int }
+// errNoService stands in for every load when the screen was built without
+// a billing layer (a misconfigured test): a message rather than a panic.
+var errNoService = errors.New("no API client configured")
 
 // topEntry is one of the most expensive contracts: only what the list
 // shows, so no page is kept for it.
@@ -60,59 +50,6 @@ type topEntry struct {
 	source, label string // raw server text; sanitized when drawn
 	kind          string // spend.ContractKind
 	amount        money.Amount
-}
-
-// load pages one query to the end and folds what arrives.
-type load struct {
-	gen    int
-	q      api.ChargesQuery
-	ctx    context.Context
-	cancel context.CancelFunc
-	pager  pageSource
-
-	inflight bool
-	done     bool
-	waiting  bool // rate limited; a retryMsg is scheduled
-	err      error
-
-	pages     int // pages received
-	total     int // the server's count of matching contracts, -1 unknown
-	contracts int // contracts received
-	skipped   int // malformed entries the client dropped
-	// restarted marks a load that replaced one whose page token the server
-	// refused; a second refusal stops it (r retries) instead of looping.
-	restarted bool
-
-	asOf  time.Time // the clock when the load started, in the screen's location
-	daily *spend.Daily
-	win   *spend.Window // the 24 hours before asOf
-
-	// Range load only.
-	totals spend.Totals
-	top    []topEntry
-}
-
-// fold adds a page's entries to the accumulators.
-func (l *load) fold(res []api.Charge, withTotals bool) {
-	l.daily.Add(res)
-	l.win.Add(res)
-	if !withTotals {
-		return
-	}
-	l.totals.Add(res)
-	for i := range res {
-		e := &res[i]
-		l.top = insertTop(l.top, topEntry{source: e.Source, label: e.Meta.Label, kind: spend.ContractKind(e), amount: e.Amount})
-	}
-}
-
-// pagesTotal is the number of pages the query has, once the server said
-// how many contracts match: ⌈total/limit⌉ (never fewer than received).
-func (l *load) pagesTotal() int {
-	if l.total < 0 {
-		return -1
-	}
-	return max((l.total+pageLimit-1)/pageLimit, l.pages)
 }
 
 // better orders the top list: larger amount first, then source.
@@ -140,55 +77,83 @@ func insertTop(top []topEntry, e topEntry) []topEntry {
 	return top
 }
 
+// follow is the screen's hold on one feed: what it has folded of it and
+// whether a Listen command of its own is pending.
+type follow struct {
+	f         *billing.Feed // nil without a billing layer
+	seen      uint64        // the last State.Version folded
+	consumed  int           // pages folded
+	listening bool
+	st        billing.State // the state the folded pages came with
+}
+
+// done reports that everything of the query has been folded.
+func (fl *follow) done() bool { return fl.st.Done }
+
+// burnFigures is a meter and the state of the feed that filled it: what
+// the burn line and the runway are computed from.
+type burnFigures struct {
+	meter *billing.Meter
+	st    billing.State
+	own   bool // the burn window's own feed, not the range's
+}
+
 // Model is the Overview screen. It implements shared.Screen. Create it with
 // New.
 type Model struct {
 	ctx           *shared.Context
 	keys          KeyMap
 	width, height int
+	listener      int // the number this screen's Listen commands carry
 
 	user    *api.User // from the last successful UserMsg
 	userErr error     // why the account could not be read (no user yet)
 
-	rng  spend.Range
-	main *load // the range; nil before the first SetRange
-	burn *load // the burn window, when the range does not cover it
-	// kept is the last complete load the burn figures came from. It
-	// stands in while a new range loads, as long as it measured the same
-	// window, so the figures do not blank on every range change.
-	kept *load
-	gen  int // last generation handed out
+	rng spend.Range
+	// main follows the range's feed; nil before the first range. Its pages
+	// are folded into totals, top and daily.
+	main   *follow
+	totals spend.Totals
+	top    []topEntry
+	daily  *spend.Daily // bounded to the range's days
+	cursor int          // index into top
 
-	cursor int // index into main.top
+	// meter measures the burn rate. It is fed from main when the range
+	// covers the burn window, else from burn, the window's own feed.
+	meter *billing.Meter
+	burn  *follow
+	// kept is the last complete measurement. It stands in while a new
+	// range loads, as long as it measured the same day, so the figures do
+	// not blank on every range change.
+	kept *burnFigures
+
+	// What was last said outside the screen's area, so each is said once
+	// per change rather than on every message.
+	sentRunway *shared.RunwayMsg
+	sentStatus shared.StatusMsg
 
 	// The last View, reused until something it shows changes: the root
 	// redraws on every spinner tick.
 	ver   int
 	cache viewCache
-
-	newPager func(api.ChargesQuery) pageSource
-	// after schedules msg after d; tests replace it to see ticks without
-	// waiting for them.
-	after func(d time.Duration, msg tea.Msg) tea.Cmd
 }
 
 var _ shared.Screen = (*Model)(nil)
 
-// New returns the screen. Nothing is fetched until Init or SetRange.
+// New returns the screen. Nothing is fetched until Init or a RangeMsg.
 func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	m := &Model{ctx: ctx, keys: DefaultKeyMap()}
-	m.newPager = ctx.Pager
-	m.after = func(d time.Duration, msg tea.Msg) tea.Cmd {
-		return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+	return &Model{
+		ctx: ctx, keys: DefaultKeyMap(),
+		listener:   shared.NewListener(),
+		sentStatus: shared.StatusMsg{Source: statusSource}, // nothing to clear yet
 	}
-	return m
 }
 
 // Init starts loading the default range (ctx.DefaultRange, else 30d), the
-// one the charges screen starts with, unless SetRange came first.
+// one the Charges screen starts with, unless a RangeMsg came first.
 func (m *Model) Init() tea.Cmd {
 	if m.main != nil {
 		return nil
@@ -201,209 +166,181 @@ func (m *Model) Init() tea.Cmd {
 	if err != nil {
 		r, _ = spend.PresetRange("30d", m.ctx.Clock(), m.ctx.Loc())
 	}
-	return m.SetRange(r)
+	return tea.Batch(m.setRange(r), m.announce())
 }
 
-// SetRange makes r the screen's range; the root calls it whenever the
-// charges screen's range changes. A range of other days starts a new load
-// of every page of r: the old one's request is cancelled and its late
-// answers are dropped. The same days (say "30d" relabelled) change only the
-// title.
-func (m *Model) SetRange(r spend.Range) tea.Cmd {
+// setRange makes r the screen's range. A range of other days follows the
+// feed of r (loading every page) and drops the old one; the same days (say
+// "30d" relabelled) change only the title.
+func (m *Model) setRange(r spend.Range) tea.Cmd {
 	m.ver++
 	if m.main != nil && r.From.Equal(m.rng.From) && r.To.Equal(m.rng.To) {
 		m.rng = r
 		return nil
 	}
 	m.rng = r
-	if src := m.burnSource(); src != nil && src.done && src.err == nil {
-		m.kept = src
+	if b := m.burnSource(); b != nil && b.st.Done && b.st.Err == nil {
+		m.kept = b
 	}
-	m.stop(m.main)
-	m.main = m.start(rangeQuery(r.From, r.To))
-	m.cursor = 0
-	return tea.Batch(m.fetch(m.main), m.planBurn())
+	return m.take(false)
 }
 
-// Range returns the range the screen shows.
-func (m *Model) Range() spend.Range { return m.rng }
-
-func rangeQuery(from, to time.Time) api.ChargesQuery {
-	return api.ChargesQuery{From: from, To: to, Format: api.FormatTable, Limit: pageLimit}
-}
-
-// burnWindow is what the burn figures need: the 7 complete days before
-// today and today so far (the last 24 h), as a query range ending with
-// today, so it stays the same query all day.
-func burnWindow(now time.Time) (from, to time.Time) {
-	y, mo, d := now.Date()
-	today := time.Date(y, mo, d, 0, 0, 0, 0, now.Location())
-	return today.AddDate(0, 0, -7), today.AddDate(0, 0, 1).Add(-time.Second)
-}
-
-// planBurn starts (or keeps, or drops) the burn window's own load: needed
-// only when the range does not cover the window up to now.
-func (m *Model) planBurn() tea.Cmd {
-	now := m.main.asOf
-	from, to := burnWindow(now)
-	if !m.rng.From.After(from) && !m.rng.To.Before(now) {
-		m.stop(m.burn)
-		m.burn = nil
+// take follows the feeds of the range (and the burn window, when the range
+// does not cover it) afresh: new accumulators, every page folded again.
+// fresh asks the server again instead of sharing a loaded feed (r).
+func (m *Model) take(fresh bool) tea.Cmd {
+	svc := m.ctx.Billing
+	m.release(m.main)
+	m.main, m.cursor = nil, 0
+	m.totals, m.top = spend.Totals{}, nil
+	m.daily = spend.NewDailyWindow(m.ctx.Loc(), m.rng.From, m.rng.To)
+	if svc == nil {
+		m.release(m.burn)
+		m.burn, m.meter = nil, nil
+		m.main = &follow{st: billing.State{Total: -1, Err: errNoService}}
 		return nil
 	}
-	q := rangeQuery(from, to)
-	if m.burn != nil && m.burn.q.Equal(q) {
-		return nil // still the same window: keep what it loaded
+	q := billing.RangeQuery(m.rng.From, m.rng.To)
+	m.main = m.hold(q, fresh)
+	cmds := []tea.Cmd{m.want(m.main)}
+
+	if svc.Covers(q) {
+		m.release(m.burn)
+		m.burn = nil
+		m.meter = svc.NewMeter()
+		return tea.Batch(cmds...)
 	}
-	m.stop(m.burn)
-	m.burn = m.start(q)
-	return m.fetch(m.burn)
+	bq := svc.BurnQuery()
+	if m.burn != nil && !fresh && m.burn.f.Query().Equal(bq) {
+		return tea.Batch(cmds...) // still the same window: keep what it measured
+	}
+	m.release(m.burn)
+	m.burn = m.hold(bq, fresh)
+	m.meter = svc.NewMeter()
+	return tea.Batch(append(cmds, m.want(m.burn))...)
 }
 
-// start makes a load of q in a new generation.
-func (m *Model) start(q api.ChargesQuery) *load {
-	m.gen++
+// hold takes the feed of q.
+func (m *Model) hold(q api.ChargesQuery, fresh bool) *follow {
+	if fresh {
+		return &follow{f: m.ctx.Billing.FreshFeed(q), st: billing.State{Total: -1}}
+	}
+	return &follow{f: m.ctx.Billing.Feed(q), st: billing.State{Total: -1}}
+}
+
+// release drops the screen's hold on fl's feed: its late messages are
+// ignored from now on, since they no longer match a held feed.
+func (m *Model) release(fl *follow) {
+	if fl != nil && fl.f != nil {
+		fl.f.Release()
+	}
+}
+
+// want asks fl's feed for every page and listens for them.
+func (m *Model) want(fl *follow) tea.Cmd {
+	if fl == nil || fl.f == nil {
+		return nil
+	}
+	fl.f.WantAll()
+	return m.listen(fl)
+}
+
+// listen returns a Listen command for fl unless one is pending or the feed
+// will not change.
+func (m *Model) listen(fl *follow) tea.Cmd {
+	if fl.listening || fl.f == nil {
+		return nil
+	}
 	base := m.ctx.Base
 	if base == nil {
 		base = context.Background()
 	}
-	ctx, cancel := context.WithCancel(base)
-	now := m.ctx.Clock().In(m.ctx.Loc())
-	return &load{
-		gen: m.gen, q: q, ctx: ctx, cancel: cancel, pager: m.newPager(q),
-		total: -1, asOf: now, daily: spend.NewDaily(m.ctx.Loc()), win: spend.Last24h(now),
-	}
+	cmd := shared.Follow(base, fl.f, fl.seen, m.listener)
+	fl.listening = cmd != nil
+	return cmd
 }
 
-// stop cancels l's request; its answer will be dropped by generation.
-func (m *Model) stop(l *load) {
-	if l != nil && l.cancel != nil {
-		l.cancel()
-	}
-}
-
-// loads lists the live loads.
-func (m *Model) loads() []*load {
-	var ls []*load
-	for _, l := range []*load{m.main, m.burn} {
-		if l != nil {
-			ls = append(ls, l)
+// follows lists the held feeds.
+func (m *Model) follows() []*follow {
+	var fs []*follow
+	for _, fl := range []*follow{m.main, m.burn} {
+		if fl != nil {
+			fs = append(fs, fl)
 		}
 	}
-	return ls
+	return fs
 }
 
-// fetch asks for l's next page unless one is in flight, none is left, or
-// the last one failed (then r, or the rate-limit retry, asks again).
-func (m *Model) fetch(l *load) tea.Cmd {
-	if l == nil || l.inflight || l.done || l.err != nil || l.waiting {
-		return nil
-	}
-	l.inflight = true
-	p, ctx, gen := l.pager, l.ctx, l.gen
-	return func() tea.Msg {
-		page, err := p.Next(ctx)
-		return pageMsg{gen: gen, page: page, err: err, done: p.Done(), total: p.Total()}
-	}
-}
-
-// loadOf finds the live load of generation gen.
-func (m *Model) loadOf(gen int) *load {
-	for _, l := range m.loads() {
-		if l.gen == gen {
-			return l
-		}
-	}
-	return nil
-}
-
-// Update handles the account, the pages and the keys.
+// Update handles the account, the range, the feeds and the keys.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
-	switch msg.(type) {
-	case shared.UserMsg, pageMsg, retryMsg, tea.KeyPressMsg:
-		m.ver++ // what View shows may change
-	}
+	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case shared.UserMsg:
+		m.ver++
 		if msg.Err != nil {
 			m.userErr = msg.Err
-			return nil
+		} else {
+			u := msg.User
+			m.user, m.userErr = &u, nil
 		}
-		u := msg.User
-		m.user, m.userErr = &u, nil
-	case pageMsg:
-		return m.onPage(msg)
-	case retryMsg:
-		if l := m.loadOf(msg.gen); l != nil && l.waiting {
-			l.waiting, l.err = false, nil
-			return m.fetch(l)
-		}
+	case shared.RangeMsg:
+		cmd = m.setRange(msg.Range)
+	case shared.FeedMsg:
+		cmd = m.onFeed(msg)
 	case tea.KeyPressMsg:
-		return m.onKey(msg)
+		m.ver++
+		cmd = m.onKey(msg)
+	default:
+		return nil // nothing the screen shows depends on it
 	}
-	return nil
+	return tea.Batch(cmd, m.announce())
 }
 
-// onPage folds an answer into its load and asks for the next page.
-func (m *Model) onPage(msg pageMsg) tea.Cmd {
-	l := m.loadOf(msg.gen)
-	if l == nil {
-		return nil // a range no longer shown
+// onFeed folds what a held feed has added since the last message, and
+// listens again when the message answered this screen's own listener.
+func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, fl := range m.follows() {
+		if fl.f == nil || msg.Feed != fl.f {
+			continue
+		}
+		if msg.Listener == m.listener {
+			fl.listening = false
+		}
+		if msg.State.Version > fl.seen {
+			m.ver++
+			m.fold(fl, msg.State)
+		}
+		cmds = append(cmds, m.listen(fl))
 	}
-	l.inflight = false
-	if msg.err != nil {
-		if errors.Is(msg.err, api.ErrPagerDone) {
-			l.done = true
-			return nil
-		}
-		if l.ctx.Err() != nil {
-			return nil // cancelled: the program is quitting
-		}
-		l.err = msg.err
-		if errors.Is(msg.err, api.ErrRateLimited) {
-			// The client has already waited and retried; keep trying,
-			// slowly, rather than give up on a busy server.
-			wait := defaultRateWait
-			var ae *api.Error
-			if errors.As(msg.err, &ae) && ae.Threshold > 0 {
-				wait = ae.Threshold
+	return tea.Batch(cmds...)
+}
+
+// fold takes the pages fl's feed added into the accumulators. The pages may
+// be newer than st (the feed moved on since the message was sent), never
+// older: a feed stores a page before it announces it.
+func (m *Model) fold(fl *follow, st billing.State) {
+	pages := fl.f.Pages(fl.consumed)
+	fl.consumed += len(pages)
+	fl.seen, fl.st = st.Version, st
+	meterFed := fl == m.burn || (fl == m.main && m.burn == nil)
+	for _, p := range pages {
+		if fl == m.main {
+			m.totals.Add(p)
+			m.daily.Add(p)
+			for i := range p {
+				e := &p[i]
+				m.top = insertTop(m.top, topEntry{source: e.Source, label: e.Meta.Label, kind: spend.ContractKind(e), amount: e.Amount})
 			}
-			l.waiting = true
-			return m.after(wait, retryMsg{gen: l.gen})
 		}
-		if errors.Is(msg.err, api.ErrInvalidToken) && !l.restarted {
-			// The pager cannot resume: load the query again from the
-			// first page with empty accumulators, so nothing counts twice.
-			return m.restartLoad(l)
+		if meterFed && m.meter != nil {
+			m.meter.Add(p)
 		}
-		return nil
 	}
-	l.err = nil
-	l.done = msg.done
-	l.total = msg.total
-	l.pages++
-	l.skipped += msg.page.Skipped
-	l.contracts += len(msg.page.Results)
-	l.fold(msg.page.Results, l == m.main)
-	if l.done && m.burnSource() == l {
-		m.kept = nil // the figures are this load's now
+	if meterFed && st.Done {
+		m.kept = nil // the figures are this feed's now
 	}
-	m.cursor = min(m.cursor, max(len(m.main.top)-1, 0))
-	return m.fetch(l)
-}
-
-// restartLoad replaces l by a fresh load of the same query, from the first
-// page with empty accumulators.
-func (m *Model) restartLoad(l *load) tea.Cmd {
-	fresh := m.start(l.q)
-	fresh.restarted = true
-	m.stop(l)
-	if l == m.main {
-		m.main, m.cursor = fresh, 0
-	} else {
-		m.burn = fresh
-	}
-	return m.fetch(fresh)
+	m.cursor = min(m.cursor, max(len(m.top)-1, 0))
 }
 
 // onKey moves the cursor among the top contracts, reveals one, or reloads.
@@ -412,14 +349,12 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.keys.Up):
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(k, m.keys.Down):
-		if m.main != nil {
-			m.cursor = min(m.cursor+1, max(len(m.main.top)-1, 0))
-		}
+		m.cursor = min(m.cursor+1, max(len(m.top)-1, 0))
 	case key.Matches(k, m.keys.Reveal):
-		if m.main == nil || m.cursor >= len(m.main.top) || m.main.top[m.cursor].source == "" {
+		if m.cursor >= len(m.top) || m.top[m.cursor].source == "" {
 			return nil
 		}
-		src := m.main.top[m.cursor].source
+		src := m.top[m.cursor].source
 		return func() tea.Msg { return shared.RevealMsg{Source: src} }
 	case key.Matches(k, m.keys.Reload):
 		return m.reload()
@@ -427,23 +362,19 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// reload is r. After a failure it asks for the failed page again, keeping
-// what loaded (a stale token starts that query over). Otherwise, once
-// nothing is loading, it loads everything afresh.
+// reload is r. After a failure it asks the failed feeds to go on, keeping
+// what loaded. Otherwise, once nothing is loading, it loads everything
+// afresh from the server.
 func (m *Model) reload() tea.Cmd {
 	var cmds []tea.Cmd
 	failed := false
-	for _, l := range m.loads() {
-		if l.err == nil {
+	for _, fl := range m.follows() {
+		if fl.st.Err == nil || fl.f == nil {
 			continue
 		}
 		failed = true
-		if errors.Is(l.err, api.ErrInvalidToken) {
-			cmds = append(cmds, m.restartLoad(l))
-			continue
-		}
-		l.err, l.waiting = nil, false
-		cmds = append(cmds, m.fetch(l))
+		fl.f.Retry()
+		cmds = append(cmds, m.listen(fl))
 	}
 	if failed {
 		return tea.Batch(cmds...)
@@ -454,24 +385,25 @@ func (m *Model) reload() tea.Cmd {
 	if m.main == nil {
 		return m.Init()
 	}
-	m.stop(m.main)
-	m.stop(m.burn)
-	m.main, m.burn, m.kept = nil, nil, nil
-	return m.SetRange(m.rng)
+	m.kept = nil // a reload measures again: no stale figures meanwhile
+	return m.take(true)
 }
 
-// burnSource is the load the burn figures come from: the range when it
-// covers the window, else the window's own load; until that one is
-// complete, the last complete load of the same window.
-func (m *Model) burnSource() *load {
-	cur := m.main
+// burnSource is what the burn figures come from: the range's feed when it
+// covers the window, else the window's own; until that one is complete,
+// the last complete measurement of the same day. nil before any range.
+func (m *Model) burnSource() *burnFigures {
+	cur, own := m.main, false
 	if m.burn != nil {
-		cur = m.burn
+		cur, own = m.burn, true
 	}
-	if cur != nil && !cur.done && m.kept != nil && sameDay(m.kept.asOf, cur.asOf) {
+	if cur == nil || m.meter == nil {
+		return nil
+	}
+	if !cur.done() && m.kept != nil && sameDay(m.kept.meter.AsOf(), m.meter.AsOf()) {
 		return m.kept
 	}
-	return cur
+	return &burnFigures{meter: m.meter, st: cur.st, own: own}
 }
 
 // sameDay reports that two clocks fall on the same calendar day, so their
@@ -482,38 +414,108 @@ func sameDay(a, b time.Time) bool {
 	return ay == by && am == bm && ad == bd && a.Location() == b.Location()
 }
 
-// Runway is credit ÷ the 7-day burn rate (spend.RunwayFor). ok is false
-// while there is no estimate (account or charges still loading, a failed
-// load, no spend, no credit); the Runway's Reason then says why. The root
-// colours the header credit by it.
-func (m *Model) Runway() (spend.Runway, bool) {
-	r := m.runway()
-	return r, r.Reason == ""
-}
-
-func (m *Model) runway() spend.Runway {
-	u := m.account()
-	if u == nil {
-		return spend.Runway{Reason: "account not loaded yet"}
+// estimate is the burn and runway figures (billing's Meter.Estimate) with
+// the screen's own reasons: no account yet, no range yet. b is nil before
+// any range.
+func (m *Model) estimate() (billing.Estimate, *burnFigures) {
+	b := m.burnSource()
+	var credit money.Amount
+	if m.user != nil {
+		credit = m.user.Credit
 	}
-	src := m.burnSource()
+	var e billing.Estimate
 	switch {
-	case u.Credit <= 0:
-		return spend.RunwayFor(u.Credit, spend.Burn{}, false, m.ctx.Clock())
-	case src == nil:
-		return spend.Runway{Reason: "charges still loading"}
-	case src.err != nil && !src.done:
-		return spend.Runway{Reason: failReason(src.err)}
+	case b != nil:
+		e = b.meter.Estimate(credit, b.st)
+	case credit <= 0:
+		e.Runway = spend.RunwayFor(credit, spend.Burn{}, false, m.ctx.Clock())
+	default:
+		e.Runway = spend.Runway{Reason: "charges still loading"}
 	}
-	return spend.RunwayFor(u.Credit, spend.BurnWeek(src.daily, src.asOf), src.done, src.asOf)
+	if m.user == nil {
+		e.Runway = spend.Runway{Reason: "account not loaded yet"}
+	}
+	return e, b
 }
 
-// failReason says briefly why charges are missing.
-func failReason(err error) string {
-	if errors.Is(err, api.ErrPermission) {
-		return "this API key lacks the billing_read permission"
+// runway is how long the credit lasts; its Reason says why there is no
+// estimate.
+func (m *Model) runway() spend.Runway {
+	e, _ := m.estimate()
+	return e.Runway
+}
+
+// announce tells the root what changed outside the screen's area: the
+// runway (which colours the header credit) and the status line, each only
+// when it differs from what was last sent.
+func (m *Model) announce() tea.Cmd {
+	var cmds []tea.Cmd
+	r := m.runway()
+	rm := shared.RunwayMsg{Runway: r, OK: r.Reason == ""}
+	if s := m.sentRunway; s == nil || !sameRunway(*s, rm) {
+		m.sentRunway = &rm
+		cmds = append(cmds, func() tea.Msg { return rm })
 	}
-	return "charges could not be loaded"
+	if sm := m.status(); sm != m.sentStatus {
+		m.sentStatus = sm
+		cmds = append(cmds, shared.SetStatus(sm.Source, sm.Kind, sm.Text, sm.TTL))
+	}
+	return tea.Batch(cmds...)
+}
+
+func sameRunway(a, b shared.RunwayMsg) bool {
+	return a.OK == b.OK && a.Runway.Tenths == b.Runway.Tenths && a.Runway.Until.Equal(b.Runway.Until) && a.Runway.Reason == b.Runway.Reason
+}
+
+// status is the screen's status line: why a load stopped (and that r goes
+// on), a rate-limit wait, or what the feeds dropped. Text "" clears it.
+func (m *Model) status() shared.StatusMsg {
+	sm := shared.StatusMsg{Source: statusSource}
+	var warns []string
+	for _, fl := range m.follows() {
+		st := fl.st
+		switch {
+		case st.Err != nil && sm.Kind != shared.StatusError:
+			sm.Kind, sm.Text = shared.StatusError, errorText(st.Err)
+		case st.Err == nil && st.Loading && !st.WaitUntil.IsZero() && sm.Text == "":
+			sm.Kind, sm.Text = shared.StatusWarn, "rate limited: retrying shortly"
+		}
+		for _, w := range st.Warnings() {
+			if !slices.Contains(warns, w) { // a shared cause, said once
+				warns = append(warns, w)
+			}
+		}
+	}
+	if m.main != nil && !m.main.st.Overflow && m.totalsOverflow() {
+		// A split overflowed though the feed's sum did not: say it in the
+		// feed's words.
+		warns = append(warns, billing.State{Overflow: true}.Warnings()...)
+	}
+	if len(warns) > 0 {
+		if sm.Text == "" {
+			sm.Kind, sm.Text = shared.StatusWarn, strings.Join(warns, "; ")
+		} else {
+			sm.Text += " · " + strings.Join(warns, "; ")
+		}
+	}
+	return sm
+}
+
+// errorText says why charges stopped loading, sanitized, with how to go on.
+func errorText(err error) string {
+	if errors.Is(err, api.ErrPermission) {
+		return billing.FailReason(err) + " · the credit still shows"
+	}
+	if errors.Is(err, errNoService) {
+		return "charges: " + err.Error()
+	}
+	return shared.RetryText("charges", err)
+}
+
+// totalsOverflow reports range totals that left what an amount can hold:
+// they must read "too large to add up", never a wrapped figure.
+func (m *Model) totalsOverflow() bool {
+	return m.totals.Overflow || (m.main != nil && m.main.st.Overflow)
 }
 
 // SetSize sets the screen's area.
@@ -525,23 +527,15 @@ func (m *Model) Help() help.KeyMap { return m.keys }
 // Capturing is false: the screen has no text field.
 func (m *Model) Capturing() bool { return false }
 
-// Loading reports a page in flight, or a rate-limit retry waiting.
+// Loading reports a held feed loading: a request in flight or a rate-limit
+// wait.
 func (m *Model) Loading() bool {
-	for _, l := range m.loads() {
-		if l.inflight || l.waiting {
+	for _, fl := range m.follows() {
+		if fl.f != nil && fl.f.State().Loading {
 			return true
 		}
 	}
 	return false
-}
-
-// account is the record to show: the root's copy in the context first,
-// else the one this screen received.
-func (m *Model) account() *api.User {
-	if m.ctx.User != nil {
-		return m.ctx.User
-	}
-	return m.user
 }
 
 func (m *Model) styles() *theme.Styles {

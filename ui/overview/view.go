@@ -2,6 +2,7 @@ package overview
 
 import (
 	"errors"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -89,7 +91,6 @@ type viewCache struct {
 	ver    int
 	w, h   int
 	styles *theme.Styles
-	user   *api.User
 	out    string
 	ok     bool
 }
@@ -100,8 +101,8 @@ func (m *Model) View() string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
-	c := viewCache{ver: m.ver, w: w, h: h, styles: m.styles(), user: m.account(), ok: true}
-	if k := m.cache; k.ok && k.ver == c.ver && k.w == w && k.h == h && k.styles == c.styles && k.user == c.user {
+	c := viewCache{ver: m.ver, w: w, h: h, styles: m.styles(), ok: true}
+	if k := m.cache; k.ok && k.ver == c.ver && k.w == w && k.h == h && k.styles == c.styles {
 		return k.out
 	}
 	c.out = m.render(w, h)
@@ -164,14 +165,14 @@ func (s *sections) lines(v variant) []line {
 	ls = append(ls, s.get("insight", func() []line { return m.insightLines(w) })...)
 	ls = append(ls, line{text: "", prio: prioBlank})
 	ls = append(ls, s.get("head", func() []line { return m.chargesHead() })...)
-	if m.main == nil || m.main.contracts == 0 {
+	if m.main == nil || m.totals.Contracts == 0 {
 		return ls
 	}
 	ls = append(ls, line{chart: true, prio: prioChart})
 	if v.fullNote {
-		ls = append(ls, s.get("note", func() []line { return m.noteLines(w, true, s.chartDays()) })...)
+		ls = append(ls, s.get("note", func() []line { return m.noteLines(w, true) })...)
 	} else {
-		ls = append(ls, s.get("note short", func() []line { return m.noteLines(w, false, s.chartDays()) })...)
+		ls = append(ls, s.get("note short", func() []line { return m.noteLines(w, false) })...)
 	}
 	ls = append(ls, line{text: "", prio: prioBlank})
 	ls = append(ls, s.get("top", func() []line { return m.topLines(w) })...)
@@ -236,10 +237,10 @@ func (m *Model) place(ls []line, w, h int, days []spend.DayTotal) []string {
 
 // chartDays are the range's days, spread from what has loaded.
 func (m *Model) chartDays() []spend.DayTotal {
-	if m.main == nil {
+	if m.main == nil || m.daily == nil {
 		return nil
 	}
-	return m.main.daily.Days(m.rng.From, m.rng.To)
+	return m.daily.Days(m.rng.From, m.rng.To)
 }
 
 // insightLines are the burn rate and the runway.
@@ -248,23 +249,23 @@ func (m *Model) insightLines(w int) []line {
 	label := func(s string) string { return st.Bold.Render(shared.PadRight(s, labelW)) }
 	var ls []line
 
-	src := m.burnSource()
+	e, src := m.estimate()
 	switch {
 	case src == nil:
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— waiting for a range"), prio: prioBurn})
-	case src.err != nil && !src.done:
+	case src.st.Err != nil && !src.st.Done:
 		// The status line says why.
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— charges unavailable"), prio: prioBurn})
-	case !src.done:
-		from, to := burnWindow(src.asOf)
-		s := "— loading the last 7 complete days (" + from.Format("2 Jan") + " – " + to.AddDate(0, 0, -1).Format("2 Jan") + ")"
-		if src == m.burn {
-			s += ": " + pagesText(src)
+	case !src.st.Done:
+		s := "— loading the last 7 complete days (" + e.Week.From.Format("2 Jan") + " – " + e.Week.To.AddDate(0, 0, -1).Format("2 Jan") + ")"
+		if src.own {
+			s += ": " + src.st.Progress()
 		}
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render(s), prio: prioBurn})
+	case e.Week.Overflow || e.Day.Overflow:
+		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— too large to add up"), prio: prioBurn})
 	default:
-		wk := spend.BurnWeek(src.daily, src.asOf)
-		day := src.win.Burn24h()
+		wk, day := e.Week, e.Day
 		lastDay := wk.To.AddDate(0, 0, -1).Format("2 Jan")
 		week := st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" ("+wk.Label+": "+wk.From.Format("2 Jan")+" – "+lastDay+")")
 		if shared.Width(label("Burn")+week) > w {
@@ -279,26 +280,17 @@ func (m *Model) insightLines(w int) []line {
 		}
 	}
 
-	r := m.runway()
+	r := e.Runway
 	if r.Reason != "" {
 		ls = append(ls, line{text: label("Runway") + st.Muted.Render("— "+r.Reason), prio: prioBurn})
 	} else {
 		style := st.Bold
-		if r.Tenths < 30 {
+		if r.Tenths < billing.LowRunwayTenths {
 			style = st.CreditLow
 		}
 		ls = append(ls, line{text: label("Runway") + style.Render(r.String()) + st.Muted.Render(" — estimate"), prio: prioBurn})
 	}
 	return ls
-}
-
-// pagesText is "3 of 12 pages", or "3 pages" before the server's count.
-func pagesText(l *load) string {
-	n := l.pagesTotal()
-	if n < 0 {
-		return strconv.Itoa(l.pages) + " " + plural(l.pages, "page")
-	}
-	return strconv.Itoa(l.pages) + " of " + strconv.Itoa(n) + " " + plural(n, "page")
 }
 
 func plural(n int, word string) string {
@@ -311,7 +303,7 @@ func plural(n int, word string) string {
 // accountLines shows credit (big when it fits), balance and threshold.
 func (m *Model) accountLines(w int, big bool) []line {
 	st := m.styles()
-	u := m.account()
+	u := m.user
 	if u == nil {
 		if m.userErr != nil {
 			return []line{{text: st.Error.Render("✗ account: " + shared.Safe(m.userErr.Error())), prio: prioCredit}}
@@ -323,7 +315,7 @@ func (m *Model) accountLines(w int, big bool) []line {
 	switch {
 	case u.Credit <= 0:
 		style, state = st.CreditNeg, "at or below zero"
-	case u.BalanceThreshold != nil && (u.BalanceThresholdEnabled == nil || *u.BalanceThresholdEnabled) && u.Credit < *u.BalanceThreshold:
+	case billing.LowBalance(*u):
 		style, state = st.CreditLow, "below threshold"
 	}
 
@@ -375,28 +367,31 @@ func (m *Model) accountLines(w int, big bool) []line {
 	return ls
 }
 
-// chargesHead is the range title with the loading progress, any load
-// error and, without charges to show, why.
+// chargesHead is the range title with the loading progress, what the
+// feed dropped, any load error and, without charges to show, why.
 func (m *Model) chargesHead() []line {
 	st := m.styles()
-	l := m.main
-	if l == nil {
+	if m.main == nil {
 		return []line{
 			{text: st.Bold.Render("Spend"), prio: prioTitle},
 			{text: st.Muted.Render("No range chosen yet"), prio: prioAccount},
 		}
 	}
+	fs := m.main.st
 	title := st.Bold.Render("Spend "+shared.Safe(m.rng.String())) + " · " + m.loadedText()
-	if l.skipped > 0 {
-		title += " · " + st.Warning.Render(money.Group(int64(l.skipped))+" malformed "+plural(l.skipped, "entry")+" skipped")
+	if fs.Skipped > 0 {
+		title += " · " + st.Warning.Render(billing.Plural(fs.Skipped, "malformed entry", "malformed entries")+" skipped")
+	}
+	if fs.Duplicates > 0 {
+		title += " · " + st.Warning.Render(billing.Plural(fs.Duplicates, "repeated contract", "repeated contracts")+" dropped")
 	}
 	ls := []line{{text: title, prio: prioTitle}}
 	ls = append(ls, m.statusLines()...)
-	if l.contracts == 0 {
+	if m.totals.Contracts == 0 {
 		switch {
-		case l.done:
+		case fs.Done:
 			ls = append(ls, line{text: st.Muted.Render("No charges in this range"), prio: prioAccount})
-		case l.err == nil:
+		case fs.Err == nil:
 			ls = append(ls, line{text: st.Muted.Render("loading charges…"), prio: prioAccount})
 		}
 	}
@@ -404,9 +399,9 @@ func (m *Model) chargesHead() []line {
 }
 
 // noteLines is the chart's note wrapped to w.
-func (m *Model) noteLines(w int, full bool, days []spend.DayTotal) []line {
+func (m *Model) noteLines(w int, full bool) []line {
 	var ls []line
-	for _, s := range wrap(m.chartNote(full, days), w) {
+	for _, s := range wrap(m.chartNote(full), w) {
 		ls = append(ls, line{text: m.styles().Muted.Render(s), prio: prioChartHelp})
 	}
 	return ls
@@ -415,42 +410,44 @@ func (m *Model) noteLines(w int, full bool, days []spend.DayTotal) []line {
 // chartNote is the help under the chart, plus what the range's days do not
 // show of the loaded contracts: the parts of their amounts that fell
 // outside it.
-func (m *Model) chartNote(full bool, days []spend.DayTotal) string {
+func (m *Model) chartNote(full bool) string {
 	note := spreadHelp
 	if !full {
 		note = spreadHelpShort
 	}
-	var shown money.Amount
-	for _, d := range days {
-		shown += d.Total
-	}
-	if out := m.main.daily.Total() - shown; out != 0 {
-		if full {
-			note += "; " + out.String() + " of these contracts fell on days outside the range"
-		} else {
-			note += "; " + out.String() + " fell outside the range"
-		}
+	before, after := m.daily.Outside()
+	out, ok := money.SumChecked(before, after)
+	switch {
+	case m.daily.Overflow() || !ok:
+		note += "; the days are too large to add up"
+	case out != 0 && full:
+		note += "; " + out.String() + " of these contracts fell on days outside the range"
+	case out != 0:
+		note += "; " + out.String() + " fell outside the range"
 	}
 	return note
 }
 
-// statusLines say why loading stopped, and how to go on.
+// statusLines say, inside the screen, why the charges below are partial
+// or missing and how to go on (the status line says it too, once).
 func (m *Model) statusLines() []line {
 	st := m.styles()
 	var ls []line
 	seen := map[string]bool{}
-	for _, l := range m.loads() {
-		if l.err == nil {
-			continue
-		}
+	for _, fl := range m.follows() {
 		var s string
+		fs := fl.st
 		switch {
-		case errors.Is(l.err, api.ErrPermission):
-			s = st.Error.Render("✗ this API key lacks the billing_read permission") + st.Muted.Render(" · the credit still shows")
-		case l.waiting:
-			s = st.Warning.Render("rate limited: retrying shortly") + st.Muted.Render(" · "+shared.Safe(l.err.Error()))
+		case fs.Err != nil && errors.Is(fs.Err, api.ErrPermission):
+			s = st.Error.Render("✗ "+billing.FailReason(fs.Err)) + st.Muted.Render(" · the credit still shows")
+		case fs.Err != nil && errors.Is(fs.Err, errNoService):
+			s = st.Error.Render("✗ charges: " + fs.Err.Error())
+		case fs.Err != nil:
+			s = st.Error.Render("✗ charges: "+shared.Safe(fs.Err.Error())) + st.Muted.Render(" · r to retry")
+		case fs.Loading && !fs.WaitUntil.IsZero():
+			s = st.Warning.Render("rate limited: retrying shortly")
 		default:
-			s = st.Error.Render("✗ charges: "+shared.Safe(l.err.Error())) + st.Muted.Render(" · r to retry")
+			continue
 		}
 		if !seen[s] {
 			seen[s] = true
@@ -460,26 +457,26 @@ func (m *Model) statusLines() []line {
 	return ls
 }
 
-// loadedText is "all 1,200 contracts loaded", "loading charges: 3 of 12
-// pages" or, once stopped by an error, "1,200 of 5,600 contracts loaded ·
+// loadedText is "all 1,200 contracts loaded", "loading charges: page 3 of
+// 12" or, once stopped by an error, "1,200 of 5,600 contracts loaded ·
 // partial".
 func (m *Model) loadedText() string {
 	st := m.styles()
-	l := m.main
-	n := l.contracts
+	fs := m.main.st
+	n := fs.Contracts
 	switch {
-	case l.done:
-		return "all " + money.Group(int64(n)) + " " + plural(n, "contract") + " loaded"
-	case l.err != nil && n == 0:
+	case fs.Done:
+		return "all " + billing.Plural(n, "contract", "contracts") + " loaded"
+	case fs.Err != nil && n == 0:
 		return st.Warning.Render("no charges loaded")
-	case l.err != nil && l.total >= 0:
-		return money.Group(int64(n)) + " of " + money.Group(int64(l.total)) + " " + plural(l.total, "contract") + " loaded · " + st.Warning.Render("partial")
-	case l.err != nil:
-		return money.Group(int64(n)) + " " + plural(n, "contract") + " loaded · " + st.Warning.Render("partial")
-	case l.pages == 0:
+	case fs.Err != nil && fs.Total >= 0:
+		return money.Group(int64(n)) + " of " + billing.Plural(fs.Total, "contract", "contracts") + " loaded · " + st.Warning.Render("partial")
+	case fs.Err != nil:
+		return billing.Plural(n, "contract", "contracts") + " loaded · " + st.Warning.Render("partial")
+	case fs.Pages == 0:
 		return st.Muted.Render("loading charges…")
 	default:
-		return st.Muted.Render("loading charges: " + pagesText(l))
+		return st.Muted.Render("loading charges: " + fs.Progress())
 	}
 }
 
@@ -487,9 +484,9 @@ func (m *Model) loadedText() string {
 // row reversed.
 func (m *Model) topLines(w int) []line {
 	st := m.styles()
-	l := m.main
-	head := "Top " + strconv.Itoa(len(l.top)) + " " + plural(len(l.top), "contract") + " by amount"
-	if !l.done {
+	top := m.top
+	head := "Top " + strconv.Itoa(len(top)) + " " + plural(len(top), "contract") + " by amount"
+	if !m.main.done() {
 		head += " (so far)"
 	}
 	heading := st.ColHeader.Render(head)
@@ -499,7 +496,7 @@ func (m *Model) topLines(w int) []line {
 	ls := []line{{text: heading, prio: prioTop, sec: secTop, head: true}}
 
 	srcW, amtW := 0, 0
-	for _, e := range l.top {
+	for _, e := range top {
 		srcW = max(srcW, shared.Width(shared.Safe(e.source)))
 		amtW = max(amtW, shared.Width(e.amount.String()))
 	}
@@ -507,7 +504,7 @@ func (m *Model) topLines(w int) []line {
 	// "› ░ instance-123  $1,234.567  label…": the label last, so a label
 	// whose width a terminal counts differently cannot push the amount.
 	labW := w - (4 + srcW + gap + amtW + gap)
-	for i, e := range l.top {
+	for i, e := range top {
 		src := shared.Safe(e.source)
 		if src == "" {
 			src = "(no id)"
@@ -549,21 +546,21 @@ func (m *Model) topLines(w int) []line {
 // amount (share)" items each.
 func (m *Model) splitLines(w int) []line {
 	st := m.styles()
-	t := m.main.totals
+	t, total := m.totals, m.rangeTotal()
 	suffix := ""
-	if !m.main.done {
+	if !m.main.done() {
 		suffix = " (partial)"
 	}
 	item := func(r row) string {
 		style := st.Amount
-		return r.name + " " + style.Render(r.amount.String()) + st.Muted.Render(" "+share(r.amount, t.Total))
+		return r.name + " " + style.Render(amountText(r.amount)) + st.Muted.Render(" "+share(r.amount, total))
 	}
 	var ls []line
 	var types []string
 	for _, r := range rowsOf(t.ByType, []string{"instance", "volume", "serverless"}) {
 		types = append(types, item(r))
 	}
-	types = append(types, "total "+st.Amount.Render(t.Total.String()))
+	types = append(types, "total "+st.Amount.Render(amountText(total)))
 	for _, s := range wrapItems(st.ColHeader.Render("By contract type"+suffix), types, w) {
 		ls = append(ls, line{text: s, prio: prioTypes})
 	}
@@ -580,25 +577,25 @@ func (m *Model) splitLines(w int) []line {
 // tableLines are the two splits as tables with shares and bars.
 func (m *Model) tableLines(w int) []line {
 	st := m.styles()
-	t := m.main.totals
+	t, sum := m.totals, m.rangeTotal()
 	byType := rowsOf(t.ByType, []string{"instance", "volume", "serverless"})
 	byItem := rowsOf(t.ByItem, spend.ItemTypes)
-	total := []row{{name: "total", amount: t.Total}}
+	total := []row{{name: "total", amount: sum}}
 	cols := layout(w, byType, byItem, total)
 
 	suffix := ""
-	if !m.main.done {
+	if !m.main.done() {
 		suffix = " (partial)"
 	}
 	ls := []line{{text: st.ColHeader.Render("By contract type" + suffix), prio: prioTypes, sec: secTypes, head: true}}
 	for _, r := range byType {
-		ls = append(ls, line{text: m.renderRow(r, t.Total, cols, true), prio: prioTypes, sec: secTypes})
+		ls = append(ls, line{text: m.renderRow(r, sum, cols, true), prio: prioTypes, sec: secTypes})
 	}
-	ls = append(ls, line{text: m.renderRow(total[0], t.Total, cols, false), prio: prioTypes, sec: secTypes})
+	ls = append(ls, line{text: m.renderRow(total[0], sum, cols, false), prio: prioTypes, sec: secTypes})
 	ls = append(ls, line{text: "", prio: prioBlank},
 		line{text: st.ColHeader.Render("By charge type" + suffix), prio: prioItems, sec: secItems, head: true})
 	for _, r := range byItem {
-		ls = append(ls, line{text: m.renderRow(r, t.Total, cols, true), prio: prioItems, sec: secItems})
+		ls = append(ls, line{text: m.renderRow(r, sum, cols, true), prio: prioItems, sec: secItems})
 	}
 	return ls
 }
@@ -646,6 +643,27 @@ func wrap(s string, w int) []string {
 	return out
 }
 
+// tooLarge stands in for a sum that left what an amount can hold: a
+// wrapped or clamped figure would be a lie.
+const tooLarge = "too large to add up"
+
+// amountText is a.String(), or tooLarge for a saturated sum.
+func amountText(a money.Amount) string {
+	if a.Saturated() {
+		return tooLarge
+	}
+	return a.String()
+}
+
+// rangeTotal is the range's total, saturated when any of its sums
+// overflowed so that it reads tooLarge and no share is computed from it.
+func (m *Model) rangeTotal() money.Amount {
+	if m.totalsOverflow() {
+		return money.MaxAmount
+	}
+	return m.totals.Total
+}
+
 // row is one line of a breakdown.
 type row struct {
 	name   string // type name, sanitized
@@ -689,7 +707,7 @@ func layout(w int, groups ...[]row) cols {
 	for _, g := range groups {
 		for _, r := range g {
 			c.name = max(c.name, ansi.StringWidth(r.name))
-			c.amount = max(c.amount, len(r.amount.String()))
+			c.amount = max(c.amount, shared.Width(amountText(r.amount)))
 		}
 	}
 	base := indent + c.name + gap + c.amount
@@ -711,7 +729,7 @@ func (m *Model) renderRow(r row, total money.Amount, c cols, bar bool) string {
 	b.WriteString(strings.Repeat(" ", indent))
 	b.WriteString(shared.PadRight(r.name, c.name))
 	b.WriteString(strings.Repeat(" ", gap))
-	b.WriteString(st.Amount.Render(shared.PadLeft(r.amount.String(), c.amount)))
+	b.WriteString(st.Amount.Render(shared.PadLeft(amountText(r.amount), c.amount)))
 	if c.share > 0 {
 		b.WriteString(strings.Repeat(" ", gap))
 		b.WriteString(shared.PadLeft(share(r.amount, total), c.share))
@@ -728,17 +746,28 @@ func (m *Model) renderRow(r row, total money.Amount, c cols, bar bool) string {
 }
 
 // share is a's part of total to a tenth of a percent, rounded half up,
-// computed in integers: "80.0%". "—" when there is no positive total.
+// computed in integers: "80.0%". "—" when there is no positive total (or
+// it is a saturated sum). The product is taken in 128 bits: a hostile
+// server's bounded amounts can still add up past what a×2000 fits in 64.
 func share(a, total money.Amount) string {
-	if total <= 0 {
+	if total <= 0 || total.Saturated() {
 		return "—"
 	}
 	neg := a < 0
+	abs := uint64(a)
 	if neg {
-		a = -a
+		abs = uint64(-a) // MinAmount too: its two's complement is its magnitude
 	}
-	pm := (int64(a)*2000 + int64(total)) / (2 * int64(total)) // per mille, half up
-	s := strconv.FormatInt(pm/10, 10) + "." + strconv.FormatInt(pm%10, 10) + "%"
+	// per mille, half up: (abs×2000 + total) / (2×total)
+	hi, lo := bits.Mul64(abs, 2000)
+	lo, carry := bits.Add64(lo, uint64(total), 0)
+	hi += carry
+	den := 2 * uint64(total)
+	if hi >= den {
+		return "—" // beyond any share worth printing
+	}
+	pm, _ := bits.Div64(hi, lo, den)
+	s := strconv.FormatUint(pm/10, 10) + "." + strconv.FormatUint(pm%10, 10) + "%"
 	if neg && pm != 0 {
 		s = "-" + s
 	}
@@ -751,17 +780,20 @@ var eighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
 // barOf draws a's share of total in width cells, to an eighth of a cell.
 // A non-zero amount always shows at least a sliver.
 func barOf(a, total money.Amount, width int) string {
-	if total <= 0 || a <= 0 || width <= 0 {
+	if total <= 0 || total.Saturated() || a <= 0 || width <= 0 {
 		return ""
 	}
 	if a > total {
 		a = total
 	}
-	n := int64(a) * int64(width) * 8 / int64(total)
+	// a×width×8 in 128 bits; the quotient is at most width×8.
+	hi, lo := bits.Mul64(uint64(a), uint64(width)*8)
+	q, _ := bits.Div64(hi, lo, uint64(total))
+	n := int(q)
 	if n == 0 {
 		n = 1
 	}
-	return strings.Repeat("█", int(n/8)) + eighths[n%8]
+	return strings.Repeat("█", n/8) + eighths[n%8]
 }
 
 // fitLines drops the lowest-priority lines (the last of equals first) until
