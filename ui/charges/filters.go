@@ -1,25 +1,19 @@
 package charges
 
 import (
-	"charm.land/bubbles/v2/textinput"
 	"slices"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
-
-// pageLimit is the page size the screen asks for: the largest the server
-// allows, the same the overview loads its range with, so with the client's
-// page cache (api.WithPageCache) the two share every page instead of each
-// fetching its own. One request of 500 also waits out the rate limit once
-// where five of 100 would wait five times.
-const pageLimit = 500
 
 // filters are the charges filters the screen shows and pages through.
 type filters struct {
@@ -30,15 +24,17 @@ type filters struct {
 	oldest bool
 }
 
-// query is the api form of the filters.
+// query is the api form of the filters. It starts from billing.RangeQuery,
+// the one shape every part of the program asks a range in, so that with the
+// default filters (every type, table format, newest first) the screen reads
+// the very feed the Overview loads its range with: one set of requests, and
+// whatever either screen loaded shows on both.
 func (f filters) query() api.ChargesQuery {
-	q := api.ChargesQuery{
-		From:        f.rng.From,
-		To:          f.rng.To,
-		Format:      f.format,
-		OldestFirst: f.oldest,
-		Limit:       pageLimit,
+	q := billing.RangeQuery(f.rng.From, f.rng.To)
+	if f.format != "" {
+		q.Format = f.format
 	}
+	q.OldestFirst = f.oldest
 	if !allOrNone(f.types) {
 		for i, on := range f.types {
 			if on {

@@ -26,7 +26,7 @@ func TestGolden80x24(t *testing.T) {
 	hs := newHarness(t, 80, 24, servePages(es, 100))
 	hs.m.ctx.Styles = theme.New(true)
 	hs.settle(hs.m.Init())
-	hs.press("j", "enter", "j", "j")
+	hs.settle(hs.press("j", "enter", "j", "j"))
 	checkGolden(t, hs.m, "charges_80x24.golden")
 }
 
@@ -41,6 +41,6 @@ func TestGolden100x30(t *testing.T) {
 	hs.m.ctx.Styles = theme.New(true)
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("f"))
-	hs.press("enter", "j", "enter", "j", "enter", "j", "j")
+	hs.settle(hs.press("enter", "j", "enter", "j", "enter", "j", "j"))
 	checkGolden(t, hs.m, "charges_100x30.golden")
 }

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -26,35 +29,36 @@ func memLiveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-// memScreen is a charges screen on a real client of srv, filtered to
-// instance contracts (the ones with four items: gpu, disk, bwd, bwu).
-func memScreen(srv *demoserver.Server, client *api.Client) *Model {
-	m := New(&shared.Context{
-		Base: context.Background(), Client: client, Styles: theme.New(true),
+// memScreen is a charges screen on a billing layer over a real client of
+// srv, filtered to instance contracts (the ones with four items: gpu, disk,
+// bwd, bwu). Close svc to free what its feeds hold.
+func memScreen(srv *demoserver.Server, client *api.Client) (m *Model, svc *billing.Service) {
+	svc = billing.New(context.Background(), client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
+	m = New(&shared.Context{
+		Base: context.Background(), Billing: svc, Styles: theme.New(true),
 		Location: time.UTC, Now: srv.Now, DefaultRange: "90d",
 	})
 	m.f.types = [3]bool{true, false, false}
 	m.SetSize(120, 40)
-	return m
+	return m, svc
 }
 
 // memLoadAll loads every page through the screen's own message path: Init
-// fetches the first page, End makes the screen follow the last row, so
+// asks for the first page, End makes the screen follow the last row, so
 // each page that arrives asks for the next one. The commands are the real
-// ones: the real pager and client against the demo server.
+// ones: the feed, the real pager and client against the demo server.
 func memLoadAll(b *testing.B, m *Model) {
 	b.Helper()
-	cmd := m.Init()
-	for cmd != nil {
-		cmd = m.Update(cmd())
-	}
-	cmd = m.Update(keyMsg("end"))
-	for i := 0; cmd != nil; i++ {
-		if i > 10_000 {
-			b.Fatal("fetches never stop")
+	run := func(cmd tea.Cmd) {
+		for i := 0; cmd != nil; i++ {
+			if i > 10_000 {
+				b.Fatal("fetches never stop")
+			}
+			cmd = deliver(cmd(), m.Update, nil)
 		}
-		cmd = m.Update(cmd())
 	}
+	run(m.Init())
+	run(m.Update(keyMsg("end")))
 	if !m.Complete() || m.Err() != nil {
 		b.Fatalf("loading stopped: complete %v, err %v", m.Complete(), m.Err())
 	}
@@ -63,11 +67,13 @@ func memLoadAll(b *testing.B, m *Model) {
 // BenchmarkScreenMemory measures what the charges screen holds per loaded
 // contract with four items, after garbage collection, in three parts:
 //
-//   - B/contract: everything the screen holds once every page has arrived
-//     (decoded pages, rows, totals), the figure the 1.5 KB budget is about;
+//   - B/contract: everything the screen and its feed hold once every page
+//     has arrived (decoded pages, rows, totals, the feed's set of sources
+//     seen), the figure the 1.5 KB budget is about;
 //   - B/contract-expanded: the same with every contract expanded (five rows
 //     each and the memory of which nodes are open), the worst case;
-//   - B/contract-data: the decoded pages alone, so rows = total − data.
+//   - B/contract-data: the decoded pages and the feed alone, so rows =
+//     total − data.
 //
 // Pages come from the demo server (realistic descriptions and labels)
 // through the real client and the screen's own fetch commands. The data
@@ -88,14 +94,18 @@ func BenchmarkScreenMemory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	memLoadAll(b, memScreen(srv, client)) // warm: the server builds its view, the client its connection
+	func() { // warm: the server builds its view, the client its connection
+		warm, svc := memScreen(srv, client)
+		defer svc.Close()
+		memLoadAll(b, warm)
+	}()
 
 	var total, expanded, data float64
 	var n int
 	for i := 0; i < b.N; i++ {
 		srv.ResetRequests()
 		before := memLiveHeap()
-		m := memScreen(srv, client)
+		m, svc := memScreen(srv, client)
 		memLoadAll(b, m)
 		srv.ResetRequests() // the request log is the server's, not the screen's
 		loaded := memLiveHeap()
@@ -115,11 +125,10 @@ func BenchmarkScreenMemory(b *testing.B) {
 			b.Fatalf("expanded to %d rows, want %d", m.tree.Len(), 5*n)
 		}
 		open := memLiveHeap()
+		runtime.KeepAlive(m) // the screen is measured up to here
 
-		pages := m.pages
-		m = nil
-		dataOnly := memLiveHeap()
-		runtime.KeepAlive(pages)
+		dataOnly := memLiveHeap() // the screen is gone; its feed keeps the pages
+		svc.Close()
 
 		total = float64(loaded-before) / float64(n)
 		expanded = float64(open-before) / float64(n)

@@ -2,49 +2,55 @@
 // lazily loaded, virtualized tree with date-range, type, format and order
 // filters.
 //
-// The screen never blocks on the network. Pages are fetched one at a time in
-// a tea.Cmd and arrive as messages tagged with a generation number; changing
-// a filter starts a new generation, cancels the old request and drops its late
-// answers. Only the rows on screen are formatted, so scrolling costs the same
+// The screen loads nothing itself. It holds the billing layer's feed of its
+// filters (billing.Feed), asks it for one page more as the cursor nears the
+// end, and folds in whatever pages the feed has when a shared.FeedMsg says it
+// changed. The feed owns the pager, the pacing, the 429 waits and the restart
+// after a refused page token, and is shared: with the default filters the
+// Overview reads the same feed, so pages either screen made it load show on
+// both. Only the rows on screen are formatted, so scrolling costs the same
 // with a hundred contracts loaded as with a hundred thousand.
 package charges
 
 import (
-	"charm.land/bubbles/v2/textinput"
 	"context"
 	"errors"
 	"maps"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
-// pageSource is what the screen needs of an *api.Pager.
-type pageSource = shared.PageSource
+// statusSource names the screen's status lines.
+const statusSource = "charges"
 
-// pageMsg is the answer to one Next call of generation gen.
-type pageMsg struct {
-	gen   int
-	page  api.ChargesPage
-	err   error
-	done  bool // the pager has handed out its last page
-	total int  // the server's count of matching contracts, -1 unknown
+// noticeTTL is how long a one-off notice (a search's outcome, a restarted
+// pagination, dropped entries) stays on the status line. The conditions
+// that last (a failed page, a rate-limit wait, a search under way) stay
+// until they end.
+const noticeTTL = 10 * time.Second
+
+// errNoService is the screen's error when it was built without a billing
+// layer (a misconfigured test).
+var errNoService = errors.New("no API client configured")
+
+// status is one status line as the screen last asked the root for it.
+type status struct {
+	kind shared.StatusKind
+	text string
+	ttl  time.Duration
 }
-
-// retryMsg fires when a rate-limit wait is over.
-type retryMsg struct{ gen, seq int }
-
-// defaultRateWait is how long to wait after a 429 that named no threshold:
-// the documented charges threshold.
-const defaultRateWait = time.Second
 
 // Model is the Charges screen. It implements shared.Screen. Create it with
 // New; the zero value is not usable.
@@ -60,26 +66,18 @@ type Model struct {
 	pick      [3]bool
 	pickFocus int
 
-	// Loading state of the current generation.
-	gen       int
-	reqCtx    context.Context
-	cancel    context.CancelFunc
-	pager     pageSource
-	newPager  func(api.ChargesQuery) pageSource
-	inflight  bool
-	done      bool
-	waiting   bool // rate limited; a retry is scheduled
-	retrySeq  int
-	err       error
-	total     int // server's count of matching contracts, -1 unknown
-	contracts int // contracts loaded, as the pages counted them
-	skipped   int // malformed entries the client dropped
-	// seen holds the sources loaded before the pager was restarted after
-	// the server refused its page token: the new pager starts from the
-	// first page, whose rows are already shown. nil when not restarted.
-	seen map[string]bool
+	// The feed of the current filters and how far the screen has followed
+	// it: seen is the last version folded, entries the top-level entries
+	// folded (len(pages) is the number of the feed's pages folded), st the
+	// feed's state at version seen, which the body and footer show.
+	feed      *billing.Feed
+	listener  int
+	listening bool // a Listen command of this hold is pending
+	seen      uint64
+	entries   int
+	st        billing.State
 
-	// Loaded data. pages are kept exactly as they arrived: rows point into
+	// Loaded data: the feed's pages, shared and read-only; rows point into
 	// them.
 	pages  [][]api.Charge
 	tree   *tree
@@ -95,8 +93,13 @@ type Model struct {
 	// seek is the source Reveal is loading pages to find ("" when not
 	// searching); notice is a one-off status line ("instance-5 is not in the
 	// current filters"), dropped by the next key or filter change.
-	seek   string
-	notice string
+	seek       string
+	notice     string
+	noticeKind shared.StatusKind
+	noticeNew  bool   // the notice was set again: send it even if unchanged
+	warned     string // the feed's warnings already noticed
+	restarted  bool   // the feed's restart already noticed
+	sent       status // the status line last sent to the root
 
 	defStyles *theme.Styles
 }
@@ -108,12 +111,11 @@ var _ shared.Screen = (*Model)(nil)
 // Nothing is fetched until Init.
 func New(ctx *shared.Context) *Model {
 	m := &Model{
-		ctx:   ctx,
-		keys:  DefaultKeyMap(),
-		tree:  newTree(),
-		total: -1,
+		ctx:  ctx,
+		keys: DefaultKeyMap(),
+		tree: newTree(),
+		st:   billing.State{Total: -1},
 	}
-	m.newPager = ctx.Pager
 	m.f.preset = m.defaultPreset()
 	m.f.rng, _ = spend.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
 	m.f.format = api.FormatTable
@@ -130,8 +132,13 @@ func (m *Model) styles() *theme.Styles {
 	return m.defStyles
 }
 
-// Init requests the first page of the current filters.
-func (m *Model) Init() tea.Cmd { return m.restart() }
+// Init takes the feed of the current filters, asks it for the first page
+// and announces the range (the root hands the RangeMsg to the Overview,
+// which then loads the same feed).
+func (m *Model) Init() tea.Cmd {
+	m.attach(m.takeFeed(false))
+	return m.settle(m.rangeCmd())
+}
 
 // Totals returns the totals of the loaded top-level entries, kept up to date
 // as pages arrive. The maps are copies.
@@ -142,23 +149,27 @@ func (m *Model) Totals() spend.Totals {
 	return t
 }
 
-// Range returns the current date range.
+// Range returns the current date range. The root does not poll it: the
+// screen sends a shared.RangeMsg whenever it changes.
 func (m *Model) Range() spend.Range { return m.f.rng }
 
 // Complete reports that every page of the current filters has been loaded.
-func (m *Model) Complete() bool { return m.done }
+func (m *Model) Complete() bool { return m.st.Done }
 
-// Query returns the current filters as the API query the screen pages.
+// Query returns the current filters as the API query of the screen's feed.
 func (m *Model) Query() api.ChargesQuery { return m.f.query() }
 
-// Err returns the error of the last request, or nil.
-func (m *Model) Err() error { return m.err }
+// Err returns why the feed stopped before its end, or nil.
+func (m *Model) Err() error { return m.st.Err }
 
 // Capturing reports that the custom range input has the keyboard.
 func (m *Model) Capturing() bool { return m.mode == modeInput }
 
-// Loading reports a request in flight, or a retry waiting for the rate limit.
-func (m *Model) Loading() bool { return m.inflight || m.waiting }
+// Loading reports that the feed is loading: a request in flight or a
+// rate-limit wait. It asks the feed itself, so the header's spinner starts
+// the moment the screen asks for a page and stops the moment the feed is
+// idle.
+func (m *Model) Loading() bool { return m.feed != nil && m.feed.State().Loading }
 
 // Help returns the bindings of the current mode.
 func (m *Model) Help() help.KeyMap {
@@ -173,41 +184,69 @@ func (m *Model) SetSize(width, height int) {
 	m.scrollToCursor()
 }
 
-// restart drops everything loaded and starts paging the current filters in
-// a new generation. The previous request's context is cancelled, and its
-// answer, should it still arrive, is ignored.
-func (m *Model) restart() tea.Cmd {
-	if m.cancel != nil {
-		m.cancel()
+// rangeCmd announces the current range to the root.
+func (m *Model) rangeCmd() tea.Cmd {
+	r := m.f.rng
+	return func() tea.Msg { return shared.RangeMsg{Range: r} }
+}
+
+// takeFeed takes the feed of the current filters; fresh asks for a new one
+// that starts from the first page (r). nil without a billing layer.
+func (m *Model) takeFeed(fresh bool) *billing.Feed {
+	if m.ctx.Billing == nil {
+		return nil
 	}
-	m.gen++
-	base := m.ctx.Base
-	if base == nil {
-		base = context.Background()
+	q := m.f.query()
+	if fresh {
+		return m.ctx.Billing.FreshFeed(q)
 	}
-	m.reqCtx, m.cancel = context.WithCancel(base)
-	m.pager = m.newPager(m.f.query())
+	return m.ctx.Billing.Feed(q)
+}
+
+// attach drops everything shown, releases the feed held (its loader stops
+// unless another screen holds it too) and starts following f from its
+// beginning. Pages f already holds (the Overview loaded them) are folded at
+// the next settle.
+func (m *Model) attach(f *billing.Feed) {
+	if m.feed != nil {
+		m.feed.Release()
+	}
+	m.feed = f
+	// A new number per feed taken, so a late answer of a listener of an
+	// earlier hold is not taken for the current one.
+	m.listener = shared.NewListener()
+	m.listening, m.seen, m.entries = false, 0, 0
+	m.st = billing.State{Total: -1}
+	if f == nil {
+		m.st.Err = errNoService // say so rather than "loading" forever
+	}
 	m.pages = nil
 	m.tree.Reset()
 	m.cache.reset()
 	m.totals = spend.Totals{}
 	m.amtW = 0
-	m.total, m.contracts, m.skipped = -1, 0, 0
-	m.seen = nil
-	m.inflight, m.done, m.waiting, m.err = false, false, false, nil
 	m.cursor, m.offset, m.follow = 0, 0, false
-	m.seek, m.notice = "", ""
-	return m.fetch()
+	m.seek, m.notice, m.noticeNew = "", "", false
+	m.warned, m.restarted = "", false
 }
 
-// setFilters applies f, restarting when the query changed.
+// setFilters applies f: a new range is announced, a new query takes its
+// feed.
 func (m *Model) setFilters(f filters) tea.Cmd {
-	old := m.f.query()
+	old := m.f
 	m.f = f
-	if sameQuery(old, f.query()) {
-		return nil
+	var cmd tea.Cmd
+	if !sameRange(old.rng, f.rng) {
+		cmd = m.rangeCmd()
 	}
-	return m.restart()
+	if !sameQuery(old.query(), f.query()) {
+		m.attach(m.takeFeed(false))
+	}
+	return cmd
+}
+
+func sameRange(a, b spend.Range) bool {
+	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset
 }
 
 func sameQuery(a, b api.ChargesQuery) bool {
@@ -223,42 +262,177 @@ func sameQuery(a, b api.ChargesQuery) bool {
 	return true
 }
 
-// fetch requests the next page unless one is in flight or none is left.
-func (m *Model) fetch() tea.Cmd {
-	if m.inflight || m.done || m.pager == nil {
-		return nil
+// settle ends every update: it asks the feed for what the screen now needs,
+// folds what has arrived, listens for the next change and sends the status
+// line if it changed. cmds are the update's own commands.
+func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
+	m.sync() // what the screen wants depends on the rows it has
+	for {
+		m.want()
+		if !m.sync() {
+			break
+		}
+		// The page came at once, and may leave the cursor (following the
+		// end, or a search) still short of what it needs: ask again.
 	}
-	m.inflight = true
-	p, ctx, gen := m.pager, m.reqCtx, m.gen
-	return func() tea.Msg {
-		page, err := p.Next(ctx)
-		return pageMsg{gen: gen, page: page, err: err, done: p.Done(), total: p.Total()}
+	m.scrollToCursor()
+	return tea.Batch(append(cmds, m.listen(), m.statusCmd())...)
+}
+
+// want asks the feed for one page more when the screen needs it: a Reveal
+// search is under way, or the cursor is within one screen of the last row
+// (G keeps it on the last row, so it keeps loading). After a failure it
+// waits for r.
+//
+// It asks for one entry beyond the rows the screen holds (Feed.Want) rather
+// than one page beyond what the feed holds (Feed.More): a page may have
+// arrived that the screen has not folded yet, and asking again then would
+// load a page nobody is near.
+func (m *Model) want() {
+	if m.feed == nil || m.st.Err != nil || m.st.Done || m.st.Closed {
+		return
+	}
+	if m.seek != "" || m.tree.Len()-1-m.cursor <= m.frame().body {
+		m.feed.Want(m.entries + 1)
 	}
 }
 
-// maybeFetch fetches the next page when the cursor is within one screen of
-// the last loaded row. After a failure it waits for r (or the rate-limit
-// retry) instead.
-func (m *Model) maybeFetch() tea.Cmd {
-	if m.err != nil || m.waiting {
+// sync folds the pages the feed has added since the last sync, exactly up
+// to the state it reads, so the footer's counts always match the rows. It
+// reports whether rows were added.
+func (m *Model) sync() bool {
+	if m.feed == nil {
+		return false
+	}
+	st := m.feed.State()
+	if st.Version <= m.seen {
+		return false
+	}
+	grew := false
+	if st.Entries > m.entries {
+		for _, p := range m.feed.Pages(len(m.pages)) {
+			if m.entries+len(p) > st.Entries {
+				break // stored after st was read: the next change brings it
+			}
+			m.fold(p)
+			grew = true
+		}
+	}
+	m.seen, m.st = st.Version, st
+	if st.Restarted && !m.restarted {
+		m.restarted = true
+		m.setNotice(shared.StatusWarn, noticeRestarted)
+	}
+	if w := strings.Join(st.Warnings(), "; "); w != m.warned {
+		m.warned = w
+		if w != "" {
+			m.setNotice(shared.StatusWarn, w)
+		}
+	}
+	if st.Done {
+		m.follow = false
+		if m.seek != "" {
+			m.notFound(m.seek)
+		}
+	}
+	return grew
+}
+
+// fold appends one page of the feed to the rows.
+func (m *Model) fold(res []api.Charge) {
+	onLast := m.tree.Len() == 0 || m.cursor == m.tree.Len()-1
+	m.pages = append(m.pages, res)
+	m.entries += len(res)
+	m.tree.AppendTop(res)
+	m.totals.Add(res)
+	for i := range res {
+		m.amtW = max(m.amtW, amountWidth(res[i].Amount))
+	}
+	if m.follow && onLast {
+		m.cursor = m.tree.Len() - 1
+	}
+	if m.seek != "" {
+		m.revealNew(res)
+	}
+}
+
+// listen returns a command waiting for the feed's next change, unless one
+// is pending or nothing will change.
+func (m *Model) listen() tea.Cmd {
+	if m.listening || m.feed == nil {
 		return nil
 	}
-	if m.tree.Len()-1-m.cursor <= m.frame().body {
-		return m.fetch()
+	base := m.ctx.Base
+	if base == nil {
+		base = context.Background()
 	}
-	return nil
+	cmd := shared.Follow(base, m.feed, m.seen, m.listener)
+	m.listening = cmd != nil
+	return cmd
+}
+
+// noticeRestarted is the notice after the feed paged again from the first
+// page because the server refused its page token.
+const noticeRestarted = "pagination restarted: the server refused its page token; rows shown are kept"
+
+// setNotice shows a one-off notice on the status line.
+func (m *Model) setNotice(kind shared.StatusKind, text string) {
+	m.notice, m.noticeKind, m.noticeNew = text, kind, true
+}
+
+// wantedStatus is the status line the screen's state calls for: a failed
+// page or the rate-limit wait while rows are shown (without rows the body
+// says it), a search under way, else the last notice.
+func (m *Model) wantedStatus() status {
+	switch {
+	case m.tree.Len() > 0 && m.st.Err != nil:
+		return status{kind: shared.StatusError, text: errText(m.st.Err)}
+	case m.tree.Len() > 0 && m.waiting():
+		return status{kind: shared.StatusWarn, text: msgRateWait}
+	case m.seek != "":
+		return status{kind: shared.StatusInfo, text: "looking for " + shared.Safe(m.seek) + "…"}
+	case m.notice != "":
+		return status{kind: m.noticeKind, text: m.notice, ttl: noticeTTL}
+	}
+	return status{}
+}
+
+// statusCmd sends the status line when it changed since the last one sent
+// (or a notice was set again), so the root hears of each change once.
+func (m *Model) statusCmd() tea.Cmd {
+	s := m.wantedStatus()
+	if s == m.sent && !m.noticeNew {
+		return nil
+	}
+	m.sent, m.noticeNew = s, false
+	return shared.SetStatus(statusSource, s.kind, s.text, s.ttl)
+}
+
+// waiting reports a rate-limit wait of the feed in progress.
+func (m *Model) waiting() bool { return m.st.Loading && !m.st.WaitUntil.IsZero() }
+
+// reload is r: after a failure the feed asks for the failed page again,
+// keeping the rows loaded (after a refused page token it pages again from
+// the first page by itself); otherwise the screen starts over with a fresh
+// feed.
+func (m *Model) reload() {
+	if m.feed != nil && m.feed.State().Err != nil {
+		m.feed.Retry()
+		return
+	}
+	m.attach(m.takeFeed(true))
 }
 
 // Update handles a message and returns the next command.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
-	case pageMsg:
-		cmd = m.onPage(msg)
-	case retryMsg:
-		if msg.gen == m.gen && msg.seq == m.retrySeq && m.waiting {
-			m.waiting, m.err = false, nil
-			cmd = m.fetch()
+	case shared.FeedMsg:
+		if m.feed == nil || msg.Feed != m.feed {
+			return nil // a feed the screen no longer holds, or never did
+		}
+		if msg.Listener == m.listener {
+			m.listening = false
 		}
 	case tea.KeyPressMsg:
 		switch m.mode {
@@ -273,146 +447,27 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if m.mode == modeTree {
 			switch msg.Button {
 			case tea.MouseWheelUp:
-				cmd = m.move(-3)
+				m.move(-3)
 			case tea.MouseWheelDown:
-				cmd = m.move(3)
+				m.move(3)
 			}
 		}
 	case tea.WindowSizeMsg:
 		// The root sizes us through SetSize; a bigger window may now show
 		// the end of the list, which calls for the next page.
-		cmd = m.maybeFetch()
 	default:
+		if m.mode != modeInput {
+			return nil // nothing the screen shows depends on it
+		}
 		// Paste and the cursor's blink reach the open range field.
-		if m.mode == modeInput {
-			cmd = m.updateInput(msg)
-		}
+		cmd = m.updateInput(msg)
 	}
-	m.scrollToCursor()
-	return cmd
-}
-
-// onPage folds an answer into the screen.
-func (m *Model) onPage(msg pageMsg) tea.Cmd {
-	if msg.gen != m.gen {
-		return nil // an answer to filters no longer shown
-	}
-	m.inflight = false
-	if msg.err != nil {
-		if m.reqCtx != nil && m.reqCtx.Err() != nil {
-			return nil // the program is quitting
-		}
-		m.err = msg.err
-		if errors.Is(msg.err, api.ErrRateLimited) {
-			return m.scheduleRetry(msg.err)
-		}
-		if errors.Is(msg.err, api.ErrInvalidToken) && m.tree.Len() > 0 && m.seen == nil {
-			return m.restartPager()
-		}
-		return nil
-	}
-	m.err = nil
-	m.done = msg.done
-	m.total = msg.total
-	m.skipped += msg.page.Skipped
-	res := msg.page.Results
-	if m.seen != nil {
-		res = m.dropSeen(res)
-	}
-	if len(res) > 0 {
-		onLast := m.tree.Len() == 0 || m.cursor == m.tree.Len()-1
-		m.pages = append(m.pages, res)
-		m.tree.AppendTop(res)
-		m.totals.Add(res)
-		for i := range res {
-			m.amtW = max(m.amtW, amountWidth(res[i].Amount))
-		}
-		if m.follow && onLast {
-			m.cursor = m.tree.Len() - 1
-		}
-		if m.seek != "" {
-			m.revealNew(res)
-		}
-	}
-	if n := msg.page.Count; n > 0 && m.seen == nil {
-		m.contracts += n
-	} else {
-		m.contracts += len(res)
-	}
-	if m.done {
-		m.follow = false
-		if m.seek != "" {
-			m.notFound(m.seek)
-		}
-	}
-	m.scrollToCursor()
-	if m.seek != "" {
-		return m.fetch() // keep loading whatever the cursor's distance to the end
-	}
-	return m.maybeFetch()
-}
-
-// noticeRestarted is the status line after a refused page token.
-const noticeRestarted = "pagination restarted: the server refused its page token; rows shown are kept"
-
-// restartPager pages the same filters again from the first page after the
-// server refused the page token, keeping the rows shown: the pages that
-// repeat them are skipped by source. Only once per generation, so a server
-// that keeps refusing ends in an error and r, not a loop.
-func (m *Model) restartPager() tea.Cmd {
-	m.seen = make(map[string]bool, m.totals.Contracts)
-	for _, p := range m.pages {
-		for i := range p {
-			m.seen[p[i].Source] = true
-		}
-	}
-	m.pager = m.newPager(m.f.query())
-	m.err = nil
-	m.notice = noticeRestarted
-	return m.fetch()
-}
-
-// dropSeen returns the entries of res not already shown, and marks them
-// shown. Entries without a source cannot be matched and are kept.
-func (m *Model) dropSeen(res []api.Charge) []api.Charge {
-	kept := make([]api.Charge, 0, len(res))
-	for _, c := range res {
-		if c.Source != "" && m.seen[c.Source] {
-			continue
-		}
-		m.seen[c.Source] = true
-		kept = append(kept, c)
-	}
-	return kept
-}
-
-// scheduleRetry waits out a 429 and then asks again.
-func (m *Model) scheduleRetry(err error) tea.Cmd {
-	wait := defaultRateWait
-	var ae *api.Error
-	if errors.As(err, &ae) && ae.Threshold > 0 {
-		wait = ae.Threshold
-	}
-	m.waiting = true
-	m.retrySeq++
-	gen, seq := m.gen, m.retrySeq
-	return tea.Tick(wait, func(time.Time) tea.Msg { return retryMsg{gen: gen, seq: seq} })
-}
-
-// reload is r: after a failed next page it asks for that page again,
-// keeping the rows already loaded; otherwise it starts over.
-func (m *Model) reload() tea.Cmd {
-	if m.err != nil && m.tree.Len() > 0 && !errors.Is(m.err, api.ErrInvalidToken) &&
-		!errors.Is(m.err, api.ErrPermission) {
-		m.err, m.waiting = nil, false
-		return m.fetch()
-	}
-	return m.restart()
+	return m.settle(cmd)
 }
 
 // onKey handles a key while the rows have the keyboard. Any key but r ends
 // a Reveal search (the user has taken over; r retries the page the search
-// stopped at) and every key clears its notice.
+// stopped at) and every key clears the notice.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	m.notice = ""
 	if !key.Matches(k, m.keys.Reload) {
@@ -421,40 +476,36 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	body := max(m.frame().body, 1)
 	switch {
 	case key.Matches(k, m.keys.Up):
-		return m.move(-1)
+		m.move(-1)
 	case key.Matches(k, m.keys.Down):
-		return m.move(1)
+		m.move(1)
 	case key.Matches(k, m.keys.PageUp):
-		return m.move(-body)
+		m.move(-body)
 	case key.Matches(k, m.keys.PageDown):
-		return m.move(body)
+		m.move(body)
 	case key.Matches(k, m.keys.HalfUp):
-		return m.move(-max(body/2, 1))
+		m.move(-max(body/2, 1))
 	case key.Matches(k, m.keys.HalfDown):
-		return m.move(max(body/2, 1))
+		m.move(max(body/2, 1))
 	case key.Matches(k, m.keys.Home):
-		return m.move(-m.cursor)
+		m.move(-m.cursor)
 	case key.Matches(k, m.keys.End):
-		cmd := m.move(m.tree.Len() - 1 - m.cursor)
-		m.follow = !m.done
-		return cmd
+		m.move(m.tree.Len() - 1 - m.cursor)
+		m.follow = !m.st.Done
 	case key.Matches(k, m.keys.Toggle):
 		if m.tree.Len() > 0 && !m.tree.Collapse(m.cursor) {
 			m.tree.Expand(m.cursor)
 		}
-		return m.maybeFetch()
 	case key.Matches(k, m.keys.Expand):
 		if m.tree.Len() > 0 && !m.tree.Expand(m.cursor) && m.tree.At(m.cursor).expanded {
-			return m.move(1) // already open: step onto the first child
+			m.move(1) // already open: step onto the first child
 		}
-		return nil
 	case key.Matches(k, m.keys.Collapse):
 		if m.tree.Len() > 0 && !m.tree.Collapse(m.cursor) {
 			if p := m.tree.Parent(m.cursor); p >= 0 {
-				return m.move(p - m.cursor)
+				m.move(p - m.cursor)
 			}
 		}
-		return m.maybeFetch() // collapsing may bring the end into reach
 	case key.Matches(k, m.keys.RangeNext):
 		return m.cycleRange(1)
 	case key.Matches(k, m.keys.RangePrev):
@@ -475,20 +526,19 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		f.oldest = !f.oldest
 		return m.setFilters(f)
 	case key.Matches(k, m.keys.Reload):
-		return m.reload()
+		m.reload()
 	}
 	return nil
 }
 
-// move shifts the cursor by delta rows (clamped), ends follow mode and
-// fetches the next page when the end comes near.
-func (m *Model) move(delta int) tea.Cmd {
+// move shifts the cursor by delta rows (clamped) and ends follow mode and
+// any search; settle then asks for the next page if the end came near.
+func (m *Model) move(delta int) {
 	m.follow, m.seek = false, ""
 	if n := m.tree.Len(); n > 0 {
 		m.cursor = min(max(m.cursor+delta, 0), n-1)
 	}
 	m.scrollToCursor()
-	return m.maybeFetch()
 }
 
 // scrollToCursor moves the window the least needed to show the cursor.

@@ -3,14 +3,17 @@ package charges
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -76,7 +79,7 @@ func TestTreeFormatNestedWrappers(t *testing.T) {
 	})
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("f"))
-	if hs.m.Query().Format != api.FormatTree || hs.pagers[1].q.Format != api.FormatTree {
+	if hs.m.Query().Format != api.FormatTree || hs.pager(1).q.Format != api.FormatTree {
 		t.Fatalf("f did not switch to the tree format: %+v", hs.m.Query())
 	}
 	hs.press("enter", "j", "enter", "j", "enter")
@@ -100,40 +103,55 @@ func TestTreeFormatNestedWrappers(t *testing.T) {
 	}
 }
 
-func TestLazyPagingIssuesOneFetchAtATime(t *testing.T) {
+// gated serves entries in pages of per, every request held until the test
+// lets it through (fakePager.open): the way to look at the screen while a
+// page is in flight.
+func gated(entries []api.Charge, per int) func(api.ChargesQuery) *fakePager {
+	gate := make(chan struct{}, 1000)
+	return func(api.ChargesQuery) *fakePager {
+		return &fakePager{pages: pagesOf(entries, per), gate: gate}
+	}
+}
+
+// Moving towards the end asks for one page more, once, however many keys
+// are pressed while it loads, and only when the cursor comes within one
+// screen of the last row.
+func TestLazyPagingAsksOnePageAtATime(t *testing.T) {
 	all := contracts(1, 300)
-	hs := newHarness(t, 120, 30, servePages(all, 100))
-	hs.settle(hs.m.Init())
-	if hs.m.tree.Len() != 100 || hs.pagers[0].calls != 1 {
-		t.Fatalf("first paint should load exactly one page: %d rows, %d calls", hs.m.tree.Len(), hs.pagers[0].calls)
+	hs := newHarness(t, 120, 30, gated(all, 100))
+	cmd := hs.m.Init()
+	if v := hs.view(); !strings.Contains(v, "loading charges: page 1…") || !hs.m.Loading() {
+		t.Fatalf("a slow first page should say it is loading (loading %v):\n%s", hs.m.Loading(), v)
+	}
+	hs.pager(0).open(1)
+	hs.settle(cmd)
+	if hs.m.tree.Len() != 100 || hs.pager(0).Calls() != 1 {
+		t.Fatalf("first paint should load exactly one page: %d rows, %d calls", hs.m.tree.Len(), hs.pager(0).Calls())
 	}
 	body := hs.m.frame().body
-	var fetch tea.Cmd
-	issued := 0
+	var cmds []tea.Cmd
+	asked := -1
 	for i := 0; i < 90; i++ {
-		if cmd := hs.press("j"); cmd != nil {
-			issued++
-			if fetch == nil {
-				fetch = cmd
-				if last := hs.m.tree.Len() - 1; last-hs.m.cursor != body {
-					t.Errorf("fetch issued %d rows before the end, want one screen (%d)", last-hs.m.cursor, body)
-				}
+		cmds = append(cmds, hs.press("j"))
+		if asked < 0 && hs.m.Loading() {
+			asked = hs.m.cursor
+			if last := hs.m.tree.Len() - 1; last-hs.m.cursor != body {
+				t.Errorf("page asked for %d rows before the end, want one screen (%d)", last-hs.m.cursor, body)
 			}
 		}
 	}
-	if issued != 1 {
-		t.Fatalf("%d fetches issued while one was in flight, want 1", issued)
+	if asked < 0 {
+		t.Fatal("no page asked for near the end")
 	}
-	if !hs.m.Loading() {
-		t.Error("Loading() false with a page in flight")
-	}
-	want := "100 of 300 contracts · " + sumOf(all[:100]).String() + " loaded · loading…"
+	want := "100 of 300 contracts · " + sumOf(all[:100]).String() + " loaded · loading page 2…"
 	if f := hs.lines()[29]; !strings.Contains(f, want) {
 		t.Errorf("footer %q, want %q", f, want)
 	}
-	hs.run(fetch)
-	if hs.m.tree.Len() != 200 || hs.m.Loading() {
-		t.Fatalf("after the page: %d rows, loading %v", hs.m.tree.Len(), hs.m.Loading())
+	hs.pager(0).open(10) // more than asked for: only what the screen wants is loaded
+	hs.settle(tea.Batch(cmds...))
+	if hs.m.tree.Len() != 200 || hs.pager(0).Calls() != 2 || hs.m.Loading() {
+		t.Fatalf("after the page: %d rows, %d requests (want one more), loading %v",
+			hs.m.tree.Len(), hs.pager(0).Calls(), hs.m.Loading())
 	}
 	if f := hs.lines()[29]; !strings.Contains(f, "200 of 300 contracts · "+sumOf(all[:200]).String()+" loaded · more below") {
 		t.Errorf("footer %q", f)
@@ -145,21 +163,27 @@ func TestLazyPagingIssuesOneFetchAtATime(t *testing.T) {
 
 func TestEndKeepsLoadingAndFollows(t *testing.T) {
 	all := contracts(1, 300)
-	hs := newHarness(t, 120, 30, servePages(all, 100))
-	hs.settle(hs.m.Init())
-	cmd := hs.press("G")
-	if hs.m.cursor != 99 || cmd == nil {
-		t.Fatalf("G: cursor %d, fetch %v", hs.m.cursor, cmd != nil)
+	hs := newHarness(t, 120, 30, gated(all, 100))
+	cmd := hs.m.Init()
+	hs.pager(0).open(1)
+	hs.settle(cmd)
+	cmd = hs.press("G")
+	if hs.m.cursor != 99 || !hs.m.Loading() {
+		t.Fatalf("G: cursor %d, loading %v", hs.m.cursor, hs.m.Loading())
 	}
-	cmd = hs.run(cmd)
+	hs.pager(0).open(1)
+	for hs.m.tree.Len() < 200 {
+		cmd = hs.run(cmd)
+	}
 	if hs.m.cursor != 199 {
 		t.Fatalf("cursor did not follow the end: %d", hs.m.cursor)
 	}
-	if cmd == nil {
+	if !hs.m.Loading() {
 		t.Fatal("G should keep loading onward")
 	}
-	hs.press("k") // the user moves while the last page is loading
-	hs.run(cmd)
+	cmd = tea.Batch(cmd, hs.press("k")) // the user moves while the last page is loading
+	hs.pager(0).open(1)
+	hs.settle(cmd)
 	if hs.m.cursor != 198 {
 		t.Fatalf("cursor should stay where the user put it, at 198, got %d", hs.m.cursor)
 	}
@@ -171,10 +195,30 @@ func TestEndKeepsLoadingAndFollows(t *testing.T) {
 	}
 }
 
+// waitClosed waits until f is closed (its loader stopped), failing the test
+// if that takes longer than a generous bound.
+func waitClosed(t *testing.T, f *billing.Feed) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := f.State()
+	for !st.Closed && ctx.Err() == nil {
+		st = f.Wait(ctx, st.Version)
+	}
+	if !st.Closed {
+		t.Fatalf("feed of %+v not closed", f.Query())
+	}
+}
+
 func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
-	hs := newHarness(t, 120, 30, servePages(contracts(1, 300), 100))
-	hs.settle(hs.m.Init())
-	old := hs.press("G") // page 2 of the 30d range, in flight
+	hs := newHarness(t, 120, 30, gated(contracts(1, 300), 100))
+	cmd := hs.m.Init()
+	hs.pager(0).open(1)
+	hs.settle(cmd)
+	if len(hs.ranges) != 1 || hs.ranges[0].Preset != "30d" {
+		t.Fatalf("Init announced %v, want the 30d range", hs.ranges)
+	}
+	old, oldFeed := hs.press("G"), hs.m.feed // page 2 of the 30d range, in flight
 	fresh := hs.press("d")
 	if hs.m.tree.Len() != 0 || hs.m.Totals().Contracts != 0 {
 		t.Fatalf("d kept %d rows", hs.m.tree.Len())
@@ -182,30 +226,66 @@ func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
 	if r := hs.m.Range(); r.Preset != "90d" || !r.From.Equal(time.Date(2026, 8, 24, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("d: range %v", r)
 	}
-	if len(hs.pagers) != 2 || !hs.pagers[1].q.From.Equal(hs.m.Range().From) {
-		t.Fatalf("no new pager for the new range: %d pagers", len(hs.pagers))
+	if hs.numPagers() != 2 || !hs.pager(1).q.From.Equal(hs.m.Range().From) {
+		t.Fatalf("no new pager for the new range: %d pagers", hs.numPagers())
 	}
-	// The old request's answer arrives late; its context was cancelled.
-	stale := old()
-	if ctx := hs.pagers[0].ctxs[1]; !errors.Is(ctx.Err(), context.Canceled) {
-		t.Errorf("old request's context not cancelled: %v", ctx.Err())
+	// The old range's feed is released: its request is cancelled and it
+	// answers nothing more.
+	waitClosed(t, oldFeed)
+	if n := hs.pager(0).Calls(); n != 1 {
+		t.Errorf("the old range's page 2 was still served (%d calls)", n)
 	}
-	if cmd := hs.m.Update(stale); cmd != nil || hs.m.tree.Len() != 0 {
+	// Its listener's late answer changes nothing.
+	hs.settle(old)
+	if hs.m.tree.Len() != 0 {
 		t.Fatalf("stale page applied: %d rows", hs.m.tree.Len())
 	}
 	if !hs.m.Loading() {
 		t.Error("the new range's request no longer counts as loading")
 	}
-	hs.run(fresh)
-	if hs.m.tree.Len() != 100 || hs.pagers[1].calls != 1 {
+	hs.pager(1).open(1)
+	hs.settle(fresh)
+	if hs.m.tree.Len() != 100 || hs.pager(1).Calls() != 1 {
 		t.Fatalf("new range: %d rows", hs.m.tree.Len())
 	}
 	if l := hs.lines()[0]; !strings.HasPrefix(l, "range 90d (24 Aug – 21 Nov) · types all · format table · newest first") {
 		t.Errorf("filter bar %q", l)
 	}
+	if n := len(hs.ranges); n != 2 || hs.ranges[1].Preset != "90d" {
+		t.Errorf("d announced %v, want the 90d range", hs.ranges)
+	}
 	hs.press("D", "D") // back through 30d to 7d
 	if hs.m.Range().Preset != "7d" {
 		t.Errorf("D D from 90d: %q", hs.m.Range().Preset)
+	}
+}
+
+// Filters changed faster than pages arrive leave the screen holding one
+// feed: every one it took before is released, and closed as nobody else
+// holds it.
+func TestQuickFilterChangesLeaveOneFeed(t *testing.T) {
+	hs := newHarness(t, 120, 30, servePages(contracts(1, 300), 100))
+	cmds := []tea.Cmd{hs.m.Init()}
+	feeds := []*billing.Feed{hs.m.feed}
+	for _, k := range []string{"d", "d", "o", "f", "D", "o", "f", "d"} {
+		cmds = append(cmds, hs.press(k))
+		if feeds[len(feeds)-1] != hs.m.feed {
+			feeds = append(feeds, hs.m.feed)
+		}
+	}
+	if len(feeds) != 9 {
+		t.Fatalf("%d feeds taken for 9 queries", len(feeds))
+	}
+	hs.settle(tea.Batch(cmds...))
+	for _, f := range feeds[:len(feeds)-1] {
+		waitClosed(t, f)
+	}
+	cur := feeds[len(feeds)-1]
+	if st := cur.State(); st.Closed || st.Err != nil || hs.m.tree.Len() != 100 {
+		t.Fatalf("the current feed: closed %v, err %v, %d rows", st.Closed, st.Err, hs.m.tree.Len())
+	}
+	if q := hs.m.Query(); !reflect.DeepEqual(cur.Query(), q) {
+		t.Errorf("the screen follows %+v, its filters are %+v", cur.Query(), q)
 	}
 }
 
@@ -217,47 +297,67 @@ func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
 		}
 	})
 	hs.settle(hs.m.Init())
-	hs.run(hs.press("G"))
-	lines := hs.lines()
-	if st := lines[28]; !strings.Contains(st, "GET /api/v0/charges/: server error (HTTP 502) · r to retry") {
-		t.Fatalf("status line %q", st)
+	hs.settle(hs.press("G"))
+	if st := hs.statusText(); !strings.Contains(st, "charges stopped (r to retry): GET /api/v0/charges/: server error (HTTP 502)") ||
+		hs.status.Kind != shared.StatusError {
+		t.Fatalf("status line %q (kind %d)", st, hs.status.Kind)
 	}
+	lines := hs.lines()
 	if !strings.HasSuffix(strings.TrimSpace(lines[29]), "· stopped") || hs.m.Loading() {
 		t.Errorf("footer %q, loading %v", lines[29], hs.m.Loading())
 	}
 	if hs.m.tree.Len() != 100 {
 		t.Fatalf("rows dropped on error: %d", hs.m.tree.Len())
 	}
-	if cmd := hs.press("k"); cmd != nil {
-		t.Fatal("moving after an error fetched again without r")
+	hs.settle(hs.press("k"))
+	if n := hs.pager(0).Calls(); n != 2 {
+		t.Fatalf("moving after an error asked again without r: %d calls", n)
 	}
 	hs.settle(hs.press("r"))
-	if len(hs.pagers) != 1 || hs.pagers[0].calls != 3 || hs.m.tree.Len() != 200 || hs.m.Err() != nil {
+	if hs.numPagers() != 1 || hs.pager(0).Calls() != 3 || hs.m.tree.Len() != 200 || hs.m.Err() != nil {
 		t.Fatalf("r should retry the failed page on the same pager: %d pagers, %d calls, %d rows",
-			len(hs.pagers), hs.pagers[0].calls, hs.m.tree.Len())
+			hs.numPagers(), hs.pager(0).Calls(), hs.m.tree.Len())
 	}
-	if strings.Contains(hs.view(), "retry") {
-		t.Error("the error line stayed after a successful retry")
+	if hs.statusText() != "" || strings.Contains(hs.view(), "retry") {
+		t.Errorf("the error stayed after a successful retry: status %q", hs.statusText())
 	}
 }
 
-func TestFirstPageErrorAndRestart(t *testing.T) {
-	made := 0
+func TestFirstPageErrorAndRetry(t *testing.T) {
 	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
-		p := &fakePager{pages: pagesOf(contracts(1, 10), 100)}
-		if made++; made == 1 { // only the first attempt fails
-			p.fail = map[int]error{0: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/charges/", Err: errors.New("connection refused\x1b[2J")}}
+		return &fakePager{
+			pages: pagesOf(contracts(1, 10), 100),
+			fail:  map[int]error{0: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/charges/", Err: errors.New("connection refused\x1b[2J")}},
 		}
-		return p
 	})
 	hs.settle(hs.m.Init())
 	v := hs.m.View()
-	if !strings.Contains(v, "network error: connection refused · r to retry") || strings.Contains(v, "\x1b") {
+	if !strings.Contains(v, "charges stopped (r to retry): ") || !strings.Contains(v, "network error:") || !strings.Contains(v, "refused") || strings.Contains(v, "\x1b") {
 		t.Fatalf("error body:\n%q", v)
 	}
+	if hs.statusText() != "" {
+		t.Errorf("the body says it; the status line should not repeat it: %q", hs.statusText())
+	}
 	hs.settle(hs.press("r"))
-	if len(hs.pagers) != 2 || hs.m.tree.Len() != 10 {
-		t.Fatalf("r without rows should start over: %d pagers, %d rows", len(hs.pagers), hs.m.tree.Len())
+	if hs.m.tree.Len() != 10 || hs.m.Err() != nil {
+		t.Fatalf("r after a failed first page: %d rows, err %v", hs.m.tree.Len(), hs.m.Err())
+	}
+}
+
+// r with nothing failed starts over: a fresh feed from the first page,
+// the old one released.
+func TestReloadStartsOver(t *testing.T) {
+	hs := newHarness(t, 80, 24, servePages(contracts(1, 10), 100))
+	hs.settle(hs.m.Init())
+	hs.press("j", "enter")
+	old := hs.m.feed
+	hs.settle(hs.press("r"))
+	if hs.m.feed == old || hs.numPagers() != 2 || hs.pager(1).Calls() != 1 {
+		t.Fatalf("r did not take a fresh feed: %d pagers", hs.numPagers())
+	}
+	waitClosed(t, old)
+	if hs.m.tree.Len() != 10 || hs.m.cursor != 0 || !hs.m.Complete() {
+		t.Fatalf("after r: %d rows, cursor %d, complete %v", hs.m.tree.Len(), hs.m.cursor, hs.m.Complete())
 	}
 }
 
@@ -286,20 +386,76 @@ func TestEmptyRange(t *testing.T) {
 	}
 }
 
+// A 429 the client gave up on is waited out by the feed: the screen says it
+// is waiting (and keeps the spinner going) instead of failing, and the rows
+// come once the wait is over. No timer of the screen's own is involved.
 func TestRateLimitWaitsThenRetries(t *testing.T) {
-	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
-		return &fakePager{
-			pages: pagesOf(contracts(1, 5), 100),
-			fail:  map[int]error{0: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: time.Millisecond}},
+	limited := func(threshold time.Duration) func(api.ChargesQuery) *fakePager {
+		return func(api.ChargesQuery) *fakePager {
+			return &fakePager{
+				pages: pagesOf(contracts(1, 5), 100),
+				fail:  map[int]error{0: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: threshold}},
+			}
+		}
+	}
+	t.Run("waiting", func(t *testing.T) {
+		// A minute's wait: the screen is looked at while it lasts; the
+		// test's end stops it.
+		hs := newHarness(t, 80, 24, limited(time.Minute))
+		hs.run(hs.m.Init()) // the first change: the 429 and its wait
+		v := hs.view()
+		if !hs.m.Loading() || !strings.Contains(v, "waiting for the rate limit") || strings.Contains(v, "retry") {
+			t.Fatalf("rate limit: loading %v:\n%s", hs.m.Loading(), v)
 		}
 	})
-	tick := hs.run(hs.m.Init())
-	if tick == nil || !hs.m.Loading() || !strings.Contains(hs.view(), "waiting for the rate limit") {
-		t.Fatalf("rate limit: tick %v, loading %v:\n%s", tick != nil, hs.m.Loading(), hs.view())
+	t.Run("recovers", func(t *testing.T) {
+		hs := newHarness(t, 80, 24, limited(time.Millisecond))
+		hs.settle(hs.m.Init())
+		if hs.m.tree.Len() != 5 || hs.pager(0).Calls() != 2 || hs.numPagers() != 1 || hs.m.Loading() {
+			t.Fatalf("after the wait: %d rows, %d calls, loading %v", hs.m.tree.Len(), hs.pager(0).Calls(), hs.m.Loading())
+		}
+	})
+}
+
+// What the feed drops reaches the status line once per change, and the
+// footer counts it; the totals leave it out.
+func TestDroppedEntriesAreCounted(t *testing.T) {
+	es := contracts(1, 3)
+	bad := contract(9, 9)
+	bad.End = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC).Unix() // a broken server
+	pages := []api.ChargesPage{
+		{Count: 2, Total: 4, Results: []api.Charge{es[0], bad}},
+		{Count: 2, Total: 4, Results: []api.Charge{es[1], es[0]}}, // es[0] again
+		{Count: 1, Total: 4, Results: es[2:]},
 	}
-	hs.settle(hs.run(tick)) // the tick fires after the threshold and asks again
-	if hs.m.tree.Len() != 5 || hs.pagers[0].calls != 2 || len(hs.pagers) != 1 {
-		t.Fatalf("after the wait: %d rows, %d calls", hs.m.tree.Len(), hs.pagers[0].calls)
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *fakePager { return &fakePager{pages: pages} })
+	hs.settle(hs.m.Init())
+	assertRows(t, hs.rowNames(), []string{"0:instance-1", "0:instance-2", "0:instance-3"})
+	if f := hs.lines()[29]; !strings.Contains(f, "3 of 4 contracts · "+sumOf(es).String()+" loaded · 1 malformed skipped · 1 duplicate dropped · all loaded") {
+		t.Errorf("footer %q", f)
+	}
+	if hs.status.Kind != shared.StatusWarn || !strings.Contains(hs.statusText(), "1 malformed entry skipped") ||
+		!strings.Contains(hs.statusText(), "1 repeated contract dropped") {
+		t.Errorf("status %q (kind %d)", hs.statusText(), hs.status.Kind)
+	}
+	for i := 1; i < len(hs.statuses); i++ {
+		if hs.statuses[i] == hs.statuses[i-1] {
+			t.Errorf("status %q sent twice in a row", hs.statuses[i].Text)
+		}
+	}
+	hs.settle(hs.press("j")) // a key dismisses the notice
+	if hs.statusText() != "" {
+		t.Errorf("notice %q stayed after a key", hs.statusText())
+	}
+}
+
+// A sum too large to hold is never shown wrapped.
+func TestFooterNeverShowsAnOverflowedTotal(t *testing.T) {
+	m := New(testContext(plainStyles()))
+	m.st = billing.State{Contracts: 12, Total: 12, Amount: -123, Overflow: true, Done: true}
+	f := m.footer()
+	if !strings.Contains(f, "12 of 12 contracts · total too large · all loaded") || strings.Contains(f, "$") {
+		t.Errorf("footer %q", f)
 	}
 }
 
@@ -374,7 +530,7 @@ func TestEverySizeFits(t *testing.T) {
 					return p
 				})
 				hs.settle(hs.m.Init())
-				hs.press("enter", "G")
+				hs.settle(hs.press("enter", "G"))
 				hs.settle(hs.press("enter"))
 				switch state {
 				case "input":
@@ -435,7 +591,7 @@ func TestCustomRangeInput(t *testing.T) {
 		t.Fatalf("invalid range not flagged while typing:\n%s", v)
 	}
 	hs.press("enter")
-	if !hs.m.Capturing() || len(hs.pagers) != 1 {
+	if !hs.m.Capturing() || hs.numPagers() != 1 {
 		t.Fatal("enter applied an invalid range")
 	}
 	hs.typeText("0")
@@ -448,8 +604,11 @@ func TestCustomRangeInput(t *testing.T) {
 		!r.To.Equal(time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)) {
 		t.Fatalf("after enter: capturing %v, range %+v", hs.m.Capturing(), r)
 	}
-	if len(hs.pagers) != 2 || !hs.pagers[1].q.To.Equal(r.To) {
+	if hs.numPagers() != 2 || !hs.pager(1).q.To.Equal(r.To) {
 		t.Fatal("the custom range was not requested")
+	}
+	if last := hs.ranges[len(hs.ranges)-1]; !last.From.Equal(r.From) || !last.To.Equal(r.To) {
+		t.Errorf("the custom range was not announced: %+v", last)
 	}
 	if l := hs.lines()[0]; !strings.HasPrefix(l, "range 2026-11-01..2026-11-30 · ") {
 		t.Errorf("filter bar %q", l)
@@ -457,7 +616,7 @@ func TestCustomRangeInput(t *testing.T) {
 	hs.press("c")
 	hs.typeText("q1")
 	hs.press("esc")
-	if hs.m.Capturing() || len(hs.pagers) != 2 || !hs.m.Range().From.Equal(r.From) {
+	if hs.m.Capturing() || hs.numPagers() != 2 || !hs.m.Range().From.Equal(r.From) {
 		t.Fatal("esc did not cancel the input")
 	}
 	hs.press("d") // from a custom range, d returns to the presets
@@ -485,14 +644,14 @@ func TestTypePicker(t *testing.T) {
 	if len(q.Types) != 2 || q.Types[0] != api.TypeInstance || q.Types[1] != api.TypeServerless {
 		t.Fatalf("types %v", q.Types)
 	}
-	if len(hs.pagers) != 2 || len(hs.pagers[1].q.Types) != 2 {
+	if hs.numPagers() != 2 || len(hs.pager(1).q.Types) != 2 {
 		t.Fatal("the type filter was not requested")
 	}
 	if l := hs.lines()[0]; !strings.Contains(l, "· types instance+serverless ·") {
 		t.Errorf("filter bar %q", l)
 	}
 	hs.press("t", "v", "esc")
-	if len(hs.m.Query().Types) != 2 || len(hs.pagers) != 2 {
+	if len(hs.m.Query().Types) != 2 || hs.numPagers() != 2 {
 		t.Fatal("esc applied the picker")
 	}
 	hs.press("t", "v", "enter") // every type selected: no filter
@@ -508,13 +667,17 @@ func TestTypePicker(t *testing.T) {
 func TestOrderAndFormatToggles(t *testing.T) {
 	hs := newHarness(t, 120, 20, servePages(contracts(1, 3), 100))
 	hs.settle(hs.m.Init())
+	announced := len(hs.ranges)
 	hs.settle(hs.press("o"))
-	if !hs.m.Query().OldestFirst || !hs.pagers[1].q.OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
+	if !hs.m.Query().OldestFirst || !hs.pager(1).q.OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
 		t.Fatal("o did not switch to oldest first")
 	}
 	hs.settle(hs.press("f", "f"))
-	if hs.m.Query().Format != api.FormatTable || len(hs.pagers) != 4 {
-		t.Fatalf("f f: format %q, %d pagers", hs.m.Query().Format, len(hs.pagers))
+	if hs.m.Query().Format != api.FormatTable || hs.numPagers() != 4 {
+		t.Fatalf("f f: format %q, %d pagers", hs.m.Query().Format, hs.numPagers())
+	}
+	if len(hs.ranges) != announced {
+		t.Errorf("o and f announced the unchanged range again: %v", hs.ranges[announced:])
 	}
 	if q := hs.m.Query(); q.Limit != api.MaxLimit {
 		t.Errorf("page limit %d, want %d (the overview's, so pages are shared)", q.Limit, api.MaxLimit)
@@ -590,10 +753,70 @@ func TestTotalsRangeAndQuery(t *testing.T) {
 		t.Error("Totals shares its maps")
 	}
 	want, _ := spend.PresetRange("30d", testNow, time.UTC)
-	if q := hs.m.Query(); !q.From.Equal(want.From) || !q.To.Equal(want.To) || q.Types != nil || q.OldestFirst {
-		t.Errorf("default query %+v", q)
+	if q := hs.m.Query(); !reflect.DeepEqual(q, billing.RangeQuery(want.From, want.To)) {
+		t.Errorf("default query %+v, want the Overview's billing.RangeQuery, so both read one feed", q)
 	}
 	if !hs.m.Complete() {
 		t.Error("one page with everything is complete")
 	}
+}
+
+// Issue 11: the Overview loads the same range through the same feed; once
+// it has loaded every page, the Charges screen shows every row and counts
+// every contract, without a key pressed ("500 of 3,727" while the Overview
+// had everything was the bug).
+func TestSharedFeedShowsWhatTheOtherScreenLoaded(t *testing.T) {
+	all := contracts(1, 1000)
+	hs := newHarness(t, 120, 30, servePages(all, 100))
+	hs.settle(hs.m.Init())
+	if hs.m.tree.Len() != 100 {
+		t.Fatalf("first paint: %d rows", hs.m.tree.Len())
+	}
+	// The other screen: it asks for the range as the Overview does, and
+	// gets the feed this screen holds.
+	r := hs.m.Range()
+	other := hs.svc.Feed(billing.RangeQuery(r.From, r.To))
+	defer other.Release()
+	if other != hs.m.feed {
+		t.Fatal("the Overview's query of the same range got a feed of its own")
+	}
+	other.WantAll()
+	// The root hands the other screen's feed messages to every screen; this
+	// screen's own commands are not run, so only the other's listener
+	// drives it.
+	const otherListener = 7
+	var seen uint64
+	for {
+		msg := shared.Listen(hs.m.ctx.Base, other, seen, otherListener)().(shared.FeedMsg)
+		seen = msg.State.Version
+		hs.m.Update(msg)
+		if msg.State.Done && !msg.State.Loading {
+			break
+		}
+	}
+	if hs.m.tree.Len() != len(all) || !hs.m.Complete() {
+		t.Fatalf("%d rows of %d, complete %v", hs.m.tree.Len(), len(all), hs.m.Complete())
+	}
+	if f := hs.lines()[29]; !strings.Contains(f, "1,000 of 1,000 contracts · "+sumOf(all).String()+" loaded · all loaded") {
+		t.Errorf("footer %q", f)
+	}
+	if hs.numPagers() != 1 {
+		t.Errorf("%d pagers: the two screens should page once, together", hs.numPagers())
+	}
+	if hs.m.cursor != 0 {
+		t.Errorf("rows the other screen loaded moved the cursor to %d", hs.m.cursor)
+	}
+}
+
+// Without a billing layer the screen says so instead of loading forever.
+func TestNoService(t *testing.T) {
+	m := New(testContext(plainStyles()))
+	m.SetSize(80, 10)
+	if cmd := m.Init(); cmd == nil {
+		t.Fatal("Init should still announce the range")
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "no API client configured") || m.Loading() {
+		t.Fatalf("loading %v:\n%s", m.Loading(), v)
+	}
+	m.Update(keyMsg("r")) // nothing to retry with: no panic
 }

@@ -2,12 +2,14 @@ package charges
 
 import (
 	"errors"
-	"github.com/vastdash/vastdash/money"
+	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -25,10 +27,10 @@ const (
 	labelMax = 40
 )
 
-// Messages the body shows instead of rows.
+// Messages the body shows instead of rows (and the status line, for a
+// failure or a wait while rows are shown).
 const (
 	msgPermission = "this API key lacks the billing_read permission"
-	msgLoading    = "loading charges…"
 	msgRateWait   = "waiting for the rate limit…"
 	msgWiden      = "press d to widen the range"
 )
@@ -85,13 +87,13 @@ func layoutCols(w, amt int) cols {
 
 // frame says which lines the screen shows at its current size.
 type frame struct {
-	filter, modal, header, status, footer bool
-	body                                  int // rows (or the body message)
+	filter, modal, header, footer bool
+	body                          int // rows (or the body message)
 }
 
 // frame decides the lines from the most to the least needed: the open
-// input/picker, the status line, the filter bar, the footer, the column
-// headings; at least one line is kept for the body.
+// input/picker, the filter bar, the footer, the column headings; at least
+// one line is kept for the body. The status line is the root's.
 func (m *Model) frame() frame {
 	var fr frame
 	avail := m.h
@@ -106,7 +108,6 @@ func (m *Model) frame() frame {
 		}
 		return false
 	}
-	fr.status = take(m.statusText() != "")
 	fr.filter = take(true)
 	fr.footer = take(true)
 	fr.header = take(m.tree.Len() > 0)
@@ -169,13 +170,6 @@ func (m *Model) View() string {
 			line("", false)
 		}
 	}
-	if fr.status {
-		style := st.Error
-		if m.err == nil && !m.waiting {
-			style = st.Muted // a search under way or its outcome: no fault
-		}
-		line(style.Render(shared.Truncate(m.statusText(), m.w)), false)
-	}
 	if fr.footer {
 		line(st.StatusLine.Render(shared.Truncate(m.footer(), m.w)), false)
 	}
@@ -187,16 +181,18 @@ func (m *Model) messageLines(body int) []string {
 	lines := make([]string, 0, body)
 	var msg []string
 	switch {
-	case errors.Is(m.err, api.ErrPermission):
-		msg = []string{msgPermission}
-	case m.waiting:
+	case m.st.Err != nil:
+		// Wrapped, not cut: the body has the room, and the end of an
+		// error is often its cause.
+		msg = strings.Split(ansi.Wrap(errText(m.st.Err), max(m.w-2, 10), ""), "\n")
+	case m.waiting():
 		msg = []string{msgRateWait}
-	case m.err != nil:
-		msg = []string{shared.Safe(m.err.Error()) + " · r to retry"}
-	case m.done:
+	case m.st.Done:
 		msg = []string{"No charges " + m.f.rng.Days(), msgWiden}
 	default:
-		msg = []string{msgLoading}
+		// A slow first page (or pages the feed dropped as repeats after
+		// a restart) would otherwise leave the body blank.
+		msg = []string{"loading charges: " + m.pageText() + "…"}
 	}
 	top := max((body-len(msg))/3, 0)
 	for i := 0; i < body; i++ {
@@ -210,57 +206,71 @@ func (m *Model) messageLines(body int) []string {
 	return lines
 }
 
-// statusText is the line above the footer: a failed next page, the
-// rate-limit wait or a missing permission while rows are shown (without
-// rows the body says it), else what Reveal is doing or found.
-func (m *Model) statusText() string {
-	switch {
-	case m.tree.Len() == 0 || (m.err == nil && !m.waiting):
-		if m.seek != "" {
-			return "looking for " + shared.Safe(m.seek) + "…"
-		}
-		return m.notice
-	case m.waiting:
-		return msgRateWait
-	case errors.Is(m.err, api.ErrPermission):
+// errText says why the feed stopped and what to do: r asks again, except
+// for a missing permission, which asking again cannot fix.
+func errText(err error) string {
+	if errors.Is(err, api.ErrPermission) {
 		return msgPermission
 	}
-	return shared.Safe(m.err.Error()) + " · r to retry"
+	return shared.RetryText("charges", err)
 }
 
-// footer is "1,200 of 12,345 contracts · $4,321.000 loaded · loading…":
-// what the pages counted so far, the server's total, the sum of the loaded
-// amounts and what the loader is doing.
+// pageText names the page being loaded: "page 3 of 12" ("page 3" while the
+// server has not said how many match, or when its pages are shorter than
+// asked and the count no longer fits).
+func (m *Model) pageText() string {
+	n := m.st.Pages + 1
+	s := "page " + strconv.Itoa(n)
+	if t := m.st.PagesTotal(); t >= n {
+		s += " of " + strconv.Itoa(t)
+	}
+	return s
+}
+
+// footer is "1,200 of 12,345 contracts · $4,321.000 loaded · loading page
+// 4 of 25…": the feed's count of what it kept, the server's total, the sum
+// of the kept amounts, what it dropped, and what it is doing.
 func (m *Model) footer() string {
+	st := &m.st
 	var b strings.Builder
-	b.WriteString(money.Group(int64(m.contracts)))
-	if m.total >= 0 {
-		b.WriteString(" of ")
-		b.WriteString(money.Group(int64(m.total)))
-	}
-	// The server's count and total share one unit, whatever it is; in the
-	// tree format they may count wrappers as one entry each (the demo
-	// server does), so the tree format says "entries".
+	// The server's total counts top-level entries in the tree format (the
+	// demo server counts a wrapper as one), contracts in the table format:
+	// the footer counts in the same unit and says which.
+	n, unit := st.Contracts, " contracts · "
 	if m.f.format == api.FormatTree {
-		b.WriteString(" entries · ")
-	} else {
-		b.WriteString(" contracts · ")
+		n, unit = st.Entries, " entries · "
 	}
-	b.WriteString(m.totals.Total.String())
-	b.WriteString(" loaded")
-	if m.skipped > 0 {
+	b.WriteString(money.Group(int64(n)))
+	if st.Total >= 0 {
+		b.WriteString(" of ")
+		b.WriteString(money.Group(int64(st.Total)))
+	}
+	b.WriteString(unit)
+	if st.Overflow {
+		b.WriteString("total too large") // a wrapped sum would be a lie
+	} else {
+		b.WriteString(st.Amount.String())
+		b.WriteString(" loaded")
+	}
+	if st.Skipped > 0 {
 		b.WriteString(" · ")
-		b.WriteString(money.Group(int64(m.skipped)))
+		b.WriteString(money.Group(int64(st.Skipped)))
 		b.WriteString(" malformed skipped")
 	}
+	if st.Duplicates > 0 {
+		b.WriteString(" · ")
+		b.WriteString(billing.Plural(st.Duplicates, "duplicate dropped", "duplicates dropped"))
+	}
 	switch {
-	case m.inflight:
-		b.WriteString(" · loading…")
-	case m.waiting:
+	case m.waiting():
 		b.WriteString(" · waiting for the rate limit…")
-	case m.err != nil:
+	case st.Loading:
+		b.WriteString(" · loading ")
+		b.WriteString(m.pageText())
+		b.WriteString("…")
+	case st.Err != nil:
 		b.WriteString(" · stopped")
-	case m.done:
+	case st.Done:
 		b.WriteString(" · all loaded")
 	default:
 		b.WriteString(" · more below")

@@ -12,47 +12,38 @@ import (
 // nested in a wrapper (the tree format keeps serverless contracts under
 // their endpoint) is revealed by opening its ancestors.
 //
-// When it is not loaded yet and more pages exist, the screen keeps loading,
-// the cursor following the end as with G, until the entry arrives; when
-// everything is loaded and it is not there, the status line says so. A
-// filter change or any key on the rows cancels the search.
+// When it is not loaded yet and more pages exist, the screen keeps asking
+// the feed for pages, the cursor following the end as with G, until the
+// entry arrives; when everything is loaded and it is not there, the status
+// line says so. A filter change or any key on the rows but r cancels the
+// search; after a failed page, r asks for it again and the search goes on.
 func (m *Model) Reveal(source string) tea.Cmd {
 	if m.mode != modeTree {
 		m.closeModal()
 	}
 	m.seek, m.notice = "", ""
-	if source == "" {
-		return nil
-	}
-	if m.revealLoaded(source) {
-		return m.maybeFetch()
-	}
-	if m.done {
+	switch {
+	case source == "" || m.revealLoaded(source):
+	case m.st.Done:
 		m.notFound(source)
-		return nil
+	default:
+		m.seek = source
+		if n := m.tree.Len(); n > 0 {
+			m.cursor = n - 1
+		}
+		m.follow = true
 	}
-	m.seek = source
-	if n := m.tree.Len(); n > 0 {
-		m.cursor = n - 1
-	}
-	m.follow = true
-	m.scrollToCursor()
-	if m.err != nil || m.waiting {
-		// The failed page is asked for again on r (or after the wait),
-		// and the search goes on from there.
-		return nil
-	}
-	return m.fetch()
+	return m.settle()
 }
 
 // ServerTotal is the server's count of the entries matching the current
 // filters, -1 while unknown.
-func (m *Model) ServerTotal() int { return m.total }
+func (m *Model) ServerTotal() int { return m.st.Total }
 
 // notFound ends a search that loaded everything without finding source.
 func (m *Model) notFound(source string) {
 	m.seek, m.follow = "", false
-	m.notice = shared.Safe(source) + " is not in the current filters"
+	m.setNotice(shared.StatusInfo, shared.Safe(source)+" is not in the current filters")
 }
 
 // revealLoaded looks for source in every loaded page and, when found, moves

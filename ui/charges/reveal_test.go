@@ -4,51 +4,47 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/vastdash/vastdash/api"
 )
-
-// statusLine is the line above the footer.
-func (hs *harness) statusLine() string {
-	l := hs.lines()
-	return l[len(l)-2]
-}
 
 func TestRevealLoadedEntry(t *testing.T) {
 	hs := newHarness(t, 120, 30, servePages(contracts(1, 300), 100))
 	hs.settle(hs.m.Init())
-	if cmd := hs.m.Reveal("instance-60"); cmd != nil {
-		t.Fatal("revealing a loaded entry far from the end should fetch nothing")
-	}
+	hs.settle(hs.m.Reveal("instance-60"))
 	if l := hs.cursorLine(); !strings.Contains(l, "▸ 60 ") || !strings.Contains(l, "job-60") {
 		t.Fatalf("cursor row %q, want contract 60", l)
 	}
-	if hs.pagers[0].calls != 1 {
-		t.Fatalf("%d fetches, want 1", hs.pagers[0].calls)
+	if n := hs.pager(0).Calls(); n != 1 {
+		t.Fatalf("%d requests, want 1: revealing a loaded entry far from the end loads nothing", n)
 	}
 }
 
 func TestRevealLoadsUntilFound(t *testing.T) {
-	hs := newHarness(t, 120, 30, servePages(contracts(1, 500), 100))
-	hs.settle(hs.m.Init())
-	cmd := hs.m.Reveal("instance-250")
-	if cmd == nil || !strings.Contains(hs.statusLine(), "looking for instance-250…") {
-		t.Fatalf("no search under way: fetch %v, status %q", cmd != nil, hs.statusLine())
+	hs := newHarness(t, 120, 30, gated(contracts(1, 500), 100))
+	cmd := hs.m.Init()
+	hs.pager(0).open(1)
+	hs.settle(cmd)
+	cmd = hs.m.Reveal("instance-250")
+	if !hs.m.Loading() {
+		t.Fatal("no search under way")
 	}
 	if hs.m.cursor != 99 {
 		t.Errorf("while searching the cursor should follow the end like G: %d", hs.m.cursor)
 	}
-	cmd = hs.run(cmd)
-	if hs.m.cursor != 199 || cmd == nil {
-		t.Fatalf("after page 2: cursor %d, next fetch %v", hs.m.cursor, cmd != nil)
-	}
+	hs.pager(0).open(10) // more than needed: the search asks only for what it needs
 	hs.settle(cmd)
+	if !hs.sentStatus("looking for instance-250…") {
+		t.Errorf("the status line never said what the screen was looking for: %v", hs.statuses)
+	}
 	if l := hs.cursorLine(); !strings.Contains(l, "▸ 250 ") {
 		t.Fatalf("cursor row %q, want contract 250", l)
 	}
-	if hs.pagers[0].calls != 3 || hs.m.Complete() {
-		t.Fatalf("%d fetches (complete %v); loading should stop at the page holding it", hs.pagers[0].calls, hs.m.Complete())
+	if hs.pager(0).Calls() != 3 || hs.m.Complete() {
+		t.Fatalf("%d requests (complete %v); loading should stop at the page holding it", hs.pager(0).Calls(), hs.m.Complete())
 	}
-	if s := hs.statusLine(); strings.Contains(s, "looking") {
+	if s := hs.statusText(); strings.Contains(s, "looking") {
 		t.Errorf("status still searching: %q", s)
 	}
 }
@@ -60,43 +56,54 @@ func TestRevealMissingEntry(t *testing.T) {
 	if !hs.m.Complete() {
 		t.Fatal("the search should load every page before giving up")
 	}
-	st := hs.statusLine()
+	st := hs.statusText()
 	if !strings.Contains(st, "instance-999 is not in the current filters") {
 		t.Fatalf("status %q", st)
 	}
-	if v := hs.m.View(); strings.Contains(v, "\x1b[2J") || strings.Contains(v, "\u202e") {
-		t.Fatalf("the source was not sanitized: %q", v)
+	if strings.Contains(st, "\x1b[2J") || strings.Contains(st, "\u202e") {
+		t.Fatalf("the source was not sanitized: %q", st)
 	}
-	hs.press("k")
-	if strings.Contains(hs.view(), "not in the current filters") {
+	hs.settle(hs.press("k"))
+	if strings.Contains(hs.statusText(), "not in the current filters") {
 		t.Error("the notice stays after a key")
 	}
-	// Everything loaded: the answer is immediate.
-	if cmd := hs.m.Reveal("instance-1000"); cmd != nil || !strings.Contains(hs.statusLine(), "instance-1000 is not in") {
-		t.Fatalf("fetch %v, status %q", cmd != nil, hs.statusLine())
+	// Everything loaded: the answer is immediate, and said again even if
+	// the same as before.
+	calls := hs.pager(0).Calls()
+	hs.settle(hs.m.Reveal("instance-1000"))
+	if !strings.Contains(hs.statusText(), "instance-1000 is not in") || hs.pager(0).Calls() != calls {
+		t.Fatalf("status %q, %d requests more", hs.statusText(), hs.pager(0).Calls()-calls)
+	}
+	hs.settle(hs.m.Reveal("instance-1000"))
+	if n := len(hs.statuses); !strings.Contains(hs.statuses[n-1].Text, "instance-1000 is not in") || hs.statuses[n-2] != hs.statuses[n-1] {
+		t.Errorf("a second search for the same entry should say so again: %v", hs.statuses)
 	}
 }
 
 func TestRevealCancelledByMovement(t *testing.T) {
-	hs := newHarness(t, 120, 30, servePages(contracts(1, 500), 100))
-	hs.settle(hs.m.Init())
-	cmd := hs.m.Reveal("instance-450")
-	hs.press("k")
-	if next := hs.run(cmd); next != nil {
-		t.Fatal("loading went on after the user moved")
+	hs := newHarness(t, 120, 30, gated(contracts(1, 500), 100))
+	cmd := hs.m.Init()
+	hs.pager(0).open(1)
+	hs.settle(cmd)
+	cmd = hs.m.Reveal("instance-450")
+	cmd = tea.Batch(cmd, hs.press("k"))
+	hs.pager(0).open(10)
+	hs.settle(cmd)
+	if n := hs.pager(0).Calls(); n != 2 || hs.m.tree.Len() != 200 {
+		t.Fatalf("loading went on after the user moved: %d requests, %d rows", n, hs.m.tree.Len())
 	}
-	if hs.m.cursor != 98 || strings.Contains(hs.view(), "looking for") {
-		t.Fatalf("cursor %d; the search should have ended where the user moved", hs.m.cursor)
+	if hs.m.cursor != 98 || strings.Contains(hs.statusText(), "looking for") {
+		t.Fatalf("cursor %d, status %q; the search should have ended where the user moved", hs.m.cursor, hs.statusText())
 	}
 }
 
 func TestRevealCancelledByFilterChange(t *testing.T) {
 	hs := newHarness(t, 120, 30, servePages(contracts(1, 500), 100))
 	hs.settle(hs.m.Init())
-	hs.m.Reveal("instance-450")
-	hs.settle(hs.press("d"))
-	if hs.pagers[1].calls != 1 || hs.m.cursor != 0 || strings.Contains(hs.view(), "looking for") {
-		t.Fatalf("new filters: %d fetches, cursor %d", hs.pagers[1].calls, hs.m.cursor)
+	cmd := hs.m.Reveal("instance-450")
+	hs.settle(tea.Batch(cmd, hs.press("d")))
+	if hs.pager(1).Calls() != 1 || hs.m.cursor != 0 || strings.Contains(hs.statusText(), "looking for") {
+		t.Fatalf("new filters: %d requests, cursor %d, status %q", hs.pager(1).Calls(), hs.m.cursor, hs.statusText())
 	}
 }
 
@@ -104,7 +111,7 @@ func TestRevealNestedInTreeFormat(t *testing.T) {
 	es := append(contracts(1, 3), serverlessEndpoint(7, 2, 2))
 	hs := newHarness(t, 120, 30, servePages(es, 100))
 	hs.settle(hs.m.Init())
-	hs.m.Reveal("serverless-703")
+	hs.settle(hs.m.Reveal("serverless-703"))
 	assertRows(t, hs.rowNames(), []string{
 		"0:instance-1", "0:instance-2", "0:instance-3",
 		"0:endpoint-7", "1:workergroup-70", "1:workergroup-71",
@@ -123,13 +130,13 @@ func TestRevealClosesTheModalAndRetriesAfterError(t *testing.T) {
 		}
 	})
 	hs.settle(hs.m.Init())
-	hs.press("c")
-	hs.run(hs.m.Reveal("instance-250"))
+	hs.press("c") // its cursor blink is not run: it would blink forever
+	hs.settle(hs.m.Reveal("instance-250"))
 	if hs.m.Capturing() {
 		t.Fatal("the range field kept the keyboard")
 	}
-	if !strings.Contains(hs.statusLine(), "r to retry") {
-		t.Fatalf("status %q", hs.statusLine())
+	if !strings.Contains(hs.statusText(), "r to retry") {
+		t.Fatalf("status %q", hs.statusText())
 	}
 	hs.settle(hs.press("r"))
 	if l := hs.cursorLine(); !strings.Contains(l, "▸ 250 ") {
