@@ -17,6 +17,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -28,6 +29,9 @@ type probe struct {
 	mu     *sync.Mutex
 	screen *string
 	seen   chan struct{}
+	// idle is set after an update that left nothing loading and no
+	// spinner tick scheduled.
+	idle *bool
 }
 
 func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -35,6 +39,9 @@ func (p probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	text := ansi.Strip(p.Model.render())
 	p.mu.Lock()
 	*p.screen = text
+	if p.idle != nil {
+		*p.idle = !p.Model.spinning && !p.Model.loading()
+	}
 	p.mu.Unlock()
 	select {
 	case p.seen <- struct{}{}:
@@ -86,17 +93,20 @@ func TestEndToEnd(t *testing.T) {
 	before := srv.Prefs()
 
 	events := &Events{}
-	// As main builds it, with the page cache the dashboard needs.
+	// As main builds it.
 	client, err := api.New(srv.URL(), demoserver.DemoKey,
-		api.WithChargesThreshold(threshold), api.WithObserver(events.Observe), api.WithPageCache(10*time.Minute))
+		api.WithChargesThreshold(threshold), api.WithObserver(events.Observe))
 	if err != nil {
 		t.Fatal(err)
 	}
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ctx := &shared.Context{Base: base, Client: client, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
+	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
+	defer svc.Close()
+	ctx := &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
 	var screen string
-	p := probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1)}
+	var idle bool
+	p := probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1), idle: &idle}
 	prog := newProgram(base, p, events,
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
 	done := make(chan error, 1)
@@ -129,6 +139,14 @@ func TestEndToEnd(t *testing.T) {
 	if n := money.Group(int64(len(inRange))); !strings.Contains(final, n+" of "+n+" contracts") {
 		t.Fatalf("the footer does not count the %s contracts of the range:\n%s", n, final)
 	}
+
+	// Everything is loaded: the spinner must stop, so an idle dashboard
+	// schedules no tick at all.
+	p.waitFor(t, "no tick scheduled once every load is done", func(string) bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return idle
+	})
 
 	prog.Send(keyPress('3', "3"))
 	p.waitFor(t, "the switches", contains("low credit by email"))
@@ -243,10 +261,21 @@ func checkRequests(t *testing.T, srv *demoserver.Server, before map[string]any, 
 	if err := json.Unmarshal(puts[0].Body, &body); err != nil {
 		t.Fatalf("PUT body: %v", err)
 	}
-	want := api.NewPrefs(before).With(api.LowCreditEmail, emailOn).Document()
+	want := mustWith(t, api.NewPrefs(before), api.LowCreditEmail, emailOn).Document()
 	if !reflect.DeepEqual(normalize(t, body.Prefs), normalize(t, want)) {
 		t.Errorf("PUT body is not the whole document with one switch changed:\n got %v\nwant %v", body.Prefs, want)
 	}
+}
+
+// mustWith sets one switch; it reports with Errorf, not Fatal, because
+// fault hooks call it from the server's goroutine.
+func mustWith(t testing.TB, p api.Prefs, path api.PrefPath, on bool) api.Prefs {
+	t.Helper()
+	q, err := p.With(path, on)
+	if err != nil {
+		t.Errorf("With(%v, %v): %v", path, on, err)
+	}
+	return q
 }
 
 // normalize round-trips a document through JSON so numbers compare equal.

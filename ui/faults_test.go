@@ -19,6 +19,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/charges"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -116,15 +117,15 @@ func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Option
 	client, err := api.New(srv.URL(), canaryKey,
 		api.WithHTTPClient(&http.Client{Transport: tr}),
 		api.WithTimeout(timeout), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
-		api.WithChargesThreshold(opts.Threshold), api.WithObserver(events.Observe),
-		api.WithPageCache(10*time.Minute))
+		api.WithChargesThreshold(opts.Threshold), api.WithObserver(events.Observe))
 	if err != nil {
 		srv.Close()
 		t.Fatal(err)
 	}
 	base, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, srv: srv, seen: make(chan struct{}, 1), done: make(chan error, 1)}
-	r.ctx = &shared.Context{Base: base, Client: client, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
+	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithRateWait(opts.Threshold))
+	r.ctx = &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
 	r.model = New(r.ctx, Options{Demo: true, Theme: "dark", Dark: true})
 	r.prog = newProgram(base, fprobe{Model: r.model, r: r}, events,
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
@@ -135,6 +136,7 @@ func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Option
 			<-r.done
 		}
 		cancel()
+		svc.Close()
 		srv.Close()
 		tr.CloseIdleConnections()
 		r.mu.Lock()
@@ -212,7 +214,7 @@ func (r *rig) quit() {
 
 // chargesModel is the real charges screen; read it only after quit.
 func (r *rig) chargesModel() *charges.Model {
-	return r.model.screens[screenCharges].(*charges.Model)
+	return r.model.charges
 }
 
 // truth is the server's rows of the charges screen's final query.
@@ -438,7 +440,7 @@ func TestFaultInvalidToken(t *testing.T) {
 		t.Error("the screen never said the pagination restarted")
 	}
 	r.checkAllLoaded(final)
-	if v := r.model.screens[screenOverview].View(); strings.Contains(v, "r to retry") {
+	if v := r.model.overview.View(); strings.Contains(v, "r to retry") {
 		t.Errorf("the overview stopped on the refused token:\n%s", v)
 	}
 }
@@ -506,7 +508,10 @@ func TestFaultPutFails(t *testing.T) {
 			r.waitFor("the switches", func(s string) bool { return strings.Contains(switchLine(s), switchState(on)) })
 			r.press("space")
 			r.waitFor("the failure", func(s string) bool {
-				failed := strings.Contains(s, "could not save") || strings.Contains(s, "lacks the user_write permission")
+				// A timeout's outcome is unknown: the screen reads the
+				// document again and shows what the server holds.
+				failed := strings.Contains(s, "could not save") || strings.Contains(s, "lacks the user_write permission") ||
+					strings.Contains(s, "no answer to the save")
 				return failed && strings.Contains(switchLine(s), switchState(on)) && !strings.Contains(s, "saving")
 			})
 			r.quit()
@@ -543,7 +548,7 @@ func TestFaultPutAnswerDisagrees(t *testing.T) {
 			}
 			p, _ := doc["notification_preferences"].(map[string]any)
 			// The server claims the switch did not move.
-			doc["notification_preferences"] = api.NewPrefs(p).With(api.LowCreditEmail, on).Document()
+			doc["notification_preferences"] = mustWith(t, api.NewPrefs(p), api.LowCreditEmail, on).Document()
 			out, _ := json.Marshal(doc)
 			return out
 		}})
@@ -605,4 +610,96 @@ func TestFaultTinyTerminal(t *testing.T) {
 		return strings.Contains(head, "vastdash") && strings.Contains(head, "credit $") && strings.Contains(s, "[1 Overview]")
 	})
 	r.quit()
+}
+
+// Row 13: values the program must refuse to believe, on the first page an
+// overview and the charges screen share: an end at unix 1e18, an end on
+// 9999-12-31, a start at -2^63, amounts of $1e15. Each entry is skipped and
+// counted; nothing allocates without bound, nothing wraps to a negative
+// total, and the rest of the range loads.
+func TestFaultImplausibleValues(t *testing.T) {
+	r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+		srv.AddFault(demoserver.Fault{Path: chargesPath, Mutate: demoserver.MutateFirstPage(func(p demoserver.Page) {
+			p.SetField(0, 1, "end", "1000000000000000000")
+			p.SetField(1, 2, "end", "253402214400")
+			p.SetField(2, 3, "start", "-9223372036854775808")
+			p.SetField(3, 15, "amount", "1000000000000000")
+		})})
+	})
+	r.press("2", "G")
+	final := r.waitFor("every page, with the skipped entries counted", func(s string) bool {
+		return allLoaded(s) && strings.Contains(s, "15 malformed skipped")
+	})
+	r.press("1")
+	overview := r.waitFor("the overview loaded", contains("Spend 90d"))
+	r.quit()
+	want := len(r.truth()) - 15
+	if n := money.Group(int64(want)); !strings.Contains(final, n+" of ") {
+		t.Errorf("the footer does not count the %s good contracts:\n%s", n, final)
+	}
+	for _, s := range []string{final, overview} {
+		if strings.Contains(s, "-$") {
+			t.Errorf("a negative figure appeared (a wrapped sum?):\n%s", s)
+		}
+	}
+}
+
+// Row 14: the same contract on two pages is kept once, and the screen says
+// the server repeated itself.
+func TestFaultRepeatedContract(t *testing.T) {
+	r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+		var first json.RawMessage
+		srv.AddFault(demoserver.Fault{Path: chargesPath, Mutate: demoserver.MutatePages(func(n int, p demoserver.Page) {
+			rs := p.Results()
+			switch {
+			case n == 0 && len(rs) > 0:
+				first = rs[0]
+			case n == 1 && len(rs) > 0:
+				rs[0] = first
+				p.SetResults(rs)
+			}
+		})})
+	})
+	r.press("2", "G")
+	final := r.waitFor("every page, the repeat dropped", func(s string) bool {
+		return allLoaded(s) && strings.Contains(s, "1 duplicate dropped")
+	})
+	r.quit()
+	if tot := r.chargesModel().Totals(); tot.Contracts != len(r.truth())-1 {
+		t.Errorf("the screen holds %d contracts; the server's %d less the one it overwrote with a repeat", tot.Contracts, len(r.truth())-1)
+	}
+	_ = final
+}
+
+// Row 15: a server whose page tokens go round in a circle (A→B→A) is
+// stopped with an error a user can read, after a bounded number of
+// requests, instead of paging forever.
+func TestFaultTokenCycle(t *testing.T) {
+	r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+		var a json.RawMessage
+		srv.AddFault(demoserver.Fault{Path: chargesPath, Mutate: demoserver.MutatePages(func(n int, p demoserver.Page) {
+			switch n {
+			case 0:
+				a = p["next_token"]
+			case 2:
+				p["next_token"] = a // the third page leads back to the second
+			}
+		})})
+	})
+	r.press("2", "G")
+	r.waitFor("the failure reported", contains("r to retry"))
+	r.quit()
+	// The line is cut at 100 columns; the whole message names the cause.
+	if msg := r.model.status.Text; !strings.Contains(msg, "page tokens repeat") {
+		t.Errorf("status %q does not name the cycle", msg)
+	}
+	n := 0
+	for _, req := range r.srv.Requests() {
+		if strings.HasPrefix(req.Path, chargesPath) {
+			n++
+		}
+	}
+	if n > 6 {
+		t.Errorf("%d charges requests for a three-page cycle; the feed must stop at the repeat", n)
+	}
 }

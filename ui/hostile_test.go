@@ -52,7 +52,7 @@ func TestHostileGoldenScreens(t *testing.T) {
 
 	// The program has ended: the model can be rendered directly.
 	for i, name := range []string{"overview", "charges", "notifications"} {
-		r.model.switchTo(i)
+		r.model.switchTo(screenID(i))
 		raw := r.model.render()
 		checkFrameSafe(t, name, raw)
 		text := ansi.Strip(raw)

@@ -1,6 +1,14 @@
 // Package ui is the root Bubble Tea model of vastdash: the header with the
-// credit, the screen tabs, the status and help lines, and the routing of
-// messages to the screens in ui/overview, ui/charges and ui/prefs.
+// credit, the screen tabs, the one status line and the help line, and the
+// routing of messages to the screens in ui/overview, ui/charges and
+// ui/prefs.
+//
+// The root holds each screen as a typed field and talks to them only with
+// messages: the account (shared.UserMsg), the range the Charges screen shows
+// (shared.RangeMsg, which the Overview follows), the runway the Overview
+// estimates (shared.RunwayMsg, which colours the header), feed changes
+// (shared.FeedMsg) and status lines (shared.StatusMsg). Nothing is polled in
+// View, and nothing ticks when nothing loads.
 package ui
 
 import (
@@ -14,7 +22,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
-	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/charges"
+	"github.com/vastdash/vastdash/ui/overview"
+	"github.com/vastdash/vastdash/ui/prefs"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -31,61 +42,67 @@ type Options struct {
 	Dark bool
 }
 
-// What the root asks of the screens beyond shared.Screen. They are
-// interfaces so the root's tests can use fake screens.
-type (
-	// rangeShower is the charges screen: its filters decide the range.
-	rangeShower interface{ Range() spend.Range }
-	// rangeFollower is the overview: it loads whatever range the charges
-	// screen shows, so both read the same pages (which the client's page
-	// cache then fetches once).
-	rangeFollower interface {
-		Range() spend.Range
-		SetRange(r spend.Range) tea.Cmd
-	}
-	// runwayTeller is the overview's estimate of how long the credit lasts.
-	runwayTeller interface{ Runway() (spend.Runway, bool) }
-	// revealer is the charges screen putting its cursor on a contract.
-	revealer interface{ Reveal(source string) tea.Cmd }
+// screenID names a screen; the tabs list them in this order.
+type screenID int
+
+const (
+	screenOverview screenID = iota
+	screenCharges
+	screenPrefs
+	numScreens
 )
+
+var screenNames = [numScreens]string{"Overview", "Charges", "Notifications"}
+
+// statusSource is the Source of the root's own status lines.
+const statusSource = "root"
 
 // Model is the root model.
 type Model struct {
-	ctx     *shared.Context
-	opts    Options
-	screens []shared.Screen
-	names   []string
-	active  int
+	ctx  *shared.Context
+	opts Options
+
+	overview *overview.Model
+	charges  *charges.Model
+	prefs    *prefs.Model
+	active   screenID
 
 	width, height int
 	keys          keyMap
 	help          help.Model
 	spin          spinner.Model
+	// spinning is set while a spinner tick is scheduled: the spinner runs
+	// only while something loads, so an idle dashboard wakes for nothing.
+	spinning bool
 
+	user        *api.User // the last account record read
 	userLoading bool
 	userErr     error
+	runway      shared.RunwayMsg
+
+	// The one status line: the last StatusMsg, cleared by its TTL (the
+	// sequence number tells a stale expiry from the current one).
+	status    shared.StatusMsg
+	statusSeq int
+
 	// waitUntil is when the last rate-limit wait the client reported ends;
 	// until then the status line says so instead of looking stuck.
 	waitUntil time.Time
 	waitKind  api.EventKind
 }
 
-// screen indexes.
-const (
-	screenOverview = iota
-	screenCharges
-	screenPrefs
-)
-
-func newModel(ctx *shared.Context, opts Options, screens []shared.Screen, names []string) *Model {
+// New builds the dashboard with its three screens: Overview, Charges and
+// Notifications.
+func New(ctx *shared.Context, opts Options) *Model {
 	if ctx.Styles == nil {
 		ctx.Styles = theme.New(opts.Dark)
 	}
 	m := &Model{
 		ctx:         ctx,
 		opts:        opts,
-		screens:     screens,
-		names:       names,
+		overview:    overview.New(ctx),
+		charges:     charges.New(ctx),
+		prefs:       prefs.New(ctx),
 		active:      screenOverview,
 		keys:        newKeyMap(),
 		help:        help.New(),
@@ -96,26 +113,46 @@ func newModel(ctx *shared.Context, opts Options, screens []shared.Screen, names 
 	return m
 }
 
+// screen returns the screen id as the interface the root drives.
+func (m *Model) screen(id screenID) shared.Screen {
+	switch id {
+	case screenCharges:
+		return m.charges
+	case screenPrefs:
+		return m.prefs
+	}
+	return m.overview
+}
+
+// screens lists every screen, in tab order.
+func (m *Model) screens() [numScreens]shared.Screen {
+	return [numScreens]shared.Screen{m.overview, m.charges, m.prefs}
+}
+
 // Init requests the account, starts every screen's first load and asks the
 // terminal for its background colour. Nothing waits on anything else: the
-// credit shows as soon as the account arrives. The overview is given the
-// charges screen's range first, so its first load is the charges screen's
-// own first page rather than a range computed a moment apart.
+// credit shows as soon as the account arrives. The Charges screen's Init
+// announces its range (a RangeMsg), which the Overview then loads: both read
+// one shared feed.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchUser(), m.spin.Tick, m.syncRange()}
+	cmds := []tea.Cmd{m.fetchUser()}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
-	for _, s := range m.screens {
+	for _, s := range m.screens() {
 		cmds = append(cmds, s.Init())
 	}
+	cmds = append(cmds, m.spinCmd())
 	return tea.Batch(cmds...)
 }
 
 func (m *Model) fetchUser() tea.Cmd {
-	client, base := m.ctx.Client, m.ctx.Base
+	svc, base := m.ctx.Billing, m.ctx.Base
 	return func() tea.Msg {
-		u, err := client.CurrentUser(base)
+		if svc == nil {
+			return shared.UserMsg{Err: errors.New("no API client configured")}
+		}
+		u, err := svc.Account(base)
 		return shared.UserMsg{User: u, Err: err}
 	}
 }
@@ -126,13 +163,22 @@ type waitMsg api.Event
 // waitDoneMsg clears the rate-limit note once its wait is over.
 type waitDoneMsg struct{ until time.Time }
 
-// Update routes messages.
+// statusExpiredMsg ends the status line of sequence seq.
+type statusExpiredMsg struct{ seq int }
+
+// Update routes messages, then starts the spinner if something began
+// loading.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.spinCmd())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return m.broadcast(msg)
 
 	case tea.BackgroundColorMsg:
 		if m.opts.Theme == "" || m.opts.Theme == "auto" {
@@ -140,86 +186,111 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.ctx.Styles = theme.New(m.opts.Dark)
 			m.applyStyles()
 		}
-		return m, nil
+		return nil
 
 	case tea.KeyPressMsg:
-		return m, m.handleKey(msg)
+		return m.handleKey(msg)
 
 	case tea.MouseMsg:
-		return m, m.screens[m.active].Update(msg)
+		return m.screen(m.active).Update(msg)
 
 	case spinner.TickMsg:
+		if !m.loading() {
+			m.spinning = false // nothing loads: let the ticks stop
+			return nil
+		}
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
-		return m, cmd
+		return cmd
 
 	case waitMsg:
 		until := time.Now().Add(msg.Wait)
 		if until.After(m.waitUntil) {
 			m.waitUntil, m.waitKind = until, msg.Kind
 		}
-		return m, tea.Tick(msg.Wait, func(time.Time) tea.Msg { return waitDoneMsg{until: until} })
+		return shared.After(m.ctx.Base, msg.Wait, waitDoneMsg{until: until})
 
 	case waitDoneMsg:
 		if !msg.until.Before(m.waitUntil) {
 			m.waitUntil = time.Time{}
 		}
-		return m, nil
+		return nil
+
+	case shared.StatusMsg:
+		return m.setStatus(msg)
+
+	case statusExpiredMsg:
+		if msg.seq == m.statusSeq {
+			m.status = shared.StatusMsg{}
+		}
+		return nil
+
+	case shared.RunwayMsg:
+		m.runway = msg
+		return nil
 
 	case shared.RevealMsg:
 		// Only the charges screen can show a contract; the others need
 		// not hear of it.
 		m.switchTo(screenCharges)
-		if r, ok := m.screens[screenCharges].(revealer); ok {
-			return m, r.Reveal(msg.Source)
-		}
-		return m, nil
+		return m.charges.Reveal(msg.Source)
 
 	case shared.UserMsg:
 		m.userLoading = false
 		m.userErr = msg.Err
 		if msg.Err == nil {
 			u := msg.User
-			m.ctx.User = &u
+			m.user = &u
 		}
 	}
-	return m, m.broadcast(msg)
+	return m.broadcast(msg)
 }
 
-// broadcast hands a message to every screen, then makes the overview follow
-// the charges screen's range.
+// setStatus shows msg on the status line. An empty text clears the line
+// only if it still holds a message of the same source, so one screen's
+// "all good" cannot hide another's error.
+func (m *Model) setStatus(msg shared.StatusMsg) tea.Cmd {
+	if msg.Text == "" {
+		if m.status.Source == msg.Source {
+			m.status = shared.StatusMsg{}
+			m.statusSeq++
+		}
+		return nil
+	}
+	m.status = msg
+	m.statusSeq++
+	if msg.TTL <= 0 {
+		return nil
+	}
+	seq := m.statusSeq
+	return shared.After(m.ctx.Base, msg.TTL, statusExpiredMsg{seq: seq})
+}
+
+// broadcast hands a message to every screen.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(m.screens)+1)
-	for _, s := range m.screens {
-		cmds = append(cmds, s.Update(msg))
+	var cmds [numScreens]tea.Cmd
+	for i, s := range m.screens() {
+		cmds[i] = s.Update(msg)
 	}
-	cmds = append(cmds, m.syncRange())
-	return tea.Batch(cmds...)
+	return tea.Batch(cmds[:]...)
 }
 
-// syncRange gives the overview the charges screen's range when it differs
-// from the one the overview shows; the overview then loads it.
-func (m *Model) syncRange() tea.Cmd {
-	src, ok1 := m.screens[screenCharges].(rangeShower)
-	dst, ok2 := m.screens[screenOverview].(rangeFollower)
-	if !ok1 || !ok2 {
+// spinCmd starts the spinner when something loads and it is not running.
+func (m *Model) spinCmd() tea.Cmd {
+	if m.spinning || !m.loading() {
 		return nil
 	}
-	r, cur := src.Range(), dst.Range()
-	if r.From.Equal(cur.From) && r.To.Equal(cur.To) && r.Preset == cur.Preset {
-		return nil
-	}
-	return dst.SetRange(r)
+	m.spinning = true
+	return m.spin.Tick
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return tea.Quit
 	}
-	cur := m.screens[m.active]
+	cur := m.screen(m.active)
 	if cur.Capturing() {
-		cmd := cur.Update(msg)
-		return tea.Batch(cmd, m.syncRange())
+		return cur.Update(msg)
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
@@ -229,32 +300,25 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 		return nil
 	case key.Matches(msg, m.keys.Next):
-		m.switchTo((m.active + 1) % len(m.screens))
+		m.switchTo((m.active + 1) % numScreens)
 		return nil
 	case key.Matches(msg, m.keys.Prev):
-		m.switchTo((m.active + len(m.screens) - 1) % len(m.screens))
+		m.switchTo((m.active + numScreens - 1) % numScreens)
 		return nil
 	case key.Matches(msg, m.keys.Screen):
-		m.switchTo(int(msg.Text[0] - '1'))
+		m.switchTo(screenID(msg.Text[0] - '1'))
 		return nil
-	case key.Matches(msg, m.keys.Reload):
-		// A reload means "show me the server's figures now": no screen may
-		// be answered from pages the client kept.
-		if m.ctx.Client != nil {
-			m.ctx.Client.ClearPageCache()
-		}
-		if m.active == screenOverview {
-			m.userLoading = true
-			return tea.Batch(m.fetchUser(), cur.Update(msg))
-		}
+	case key.Matches(msg, m.keys.Reload) && m.active == screenOverview:
+		// The Overview is where the credit is: r there reads it again too.
+		m.userLoading = true
+		return tea.Batch(m.fetchUser(), cur.Update(msg))
 	}
-	cmd := cur.Update(msg)
-	return tea.Batch(cmd, m.syncRange())
+	return cur.Update(msg)
 }
 
-func (m *Model) switchTo(i int) {
-	if i >= 0 && i < len(m.screens) {
-		m.active = i
+func (m *Model) switchTo(id screenID) {
+	if id >= 0 && id < numScreens {
+		m.active = id
 		m.layout()
 	}
 }
@@ -264,7 +328,7 @@ func (m *Model) loading() bool {
 	if m.userLoading {
 		return true
 	}
-	for _, s := range m.screens {
+	for _, s := range m.screens() {
 		if s.Loading() {
 			return true
 		}
@@ -298,7 +362,7 @@ func (h helpKeys) FullHelp() [][]key.Binding {
 }
 
 func (m *Model) helpView() string {
-	return m.help.View(helpKeys{screen: m.screens[m.active].Help(), global: m.keys})
+	return m.help.View(helpKeys{screen: m.screen(m.active).Help(), global: m.keys})
 }
 
 // chromeHeight is the lines taken by header, tabs, status and help; on
@@ -316,11 +380,13 @@ func (m *Model) chromeHeight() int {
 
 func (m *Model) layout() {
 	m.help.SetWidth(m.width)
-	h := m.height - m.chromeHeight()
-	if h < 0 {
-		h = 0
-	}
-	for _, s := range m.screens {
+	h := max(m.height-m.chromeHeight(), 0)
+	for _, s := range m.screens() {
 		s.SetSize(m.width, h)
 	}
+}
+
+// runwayShort reports a runway estimate under billing's low mark.
+func (m *Model) runwayShort() bool {
+	return m.runway.OK && m.runway.Runway.Tenths < billing.LowRunwayTenths
 }

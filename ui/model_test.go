@@ -3,127 +3,68 @@ package ui
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
-	"charm.land/bubbles/v2/help"
-	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
-	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
-// fakeScreen records what the root routes to it.
-type fakeScreen struct {
-	name      string
-	keys      []string
-	msgs      int
-	capturing bool
-	w, h      int
-}
-
-func (f *fakeScreen) Init() tea.Cmd { return nil }
-func (f *fakeScreen) Update(msg tea.Msg) tea.Cmd {
-	f.msgs++
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		f.keys = append(f.keys, k.String())
-	}
-	return nil
-}
-func (f *fakeScreen) SetSize(w, h int) { f.w, f.h = w, h }
-func (f *fakeScreen) View() string {
-	lines := make([]string, f.h)
-	for i := range lines {
-		lines[i] = f.name
-	}
-	return shared.Block(lines, f.w, f.h)
-}
-func (f *fakeScreen) Help() help.KeyMap { return fakeKeys{} }
-func (f *fakeScreen) Capturing() bool   { return f.capturing }
-func (f *fakeScreen) Loading() bool     { return false }
-
-// fakeOverview is a fake screen that follows a range and tells a runway,
-// like the overview.
-type fakeOverview struct {
-	*fakeScreen
-	rng       spend.Range
-	setRanges []spend.Range
-	runway    spend.Runway
-	runwayOK  bool
-}
-
-func (f *fakeOverview) Range() spend.Range { return f.rng }
-func (f *fakeOverview) SetRange(r spend.Range) tea.Cmd {
-	f.rng = r
-	f.setRanges = append(f.setRanges, r)
-	return func() tea.Msg { return rangeLoadMsg{r} }
-}
-func (f *fakeOverview) Runway() (spend.Runway, bool) { return f.runway, f.runwayOK }
-
-// rangeLoadMsg stands for the load the overview starts for a range.
-type rangeLoadMsg struct{ r spend.Range }
-
-// fakeCharges is a fake screen with a range and Reveal, like the charges
-// screen; the key "d" moves its range a day back.
-type fakeCharges struct {
-	*fakeScreen
-	rng     spend.Range
-	reveals []string
-}
-
-func (f *fakeCharges) Range() spend.Range { return f.rng }
-func (f *fakeCharges) Reveal(source string) tea.Cmd {
-	f.reveals = append(f.reveals, source)
-	return nil
-}
-func (f *fakeCharges) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "d" {
-		f.rng.From = f.rng.From.AddDate(0, 0, -1)
-		f.rng.Preset = ""
-	}
-	return f.fakeScreen.Update(msg)
-}
-
-type fakeKeys struct{}
-
-func (fakeKeys) ShortHelp() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "fake"))}
-}
-func (fakeKeys) FullHelp() [][]key.Binding { return [][]key.Binding{fakeKeys{}.ShortHelp()} }
-
-func testModel(t *testing.T) (*Model, []*fakeScreen) {
+// testModel builds the real root and screens over a billing service whose
+// feeds page through fake pages (one page of three contracts), so nothing
+// touches a network.
+func testModel(t *testing.T) *Model {
 	t.Helper()
-	client, err := api.New("http://127.0.0.1:1", "test-key")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testModelWith(t, client)
-}
-
-// testModelWith builds the root over fake screens (the overview and
-// charges fakes speak the root's extra interfaces) and client.
-func testModelWith(t *testing.T, client *api.Client) (*Model, []*fakeScreen) {
-	t.Helper()
-	fakes := []*fakeScreen{{name: "OVERVIEW"}, {name: "CHARGES"}, {name: "PREFS"}}
-	r30, err := spend.PresetRange("30d", time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC), time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	screens := []shared.Screen{&fakeOverview{fakeScreen: fakes[0]}, &fakeCharges{fakeScreen: fakes[1], rng: r30}, fakes[2]}
-	ctx := &shared.Context{Base: context.Background(), Client: client, Styles: theme.New(true), Location: time.UTC, Now: time.Now, DefaultRange: "30d"}
-	m := newModel(ctx, Options{Dark: true, Theme: "dark"}, screens, []string{"Overview", "Charges", "Notifications"})
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	svc := billing.New(context.Background(), nil,
+		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &onePage{} }),
+		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+	t.Cleanup(svc.Close)
+	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
+		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	return m, fakes
+	return m
 }
 
-func overviewOf(m *Model) *fakeOverview { return m.screens[screenOverview].(*fakeOverview) }
-func chargesOf(m *Model) *fakeCharges   { return m.screens[screenCharges].(*fakeCharges) }
+// onePage is a page source with one page of three contracts.
+type onePage struct {
+	mu   sync.Mutex
+	done bool
+}
+
+func (p *onePage) Next(context.Context) (api.ChargesPage, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return api.ChargesPage{}, api.ErrPagerDone
+	}
+	p.done = true
+	end := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC).Unix()
+	res := []api.Charge{
+		{Type: "instance", Source: "instance-42", Start: end - 7200, End: end, Amount: 3 * money.Dollar},
+		{Type: "instance", Source: "instance-43", Start: end - 3600, End: end, Amount: money.Dollar},
+		{Type: "volume", Source: "volume-7", Start: end - 86400, End: end, Amount: 2 * money.Dollar},
+	}
+	return api.ChargesPage{Results: res, Total: 3, Count: 3}, nil
+}
+
+func (p *onePage) Done() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.done
+}
+
+func (p *onePage) Total() int { return 3 }
 
 func press(s string) tea.KeyPressMsg {
 	switch s {
@@ -148,7 +89,7 @@ func isQuit(cmd tea.Cmd) bool {
 }
 
 func TestCreditShowsAsSoonAsUserArrives(t *testing.T) {
-	m, _ := testModel(t)
+	m := testModel(t)
 	if !strings.Contains(screenText(m), "credit …") {
 		t.Fatalf("before the account arrives the header should say credit is loading:\n%s", screenText(m))
 	}
@@ -173,7 +114,7 @@ func TestCreditStates(t *testing.T) {
 		{api.User{Credit: 80000, BalanceThreshold: &th}, "$80.00"},
 	}
 	for _, c := range cases {
-		m, _ := testModel(t)
+		m := testModel(t)
 		m.Update(shared.UserMsg{User: c.user})
 		head := strings.Split(screenText(m), "\n")[0]
 		if !strings.HasSuffix(strings.TrimRight(head, " "), c.want) {
@@ -183,7 +124,7 @@ func TestCreditStates(t *testing.T) {
 }
 
 func TestRejectedKeyInHeader(t *testing.T) {
-	m, _ := testModel(t)
+	m := testModel(t)
 	m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey, Status: 404}})
 	out := screenText(m)
 	if !strings.Contains(strings.Split(out, "\n")[0], "API key rejected") {
@@ -192,22 +133,22 @@ func TestRejectedKeyInHeader(t *testing.T) {
 }
 
 func TestScreenSwitching(t *testing.T) {
-	m, fakes := testModel(t)
+	m := testModel(t)
 	for _, c := range []struct {
 		key  string
-		want int
-	}{{"2", 1}, {"3", 2}, {"tab", 0}, {"shift+tab", 2}, {"1", 0}} {
+		want screenID
+	}{{"2", screenCharges}, {"3", screenPrefs}, {"tab", screenOverview}, {"shift+tab", screenPrefs}, {"1", screenOverview}} {
 		m.Update(press(c.key))
 		if m.active != c.want {
 			t.Fatalf("after %s active = %d, want %d", c.key, m.active, c.want)
 		}
 	}
-	m.Update(press("j"))
-	if len(fakes[0].keys) != 1 || fakes[0].keys[0] != "j" {
-		t.Fatalf("screen keys go to the active screen only: %v", fakes[0].keys)
-	}
-	if len(fakes[1].keys) != 0 {
-		t.Fatalf("inactive screen got keys %v", fakes[1].keys)
+	// o (order) belongs to the charges screen: on the overview it must
+	// not reach it.
+	before := m.charges.Query()
+	m.Update(press("o"))
+	if m.charges.Query().OldestFirst != before.OldestFirst {
+		t.Fatal("a key reached a screen that is not active")
 	}
 	if !strings.Contains(screenText(m), "[1 Overview]") {
 		t.Fatalf("active tab not marked:\n%s", screenText(m))
@@ -215,18 +156,19 @@ func TestScreenSwitching(t *testing.T) {
 }
 
 func TestQuitUnlessTyping(t *testing.T) {
-	m, fakes := testModel(t)
+	m := testModel(t)
 	if _, cmd := m.Update(press("q")); !isQuit(cmd) {
 		t.Fatal("q does not quit")
 	}
-	fakes[0].capturing = true
+	m.Update(press("2"))
+	m.Update(press("c")) // the custom range field takes the keyboard
+	if !m.charges.Capturing() {
+		t.Fatal("c did not open the range field")
+	}
 	if _, cmd := m.Update(press("q")); isQuit(cmd) {
 		t.Fatal("q quit while a text field had focus")
 	}
-	if got := fakes[0].keys; len(got) != 1 || got[0] != "q" {
-		t.Fatalf("q was not typed into the field: %v", got)
-	}
-	if _, cmd := m.Update(press("2")); m.active != 0 || isQuit(cmd) {
+	if _, cmd := m.Update(press("1")); m.active != screenCharges || isQuit(cmd) {
 		t.Fatal("digits switched screens while typing")
 	}
 	if _, cmd := m.Update(press("ctrl+c")); !isQuit(cmd) {
@@ -234,19 +176,8 @@ func TestQuitUnlessTyping(t *testing.T) {
 	}
 }
 
-func TestBroadcastReachesEveryScreen(t *testing.T) {
-	m, fakes := testModel(t)
-	type someMsg struct{}
-	m.Update(someMsg{})
-	for _, f := range fakes {
-		if f.msgs != 1 {
-			t.Fatalf("screen %s got %d messages, want 1", f.name, f.msgs)
-		}
-	}
-}
-
 func TestRateLimitNote(t *testing.T) {
-	m, _ := testModel(t)
+	m := testModel(t)
 	m.Update(waitMsg{Kind: api.EventRateLimited, Wait: time.Hour})
 	if !strings.Contains(screenText(m), "waiting for the rate limit") {
 		t.Fatalf("no rate-limit note:\n%s", screenText(m))
@@ -257,55 +188,71 @@ func TestRateLimitNote(t *testing.T) {
 	}
 }
 
+// One status line: a screen's message shows there; an empty message of
+// another source does not hide it; its own empty message or its TTL does.
+func TestOneStatusLine(t *testing.T) {
+	m := testModel(t)
+	m.Update(shared.StatusMsg{Source: "charges", Kind: shared.StatusError, Text: "page 2 failed · r to retry"})
+	if !strings.Contains(screenText(m), "page 2 failed") {
+		t.Fatalf("status not shown:\n%s", screenText(m))
+	}
+	m.Update(shared.StatusMsg{Source: "prefs"})
+	if !strings.Contains(screenText(m), "page 2 failed") {
+		t.Fatal("another screen's clear hid the error")
+	}
+	m.Update(shared.StatusMsg{Source: "charges"})
+	if strings.Contains(screenText(m), "page 2 failed") {
+		t.Fatal("the screen's own clear left the line")
+	}
+	_, cmd := m.Update(shared.StatusMsg{Source: "prefs", Kind: shared.StatusOK, Text: "saved", TTL: time.Millisecond})
+	if cmd == nil {
+		t.Fatal("a status with a TTL schedules no expiry")
+	}
+	m.Update(statusExpiredMsg{seq: m.statusSeq})
+	if strings.Contains(screenText(m), "saved") {
+		t.Fatal("the status outlived its TTL")
+	}
+}
+
 func TestFitsEverySize(t *testing.T) {
-	m, fakes := testModel(t)
+	m := testModel(t)
 	m.Update(shared.UserMsg{User: api.User{Email: "someone.with.a.long.address@example.com", Credit: 99999999}})
-	for _, sz := range [][2]int{{100, 30}, {80, 24}, {40, 12}, {20, 5}, {1, 1}, {0, 0}, {3, 200}} {
-		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-		out := m.render()
-		if sz[0] == 0 || sz[1] == 0 {
-			if out != "" {
-				t.Fatalf("%v: want nothing, got %q", sz, out)
+	for _, id := range []string{"1", "2", "3"} {
+		m.Update(press(id))
+		for _, sz := range [][2]int{{100, 30}, {80, 24}, {40, 12}, {20, 5}, {1, 1}, {0, 0}, {3, 200}} {
+			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			out := m.render()
+			if sz[0] == 0 || sz[1] == 0 {
+				if out != "" {
+					t.Fatalf("%v: want nothing, got %q", sz, out)
+				}
+				continue
 			}
-			continue
-		}
-		lines := strings.Split(out, "\n")
-		if len(lines) != sz[1] {
-			t.Fatalf("%v: %d lines", sz, len(lines))
-		}
-		for _, l := range lines {
-			if w := ansi.StringWidth(l); w != sz[0] {
-				t.Fatalf("%v: line %q is %d wide", sz, ansi.Strip(l), w)
+			lines := strings.Split(out, "\n")
+			if len(lines) != sz[1] {
+				t.Fatalf("screen %s %v: %d lines", id, sz, len(lines))
+			}
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w != sz[0] {
+					t.Fatalf("screen %s %v: line %q is %d wide", id, sz, ansi.Strip(l), w)
+				}
 			}
 		}
-		if fakes[0].h < 0 || fakes[0].h > sz[1] {
-			t.Fatalf("%v: screen given height %d", sz, fakes[0].h)
+		m.Update(tea.WindowSizeMsg{Width: 20, Height: 5})
+		if !strings.Contains(screenText(m), "$100,000.00") {
+			t.Fatalf("at 20×5 the credit must stay visible:\n%s", screenText(m))
 		}
-	}
-	m.Update(tea.WindowSizeMsg{Width: 20, Height: 5})
-	if fakes[0].h != 4 {
-		t.Fatalf("at 20×5 the screen gets %d lines, want 4", fakes[0].h)
-	}
-	if !strings.Contains(screenText(m), "$100,000.00") {
-		t.Fatalf("at 20×5 the credit must stay visible:\n%s", screenText(m))
 	}
 }
 
 func TestRevealSwitchesToCharges(t *testing.T) {
-	m, fakes := testModel(t)
-	before := fakes[0].msgs + fakes[2].msgs
+	m := testModel(t)
 	m.Update(shared.RevealMsg{Source: "instance-42"})
 	if m.active != screenCharges {
 		t.Fatalf("active screen %d, want the charges screen", m.active)
 	}
-	if got := chargesOf(m).reveals; len(got) != 1 || got[0] != "instance-42" {
-		t.Fatalf("charges screen asked to reveal %v", got)
-	}
 	if !strings.Contains(screenText(m), "[2 Charges]") {
 		t.Fatalf("the charges tab is not shown:\n%s", screenText(m))
-	}
-	if fakes[0].msgs+fakes[2].msgs != before {
-		t.Error("the reveal was broadcast to the other screens")
 	}
 }
 
@@ -324,12 +271,12 @@ func TestRunwayUnderThreeDaysIsLow(t *testing.T) {
 		{-2 * money.Dollar, 0, true, "-$2.00 empty"},
 	}
 	for _, c := range cases {
-		m, _ := testModel(t)
-		ov := overviewOf(m)
-		ov.runway, ov.runwayOK = spend.Runway{Tenths: c.tenths}, c.known
+		m := testModel(t)
+		rw := spend.Runway{Tenths: c.tenths}
 		if !c.known {
-			ov.runway.Reason = "charges still loading"
+			rw.Reason = "charges still loading"
 		}
+		m.Update(shared.RunwayMsg{Runway: rw, OK: c.known})
 		m.Update(shared.UserMsg{User: api.User{Credit: c.credit, BalanceThreshold: &th}})
 		head := strings.TrimRight(strings.Split(screenText(m), "\n")[0], " ")
 		if !strings.HasSuffix(head, c.want) {
@@ -339,98 +286,76 @@ func TestRunwayUnderThreeDaysIsLow(t *testing.T) {
 	}
 }
 
+// The range reaches the overview as a message the charges screen sends,
+// not by the root polling either screen.
 func TestOverviewFollowsTheChargesRange(t *testing.T) {
-	m, _ := testModel(t)
-	ov, ch := overviewOf(m), chargesOf(m)
-	cmd := m.Init()
-	if len(ov.setRanges) != 1 || ov.rng != ch.rng {
-		t.Fatalf("Init: overview given %v, want the charges range %v", ov.setRanges, ch.rng)
-	}
-	if !batchHolds(cmd, rangeLoadMsg{ch.rng}) {
-		t.Fatal("Init dropped the overview's load")
-	}
+	m := testModel(t)
 	m.Update(press("2"))
-	_, cmd = m.Update(press("d"))
-	if len(ov.setRanges) != 2 || !ov.rng.From.Equal(ch.rng.From) {
-		t.Fatalf("after d: overview ranges %v, charges %v", ov.setRanges, ch.rng)
+	_, cmd := m.Update(press("d"))
+	rng, ok := findMsg[shared.RangeMsg](cmd)
+	if !ok {
+		t.Fatal("changing the range sent no RangeMsg")
 	}
-	if !batchHolds(cmd, rangeLoadMsg{ch.rng}) {
-		t.Fatal("the key's command dropped the overview's load")
+	if !rng.Range.From.Equal(m.charges.Range().From) {
+		t.Fatalf("RangeMsg %v, charges shows %v", rng.Range, m.charges.Range())
 	}
-	m.Update(press("j"))
-	type someMsg struct{}
-	m.Update(someMsg{})
-	if len(ov.setRanges) != 2 {
-		t.Fatalf("the overview was given an unchanged range again: %v", ov.setRanges)
+	m.Update(rng)
+	if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+rng.Range.String()) {
+		t.Fatalf("the overview does not show the range %v after the RangeMsg:\n%s", rng.Range, v)
 	}
 }
 
-// batchHolds runs cmd and reports whether it, or a command of its batch,
-// yields want.
-func batchHolds(cmd tea.Cmd, want tea.Msg) bool {
+// findMsg runs cmd (and the commands of its batches, skipping any that
+// does not answer at once, such as a spinner tick or a feed listener) and
+// returns the first message of type T.
+func findMsg[T any](cmd tea.Cmd) (T, bool) {
+	var zero T
 	if cmd == nil {
-		return false
+		return zero, false
 	}
-	switch msg := cmd().(type) {
-	case tea.BatchMsg:
-		for _, c := range msg {
-			if batchHolds(c, want) {
-				return true
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-ch:
+	case <-time.After(200 * time.Millisecond):
+		return zero, false
+	}
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			if v, ok := findMsg[T](c); ok {
+				return v, true
 			}
 		}
-	case rangeLoadMsg:
-		w, ok := want.(rangeLoadMsg)
-		return ok && msg.r.From.Equal(w.r.From) && msg.r.To.Equal(w.r.To) && msg.r.Preset == w.r.Preset
+		return zero, false
 	}
-	return false
+	v, ok := msg.(T)
+	return v, ok
 }
 
-// r anywhere drops the pages the client kept, so the reload reaches the
-// server; keys typed into a field do not.
-func TestReloadClearsThePageCache(t *testing.T) {
-	srv, err := demoserver.Start(demoserver.Options{Contracts: 50, Threshold: -1})
-	if err != nil {
-		t.Fatal(err)
+// The spinner runs only while something loads: once nothing does, a tick
+// schedules no further tick, so an idle dashboard wakes for nothing.
+func TestNoTickWhenIdle(t *testing.T) {
+	m := testModel(t)
+	if !m.loading() {
+		t.Fatal("the account is loading at start")
 	}
-	defer srv.Close()
-	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithPageCache(time.Hour))
-	if err != nil {
-		t.Fatal(err)
+	if cmd := m.spinCmd(); cmd == nil && !m.spinning {
+		t.Fatal("no spinner while loading")
 	}
-	r, _ := spend.PresetRange("30d", srv.Now(), time.UTC)
-	q := api.ChargesQuery{From: r.From, To: r.To, Limit: api.MaxLimit}
-	charges := func() int {
-		t.Helper()
-		if _, err := client.Charges(context.Background(), q, ""); err != nil {
-			t.Fatal(err)
+	m.userLoading = false // the account arrived; Init was not run, so no feed loads
+	if m.loading() {
+		t.Fatal("something loads with no feed asked for")
+	}
+	if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
+		t.Fatal("a spinner tick with nothing loading scheduled another tick")
+	}
+	if m.spinning {
+		t.Fatal("the spinner still counts as running")
+	}
+	if _, cmd := m.Update(press("j")); cmd != nil {
+		if _, ok := findMsg[spinner.TickMsg](cmd); ok {
+			t.Fatal("a key started the spinner with nothing loading")
 		}
-		n := 0
-		for _, req := range srv.Requests() {
-			if strings.HasPrefix(req.Path, "/api/v0/charges") {
-				n++
-			}
-		}
-		return n
-	}
-	m, fakes := testModelWith(t, client)
-	if n := charges(); n != 1 {
-		t.Fatalf("%d requests, want 1", n)
-	}
-	fakes[1].capturing = true
-	m.Update(press("2"))
-	m.Update(press("r")) // typed into the charges screen's field
-	if n := charges(); n != 1 {
-		t.Fatalf("r typed into a field cleared the cache: %d requests", n)
-	}
-	fakes[1].capturing = false
-	for i, screen := range []string{"2", "3", "1"} {
-		m.Update(press(screen))
-		m.Update(press("r"))
-		if n := charges(); n != 2+i {
-			t.Fatalf("r on screen %s: %d requests, want %d (the page fetched again)", screen, n, 2+i)
-		}
-	}
-	if !m.userLoading {
-		t.Error("r on the overview no longer re-reads the account")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -31,7 +32,9 @@ func startContext(tb testing.TB, url string, hc *http.Client, base context.Conte
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &shared.Context{Base: base, Client: client, Location: time.UTC, Now: time.Now, DefaultRange: "30d"}
+	svc := billing.New(base, client, billing.WithLocation(time.UTC))
+	tb.Cleanup(svc.Close)
+	return &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: time.Now, DefaultRange: "30d"}
 }
 
 // BenchmarkFirstFrame is start to first frame: the client and the root

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -29,19 +30,37 @@ func (m *Model) render() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
-	lines := make([]string, 0, m.height)
-	lines = append(lines, m.headerView())
+	top := []string{m.headerView()}
 	if m.height >= minHeightTabs {
-		lines = append(lines, m.tabsView())
+		top = append(top, m.tabsView())
 	}
-	if body := m.screens[m.active].View(); body != "" {
-		lines = append(lines, strings.Split(body, "\n")...)
-	}
+	var bottom []string
 	if m.height >= minHeightFooter {
-		lines = append(lines, m.statusView())
-		lines = append(lines, strings.Split(m.helpView(), "\n")...)
+		bottom = append(bottom, m.statusView())
+		bottom = append(bottom, strings.Split(m.helpView(), "\n")...)
 	}
-	return shared.Block(lines, m.width, m.height)
+	bodyH := max(m.height-len(top)-len(bottom), 0)
+	if bodyH == 0 && len(top)+len(bottom) > m.height {
+		return shared.Block(append(top, bottom...), m.width, m.height)
+	}
+	// The screen's view is already exactly width × bodyH (screens end with
+	// shared.Block): only the chrome is measured, which keeps a keypress at
+	// 100,000 contracts well under a millisecond.
+	body := m.screen(m.active).View()
+	if bodyH > 0 && strings.Count(body, "\n") != bodyH-1 {
+		body = shared.Block(strings.Split(body, "\n"), m.width, bodyH)
+	}
+	var b strings.Builder
+	b.WriteString(shared.Block(top, m.width, len(top)))
+	if bodyH > 0 {
+		b.WriteByte('\n')
+		b.WriteString(body)
+	}
+	if len(bottom) > 0 {
+		b.WriteByte('\n')
+		b.WriteString(shared.Block(bottom, m.width, len(bottom)))
+	}
+	return b.String()
 }
 
 // headerView: app name, account, spinner, host, and the credit on the right
@@ -59,9 +78,9 @@ func (m *Model) headerView() string {
 	}
 	left := st.Title.Render("vastdash")
 	if m.height < minHeightTabs {
-		left += " " + st.TabActive.Render(m.names[m.active])
+		left += " " + st.TabActive.Render(screenNames[m.active])
 	}
-	if u := m.ctx.User; u != nil && u.Email != "" {
+	if u := m.user; u != nil && u.Email != "" {
 		left += st.Muted.Render(" · ") + shared.Safe(u.Email)
 	}
 	room := m.width - shared.Width(right) - 1
@@ -73,10 +92,6 @@ func (m *Model) headerView() string {
 	return left + strings.Repeat(" ", m.width-shared.Width(left)-shared.Width(right)) + right
 }
 
-// lowRunwayTenths is the runway, in tenths of days, under which the credit
-// reads "low" whatever the account's threshold: three days is a weekend.
-const lowRunwayTenths = 30
-
 // creditView is the credit with its state in words as well as colour:
 // amber and "low" under the balance threshold or when the overview's runway
 // is under three days, red and "empty" at or below zero.
@@ -85,50 +100,28 @@ func (m *Model) creditView() string {
 	switch {
 	case m.userRejected():
 		return st.CreditNeg.Render("API key rejected")
-	case m.ctx.User == nil && m.userErr != nil:
+	case m.user == nil && m.userErr != nil:
 		return st.Error.Render("credit unavailable")
-	case m.ctx.User == nil:
+	case m.user == nil:
 		return st.Muted.Render("credit …")
 	}
-	u := m.ctx.User
+	u := m.user
 	text := u.Credit.Credit()
 	switch {
 	case u.Credit <= 0:
 		return "credit " + st.CreditNeg.Render(text+" empty")
-	case lowCredit(u) || m.runwayShort():
+	case billing.LowBalance(*u) || m.runwayShort():
 		return "credit " + st.CreditLow.Render(text+" low")
 	}
 	return "credit " + st.Credit.Render(text)
 }
 
-// lowCredit: under the account's own low-balance threshold, unless the
-// account switched that threshold off.
-func lowCredit(u *api.User) bool {
-	if u.BalanceThreshold == nil {
-		return false
-	}
-	if u.BalanceThresholdEnabled != nil && !*u.BalanceThresholdEnabled {
-		return false
-	}
-	return u.Credit < *u.BalanceThreshold
-}
-
-// runwayShort reports a runway estimate under lowRunwayTenths.
-func (m *Model) runwayShort() bool {
-	rt, ok := m.screens[screenOverview].(runwayTeller)
-	if !ok {
-		return false
-	}
-	r, known := rt.Runway()
-	return known && r.Tenths < lowRunwayTenths
-}
-
 func (m *Model) tabsView() string {
 	st := m.ctx.Styles
-	parts := make([]string, len(m.names))
-	for i, n := range m.names {
+	parts := make([]string, len(screenNames))
+	for i, n := range screenNames {
 		label := string(rune('1'+i)) + " " + n
-		if i == m.active {
+		if screenID(i) == m.active {
 			parts[i] = st.TabActive.Render("[" + label + "]")
 		} else {
 			parts[i] = st.TabIdle.Render(" " + label + " ")
@@ -151,5 +144,18 @@ func (m *Model) statusView() string {
 		}
 		return st.Error.Render("account: "+shared.Safe(m.userErr.Error())) + st.Muted.Render(" · r on Overview to retry")
 	}
-	return ""
+	if m.status.Text == "" {
+		return ""
+	}
+	// A mark as well as a colour, so the tone reads without colour too.
+	text := shared.Safe(m.status.Text)
+	switch m.status.Kind {
+	case shared.StatusError:
+		return st.Error.Render("✗ " + text)
+	case shared.StatusWarn:
+		return st.Warning.Render("! " + text)
+	case shared.StatusOK:
+		return st.OK.Render("✓ " + text)
+	}
+	return st.Muted.Render(text)
 }

@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/theme"
+)
+
+// Budget: one keypress through the whole root model — Update routed to the
+// Charges screen, then the frame with header, tabs, the screen and the
+// status and help lines — at 100,000 contracts ≤ 1 ms.
+
+// pagedContracts serves n contracts with four items each, 500 a page.
+type pagedContracts struct {
+	mu   sync.Mutex
+	n    int
+	next int
+}
+
+func (p *pagedContracts) Next(context.Context) (api.ChargesPage, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next >= p.n {
+		return api.ChargesPage{}, api.ErrPagerDone
+	}
+	end := min(p.next+api.MaxLimit, p.n)
+	res := make([]api.Charge, 0, end-p.next)
+	stop := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC).Unix()
+	for i := p.next; i < end; i++ {
+		s := stop - int64(i)*60
+		c := api.Charge{Type: "instance", Source: "instance-" + strconv.Itoa(1_000_000+i), Start: s - 3600, End: s,
+			Description: "Instance " + strconv.Itoa(1_000_000+i) + ": 1x RTX 4090", Amount: money.Amount(1000 + i%5000)}
+		for _, it := range []string{"gpu", "disk", "bwd", "bwu"} {
+			c.Items = append(c.Items, api.Charge{Type: it, Start: s - 3600, End: s, Description: it + " 1h", Amount: c.Amount / 4})
+		}
+		res = append(res, c)
+	}
+	p.next = end
+	return api.ChargesPage{Results: res, Total: p.n, Count: len(res)}, nil
+}
+
+func (p *pagedContracts) Done() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next >= p.n
+}
+
+func (p *pagedContracts) Total() int { return p.n }
+
+func BenchmarkRootKeypress(b *testing.B) {
+	const n = 100_000
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	base, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc := billing.New(base, nil,
+		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &pagedContracts{n: n} }),
+		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+	defer svc.Close()
+	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), Location: time.UTC,
+		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	m := New(ctx, Options{Dark: true, Theme: "dark"})
+	loop := newCmdLoop()
+	defer loop.close()
+	loop.run(m.Init())
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m.Update(shared.UserMsg{User: api.User{ID: 1, Email: "bench@example.com", Credit: 1234567}})
+	for _, k := range []string{"2", "G"} {
+		_, cmd := m.Update(press(k))
+		loop.run(cmd)
+	}
+	want := money.Group(n) + " of " + money.Group(n) + " contracts"
+	deadline := time.After(2 * time.Minute)
+	for !strings.Contains(ansi.Strip(m.View().Content), want) {
+		select {
+		case msg := <-loop.msgs:
+			_, cmd := m.Update(msg)
+			loop.run(cmd)
+		case <-deadline:
+			b.Fatalf("not every contract loaded:\n%s", ansi.Strip(m.View().Content))
+		}
+	}
+	m.Update(press("g"))
+	down, up := tea.KeyPressMsg{Code: tea.KeyDown}, tea.KeyPressMsg{Code: tea.KeyUp}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		k := down
+		if i/30%2 == 1 {
+			k = up // stay near the top: the budget is per key, not per page load
+		}
+		m.Update(k)
+		_ = m.View()
+	}
+}
