@@ -2,34 +2,19 @@ package ui
 
 import (
 	"context"
+	"errors"
+	"os"
+	"os/signal"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
-	"github.com/vastdash/vastdash/ui/charges"
-	"github.com/vastdash/vastdash/ui/overview"
-	"github.com/vastdash/vastdash/ui/prefs"
 	"github.com/vastdash/vastdash/ui/shared"
 )
-
-// The root drives the screens through small interfaces (model.go) so its
-// tests can use fakes; these make a change of the real screens' methods a
-// build error instead of silently unwired behaviour.
-var (
-	_ rangeFollower = (*overview.Model)(nil)
-	_ runwayTeller  = (*overview.Model)(nil)
-	_ rangeShower   = (*charges.Model)(nil)
-	_ revealer      = (*charges.Model)(nil)
-)
-
-// New builds the dashboard with its three screens: Overview, Charges and
-// Notifications.
-func New(ctx *shared.Context, opts Options) *Model {
-	screens := []shared.Screen{overview.New(ctx), charges.New(ctx), prefs.New(ctx)}
-	return newModel(ctx, opts, screens, []string{"Overview", "Charges", "Notifications"})
-}
 
 // Events forwards the client's pacing and retry events to the running
 // program, so a paced request reads "waiting for the rate limit" instead of
@@ -63,14 +48,67 @@ func (e *Events) Attach(p *tea.Program) {
 	e.mu.Unlock()
 }
 
+// ErrInterrupted is Run's answer when a signal (SIGINT, SIGTERM, SIGHUP)
+// ended the dashboard; the terminal has been restored.
+var ErrInterrupted = errors.New("interrupted")
+
 // Run runs the dashboard until the user quits. base is cancelled on return so
-// requests still in flight end with it.
+// requests still in flight end with it; ctx.Billing must be set (its
+// service is the caller's to close).
+//
+// Run is the one owner of the process's signals while the dashboard runs:
+// Bubble Tea's own handler is off, and base must not be a context that a
+// signal cancels. With both on, a SIGTERM cancelled the program's context
+// (its event loop left) while Bubble Tea's handler blocked forever sending
+// its QuitMsg to that loop, and shutdown waited for the handler: the
+// process hung in the alternate screen with mouse reporting on.
 func Run(base context.Context, ctx *shared.Context, opts Options, events *Events, progOpts ...tea.ProgramOption) error {
 	base, cancel := context.WithCancel(base)
 	defer cancel()
 	ctx.Base = base
-	_, err := newProgram(base, New(ctx, opts), events, progOpts...).Run()
+	p := newProgram(base, New(ctx, opts), events, append([]tea.ProgramOption{tea.WithoutSignalHandler()}, progOpts...)...)
+	signaled, stop := quitOnSignal(p)
+	_, err := p.Run()
+	stop()
+	if signaled.Load() {
+		return ErrInterrupted
+	}
 	return err
+}
+
+// quitOnSignal makes the first SIGINT, SIGTERM or SIGHUP quit p the normal
+// way (the terminal restored) and a second one kill it (Bubble Tea restores
+// the terminal then too). stop ends the watch; signaled reports that a
+// signal came.
+func quitOnSignal(p *tea.Program) (signaled *atomic.Bool, stop func()) {
+	signaled = new(atomic.Bool)
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-sig:
+				// Send (under Quit) gives up once the program has ended,
+				// so neither call can block past Run.
+				if signaled.Swap(true) {
+					p.Kill()
+				} else {
+					p.Quit()
+				}
+			}
+		}
+	}()
+	return signaled, func() {
+		signal.Stop(sig)
+		close(done)
+		wg.Wait()
+	}
 }
 
 // newProgram is shared by Run and the end-to-end test, which wraps the model
