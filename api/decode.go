@@ -82,7 +82,8 @@ func parseNumber(b []byte) (float64, error) {
 
 // maxNodeDepth bounds the nesting of charge nodes. Real trees are four
 // levels deep (endpoint → workergroup → contract → item); a deeper entry
-// is dropped. encoding/json itself fails any body nested beyond 10000.
+// is dropped and counted in Skipped. encoding/json itself fails any body
+// nested beyond 10000, which malformed reports as nested too deeply.
 const maxNodeDepth = 64
 
 // wireCharge is one charge node as the API sends it.
@@ -276,6 +277,12 @@ func malformed(op string, err error, n int) *Error {
 		// A bad last byte is reported at the end too; only running out
 		// of input is a cut.
 		msg = "the response is cut short"
+	case errors.As(err, &syn) && strings.HasSuffix(syn.Error(), "exceeded max depth"):
+		// encoding/json's own limit (10000 levels) has no error of its
+		// own type; its text is fixed and quotes only a bracket. The
+		// JSON is valid, so "not valid JSON" would send the user to
+		// the wrong problem.
+		msg = "the response is nested too deeply"
 	case errors.As(err, &syn):
 		msg = "the response is not valid JSON (at byte " + strconv.FormatInt(syn.Offset, 10) + ")"
 	case errors.As(err, &typ) && typ.Field != "":

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -184,10 +185,27 @@ func TestDecodeDepthLimits(t *testing.T) {
 		t.Fatalf("deep entry: skipped %d, kept %+v", p.Skipped, p.Results)
 	}
 	// Absurdly nested JSON fails the page instead of recursing on
-	// (encoding/json stops at 10000 levels).
+	// (encoding/json stops at 10000 levels), and says so: the JSON is
+	// valid and every field has the right type.
 	junk := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
-	_, err := decodeTest(t, `{"results":[],"junk":`+junk+`}`)
-	apiErr(t, err, ErrMalformed)
+	deepest := `{"type":"x"}`
+	for range 10001 {
+		deepest = `{"type":"w","items":[` + deepest + `]}`
+	}
+	for name, body := range map[string]string{
+		"junk member": `{"results":[],"junk":` + junk + `}`,
+		"charge tree": pageJSON([]string{deepest}, 1, ""),
+	} {
+		_, err := decodeTest(t, body)
+		e := apiErr(t, err, ErrMalformed)
+		if e.Msg != "the response is nested too deeply" {
+			t.Errorf("%s: message %q, want it to say the response is nested too deeply", name, e.Msg)
+		}
+	}
+	// The account and preferences bodies are judged the same way.
+	if e := malformed("GET /api/v0/users/current/", json.Unmarshal([]byte(junk), new(any)), len(junk)); e.Msg != "the response is nested too deeply" {
+		t.Errorf("malformed: %q", e.Msg)
+	}
 }
 
 func TestDecodeTopLevelMalformed(t *testing.T) {

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
 )
 
 // maxEmptyPages bounds how many pages in a row may come back with no
 // entries but a next_token before the pager gives up: a server that keeps
 // doing that would otherwise be polled forever.
 const maxEmptyPages = 10
+
+// defaultLimit is the server's page size when the query sets none.
+const defaultLimit = 100
 
 // ErrPagerDone is returned by Next after the last page.
 var ErrPagerDone = errors.New("no more pages")
@@ -24,32 +28,46 @@ type Pager struct {
 	done   bool
 	total  int
 	loaded int
+	pages  int // pages handed out
+	// sent holds every token sent with an answered request, those followed
+	// past empty pages included: a server whose tokens lead back to one of
+	// them would otherwise be paged forever, every page decoded and kept.
+	sent map[string]bool
 }
 
 // Pager starts paging q. An invalid q makes the first Next fail with
 // ErrUsage.
 func (c *Client) Pager(q ChargesQuery) *Pager {
-	return &Pager{c: c, q: q.clone(), total: -1}
+	return &Pager{c: c, q: q.clone(), total: -1, sent: map[string]bool{}}
 }
 
 // Next fetches the next page. Pages with no entries but a next_token are
 // followed within the same call, so a page with entries (or the final
 // page) is returned. After a failed Next the pager is unchanged and Next
 // may be called again. After the last page Next returns ErrPagerDone.
+//
+// A server whose next_token repeats one already sent (a cycle), or that
+// sends more than ⌈total/limit⌉+2 pages once it has named its total, is
+// ErrMalformed: either would otherwise be paged forever.
 func (p *Pager) Next(ctx context.Context) (ChargesPage, error) {
 	if p.done {
 		return ChargesPage{}, ErrPagerDone
 	}
 	token := p.token
+	// Tokens sent in this call; they join p.sent only if it succeeds, so a
+	// retried Next may send them again.
+	var sent []string
 	for empty := 0; ; empty++ {
 		page, err := p.c.Charges(ctx, p.q, token)
 		if err != nil {
 			return ChargesPage{}, err
 		}
+		if token != "" {
+			sent = append(sent, token)
+		}
 		last := page.NextToken == ""
-		if !last && page.NextToken == token {
-			// The same cursor again would loop forever.
-			return ChargesPage{}, malformedMsg(chargesOp, "the server repeated the same page token")
+		if !last && (p.sent[page.NextToken] || slices.Contains(sent, page.NextToken)) {
+			return ChargesPage{}, malformedMsg(chargesOp, "the server's page tokens repeat (a cycle)")
 		}
 		if len(page.Results) == 0 && page.Skipped == 0 && !last {
 			if empty+1 >= maxEmptyPages {
@@ -58,14 +76,38 @@ func (p *Pager) Next(ctx context.Context) (ChargesPage, error) {
 			token = page.NextToken
 			continue
 		}
+		total := p.total
+		if page.Total >= 0 {
+			total = page.Total
+		}
+		if total >= 0 && p.pages+1 > maxPages(total, p.q.Limit) {
+			return ChargesPage{}, malformedMsg(chargesOp, "the server sent more pages than its total allows")
+		}
+		for _, t := range sent {
+			p.sent[t] = true
+		}
 		p.token = page.NextToken
 		p.done = last
-		if page.Total >= 0 {
-			p.total = page.Total
-		}
+		p.total = total
+		p.pages++
 		p.loaded += len(page.Results)
 		return page, nil
 	}
+}
+
+// maxPages is how many pages a server that counts total entries may hand
+// out at limit a page (0: the server default, 100): ⌈total/limit⌉, plus
+// two for entries added while paging and a final empty page. Pages skipped
+// for being empty do not count; maxEmptyPages bounds those.
+func maxPages(total, limit int) int {
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	n := total / limit
+	if total%limit != 0 {
+		n++
+	}
+	return n + 2
 }
 
 const chargesOp = "GET " + chargesPath

@@ -285,3 +285,137 @@ func TestPagerQueryFixed(t *testing.T) {
 		t.Fatal("an invalid query was sent")
 	}
 }
+
+// tokenServer answers each after_token from a script: the entries a page
+// holds and the token that follows it ("" ends). Unknown tokens are 400.
+func tokenServer(script map[string]struct {
+	entries int
+	next    string
+}) func(w http.ResponseWriter, r *http.Request, n int) {
+	return func(w http.ResponseWriter, r *http.Request, n int) {
+		step, ok := script[r.URL.Query().Get("after_token")]
+		if !ok {
+			reply(w, 400, `{"success":false,"error":"invalid_token","msg":"Invalid pagination token"}`)
+			return
+		}
+		var entries []string
+		for i := range step.entries {
+			entries = append(entries, contractJSON(n*10+i, 1))
+		}
+		reply(w, 200, pageJSON(entries, 1000, step.next))
+	}
+}
+
+// Page tokens that lead back to one already sent are a cycle, however long
+// and whether the repeated token was handed out or followed past an empty
+// page; the pager stops at the repeat instead of paging forever.
+func TestPagerTokenCycle(t *testing.T) {
+	type step = struct {
+		entries int
+		next    string
+	}
+	cases := []struct {
+		name   string
+		script map[string]step
+		pages  int // pages handed out before the error
+	}{
+		{"A→B→A", map[string]step{"": {1, "A"}, "A": {1, "B"}, "B": {1, "A"}}, 2},
+		{"back to a token followed past an empty page",
+			map[string]step{"": {1, "A"}, "A": {0, "B"}, "B": {1, "C"}, "C": {1, "B"}}, 2},
+		{"within one Next, empty pages only",
+			map[string]step{"": {0, "A"}, "A": {0, "B"}, "B": {0, "A"}}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, tokenServer(tc.script))
+			p := f.client(t).Pager(testQuery())
+			for i := 0; ; i++ {
+				if i > 20 {
+					t.Fatalf("%d pages over %d requests and no error: the cycle went unnoticed", i, f.count())
+				}
+				_, err := p.Next(context.Background())
+				if err == nil {
+					continue
+				}
+				e := apiErr(t, err, ErrMalformed)
+				if !strings.Contains(e.Error(), "the server's page tokens repeat (a cycle)") || i != tc.pages {
+					t.Fatalf("after %d pages: %v", i, err)
+				}
+				break
+			}
+			// Each token was sent once; the one that repeats was not sent again.
+			seen := map[string]bool{}
+			for _, r := range f.requests() {
+				tok := r.Query.Get("after_token")
+				if seen[tok] {
+					t.Fatalf("token %q sent twice", tok)
+				}
+				seen[tok] = true
+			}
+		})
+	}
+
+	// A failed Next is retried with the same tokens: not a cycle.
+	t.Run("retry after an error while following empty pages", func(t *testing.T) {
+		script := tokenServer(map[string]step{"": {0, "A"}, "A": {1, "B"}, "B": {1, ""}})
+		f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			if n == 1 { // the first request for A
+				reply(w, 500, `{"success":false,"msg":"boom"}`)
+				return
+			}
+			script(w, r, n)
+		})
+		p := f.client(t).Pager(testQuery())
+		ctx := context.Background()
+		if _, err := p.Next(ctx); !errors.Is(err, ErrServer) {
+			t.Fatalf("first Next: %v, want ErrServer", err)
+		}
+		for !p.Done() {
+			if _, err := p.Next(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p.Loaded() != 2 {
+			t.Fatalf("loaded %d, want 2", p.Loaded())
+		}
+	})
+}
+
+// Once the server has named its total, it may hand out at most
+// ⌈total/limit⌉ + 2 pages; one that keeps sending fresh tokens is cut off
+// there instead of being paged forever.
+func TestPagerPagesBeyondTotal(t *testing.T) {
+	for _, tc := range []struct {
+		limit, total, allowed int
+	}{
+		{0, 150, 4},   // server default of 100: ⌈1.5⌉ + 2
+		{500, 500, 3}, // ⌈1⌉ + 2
+		{100, 0, 2},
+	} {
+		t.Run(fmt.Sprintf("limit=%d,total=%d", tc.limit, tc.total), func(t *testing.T) {
+			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				reply(w, 200, pageJSON([]string{contractJSON(n, 1)}, tc.total, fmt.Sprintf("t%d", n)))
+			})
+			q := testQuery()
+			q.Limit = tc.limit
+			p := f.client(t).Pager(q)
+			for i := 0; ; i++ {
+				if i > 20 {
+					t.Fatalf("%d pages of a total of %d and no error", i, tc.total)
+				}
+				_, err := p.Next(context.Background())
+				if err == nil {
+					continue
+				}
+				e := apiErr(t, err, ErrMalformed)
+				if !strings.Contains(e.Error(), "the server sent more pages than its total allows") || i != tc.allowed {
+					t.Fatalf("after %d pages: %v", i, err)
+				}
+				if p.Loaded() != tc.allowed || f.count() != tc.allowed+1 {
+					t.Fatalf("loaded %d over %d requests", p.Loaded(), f.count())
+				}
+				return
+			}
+		})
+	}
+}

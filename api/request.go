@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"time"
@@ -66,8 +67,9 @@ type attemptResult struct {
 //
 // Retry policy:
 //   - 429 (any method): wait the threshold the body names (else the
-//     configured one) plus 0–25% jitter, at most 5 times. The request was
-//     refused, so repeating it is safe even for the PUT.
+//     configured one) plus 0–25% jitter, at most 60 s, at most 5 times.
+//     The request was refused, so repeating it is safe even for the PUT.
+//     A paced request's 429 also teaches the pacer (see pacer.release).
 //   - 502/503/504 (GET only) and network errors where no response arrived
 //     (any method; the PUT replaces the whole document, so repeating it is
 //     harmless): exponential backoff with jitter, at most 3 times.
@@ -80,15 +82,29 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 	limited, retries := 0, 0
 	for {
 		paced := cl.paced && c.pacer != nil
+		actx := ctx
+		var dep *departure
 		if paced {
 			report := func(d time.Duration) { c.emit(Event{Kind: EventPacing, Op: op, Wait: d}) }
-			if err := c.pacer.acquire(ctx, report); err != nil {
+			var err error
+			if dep, err = c.pacer.acquire(ctx, report); err != nil {
 				return nil, ctxError(op, ctx)
 			}
+			// The request departs when it is written, after any dial
+			// and TLS handshake (see pacer).
+			actx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+				WroteRequest: func(info httptrace.WroteRequestInfo) {
+					if info.Err == nil {
+						dep.written()
+					}
+				},
+			})
 		}
-		res := c.attempt(ctx, &cl, op)
+		res := c.attempt(actx, &cl, op)
 		if paced {
-			c.pacer.release()
+			// A 429 teaches the pacer (a longer threshold, else a wider
+			// margin) before the next paced request may go.
+			c.pacer.release(dep, res.status == http.StatusTooManyRequests, res.threshold)
 		}
 		if res.err == nil {
 			return res.body, nil
@@ -101,9 +117,6 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 				return nil, res.err
 			}
 			limited++
-			if cl.paced {
-				c.adoptThreshold(res.threshold)
-			}
 			wait = c.rateLimitWait(res.threshold)
 			ev = Event{Kind: EventRateLimited, Op: op, Wait: wait, Attempt: limited}
 		case res.noResponse || (cl.method == http.MethodGet && retryableStatus(res.status)):
@@ -287,17 +300,9 @@ func ctxError(op string, ctx context.Context) *Error {
 	return &Error{Kind: ErrCanceled, Op: op, Err: err}
 }
 
-// adoptThreshold slows the pacer down when the server names a longer
-// threshold than the configured one, so later calls stop provoking 429s.
-func (c *Client) adoptThreshold(th time.Duration) {
-	if c.pacer != nil && th > 0 {
-		c.pacer.slowTo(th)
-	}
-}
-
 // rateLimitWait is the wait after a 429: the server's threshold, else the
 // configured one, else the backoff base; plus 0–25% jitter so clients
-// sharing a key do not retry in lockstep.
+// sharing a key do not retry in lockstep; at most maxWait.
 func (c *Client) rateLimitWait(th time.Duration) time.Duration {
 	if th <= 0 {
 		th = c.threshold
@@ -305,7 +310,7 @@ func (c *Client) rateLimitWait(th time.Duration) time.Duration {
 	if th <= 0 {
 		th = c.backoffBase
 	}
-	return th + jitter(th)
+	return min(th+jitter(th), maxWait)
 }
 
 // backoff is the wait before retry n (1-based): base×2^(n-1), capped, plus

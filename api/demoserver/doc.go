@@ -26,23 +26,25 @@
 //
 // # Order of checks
 //
-// Every request is handled in this order; the first step that answers wins:
+// Every request is handled in this order; the first step that answers wins.
+// Latency ([Options.Latency] ± [Options.Jitter], [Server.SetLatency]) is
+// waited just before the answer is written, after pacing has recorded the
+// arrival, like the real server's processing time.
 //
-//  1. Latency ([Options.Latency], [Server.SetLatency]) is waited.
-//  2. Faults ([Server.AddFault]) are checked in the order added. A matching
+//  1. Faults ([Server.AddFault]) are checked in the order added. A matching
 //     fault answers before routing, authentication and pacing, so "429 for
 //     ten seconds" or "hang" works for any key, even without one.
-//  3. Routing: unknown path 404, wrong method 405 (with an Allow header).
-//  4. Request bodies over [MaxBodyBytes]: 400.
-//  5. Authentication: no Authorization header 403, unknown or revoked key 404.
-//  6. Permission of a scoped key: 401 permission_denied.
-//  7. Pacing (charges only): a request closer than the threshold to the
+//  2. Routing: unknown path 404, wrong method 405 (with an Allow header).
+//  3. Request bodies over [MaxBodyBytes]: 400.
+//  4. Authentication: no Authorization header 403, unknown or revoked key 404.
+//  5. Permission of a scoped key: 401 permission_denied.
+//  6. Pacing (charges only): a request closer than the threshold to the
 //     previous accepted charges request of the same key gets 429. Only
 //     accepted requests restart the interval, so a client hammering the
 //     server gets through again once it waits a full threshold after its last
 //     success. A request that passes pacing counts as accepted even if its
 //     parameters are then rejected with 400.
-//  8. The endpoint's own validation and answer.
+//  7. The endpoint's own validation and answer.
 //
 // # Money
 //

@@ -8,8 +8,7 @@ import (
 )
 
 // Fault makes matching requests misbehave. Faults are checked in the order
-// added, after [Options.Latency] and before routing, authentication and
-// pacing; the first live match applies. Set one of Hang, Status, HugeBody,
+// added, on arrival, before routing, authentication and pacing; the first live match applies. Set one of Hang, Status, HugeBody,
 // or leave them zero to serve the real response, optionally delayed,
 // rewritten by Mutate and/or cut by ResetAfterBytes.
 type Fault struct {

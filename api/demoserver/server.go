@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -60,8 +61,17 @@ type Options struct {
 	// Threshold is the minimum interval between accepted charges requests of
 	// one key; 0 means 1 s, negative disables pacing.
 	Threshold time.Duration
-	// Latency is added before every response.
+	// Latency is added before every response: it is waited just before the
+	// answer is written, after faults, routing, authentication and pacing,
+	// like the real server's processing time. Pacing sees the request when
+	// it arrives, so however long the answer takes, the gaps between
+	// arrivals are the gaps the client sent.
 	Latency time.Duration
+	// Jitter varies Latency: each response's latency is Latency plus a
+	// uniformly random amount in [-Jitter, +Jitter] (at least zero in all),
+	// drawn in order of arrival from a source seeded by Seed, so the same
+	// requests in the same order get the same latencies. 0 means none.
+	Jitter time.Duration
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -114,6 +124,7 @@ type Server struct {
 	threshold atomic.Int64
 
 	mu         sync.Mutex
+	jitterRNG  *rand.Rand // nil when Options.Jitter <= 0
 	keys       map[string]*keyInfo
 	reqs       []*Request
 	changed    chan struct{} // closed and replaced on every new request
@@ -170,6 +181,10 @@ func New(opts Options) *Server {
 	}
 	if s.clock == nil {
 		s.clock = time.Now
+	}
+	if opts.Jitter > 0 {
+		// A stream of its own, so jitter does not shift the data set.
+		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))
 	}
 	s.latency.Store(int64(opts.Latency))
 	s.threshold.Store(int64(opts.Threshold))
@@ -346,7 +361,9 @@ func (s *Server) WaitRequests(ctx context.Context, n int) error {
 	}
 }
 
-func (s *Server) record(r *http.Request, body []byte, keyName string) *Request {
+// record logs the request and draws its jitter (see Options.Jitter) under
+// the same lock, so the draws follow the order of arrival.
+func (s *Server) record(r *http.Request, body []byte, keyName string) (*Request, time.Duration) {
 	rec := &Request{
 		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Body: body,
 		KeyName: keyName, Time: s.clock(),
@@ -359,7 +376,11 @@ func (s *Server) record(r *http.Request, body []byte, keyName string) *Request {
 	s.reqs = append(s.reqs, rec)
 	close(s.changed)
 	s.changed = make(chan struct{})
-	return rec
+	var jitter time.Duration
+	if j := int64(s.opts.Jitter); s.jitterRNG != nil && j > 0 {
+		jitter = time.Duration(s.jitterRNG.Int64N(2*j+1) - j)
+	}
+	return rec, jitter
 }
 
 // statusWriter records the status into the request log before the header is
@@ -369,11 +390,16 @@ type statusWriter struct {
 	s     *Server
 	rec   *Request
 	wrote bool
+	// delay (Options.Latency and Jitter) is waited before the header is
+	// written; ctx ends it early (see Server.sleep).
+	delay time.Duration
+	ctx   context.Context
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if !w.wrote {
 		w.wrote = true
+		w.s.sleep(w.ctx, w.delay)
 		w.s.mu.Lock()
 		w.rec.Status = code
 		w.s.mu.Unlock()
@@ -437,13 +463,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case hasAuth:
 		name = KeyNameUnknown
 	}
-	rec := s.record(r, body, name)
-	sw := &statusWriter{ResponseWriter: w, s: s, rec: rec}
+	rec, jitter := s.record(r, body, name)
+	// The latency is waited when the answer is written, not here: the
+	// charges pacing must see the request as it arrived.
+	delay := max(time.Duration(s.latency.Load())+jitter, 0)
+	sw := &statusWriter{ResponseWriter: w, s: s, rec: rec, delay: delay, ctx: r.Context()}
 	if err != nil && !tooBig {
 		writeError(sw, http.StatusBadRequest, "", "Could not read the request body.")
 		return
 	}
-	s.sleep(r.Context(), time.Duration(s.latency.Load()))
 	if f := s.takeFault(r); f != nil {
 		s.applyFault(sw, r, f, body, tooBig)
 		return
