@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -80,13 +78,37 @@ func parseChargesFlags(from, to, types, format, output string) (chargesArgs, err
 		return a, errors.New("--to needs --from")
 	}
 	if a.from != "" {
-		// The syntax and order of the days do not depend on the zone:
-		// check them now, resolve them in the user's zone later.
+		// The bounds, syntax and order of the days do not depend on the
+		// zone: check them now, resolve them in the user's zone later.
+		// The bounds first: "9999-12-31 is outside" says more than
+		// "today is before 9999-12-31".
+		if err := checkDay("--from", a.from); err != nil {
+			return a, err
+		}
+		if err := checkDay("--to", a.to); err != nil {
+			return a, err
+		}
 		if _, err := a.dayRange(time.UTC, time.Now()); err != nil {
 			return a, err
 		}
 	}
 	return a, nil
+}
+
+// checkDay refuses a day given as flag that lies outside the times billing
+// believes (billing.MinTime to MaxTime): no charge it keeps can lie there,
+// and 0001-01-01 is the zero time.Time, which the query further down reads
+// as "no date". day is as given, or "" when not.
+func checkDay(flag, day string) error {
+	t, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return nil // not given, or not a date, which dayRange reports
+	}
+	if t.Before(billing.MinTime) || !t.Before(billing.MaxTime) {
+		return fmt.Errorf("%s %s is outside the days vastdash accepts, %s to %s", flag, day,
+			billing.MinTime.Format(time.DateOnly), billing.MaxTime.AddDate(0, 0, -1).Format(time.DateOnly))
+	}
+	return nil
 }
 
 func contractType(s string) (api.ContractType, bool) {
@@ -159,22 +181,20 @@ func runCharges(r *runner, o options, args []string) int {
 		return r.runtimeError(err)
 	}
 
-	// Render into memory first: on a failure stdout stays empty rather than
-	// holding half a file.
-	var buf bytes.Buffer
-	switch a.output {
-	case "csv":
-		err = writeCSV(&buf, entries, a.items, loc)
-	case "json":
-		err = writeJSON(&buf, entries, a.items, loc)
-	default:
-		writeText(&buf, entries, a.items, loc)
-	}
-	if err != nil {
-		return r.runtimeError(err)
-	}
-	if _, err := r.stdout.Write(buf.Bytes()); err != nil {
-		return r.runtimeError(err)
+	// Every entry is in memory and checked, so nothing but stdout can fail
+	// from here: a failed load has left stdout empty, and the answer is
+	// streamed rather than rendered into a second copy of it.
+	code = r.answer(func(w io.Writer) error {
+		switch a.output {
+		case "csv":
+			return writeCSV(w, entries, a.items, loc)
+		case "json":
+			return writeJSON(w, entries, a.items, loc)
+		}
+		return writeText(w, entries, a.items, loc)
+	})
+	if code != exitOK {
+		return code
 	}
 	writeTotals(r.stderr, st)
 	return exitOK
@@ -213,12 +233,47 @@ func walk(c *api.Charge, items bool, depth int, source string, fn func(c *api.Ch
 	}
 }
 
-// formatTime is a time in loc as RFC 3339, "" when absent.
+// The first and last instants whose year RFC 3339 can write: it has four
+// digits and no sign.
+var (
+	firstWritable = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	lastWritable  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// formatTime is a time in loc as RFC 3339, "" when absent. Billing keeps no
+// charge outside 2015–2100, so clipping (see timeIn) is only a defence.
 func formatTime(unix int64, loc *time.Location) string {
 	if unix == 0 {
 		return ""
 	}
-	return time.Unix(unix, 0).In(loc).Format(time.RFC3339)
+	return rfc3339(timeIn(unix, loc))
+}
+
+// timeIn is unix seconds as a time in loc, clamped to years 0 to 9999:
+// beyond them time's calendar arithmetic wraps (math.MinInt64 seconds has a
+// plausible-looking year), and no format of ours can write them.
+func timeIn(unix int64, loc *time.Location) time.Time {
+	unix = min(max(unix, firstWritable.Unix()), lastWritable.Unix())
+	return clipYear(time.Unix(unix, 0).In(loc))
+}
+
+// clipYear is t, or the nearest writable instant (in UTC) when t's year in
+// its own location is not 0 to 9999: year 9999 in UTC is 10000 east of it.
+func clipYear(t time.Time) time.Time {
+	switch y := t.Year(); {
+	case y > 9999:
+		return lastWritable
+	case y < 0:
+		return firstWritable
+	}
+	return t
+}
+
+// rfc3339 is t as valid RFC 3339, clipped to years 0 to 9999: Go writes
+// year 10000 as five digits and year -1 with a sign, which RFC 3339 parsers
+// (Go's own among them) refuse.
+func rfc3339(t time.Time) string {
+	return clipYear(t).Format(time.RFC3339)
 }
 
 // csvCell sanitizes a server string for a CSV cell. A cell starting with
@@ -319,50 +374,97 @@ func writeJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location
 // textTime is the text table's time format: minutes are enough to read.
 const textTime = "2006-01-02 15:04"
 
-// writeText writes an aligned table: one row per entry, items indented
-// under it, the amount right-aligned last. Nothing follows the rows (the
-// totals go to stderr), so the output can be piped as is.
-func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location) {
-	if len(entries) == 0 {
-		return
-	}
-	rows := [][]string{{"START", "END", "TYPE", "SOURCE", "LABEL", "DESCRIPTION", "AMOUNT"}}
+// textRow is one row of the text table.
+type textRow [7]string
+
+var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "DESCRIPTION", "AMOUNT"}
+
+// The widest the text table shows a server's string, in terminal cells; a
+// longer one is cut and ends in "…" (csv and json keep it whole). Without a
+// cap one 1 MB label pads every row to 1 MB: 500 rows made 525 MB. Type
+// includes the indentation of items.
+const (
+	maxTypeCells        = 24
+	maxSourceCells      = 40
+	maxLabelCells       = 40
+	maxDescriptionCells = 60
+)
+
+// cut sanitizes a server's string and caps its display width at cells.
+func cut(s string, cells int) string {
+	return ansi.Truncate(sanitize.String(s), cells, "…")
+}
+
+// newTextRow is the row of c, an entry or an item at depth.
+func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 	when := func(unix int64) string {
 		if unix == 0 {
 			return "-"
 		}
-		return time.Unix(unix, 0).In(loc).Format(textTime)
+		return timeIn(unix, loc).Format(textTime)
 	}
-	for i := range entries {
-		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
-			rows = append(rows, []string{
-				when(c.Start),
-				when(c.End),
-				strings.Repeat("  ", depth) + sanitize.String(c.Type),
-				sanitize.String(c.Source),
-				sanitize.String(c.Meta.Label),
-				sanitize.String(c.Description),
-				c.Amount.String(),
-			})
-		})
+	return textRow{
+		when(c.Start),
+		when(c.End),
+		// Real trees are four levels deep; deeper indentation is cut too.
+		cut(strings.Repeat("  ", depth)+c.Type, maxTypeCells),
+		cut(c.Source, maxSourceCells),
+		cut(c.Meta.Label, maxLabelCells),
+		cut(c.Description, maxDescriptionCells),
+		c.Amount.String(),
 	}
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
+}
+
+// writeText writes an aligned table: one row per entry, items indented
+// under it, the amount right-aligned last. Nothing follows the rows (the
+// totals go to stderr), so the output can be piped as is. It walks the
+// entries twice, once for the column widths and once to write, so it
+// holds one row at a time; with every cell capped, output and memory
+// grow with the number of rows only.
+func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var widths [len(textHeader)]int
+	measure := func(row textRow) {
 		for i, cell := range row {
 			widths[i] = max(widths[i], ansi.StringWidth(cell))
 		}
 	}
-	bw := bufio.NewWriter(w)
-	last := len(widths) - 1
-	for _, row := range rows {
+	measure(textHeader)
+	for i := range entries {
+		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
+			measure(newTextRow(c, depth, loc))
+		})
+	}
+	var (
+		line strings.Builder
+		err  error
+	)
+	write := func(row textRow) {
+		if err != nil {
+			return
+		}
+		line.Reset()
+		last := len(row) - 1
 		for i, cell := range row {
 			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
 			if i == last {
-				bw.WriteString(pad + cell + "\n")
+				line.WriteString(pad + cell + "\n")
 				continue
 			}
-			bw.WriteString(cell + pad + "  ")
+			line.WriteString(cell + pad + "  ")
+		}
+		_, err = io.WriteString(w, line.String())
+	}
+	write(textHeader)
+	for i := range entries {
+		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
+			write(newTextRow(c, depth, loc))
+		})
+		if err != nil {
+			return err
 		}
 	}
-	bw.Flush()
+	return nil
 }

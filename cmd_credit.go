@@ -3,10 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"time"
+	"io"
 
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/spend"
 )
 
 const creditHelp = `  credit          print the credit on one line: $1,234.57 (one request)
@@ -67,15 +68,8 @@ func runCredit(r *runner, o options, args []string) int {
 		if err != nil {
 			return r.runtimeError(err)
 		}
-		burn, rw := est.Week, est.Runway
-		rj := &runwayJSON{BurnPerDay: burn.PerDay, RunwayNote: rw.Reason}
-		if rw.Reason == "" {
-			days := rw.Days()
-			rj.RunwayDays = &days
-			rj.RunwayUntil = rw.Until.Format(time.RFC3339)
-		}
-		out.runwayJSON = rj
-		line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", burn.PerDay, burn.Label, rw)
+		out.runwayJSON = newRunwayJSON(est.Week, est.Runway)
+		line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", est.Week.PerDay, est.Week.Label, est.Runway)
 	}
 
 	if *asJSON {
@@ -83,9 +77,23 @@ func runCredit(r *runner, o options, args []string) int {
 		if err != nil {
 			return r.runtimeError(err)
 		}
-		fmt.Fprintf(r.stdout, "%s\n", b)
-		return exitOK
+		line = string(b)
 	}
-	fmt.Fprintln(r.stdout, line)
-	return exitOK
+	return r.answer(func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, line)
+		return err
+	})
+}
+
+// newRunwayJSON is the runway part of the --json answer.
+func newRunwayJSON(burn spend.Burn, rw spend.Runway) *runwayJSON {
+	rj := &runwayJSON{BurnPerDay: burn.PerDay, RunwayNote: rw.Reason}
+	if rw.Reason == "" {
+		days := rw.Days()
+		rj.RunwayDays = &days
+		// A runway of millennia ends at year 9999 in the user's zone,
+		// which east of UTC can already be year 10000.
+		rj.RunwayUntil = rfc3339(rw.Until)
+	}
+	return rj
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/vastdash/vastdash/api"
@@ -87,8 +88,7 @@ func (r *runner) notifications(o options, email, webhooks switchFlag, force bool
 		if err != nil {
 			return r.runtimeError(err)
 		}
-		r.printSwitches(prefs)
-		return exitOK
+		return r.answer(switchesOf(prefs))
 	}
 
 	res, err := svc.SaveSwitches(ctx, user.ID, sw, force)
@@ -100,21 +100,29 @@ func (r *runner) notifications(o options, email, webhooks switchFlag, force bool
 		// now rather than what was asked, and fail, since nothing confirmed
 		// the change.
 		if !res.Prefs.IsZero() {
-			r.printSwitches(res.Prefs)
+			if werr := r.writeAnswer(switchesOf(res.Prefs)); werr != nil {
+				// Still one line: the unknown outcome is the news, and
+				// nothing was printed to take for the server's state.
+				return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w), and what the server holds now cannot be written: %w", err, unwrapPath(werr)))
+			}
 			return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w); the switches printed are what the server holds now", err))
 		}
 		return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
 	case err != nil:
 		return r.runtimeError(err)
 	}
-	r.printSwitches(res.Prefs)
-	return exitOK
+	return r.answer(switchesOf(res.Prefs))
 }
 
-// printSwitches prints the low-credit switches of p, one per line, under
-// the names the dashboard shows.
-func (r *runner) printSwitches(p api.Prefs) {
-	for _, s := range billing.LowCredit {
-		fmt.Fprintf(r.stdout, "%s: %s\n", s.Label, billing.SwitchState(p, s.Path))
+// switchesOf writes the low-credit switches of p, one per line, under the
+// names the dashboard shows.
+func switchesOf(p api.Prefs) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		for _, s := range billing.LowCredit {
+			if _, err := fmt.Fprintf(w, "%s: %s\n", s.Label, billing.SwitchState(p, s.Path)); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 }

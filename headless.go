@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 	"time"
 
@@ -28,8 +30,10 @@ func newCommandFlags(name string, o *options) *flag.FlagSet {
 func (r *runner) parseCommand(name, help string, fs *flag.FlagSet, args []string) (int, bool) {
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(r.stdout, "Usage: vastdash [flags] %s [options]\n\n%s\nGlobal flags: --demo, --api-key-file PATH, --url URL, --config PATH (see vastdash --help)\n", name, help)
-		return exitOK, false
+		return r.answer(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "Usage: vastdash [flags] %s [options]\n\n%s\nGlobal flags: --demo, --api-key-file PATH, --url URL, --config PATH (see vastdash --help)\n", name, help)
+			return err
+		}), false
 	}
 	if err == nil && fs.NArg() > 0 {
 		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -38,6 +42,47 @@ func (r *runner) parseCommand(name, help string, fs *flag.FlagSet, args []string
 		return r.usageError(name, err), false
 	}
 	return exitOK, true
+}
+
+// answerBuffer is the size of the buffer an answer is written through: few
+// system calls for a long table, and memory that does not grow with it.
+const answerBuffer = 64 << 10
+
+// writeAnswer runs write on a buffer over stdout and flushes it; it returns
+// write's error, else the flush's. The flush is where a short answer meets
+// the file at all: checking only write's error would miss /dev/full.
+func (r *runner) writeAnswer(write func(w io.Writer) error) error {
+	bw := bufio.NewWriterSize(r.stdout, answerBuffer)
+	if err := write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// answer writes a command's answer to stdout with write and returns the
+// exit code: 0, or 1 after one line on stderr when stdout could not take
+// it (a full disk, /dev/full, a closed pipe). A script must not read an
+// exit 0 as "the answer is in the file" when the file is empty or cut.
+func (r *runner) answer(write func(w io.Writer) error) int {
+	if err := r.writeAnswer(write); err != nil {
+		return r.writeError(err)
+	}
+	return exitOK
+}
+
+// writeError reports that stdout could not be written, as one line, exit 1.
+func (r *runner) writeError(err error) int {
+	return r.runtimeError(fmt.Errorf("cannot write the answer: %w", unwrapPath(err)))
+}
+
+// unwrapPath is err without the path of an *fs.PathError: for stdout it is
+// "/dev/stdout", which tells the user nothing.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // newService is the billing layer of one command run: the session's client,

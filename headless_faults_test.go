@@ -2,9 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,6 +117,22 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 				t.Errorf("the server holds %q, stdout says %q", got, res.out)
 			}
 		})
+	}
+}
+
+// A save whose outcome is unknown on a stdout that cannot take what the
+// server holds now is still one line, and says both.
+func TestHeadlessSaveOutcomeUnknownStdoutFull(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	srv.AddFault(demoserver.Fault{Method: "PUT", Hang: true})
+	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+		r.stdout = &fullWriter{}
+		r.clientOptions = append(r.clientOptions,
+			api.WithTimeout(300*time.Millisecond), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
+	}, "notifications", "--email", "off")
+	res.failed(t, exitRuntime, "cannot be written: no space left on device")
+	if !strings.Contains(res.errOut, "the outcome of the save is unknown") {
+		t.Errorf("stderr %q does not say the outcome is unknown", res.errOut)
 	}
 }
 
@@ -328,6 +349,90 @@ func TestHeadlessRunwayRefusesInsaneTimes(t *testing.T) {
 			}
 			if res.errOut != "" {
 				t.Errorf("stderr %q", res.errOut)
+			}
+		})
+	}
+}
+
+// fullWriter is a stdout that takes room bytes and then fails the way a
+// full disk does.
+type fullWriter struct{ room int }
+
+func (w *fullWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.room {
+		w.room -= len(p)
+		return len(p), nil
+	}
+	n := w.room
+	w.room = 0
+	return n, &fs.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}
+}
+
+// An answer that cannot be written is a failure (exit 1, one line saying
+// so), whatever the command and however much of it got out: a script must
+// not take exit 0 for "the answer is in the file".
+func TestHeadlessStdoutFull(t *testing.T) {
+	text := append([]string{"charges", "--items"}, wholeSpan()...)
+	rows := []struct {
+		args []string
+		room int
+	}{
+		{[]string{"credit"}, 0},
+		{[]string{"credit", "--json"}, 0},
+		{[]string{"credit", "--runway", "--json"}, 10},
+		{[]string{"notifications"}, 0},
+		{[]string{"notifications", "--webhooks", "on"}, 0},
+		{allCharges, 0},
+		{append([]string{"charges", "--output", "json"}, wholeSpan()...), 0},
+		{text, 0},
+		// Full in the middle of a long table.
+		{text, 100_000},
+		{[]string{"charges", "--help"}, 0},
+	}
+	for _, row := range rows {
+		t.Run(fmt.Sprintf("%s/room %d", strings.Join(row.args, " "), row.room), func(t *testing.T) {
+			srv := startServer(t, demoserver.Options{Contracts: 600})
+			res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+				r.stdout = &fullWriter{room: row.room}
+			}, row.args...)
+			res.failed(t, exitRuntime, "cannot write the answer: no space left on device")
+		})
+	}
+}
+
+// The same with a real process whose stdout is /dev/full, where there is
+// one: the file is the real one, not a stand-in with a friendlier error.
+func TestHeadlessDevFull(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("no /dev/full: %v", err)
+	}
+	defer full.Close()
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, demoserver.Options{Contracts: 100})
+	home := t.TempDir()
+	for _, args := range [][]string{
+		{"credit"},
+		{"credit", "--json"},
+		{"notifications"},
+		append([]string{"charges", "--output", "csv"}, wholeSpan()...),
+		append([]string{"charges"}, wholeSpan()...),
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, append([]string{"--url", srv.URL()}, args...)...)
+			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "VAST_API_KEY="+demoserver.DemoKey, "VAST_URL=")
+			var errb strings.Builder
+			cmd.Stdout, cmd.Stderr = full, &errb
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitRuntime {
+				t.Fatalf("%v: %v, want exit %d (stderr %q)", args, err, exitRuntime, errb.String())
+			}
+			if got := errb.String(); got != "vastdash: cannot write the answer: no space left on device\n" {
+				t.Errorf("stderr %q, want one line saying the answer could not be written", got)
 			}
 		})
 	}

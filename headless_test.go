@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -381,6 +383,156 @@ func TestChargesTextIsAligned(t *testing.T) {
 	}
 }
 
+// One huge label, description and source must not widen every row: text
+// cells are cut to a fixed width with an ellipsis, so the table grows with
+// its rows only, while csv and json keep the whole text.
+func TestChargesTextCapsCells(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	srv := startServer(t, demoserver.Options{Contracts: 600})
+	// run runs charges with the huge strings in the first three entries.
+	run := func(args ...string) result {
+		srv.ClearFaults()
+		srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Mutate: demoserver.MutateFirstPage(func(page demoserver.Page) {
+			page.SetField(0, 1, "metadata", `{"label":"`+huge+`"}`)
+			page.SetField(1, 2, "description", `"`+huge+`"`)
+			page.SetField(2, 3, "source", `"instance-`+huge+`"`)
+		})})
+		return headless(t, srv, demoserver.DemoKey, append(append([]string{"charges"}, args...), wholeSpan()...)...)
+	}
+	res := run()
+	res.ok(t)
+	lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+	rows := len(srv.Contracts(wholeSpanFilter(t)))
+	if len(lines) != rows+1 {
+		t.Fatalf("%d lines, want a header and %d rows", len(lines), rows)
+	}
+	// 16+16+24+40+40+60 cells and an amount, two spaces between columns.
+	const widest = 16 + 16 + 24 + 40 + 40 + 60 + 20 + 6*2
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > widest {
+			t.Fatalf("line %d is %d cells wide, want at most %d", i, w, widest)
+		}
+	}
+	for _, cell := range []string{strings.Repeat("x", 39) + "…", "instance-" + strings.Repeat("x", 30) + "…", strings.Repeat("x", 59) + "…"} {
+		if !strings.Contains(res.out, " "+cell+" ") {
+			t.Errorf("no cell cut to %q", cell)
+		}
+	}
+	if len(res.out) > rows*4*widest {
+		t.Fatalf("%d bytes of text for %d rows", len(res.out), rows)
+	}
+
+	res = run("--output", "csv")
+	res.ok(t)
+	csvRows := readCSV(t, res.out)
+	if csvRows[0][4] != huge || csvRows[1][5] != huge || csvRows[2][3] != "instance-"+huge {
+		t.Error("csv does not keep the whole text")
+	}
+	res = run("--output", "json")
+	res.ok(t)
+	if got := decodeJSON(t, res.out); got[0].Label != huge || got[1].Description != huge || got[2].Source != "instance-"+huge {
+		t.Error("json does not keep the whole text")
+	}
+}
+
+// The table's size and what it allocates do not depend on how long the
+// server's strings are: a 1 MB label costs what a 1 KB one does.
+func TestWriteTextGrowsWithRowsOnly(t *testing.T) {
+	measure := func(label string) (bytes, alloc uint64) {
+		entries := make([]api.Charge, 100)
+		for i := range entries {
+			entries[i] = api.Charge{Start: demoNow.Unix(), End: demoNow.Unix(), Type: "instance", Source: fmt.Sprint("instance-", i),
+				Description: "Instance", Amount: 1234, Meta: api.Metadata{Label: label}}
+		}
+		var w countingWriter
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if err := writeText(&w, entries, false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&after)
+		return w.n, after.TotalAlloc - before.TotalAlloc
+	}
+	smallOut, _ := measure(strings.Repeat("y", 1<<10))
+	bigOut, bigAlloc := measure(strings.Repeat("y", 1<<20))
+	if bigOut != smallOut {
+		t.Errorf("%d bytes with 1 MB labels, %d with 1 KB ones", bigOut, smallOut)
+	}
+	if bigAlloc > 8<<20 {
+		t.Errorf("writing 100 rows with 1 MB labels allocated %d MB", bigAlloc>>20)
+	}
+}
+
+// countingWriter counts what is written to it.
+type countingWriter struct{ n uint64 }
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.n += uint64(len(p))
+	return len(p), nil
+}
+
+// Every time written is valid RFC 3339, whatever the seconds: Go writes
+// year 10000 with five digits and year -1 with a sign, which no RFC 3339
+// parser (Go's own included) takes. Beyond the years 0 to 9999 a time is
+// clipped to the nearest one that can be written.
+func TestFormatTimeStaysRFC3339(t *testing.T) {
+	east := time.FixedZone("+14", 14*3600)
+	west := time.FixedZone("-12", -12*3600)
+	cases := []struct {
+		unix int64
+		loc  *time.Location
+		want string
+	}{
+		{0, time.UTC, ""},
+		{1, time.UTC, "1970-01-01T00:00:01Z"},
+		{253402300799, time.UTC, "9999-12-31T23:59:59Z"},
+		{253402300799, east, "9999-12-31T23:59:59Z"}, // 10000-01-01 there
+		{253402300800, time.UTC, "9999-12-31T23:59:59Z"},
+		{math.MaxInt64, west, "9999-12-31T11:59:59-12:00"},
+		{-62167219200, time.UTC, "0000-01-01T00:00:00Z"},
+		{-62167219200, west, "0000-01-01T00:00:00Z"}, // year -1 there
+		{math.MinInt64, east, "0000-01-01T14:00:00+14:00"},
+		{math.MinInt64, time.UTC, "0000-01-01T00:00:00Z"},
+	}
+	for _, c := range cases {
+		got := formatTime(c.unix, c.loc)
+		if got != c.want {
+			t.Errorf("formatTime(%d, %s) = %q, want %q", c.unix, c.loc, got, c.want)
+		}
+		if _, err := time.Parse(time.RFC3339, got); got != "" && err != nil {
+			t.Errorf("formatTime(%d, %s) = %q: %v", c.unix, c.loc, got, err)
+		}
+	}
+}
+
+// credit's runway_until is RFC 3339 too: a runway of millennia is clamped
+// to the end of year 9999 in the user's zone, which east of UTC is
+// already year 10000.
+func TestCreditRunwayUntilStaysRFC3339(t *testing.T) {
+	east := time.FixedZone("+14", 14*3600)
+	now := demoNow.In(east)
+	burn := spend.Burn{PerDay: 1, Label: "last 7 complete days"}
+	rw := spend.RunwayFor(money.MaxAmount, burn, true, now)
+	b, err := json.Marshal(newRunwayJSON(burn, rw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Until string `json:"runway_until"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse(time.RFC3339, got.Until); err != nil || got.Until != "9999-12-31T23:59:59Z" {
+		t.Fatalf("runway_until %q (%v), want 9999-12-31T23:59:59Z", got.Until, err)
+	}
+	// An ordinary runway is written in the user's zone, unchanged.
+	rw = spend.RunwayFor(10*money.Dollar, spend.Burn{PerDay: money.Dollar}, true, now)
+	if got := newRunwayJSON(burn, rw).RunwayUntil; got != rw.Until.Format(time.RFC3339) || !strings.HasSuffix(got, "+14:00") {
+		t.Fatalf("runway_until %q, want %q", got, rw.Until.Format(time.RFC3339))
+	}
+}
+
 func TestChargesCSVDefusesFormulas(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 20})
 	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Mutate: func(b []byte) []byte {
@@ -633,6 +785,12 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 		{[]string{"charges", "--from", "2026-13-01", "--to", "2026-11-01"}, `"2026-13-01" is not a date`},
 		{[]string{"charges", "--from", "yesterday"}, "not a date"},
 		{[]string{"charges", "--to", "2026-11-01"}, "--to needs --from"},
+		// Year 1 is Go's zero time, which read as "no date" further down;
+		// no charge lies outside billing's window anyway.
+		{[]string{"charges", "--from", "0001-01-01"}, "--from 0001-01-01 is outside the days vastdash accepts, 2015-01-01 to 2099-12-31"},
+		{[]string{"charges", "--from", "2014-12-31", "--to", "2026-11-01"}, "--from 2014-12-31 is outside"},
+		{[]string{"charges", "--from", "2026-11-01", "--to", "2100-01-01"}, "--to 2100-01-01 is outside"},
+		{[]string{"charges", "--from", "9999-12-31"}, "--from 9999-12-31 is outside"},
 		{[]string{"charges", "--type", "instance,gpu"}, `unknown --type "gpu"`},
 		{[]string{"charges", "--type", ","}, "names no type"},
 		{[]string{"charges", "--output", "xml"}, `unknown --output "xml"`},

@@ -158,12 +158,24 @@ func mulDiv(a, b, c uint64) int64 {
 // Days is the runway in days, for machines (JSON); 0 without an estimate.
 func (r Runway) Days() float64 { return float64(r.Tenths) / 10 }
 
-// String reads "≈ 12.4 days (until 4 Dec)" or "— no credit left".
+// yearAfterTenths is the runway, in tenths of days, from which String
+// writes the year of Until: "until 13 Oct" is read as the next 13 Oct, so
+// it is only wrong from a year on; writing it from 300 days on keeps the
+// reader from counting. The runway's own length decides, not the clock,
+// so the same Runway always reads the same.
+const yearAfterTenths = 3000
+
+// String reads "≈ 12.4 days (until 4 Dec)" or "— no credit left"; from 300
+// days on it reads "≈ 1234.5 days (until 9 Apr 2030)".
 func (r Runway) String() string {
 	if r.Reason != "" {
 		return "— " + r.Reason
 	}
-	return fmt.Sprintf("≈ %d.%d days (until %s)", r.Tenths/10, r.Tenths%10, r.Until.Format("2 Jan"))
+	layout := "2 Jan"
+	if r.Tenths >= yearAfterTenths {
+		layout = "2 Jan 2006"
+	}
+	return fmt.Sprintf("≈ %d.%d days (until %s)", r.Tenths/10, r.Tenths%10, r.Until.Format(layout))
 }
 
 // proportion is a×num/den rounded to the nearest thousandth, without

@@ -30,6 +30,29 @@ func TestBurnWeekAndRunway(t *testing.T) {
 	}
 }
 
+// A runway of years names the year it ends: "until 13 Oct" alone would be
+// read as the next 13 Oct. Under 300 days the date is unambiguous and
+// stays short.
+func TestRunwayStringYear(t *testing.T) {
+	burn := Burn{PerDay: 1000, Label: "last 7 complete days"}
+	cases := []struct {
+		credit money.Amount
+		want   string
+	}{
+		{12_400, "≈ 12.4 days (until 4 Dec)"},
+		{299_900, "≈ 299.9 days (until 17 Sep)"},
+		{300_000, "≈ 300.0 days (until 17 Sep 2027)"},
+		{1_057_000, "≈ 1057.0 days (until 13 Oct 2029)"},
+		// Clamped at the end of year 9999.
+		{money.MaxAmount, "≈ 9223372036854775.8 days (until 31 Dec 9999)"},
+	}
+	for _, c := range cases {
+		if got := RunwayFor(c.credit, burn, true, now).String(); got != c.want {
+			t.Errorf("credit %d at $1/day: %q, want %q", c.credit, got, c.want)
+		}
+	}
+}
+
 func TestRunwayReasons(t *testing.T) {
 	b := Burn{PerDay: 5000, Label: "last 7 complete days"}
 	cases := []struct {
