@@ -437,3 +437,40 @@ func TestHeadlessDevFull(t *testing.T) {
 		})
 	}
 }
+
+// A preferences read the server refuses without naming a permission is not
+// reported as a missing permission, and the two front ends agree on what
+// follows: no save without --force (the dashboard asks instead), a forced
+// save holding only the switches given.
+func TestHeadlessPrefsReadRefused(t *testing.T) {
+	refuse := demoserver.Fault{Method: "GET", Path: "/api/v0/users/", Status: 403, Body: `{"detail":"Forbidden"}`}
+	prefsOnly := func(f demoserver.Fault, srv *demoserver.Server) demoserver.Fault {
+		f.Path = "/api/v0/users/" + fmt.Sprint(srv.UserID()) + "/notification-prefs"
+		return f
+	}
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	srv.AddFault(prefsOnly(refuse, srv))
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off")
+	res.failed(t, exitRuntime, "refused access (HTTP 403): Forbidden")
+	if strings.Contains(res.errOut, "lacks the") || !strings.Contains(res.errOut, "--force") {
+		t.Errorf("stderr %q: names a permission the server did not, or no --force advice", res.errOut)
+	}
+	for _, r := range srv.Requests() {
+		if r.Method == "PUT" {
+			t.Fatal("saved without --force")
+		}
+	}
+	res = headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off", "--force")
+	res.ok(t)
+	if got := srv.Prefs(); !reflectEqualJSON(got, `{"client":{"low_credit":{"email":false}}}`) {
+		t.Errorf("the forced save left %v", got)
+	}
+}
+
+func reflectEqualJSON(got map[string]any, want string) bool {
+	a, _ := json.Marshal(got)
+	var w any
+	_ = json.Unmarshal([]byte(want), &w)
+	b, _ := json.Marshal(w)
+	return string(a) == string(b)
+}

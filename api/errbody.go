@@ -40,7 +40,9 @@ func (c *Client) statusError(op string, status int, perm string, body []byte) *E
 	case status == 403 && authCode:
 		e.Kind = ErrNotLoggedIn
 	case status == 401 || status == 403:
-		e.Kind, e.Permission = ErrPermission, perm
+		// Refused, but the answer does not say a permission is missing:
+		// do not claim one (it may be a login wall, a proxy, a ban).
+		e.Kind = ErrPermission
 	case status == 400 && code == "invalid_token":
 		e.Kind = ErrInvalidToken
 	case status == 404 || status == 405:

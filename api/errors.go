@@ -52,7 +52,8 @@ type Error struct {
 	Code   string // the body's "error" field, sanitized
 	Msg    string // the body's "msg" (or "detail"), sanitized and cut to 200 characters
 	// Permission names the permission the endpoint needs (billing_read,
-	// user_read, user_write) when Kind is ErrPermission.
+	// user_read, user_write) when Kind is ErrPermission and the server's
+	// answer said a permission was missing; "" when it only refused.
 	Permission string
 	// Threshold is the server's minimum interval for the endpoint when Kind
 	// is ErrRateLimited and the body named one.
@@ -69,7 +70,14 @@ func (e *Error) Error() string {
 		if e.Permission != "" {
 			return "this API key lacks the " + e.Permission + " permission"
 		}
-		return "this API key lacks a permission this action needs"
+		s := e.Op + ": the server refused access"
+		if e.Status != 0 {
+			s += fmt.Sprintf(" (HTTP %d)", e.Status)
+		}
+		if e.Msg != "" {
+			s += ": " + e.Msg
+		}
+		return s
 	case ErrInvalidKey:
 		return "the API key was rejected (invalid or revoked key)"
 	case ErrNotLoggedIn:

@@ -28,6 +28,27 @@ var LowCredit = []struct {
 // would reset every alert other than the ones asked for.
 var ErrPrefsUnreadable = errors.New("this server cannot read the current notification preferences, and a save replaces every one of them")
 
+// unreadable reports a read of the preferences that will not succeed by
+// asking again: the server has no GET for them (404/405) or refuses this key
+// access to them. A forced save goes ahead without the document then, in
+// both front ends alike.
+func unreadable(err error) bool {
+	return errors.Is(err, api.ErrNotFound) || errors.Is(err, api.ErrPermission)
+}
+
+// unreadableError is ErrPrefsUnreadable with the read's own failure.
+type unreadableError struct{ cause error }
+
+func (e *unreadableError) Error() string {
+	if errors.Is(e.cause, api.ErrNotFound) {
+		return ErrPrefsUnreadable.Error()
+	}
+	return "the current notification preferences cannot be read (" + e.cause.Error() + "), and a save replaces every one of them"
+}
+
+func (e *unreadableError) Is(target error) bool { return target == ErrPrefsUnreadable }
+func (e *unreadableError) Unwrap() error        { return e.cause }
+
 // SaveResult is the outcome of SaveSwitches.
 type SaveResult struct {
 	// Prefs is what the server holds now, as far as vastdash knows: the
@@ -56,9 +77,10 @@ func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error
 // it reads the current document, changes only the switches asked for, and
 // writes it back, so a save never sends a document older than the one just
 // read and a change made meanwhile elsewhere (the web console, another
-// vastdash) is kept. With force, a server that cannot read the document
-// gets one holding only these switches (the caller has warned the user);
-// without it, that is ErrPrefsUnreadable.
+// vastdash) is kept. With force, a document that cannot be read (no GET,
+// or access to it refused) is replaced by one holding only these switches
+// (the caller has warned the user); without it, that is an error matching
+// ErrPrefsUnreadable.
 //
 // When the write's outcome is unknown, the document is read again and
 // returned with Unknown set, so the caller shows what the server holds
@@ -70,10 +92,10 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 	cur, err := s.client.NotificationPrefs(ctx, userID)
 	readable := err == nil
 	switch {
-	case errors.Is(err, api.ErrNotFound) && force:
+	case unreadable(err) && force:
 		cur = api.NewPrefs(map[string]any{})
-	case errors.Is(err, api.ErrNotFound):
-		return SaveResult{}, ErrPrefsUnreadable
+	case unreadable(err):
+		return SaveResult{}, &unreadableError{cause: err}
 	case err != nil:
 		return SaveResult{}, err
 	}

@@ -50,7 +50,7 @@ const (
 	readNone        readState = iota // no GET finished yet
 	readOK                           // the document was read
 	readUnavailable                  // the server has no GET (404/405)
-	readDenied                       // the key lacks user_read
+	readDenied                       // the server refused access to them (401/403)
 	readFailed                       // any other error; r retries
 )
 
@@ -141,7 +141,7 @@ func (m *Model) Help() help.KeyMap {
 	prompt := m.confirm != nil
 	k.Up.SetEnabled(!prompt)
 	k.Down.SetEnabled(!prompt)
-	k.Toggle.SetEnabled(!prompt && !m.readOnly && m.haveUser && m.read != readDenied)
+	k.Toggle.SetEnabled(!prompt && !m.readOnly && m.haveUser)
 	k.Reload.SetEnabled(!prompt && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
 	k.No.SetEnabled(prompt)
@@ -241,7 +241,7 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.say(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
 	case errors.Is(err, api.ErrPermission):
 		m.read = readDenied
-		m.say(shared.StatusError, shared.Safe(err.Error())+" — the preferences can't be read", 0)
+		m.say(shared.StatusError, shared.Safe(err.Error())+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
 		m.say(shared.StatusError, "could not read the preferences: "+shared.Safe(err.Error())+" — r to retry", 0)
@@ -304,19 +304,14 @@ func (m *Model) toggle(i int) tea.Cmd {
 	case m.reading:
 		m.say(shared.StatusInfo, "still reading the preferences…", noteTTL)
 		return nil
-	case m.read == readDenied:
-		// Every save starts by reading the document; with this key that
-		// read fails, so a save could only fail too.
-		m.say(shared.StatusError, "this API key lacks the user_read permission, and every save reads the preferences first — they can't be changed with this key", 0)
-		return nil
-	case m.doc.IsZero() && m.read != readUnavailable:
+	case m.doc.IsZero() && m.read != readUnavailable && m.read != readDenied:
 		// A transient failure: the user has nothing to toggle from.
 		m.say(shared.StatusError, "the current preferences must be read before a save — r to retry", 0)
 		return nil
 	}
 	// A server that cannot read the document gets a save that replaces
 	// it: the user confirms every such save.
-	force := m.read == readUnavailable
+	force := m.read == readUnavailable || m.read == readDenied
 	on, ok := m.intended(i)
 	if !ok || force {
 		// Unknown state, or a save that replaces the document: ask

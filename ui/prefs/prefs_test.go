@@ -874,25 +874,40 @@ func TestPutPermissionMakesReadOnly(t *testing.T) {
 	}
 }
 
+// A key the server refuses the read to can still save, as `notifications
+// --force` can: the screen asks first, as when the server has no GET, and
+// the save holds only the switch asked for.
 func TestGetPermission(t *testing.T) {
 	f := newServer(t, fullDoc)
 	f.getStatus, f.errBody = http.StatusUnauthorized, `{"success":false,"error":"permission_denied","msg":"missing permission user_read"}`
-	s := start(t, f, 100, 20)
+	s := start(t, f, 100, 30)
 	mustSay(t, s, shared.StatusError, "this API key lacks the user_read permission — the preferences can't be read")
 	if stateOf(t, s, email) != "[?] unknown" {
 		t.Errorf("email = %q", stateOf(t, s, email))
 	}
-	// Every save reads first; with this key it cannot: say so, send nothing.
+	mustShow(t, s, "Saving replaces every notification preference")
 	if n := s.press("space"); n != 0 {
-		t.Fatal("a save that can only fail")
+		t.Fatal("a save without confirmation")
 	}
-	mustSay(t, s, shared.StatusError, "can't be changed with this key")
-	mustShow(t, s, "every save reads them first")
-	if s.Help().(KeyMap).Toggle.Enabled() {
-		t.Error("help offers toggling")
-	}
+	mustShow(t, s, "replaces the server's whole preferences document")
 	if f.count(http.MethodPut) != 0 {
-		t.Error("unexpected PUT")
+		t.Fatal("a PUT before y")
+	}
+	s.do("y")
+	puts := f.puts()
+	if len(puts) != 1 || !reflect.DeepEqual(puts[0], decode(t, `{"client":{"low_credit":{"email":true}}}`)) {
+		t.Fatalf("PUTs %v", puts)
+	}
+}
+
+// A refusal that names no permission is not reported as a missing one.
+func TestGetRefusedWithoutPermissionWording(t *testing.T) {
+	f := newServer(t, fullDoc)
+	f.getStatus, f.errBody = http.StatusForbidden, `{"detail":"Forbidden"}`
+	s := start(t, f, 120, 30)
+	mustSay(t, s, shared.StatusError, "the server refused access (HTTP 403): Forbidden")
+	if strings.Contains(s.status.Text, "lacks the") {
+		t.Errorf("status %q names a permission the server did not", s.status.Text)
 	}
 }
 

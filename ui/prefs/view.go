@@ -69,13 +69,9 @@ func (m *Model) View() string {
 		add(prioBlank, "")
 		addPara(prioThreshold, prioBlank, st.Muted, t)
 	}
-	if m.haveUser && m.read == readUnavailable && m.confirm == nil {
+	if m.haveUser && (m.read == readUnavailable || m.read == readDenied) && m.confirm == nil {
 		add(prioBlank, "")
 		addPara(prioNote, prioBlank, st.Muted, "Saving replaces every notification preference on the account with what vastdash sends; you will be asked to confirm.")
-	}
-	if m.haveUser && m.read == readDenied {
-		add(prioBlank, "")
-		addPara(prioNote, prioBlank, st.Muted, "This API key can't read the preferences, and every save reads them first: the switches can't be changed with it.")
 	}
 	if m.confirm != nil {
 		add(prioBlank, "")
