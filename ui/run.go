@@ -48,6 +48,14 @@ func (e *Events) Attach(p *tea.Program) {
 	e.mu.Unlock()
 }
 
+// renderFPS is how often Bubble Tea's renderer wakes to flush a frame. Its
+// ticker runs whether or not anything changed: at the default 60 a bare
+// Bubble Tea program sitting idle costs 0.7% of a core on this project's
+// machine, more than the 0.2% budget of a dashboard left open all day. At
+// 12 (the spinner's own rate) an idle dashboard costs under 0.2%, and a key
+// reaches the screen within 83 ms, 42 ms on average.
+const renderFPS = 12
+
 // ErrInterrupted is Run's answer when a signal (SIGINT, SIGTERM, SIGHUP)
 // ended the dashboard; the terminal has been restored.
 var ErrInterrupted = errors.New("interrupted")
@@ -66,7 +74,8 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	base, cancel := context.WithCancel(base)
 	defer cancel()
 	ctx.Base = base
-	p := newProgram(base, New(ctx, opts), events, append([]tea.ProgramOption{tea.WithoutSignalHandler()}, progOpts...)...)
+	p := newProgram(base, New(ctx, opts), events,
+		append([]tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithFPS(renderFPS)}, progOpts...)...)
 	signaled, stop := quitOnSignal(p)
 	_, err := p.Run()
 	stop()
