@@ -154,7 +154,7 @@ func runCharges(r *runner, o options, args []string) int {
 	}
 	defer sess.close()
 
-	ctx, stop := r.context()
+	ctx, stop := r.commandContext(o)
 	defer stop()
 	svc := r.newService(ctx, sess, a.utc)
 	defer svc.Close()

@@ -50,7 +50,7 @@ func runCredit(r *runner, o options, args []string) int {
 		return code
 	}
 	defer sess.close()
-	ctx, stop := r.context()
+	ctx, stop := r.commandContext(o)
 	defer stop()
 	svc := r.newService(ctx, sess, *utc)
 	defer svc.Close()

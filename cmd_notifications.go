@@ -63,7 +63,7 @@ func (r *runner) notifications(o options, email, webhooks switchFlag, force bool
 		return code
 	}
 	defer sess.close()
-	ctx, stop := r.context()
+	ctx, stop := r.commandContext(o)
 	defer stop()
 	svc := r.newService(ctx, sess, false)
 	defer svc.Close()

@@ -474,3 +474,22 @@ func reflectEqualJSON(got map[string]any, want string) bool {
 	b, _ := json.Marshal(w)
 	return string(a) == string(b)
 }
+
+// A 429 storm whose threshold reads as huge (342 s) does not keep a run
+// waiting whatever the user asked: --deadline ends it, promptly, with one
+// line saying so and nothing on stdout.
+func TestHeadlessDeadlineEndsA429Storm(t *testing.T) {
+	f := demoserver.Fault{Path: "/api/v0/charges", Status: 429,
+		Body: `{"detail":"API requests too frequent endpoint threshold=342"}`}
+	start := time.Now()
+	res, _ := faultRun(t, &f, append([]string{"--deadline", "1500ms"}, allCharges...)...)
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("the run took %s with a 1.5 s deadline", d.Round(time.Millisecond))
+	}
+	res.failed(t, exitRuntime, "gave up: the --deadline passed")
+}
+
+func TestHeadlessDeadlineMustBePositive(t *testing.T) {
+	res, _ := faultRun(t, nil, "--deadline", "-1s", "credit")
+	res.failed(t, exitUsage, "--deadline must be positive")
+}

@@ -63,6 +63,8 @@ Flags (accepted before or after the command):
   --url URL            API base URL (default https://console.vast.ai, env VAST_URL)
   --config PATH        settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)
   --timeout DURATION   give up on a request after DURATION (default 20s)
+  --deadline DURATION  commands: give up on the whole run after DURATION, pacing,
+                       retries and rate-limit waits included (default: none)
   --debug FILE         log every request and response to FILE (mode 0600) for a bug
                        report; the key and the account's api_key are redacted
   --version            print the version and exit
@@ -143,6 +145,9 @@ type runner struct {
 	isTerminal func(w io.Writer) bool
 	// context is canceled on ctrl+c (tests cancel it themselves).
 	context func() (context.Context, context.CancelFunc)
+	// cmdCtx is the running command's context once commandContext made
+	// one with a deadline, so an error can say the deadline ended it.
+	cmdCtx context.Context
 }
 
 func newRunner(stdout, stderr io.Writer) *runner {
@@ -168,7 +173,10 @@ type options struct {
 	version bool
 	debug   string        // --debug FILE
 	timeout time.Duration // --timeout, per request
-	flags   config.Flags
+	// deadline is --deadline: how long a headless command may take in all
+	// (pacing, retries and 429 waits included); 0 means no limit.
+	deadline time.Duration
+	flags    config.Flags
 }
 
 // register adds the global flags to fs. The current values are the
@@ -181,6 +189,7 @@ func (o *options) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.flags.ConfigFile, "config", o.flags.ConfigFile, "")
 	fs.StringVar(&o.debug, "debug", o.debug, "")
 	fs.DurationVar(&o.timeout, "timeout", o.timeout, "")
+	fs.DurationVar(&o.deadline, "deadline", o.deadline, "")
 }
 
 func (r *runner) run(args []string) int {
@@ -232,11 +241,31 @@ func (r *runner) usageError(cmd string, err error) int {
 // interrupt) as one line and returns exit 1. api errors never hold the key.
 func (r *runner) runtimeError(err error) int {
 	msg := err.Error()
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		msg = "interrupted"
+	case r.cmdCtx != nil && context.Cause(r.cmdCtx) == errDeadline:
+		msg = "gave up: the --deadline passed before the answer was complete"
 	}
 	fmt.Fprintf(r.stderr, "vastdash: %s\n", oneLine(msg))
 	return exitRuntime
+}
+
+// errDeadline is the cause of a command context whose --deadline passed.
+var errDeadline = errors.New("the --deadline passed")
+
+// commandContext is a headless command's context: cancelled by ctrl+c or
+// SIGTERM, and by the --deadline when one is set. The per-request
+// --timeout bounds each request; only the deadline bounds the whole run,
+// pacing, retries and 429 waits included.
+func (r *runner) commandContext(o options) (context.Context, context.CancelFunc) {
+	ctx, stop := r.context()
+	if o.deadline <= 0 {
+		return ctx, stop
+	}
+	dctx, cancel := context.WithTimeoutCause(ctx, o.deadline, errDeadline)
+	r.cmdCtx = dctx
+	return dctx, func() { cancel(); stop() }
 }
 
 // oneLine makes a message safe for a terminal and a single line.
@@ -378,6 +407,10 @@ func (r *runner) openSession(o options, observe func(api.Event)) (*session, int)
 	if o.timeout < 0 {
 		s.close()
 		return r.configError(errors.New("--timeout must be positive, like 30s"))
+	}
+	if o.deadline < 0 {
+		s.close()
+		return r.configError(errors.New("--deadline must be positive, like 2m"))
 	}
 	if o.timeout > 0 {
 		opts = append(opts, api.WithTimeout(o.timeout))

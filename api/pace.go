@@ -6,12 +6,22 @@ import (
 	"time"
 )
 
+// MaxWait is the longest single wait the client makes for pacing or a 429,
+// whatever a server says; callers that wait on their own (the billing
+// layer's feeds) cap theirs at it too.
+const MaxWait = maxWait
+
 // Pacing constants.
 const (
 	// maxWait caps any single pacing or 429 wait: a misconfigured
 	// threshold or a server naming a long one must not park a call for
-	// longer than a user would sit through.
-	maxWait = time.Minute
+	// longer than a user would sit through. The real API's thresholds are
+	// 1 to 5 s.
+	maxWait = 10 * time.Second
+	// relaxAfter is how many answers in a row without a 429 bring a
+	// lengthened interval halfway back to the configured one: a storm that
+	// named a long threshold must not slow the rest of the session.
+	relaxAfter = 10
 	// minMargin is the smallest margin: 2% of a short threshold would be
 	// less than the few milliseconds that scheduling alone can add to a
 	// request's way.
@@ -58,11 +68,13 @@ type pacer struct {
 	mu       sync.Mutex
 	interval time.Duration // the server's threshold, as far as we know it
 	margin   time.Duration // added to interval; grows on refusals
+	base     time.Duration // the configured interval, which a storm's lengthening relaxes back to
+	calm     int           // answers without a 429 since the last one
 	last     time.Time     // departure of the previous paced request; zero before the first
 }
 
 func newPacer(interval time.Duration) *pacer {
-	return &pacer{slot: make(chan struct{}, 1), interval: interval, margin: baseMargin(interval)}
+	return &pacer{slot: make(chan struct{}, 1), interval: interval, base: interval, margin: baseMargin(interval)}
 }
 
 // baseMargin is the starting margin for an interval: 2%, at least
@@ -138,6 +150,12 @@ func (p *pacer) release(d *departure, refused bool, threshold time.Duration) {
 	}
 	if refused {
 		p.learn(threshold)
+		p.calm = 0
+	} else if p.interval > p.base {
+		if p.calm++; p.calm >= relaxAfter {
+			p.interval = max(p.base, p.base+(p.interval-p.base)/2)
+			p.calm = 0
+		}
 	}
 	p.mu.Unlock()
 	<-p.slot
@@ -159,6 +177,7 @@ func (p *pacer) learn(threshold time.Duration) {
 // slowTo lengthens the interval when the server names a longer threshold,
 // so later calls stop provoking 429s. p.mu must be held.
 func (p *pacer) slowTo(d time.Duration) {
+	d = min(d, maxWait)
 	if d > p.interval {
 		p.interval = d
 		p.margin = max(p.margin, baseMargin(d))

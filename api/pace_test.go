@@ -369,3 +369,33 @@ func TestPacingDemoServerJitter(t *testing.T) {
 			s.pages(), r.elapsed, s.floor(), r.lastAnswer, limit)
 	}
 }
+
+// A 429 storm naming a huge threshold slows the client to at most maxWait
+// between requests, not to whatever the server says, and the lengthened
+// interval relaxes back once the server answers again.
+func TestPacerStormIsCappedAndRelaxes(t *testing.T) {
+	p := newPacer(time.Second)
+	settle := func(refused bool, threshold time.Duration) {
+		p.slot <- struct{}{}
+		p.release(&departure{start: time.Now()}, refused, threshold)
+	}
+	settle(true, time.Hour)
+	if p.interval != maxWait {
+		t.Fatalf("after a 429 naming an hour the interval is %v, want the %v cap", p.interval, maxWait)
+	}
+	for range relaxAfter {
+		settle(false, 0)
+	}
+	if want := time.Second + (maxWait-time.Second)/2; p.interval != want {
+		t.Fatalf("after %d calm answers the interval is %v, want %v", relaxAfter, p.interval, want)
+	}
+	for range 40 * relaxAfter {
+		settle(false, 0)
+	}
+	if p.interval-time.Second > time.Millisecond {
+		t.Fatalf("the interval never came back: %v", p.interval)
+	}
+	if d, _ := ParseRateLimit([]byte(`{"detail":"API requests too frequent endpoint threshold=342"}`)); d > maxWait {
+		t.Fatalf("a 342 s threshold parsed as %v, more than a single wait may last", d)
+	}
+}

@@ -28,8 +28,9 @@ const (
 	// would notice.
 	pacingReportMin = 100 * time.Millisecond
 	// maxServerThreshold bounds a threshold parsed from a 429 body, so a
-	// broken or hostile server cannot park the client for hours.
-	maxServerThreshold = time.Minute
+	// broken or hostile server cannot park the client: the real API's
+	// thresholds are 1 to 5 s.
+	maxServerThreshold = 10 * time.Second
 	// errBodyCap bounds how much of an error body is read: only 200
 	// characters of it are ever shown.
 	errBodyCap = 64 << 10

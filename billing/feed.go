@@ -22,7 +22,7 @@ const maxRateRounds = 3
 
 // maxWait caps a single rate-limit wait, whatever threshold the server
 // names: a broken server must not park the program.
-const maxWait = time.Minute
+const maxWait = api.MaxWait
 
 // errNoClient is the failure of every call of a Service built without a
 // client (a misconfigured test), rather than a panic.
