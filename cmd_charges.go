@@ -104,9 +104,8 @@ func checkDay(flag, day string) error {
 	if err != nil {
 		return nil // not given, or not a date, which dayRange reports
 	}
-	if t.Before(billing.MinTime) || !t.Before(billing.MaxTime) {
-		return fmt.Errorf("%s %s is outside the days vastdash accepts, %s to %s", flag, day,
-			billing.MinTime.Format(time.DateOnly), billing.MaxTime.AddDate(0, 0, -1).Format(time.DateOnly))
+	if err := billing.CheckRange(t, t); err != nil {
+		return fmt.Errorf("%s %w", flag, err)
 	}
 	return nil
 }

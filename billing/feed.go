@@ -94,7 +94,7 @@ func (s State) Progress() string {
 func (s State) Warnings() []string {
 	var w []string
 	if s.Skipped > 0 {
-		w = append(w, Plural(s.Skipped, "malformed entry", "malformed entries")+" skipped: the server sent fields of the wrong type or values out of bounds; the totals leave them out")
+		w = append(w, Plural(s.Skipped, "malformed entry", "malformed entries")+" skipped: the server sent fields of the wrong type, values out of bounds or items nested too deeply; the totals leave them out")
 	}
 	if s.Duplicates > 0 {
 		w = append(w, Plural(s.Duplicates, "repeated contract", "repeated contracts")+" dropped: the server sent the same contract on two pages")

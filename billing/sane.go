@@ -2,6 +2,7 @@ package billing
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -65,4 +66,18 @@ func CountContracts(c *api.Charge) int {
 		n += CountContracts(&c.Items[i])
 	}
 	return n
+}
+
+// CheckRange refuses a date range reaching outside [MinTime, MaxTime): no
+// charge vastdash believes can lie there, and the first day of year 1 is
+// Go's zero time, which a query would read as "no date". Both front ends
+// check a range the user typed with it.
+func CheckRange(from, to time.Time) error {
+	for _, t := range []time.Time{from, to} {
+		if t.Before(MinTime) || !t.Before(MaxTime) {
+			return fmt.Errorf("%s is outside the days vastdash accepts, %s to %s", t.Format(time.DateOnly),
+				MinTime.Format(time.DateOnly), MaxTime.AddDate(0, 0, -1).Format(time.DateOnly))
+		}
+	}
+	return nil
 }

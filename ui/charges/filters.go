@@ -128,7 +128,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			m.closeModal()
 			return nil
 		case key.Matches(k, m.keys.Apply):
-			r, err := spend.ParseRange(m.input.Value(), m.ctx.Loc())
+			r, err := parseRange(m.input.Value(), m.ctx.Loc())
 			if err != nil {
 				m.inputErr = err.Error()
 				return nil
@@ -144,11 +144,21 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 	// Validate in place while typing; an empty field is not an error yet.
 	m.inputErr = ""
 	if v := strings.TrimSpace(m.input.Value()); v != "" {
-		if _, err := spend.ParseRange(v, m.ctx.Loc()); err != nil {
+		if _, err := parseRange(v, m.ctx.Loc()); err != nil {
 			m.inputErr = err.Error()
 		}
 	}
 	return cmd
+}
+
+// parseRange reads a typed range and refuses one reaching outside the
+// days billing believes (0001-01-01 would read as "no date").
+func parseRange(s string, loc *time.Location) (spend.Range, error) {
+	r, err := spend.ParseRange(s, loc)
+	if err == nil {
+		err = billing.CheckRange(r.From, r.To)
+	}
+	return r, err
 }
 
 // --- type picker ----------------------------------------------------------

@@ -820,3 +820,21 @@ func TestNoService(t *testing.T) {
 	}
 	m.Update(keyMsg("r")) // nothing to retry with: no panic
 }
+
+// A typed range reaching outside the days billing believes is refused in
+// the field, as the command refuses --from 0001-01-01: year 1 is Go's zero
+// time, which a query would read as "no date".
+func TestCustomRangeOutsideThePlausibleDays(t *testing.T) {
+	hs := newHarness(t, 100, 20, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	hs.press("c")
+	hs.press("ctrl+u")
+	hs.typeText("0001-01-01..2026-11-01")
+	if v := hs.view(); !strings.Contains(v, "outside the days vastdash accepts") {
+		t.Fatalf("year 1 not flagged:\n%s", v)
+	}
+	hs.press("enter")
+	if !hs.m.Capturing() || hs.numPagers() != 1 {
+		t.Fatal("enter applied a range from year 1")
+	}
+}
