@@ -13,7 +13,6 @@
 package charges
 
 import (
-	"context"
 	"errors"
 	"maps"
 	"strings"
@@ -362,11 +361,7 @@ func (m *Model) listen() tea.Cmd {
 	if m.listening || m.feed == nil {
 		return nil
 	}
-	base := m.ctx.Base
-	if base == nil {
-		base = context.Background()
-	}
-	cmd := shared.Follow(base, m.feed, m.seen, m.listener)
+	cmd := shared.Follow(m.ctx.Base, m.feed, m.seen, m.listener) // a nil Base is the background
 	m.listening = cmd != nil
 	return cmd
 }

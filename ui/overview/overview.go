@@ -16,7 +16,6 @@
 package overview
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -251,11 +250,7 @@ func (m *Model) listen(fl *follow) tea.Cmd {
 	if fl.listening || fl.f == nil {
 		return nil
 	}
-	base := m.ctx.Base
-	if base == nil {
-		base = context.Background()
-	}
-	cmd := shared.Follow(base, fl.f, fl.seen, m.listener)
+	cmd := shared.Follow(m.ctx.Base, fl.f, fl.seen, m.listener) // a nil Base is the background
 	fl.listening = cmd != nil
 	return cmd
 }
