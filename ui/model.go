@@ -54,9 +54,6 @@ const (
 
 var screenNames = [numScreens]string{"Overview", "Charges", "Notifications"}
 
-// statusSource is the Source of the root's own status lines.
-const statusSource = "root"
-
 // Model is the root model.
 type Model struct {
 	ctx  *shared.Context
