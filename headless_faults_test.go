@@ -388,6 +388,9 @@ func TestHeadlessStdoutFull(t *testing.T) {
 		// Full in the middle of a long table.
 		{text, 100_000},
 		{[]string{"charges", "--help"}, 0},
+		{[]string{"--help"}, 0},
+		{[]string{"help"}, 0},
+		{[]string{"--version"}, 0},
 	}
 	for _, row := range rows {
 		t.Run(fmt.Sprintf("%s/room %d", strings.Join(row.args, " "), row.room), func(t *testing.T) {

@@ -93,6 +93,12 @@ func usage() string {
 	return b.String()
 }
 
+// writeUsage writes the help text to w.
+func writeUsage(w io.Writer) error {
+	_, err := io.WriteString(w, usage())
+	return err
+}
+
 // command is one headless subcommand. run gets the global options parsed
 // so far and the arguments after the command's name; it returns the exit
 // code.
@@ -200,23 +206,20 @@ func (r *runner) run(args []string) int {
 	fs.BoolVar(&o.version, "version", false, "")
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(r.stdout, usage())
-		return exitOK
+		return r.answer(writeUsage)
 	}
 	if err != nil {
 		return r.usageError("", err)
 	}
 	if o.version {
-		fmt.Fprintln(r.stdout, "vastdash", versionString())
-		return exitOK
+		return r.answer(func(w io.Writer) error { _, err := fmt.Fprintln(w, "vastdash", versionString()); return err })
 	}
 	if fs.NArg() == 0 {
 		return r.dashboard(o)
 	}
 	name := fs.Arg(0)
 	if name == "help" {
-		fmt.Fprint(r.stdout, usage())
-		return exitOK
+		return r.answer(writeUsage)
 	}
 	for _, c := range commands {
 		if c.name == name {
