@@ -178,7 +178,9 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 }
 
 // No run may leave a goroutine behind: every request ends with its command.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { removeBinary() }))
+}
 
 func TestTimeoutFlag(t *testing.T) {
 	isolate(t)

@@ -22,6 +22,7 @@ var buildBinary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	binDir = dir
 	bin := filepath.Join(dir, "vastdash")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	if err != nil {
@@ -29,6 +30,16 @@ var buildBinary = sync.OnceValues(func() (string, error) {
 	}
 	return bin, nil
 })
+
+// binDir is where buildBinary built, "" until it did.
+var binDir string
+
+// removeBinary deletes what buildBinary built, once every test has run.
+func removeBinary() {
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+}
 
 type buildError struct {
 	out string
