@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/spend"
@@ -28,7 +31,8 @@ type creditJSON struct {
 }
 
 type runwayJSON struct {
-	BurnPerDay money.Amount `json:"burn_per_day"`
+	// BurnPerDay is null when the charges could not be read at all.
+	BurnPerDay *money.Amount `json:"burn_per_day"`
 	// RunwayDays is null when there is no estimate; RunwayNote says why.
 	RunwayDays  *float64 `json:"runway_days"`
 	RunwayUntil string   `json:"runway_until,omitempty"`
@@ -65,11 +69,20 @@ func runCredit(r *runner, o options, args []string) int {
 	if *withRunway {
 		est, err := svc.Runway(ctx, user.Credit, p.feed)
 		p.done()
-		if err != nil {
+		switch {
+		case errors.Is(err, api.ErrPermission):
+			// A key that may read the account but not the charges: the
+			// credit is still the answer a status bar wants; say on
+			// stderr why there is no runway.
+			reason := billing.FailReason(err)
+			out.runwayJSON = &runwayJSON{RunwayNote: reason}
+			fmt.Fprintf(r.stderr, "vastdash: no runway: %s\n", oneLine(reason))
+		case err != nil:
 			return r.runtimeError(err)
+		default:
+			out.runwayJSON = newRunwayJSON(est.Week, est.Runway)
+			line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", est.Week.PerDay, est.Week.Label, est.Runway)
 		}
-		out.runwayJSON = newRunwayJSON(est.Week, est.Runway)
-		line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", est.Week.PerDay, est.Week.Label, est.Runway)
 	}
 
 	if *asJSON {
@@ -87,7 +100,8 @@ func runCredit(r *runner, o options, args []string) int {
 
 // newRunwayJSON is the runway part of the --json answer.
 func newRunwayJSON(burn spend.Burn, rw spend.Runway) *runwayJSON {
-	rj := &runwayJSON{BurnPerDay: burn.PerDay, RunwayNote: rw.Reason}
+	perDay := burn.PerDay
+	rj := &runwayJSON{BurnPerDay: &perDay, RunwayNote: rw.Reason}
 	if rw.Reason == "" {
 		days := rw.Days()
 		rj.RunwayDays = &days

@@ -822,7 +822,8 @@ func TestRuntimeErrorsAreOneLine(t *testing.T) {
 
 	// Permission: the key cannot read charges.
 	srv.ClearFaults()
-	headless(t, srv, demoserver.KeyNoBilling, "credit", "--runway").failed(t, exitRuntime, "billing_read")
+	// credit --runway is not among them: the credit is still the answer (see
+	// TestCreditRunwayWithoutBillingRead).
 	headless(t, srv, demoserver.KeyReadOnly, "notifications", "--email", "off").failed(t, exitRuntime, "user_write")
 }
 
@@ -886,5 +887,24 @@ func TestGroupInt(t *testing.T) {
 		if got := money.Group(int64(n)); got != want {
 			t.Errorf("money.Group(int64(%d)) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// A key that can read the account but not the charges still gives a status
+// bar its credit: the answer is the credit, stderr says why there is no
+// runway, and the JSON carries the note with null figures.
+func TestCreditRunwayWithoutBillingRead(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	want := money.Amount(srv.Credit()).Credit()
+	res := headless(t, srv, demoserver.KeyNoBilling, "credit", "--runway")
+	if res.code != exitOK || strings.TrimSpace(res.out) != want {
+		t.Fatalf("exit %d, stdout %q; want 0 and %q", res.code, res.out, want)
+	}
+	if res.errOut != "vastdash: no runway: this API key lacks the billing_read permission\n" {
+		t.Errorf("stderr %q", res.errOut)
+	}
+	res = headless(t, srv, demoserver.KeyNoBilling, "credit", "--runway", "--json")
+	if res.code != exitOK || !strings.Contains(res.out, `"burn_per_day":null,"runway_days":null,"runway_note":"this API key lacks the billing_read permission"`) {
+		t.Fatalf("exit %d, stdout %q", res.code, res.out)
 	}
 }
