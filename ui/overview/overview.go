@@ -113,6 +113,7 @@ type Model struct {
 	// are folded into totals, top and daily.
 	main   *follow
 	totals spend.Totals
+	labels *billing.Grouping // spend per label, the split users ask for by job
 	top    []topEntry
 	daily  *spend.Daily // bounded to the range's days
 	cursor int          // index into top
@@ -193,6 +194,7 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	m.main, m.cursor = nil, 0
 	m.totals, m.top = spend.Totals{}, nil
 	m.daily = spend.NewDailyWindow(m.ctx.Loc(), m.rng.From, m.rng.To)
+	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
 	if svc == nil {
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
@@ -323,6 +325,7 @@ func (m *Model) fold(fl *follow, st billing.State) {
 		if fl == m.main {
 			m.totals.Add(p)
 			m.daily.Add(p)
+			m.labels.Add(p)
 			for i := range p {
 				e := &p[i]
 				m.top = insertTop(m.top, topEntry{source: e.Source, label: e.Meta.Label, kind: spend.ContractKind(e), amount: e.Amount})

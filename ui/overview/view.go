@@ -2,6 +2,7 @@ package overview
 
 import (
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 	"strconv"
@@ -571,6 +572,46 @@ func (m *Model) splitLines(w int) []line {
 	for _, s := range wrapItems(st.ColHeader.Render("By charge type"+suffix), items, w) {
 		ls = append(ls, line{text: s, prio: prioItems})
 	}
+	return append(ls, m.labelLines(w)...)
+}
+
+// labelsShown is how many labels the split by label names; the rest are
+// counted.
+const labelsShown = 4
+
+// labelLines is the split by label, compact: the largest labels with their
+// amount and share, then how many more there are. Labels are the server's
+// text: sanitized and cut, never allowed to push the figures off the line.
+func (m *Model) labelLines(w int) []line {
+	if m.labels == nil || len(m.labels.Groups()) == 0 {
+		return nil
+	}
+	st := m.styles()
+	groups, total := m.labels.Groups(), m.labels.Total()
+	suffix := ""
+	if !m.main.done() {
+		suffix = " (partial)"
+	}
+	var items []string
+	for i, g := range groups {
+		if i == labelsShown {
+			items = append(items, st.Muted.Render(fmt.Sprintf("+%d more", len(groups)-labelsShown)))
+			break
+		}
+		name := shared.Truncate(shared.Safe(g.Key), 24)
+		if g.Key == billing.NoLabel {
+			name = st.Muted.Render(g.Key)
+		}
+		amount := amountText(g.Amount)
+		if m.labels.Overflow() {
+			amount = tooLarge
+		}
+		items = append(items, name+" "+st.Amount.Render(amount)+st.Muted.Render(" "+share(g.Amount, total)))
+	}
+	var ls []line
+	for _, s := range wrapItems(st.ColHeader.Render("By label"+suffix), items, w) {
+		ls = append(ls, line{text: s, prio: prioItems})
+	}
 	return ls
 }
 
@@ -596,6 +637,9 @@ func (m *Model) tableLines(w int) []line {
 		line{text: st.ColHeader.Render("By charge type" + suffix), prio: prioItems, sec: secItems, head: true})
 	for _, r := range byItem {
 		ls = append(ls, line{text: m.renderRow(r, sum, cols, true), prio: prioItems, sec: secItems})
+	}
+	if labels := m.labelLines(w); len(labels) > 0 {
+		ls = append(append(ls, line{text: "", prio: prioBlank}), labels...)
 	}
 	return ls
 }
@@ -745,34 +789,8 @@ func (m *Model) renderRow(r row, total money.Amount, c cols, bar bool) string {
 	return b.String()
 }
 
-// share is a's part of total to a tenth of a percent, rounded half up,
-// computed in integers: "80.0%". "—" when there is no positive total (or
-// it is a saturated sum). The product is taken in 128 bits: a hostile
-// server's bounded amounts can still add up past what a×2000 fits in 64.
-func share(a, total money.Amount) string {
-	if total <= 0 || total.Saturated() {
-		return "—"
-	}
-	neg := a < 0
-	abs := uint64(a)
-	if neg {
-		abs = uint64(-a) // MinAmount too: its two's complement is its magnitude
-	}
-	// per mille, half up: (abs×2000 + total) / (2×total)
-	hi, lo := bits.Mul64(abs, 2000)
-	lo, carry := bits.Add64(lo, uint64(total), 0)
-	hi += carry
-	den := 2 * uint64(total)
-	if hi >= den {
-		return "—" // beyond any share worth printing
-	}
-	pm, _ := bits.Div64(hi, lo, den)
-	s := strconv.FormatUint(pm/10, 10) + "." + strconv.FormatUint(pm%10, 10) + "%"
-	if neg && pm != 0 {
-		s = "-" + s
-	}
-	return s
-}
+// share is a's share of total, as billing prints it.
+func share(a, total money.Amount) string { return billing.ShareText(a, total) }
 
 // eighths are the partial blocks, 1/8 to 7/8 of a cell.
 var eighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}

@@ -1,0 +1,202 @@
+package billing
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// GroupKey is what charges are grouped by: spend per job, as users ask of
+// the official CLI.
+type GroupKey string
+
+// The groupings.
+const (
+	ByLabel       GroupKey = "label"
+	ByTemplate    GroupKey = "template"
+	ByEndpoint    GroupKey = "endpoint"
+	ByWorkergroup GroupKey = "workergroup"
+	ByType        GroupKey = "type"
+	ByDay         GroupKey = "day"
+)
+
+// GroupKeys lists every grouping, for flag validation and help.
+var GroupKeys = []GroupKey{ByLabel, ByTemplate, ByEndpoint, ByWorkergroup, ByType, ByDay}
+
+// ParseGroupKey reads a grouping name.
+func ParseGroupKey(s string) (GroupKey, error) {
+	k := GroupKey(strings.ToLower(strings.TrimSpace(s)))
+	if slices.Contains(GroupKeys, k) {
+		return k, nil
+	}
+	names := make([]string, len(GroupKeys))
+	for i, g := range GroupKeys {
+		names[i] = string(g)
+	}
+	return "", fmt.Errorf("unknown grouping %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// NoLabel and NoID name the groups of contracts without a label, or
+// without the id grouped by: they form a group of their own rather than
+// vanish from the split.
+const (
+	NoLabel = "(no label)"
+	NoID    = "(none)"
+)
+
+// Group is one group of a split: its name, how many contracts fall in it,
+// and their amount.
+type Group struct {
+	Key    string
+	Count  int
+	Amount money.Amount
+}
+
+// Grouping accumulates contracts into groups as pages arrive. Contracts
+// inside tree-format wrappers are grouped one by one, so a split does not
+// depend on the format. By day, each contract's amount is spread over the
+// days it ran (as the daily chart does, exact in thousandths) within the
+// window given, and it counts on every day it has a share of.
+type Grouping struct {
+	by       GroupKey
+	loc      *time.Location
+	from, to time.Time
+	groups   map[string]*Group
+	total    money.Amount
+	overflow bool
+}
+
+// NewGrouping starts an empty grouping by key; loc, from and to matter only
+// by day (the days of that window in loc).
+func NewGrouping(by GroupKey, loc *time.Location, from, to time.Time) *Grouping {
+	if loc == nil {
+		loc = time.UTC
+	}
+	return &Grouping{by: by, loc: loc, from: from, to: to, groups: map[string]*Group{}}
+}
+
+// Add folds top-level entries in.
+func (g *Grouping) Add(entries []api.Charge) {
+	for i := range entries {
+		g.addEntry(&entries[i])
+	}
+}
+
+func (g *Grouping) addEntry(e *api.Charge) {
+	if IsWrapper(e) {
+		for i := range e.Items {
+			g.addEntry(&e.Items[i])
+		}
+		return
+	}
+	if g.by == ByDay {
+		in, _, _ := spend.SpreadWithin(e.Amount, e.Start, e.End, g.loc, g.from, g.to)
+		for _, s := range in {
+			g.add(s.Day.Format(time.DateOnly), s.Amount)
+		}
+		return
+	}
+	g.add(g.keyOf(e), e.Amount)
+}
+
+// keyOf is the group of a contract.
+func (g *Grouping) keyOf(e *api.Charge) string {
+	id := func(n int64) string {
+		if n == 0 {
+			return NoID
+		}
+		return strconv.FormatInt(n, 10)
+	}
+	switch g.by {
+	case ByTemplate:
+		return id(e.Meta.TemplateID)
+	case ByEndpoint:
+		return id(e.Meta.EndpointID)
+	case ByWorkergroup:
+		return id(e.Meta.WorkergroupID)
+	case ByType:
+		return spend.ContractKind(e)
+	}
+	if e.Meta.Label == "" {
+		return NoLabel
+	}
+	return e.Meta.Label
+}
+
+func (g *Grouping) add(key string, a money.Amount) {
+	gr := g.groups[key]
+	if gr == nil {
+		gr = &Group{Key: key}
+		g.groups[key] = gr
+	}
+	gr.Count++
+	var ok bool
+	if gr.Amount, ok = gr.Amount.AddSaturating(a); !ok {
+		g.overflow = true
+	}
+	if g.total, ok = g.total.AddSaturating(a); !ok {
+		g.overflow = true
+	}
+}
+
+// Total is the amount of every group together.
+func (g *Grouping) Total() money.Amount { return g.total }
+
+// Overflow reports a sum that left what an amount can hold: the figures
+// are saturated and must not be shown as numbers.
+func (g *Grouping) Overflow() bool { return g.overflow }
+
+// Groups returns the groups, largest amount first (name second on a tie);
+// by day, in calendar order.
+func (g *Grouping) Groups() []Group {
+	out := make([]Group, 0, len(g.groups))
+	for _, gr := range g.groups {
+		out = append(out, *gr)
+	}
+	slices.SortFunc(out, func(a, b Group) int {
+		if g.by != ByDay && a.Amount != b.Amount {
+			if a.Amount > b.Amount {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
+}
+
+// ShareText is a's share of total as "12.3%" (per mille, half up), or "—"
+// when there is no meaningful share (total not positive or saturated, or a
+// share beyond any worth printing); exact in 128 bits, so no amount
+// overflows it. The Overview's splits and the commands' groups both print it.
+func ShareText(a, total money.Amount) string {
+	if total <= 0 || total.Saturated() {
+		return "—"
+	}
+	neg := a < 0
+	abs := uint64(a)
+	if neg {
+		abs = uint64(-a) // MinAmount too: its two's complement is its magnitude
+	}
+	// per mille, half up: (abs×2000 + total) / (2×total)
+	hi, lo := bits.Mul64(abs, 2000)
+	lo, carry := bits.Add64(lo, uint64(total), 0)
+	hi += carry
+	den := 2 * uint64(total)
+	if hi >= den {
+		return "—"
+	}
+	pm, _ := bits.Div64(hi, lo, den)
+	s := strconv.FormatUint(pm/10, 10) + "." + strconv.FormatUint(pm%10, 10) + "%"
+	if neg && pm != 0 {
+		s = "-" + s
+	}
+	return s
+}

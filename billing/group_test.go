@@ -1,0 +1,76 @@
+package billing
+
+import (
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+)
+
+func labelled(id int, label string, amount money.Amount) api.Charge {
+	c := contract(id, amount)
+	c.Meta.Label = label
+	return c
+}
+
+func TestGroupByLabel(t *testing.T) {
+	g := NewGrouping(ByLabel, time.UTC, testNow.AddDate(0, 0, -30), testNow)
+	wrapper := api.Charge{Type: "serverless", Source: "endpoint-7", Amount: 5 * money.Dollar, Items: []api.Charge{
+		{Type: "serverless", Source: "workergroup-9", Amount: 5 * money.Dollar, Items: []api.Charge{
+			labelled(10, "llm", 2*money.Dollar), labelled(11, "", 3*money.Dollar)}}}}
+	g.Add([]api.Charge{labelled(1, "llm", 4*money.Dollar), labelled(2, "", money.Dollar), labelled(3, "sd", 6*money.Dollar), wrapper})
+	got := g.Groups()
+	want := []Group{{"llm", 2, 6 * money.Dollar}, {"sd", 1, 6 * money.Dollar}, {NoLabel, 2, 4 * money.Dollar}}
+	if len(got) != len(want) {
+		t.Fatalf("groups %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("group %d = %+v, want %+v (contracts inside wrappers count one by one; no label is its own group)", i, got[i], want[i])
+		}
+	}
+	if g.Total() != 16*money.Dollar {
+		t.Errorf("total %s", g.Total())
+	}
+}
+
+// By day the amounts are spread over the days they ran, exactly: the days
+// add up to the amounts that fall inside the window.
+func TestGroupByDaySpreadsExactly(t *testing.T) {
+	from := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	to := time.Date(2026, 11, 3, 23, 59, 59, 0, time.UTC)
+	g := NewGrouping(ByDay, time.UTC, from, to)
+	c := api.Charge{Type: "instance", Source: "instance-1", Amount: 1000, // $1.000 over 48 h from noon on the 1st
+		Start: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC).Unix(), End: time.Date(2026, 11, 3, 12, 0, 0, 0, time.UTC).Unix()}
+	g.Add([]api.Charge{c})
+	got := g.Groups()
+	want := []Group{{"2026-11-01", 1, 250}, {"2026-11-02", 1, 500}, {"2026-11-03", 1, 250}}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("days %+v, want %+v", got, want)
+	}
+}
+
+func TestGroupKeysAndShares(t *testing.T) {
+	if _, err := ParseGroupKey("Label "); err != nil {
+		t.Error(err)
+	}
+	if _, err := ParseGroupKey("user"); err == nil {
+		t.Error("an unknown grouping was accepted")
+	}
+	g := NewGrouping(ByEndpoint, nil, time.Time{}, time.Time{})
+	e := contract(1, money.Dollar)
+	e.Meta.EndpointID = 7
+	g.Add([]api.Charge{e, contract(2, money.Dollar)})
+	if gs := g.Groups(); len(gs) != 2 || gs[0].Key != NoID || gs[1].Key != "7" {
+		t.Errorf("by endpoint %+v", gs)
+	}
+	for _, c := range []struct {
+		a, total money.Amount
+		want     string
+	}{{1, 3, "33.3%"}, {2, 3, "66.7%"}, {0, 0, "—"}, {money.Amount(1 << 62), 1, "—"}, {-1, 3, "-33.3%"}} {
+		if got := ShareText(c.a, c.total); got != c.want {
+			t.Errorf("ShareText(%d, %d) = %q, want %q", c.a, c.total, got, c.want)
+		}
+	}
+}
