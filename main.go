@@ -303,7 +303,7 @@ func (r *runner) dashboard(o options) int {
 		Now:          time.Now,
 		DefaultRange: sess.settings.Range,
 	}
-	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme}
+	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme, NoMouse: !sess.settings.Mouse}
 	switch sess.settings.Theme {
 	case "light":
 		uiOpts.Dark = false

@@ -35,6 +35,10 @@ type Settings struct {
 	TimeZone string
 	// Theme is "auto", "dark" or "light".
 	Theme string
+	// Mouse is whether the dashboard captures the mouse (click a tab, wheel
+	// to scroll); false leaves it to the terminal, whose own text selection
+	// then works.
+	Mouse bool
 	// Location is derived from TimeZone (time.Local or time.UTC).
 	Location *time.Location
 	// Path is the settings file that was read, "" if none was.
@@ -42,9 +46,9 @@ type Settings struct {
 }
 
 // DefaultSettings returns the settings used when config.toml is absent:
-// range 30d, local time, automatic theme.
+// range 30d, local time, automatic theme, mouse on.
 func DefaultSettings() Settings {
-	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Location: time.Local}
+	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Location: time.Local}
 }
 
 // SettingsPath returns the default settings file,
@@ -87,10 +91,12 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		Range    choice `toml:"range"`
 		TimeZone choice `toml:"timezone"`
 		Theme    choice `toml:"theme"`
+		Mouse    toggle `toml:"mouse"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.TimeZone.name, raw.TimeZone.allowed = "timezone", timeZones
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
+	raw.Mouse.name = "mouse"
 
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -105,7 +111,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme)", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse)", top))
 	}
 
 	if raw.Range.set {
@@ -116,6 +122,9 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Theme.set {
 		s.Theme = raw.Theme.value
+	}
+	if raw.Mouse.set {
+		s.Mouse = raw.Mouse.value
 	}
 	if s.TimeZone == "UTC" {
 		s.Location = time.UTC
@@ -145,6 +154,25 @@ func (c *choice) UnmarshalTOML(v any) error {
 		}
 	}
 	return errors.New(c.name + " must be " + alternatives(c.allowed))
+}
+
+// toggle decodes one true/false setting, with the line of the key in the
+// error as for choice ("mouse = "no"" would otherwise read as a type error
+// of the decoder's own).
+type toggle struct {
+	name  string
+	value bool
+	set   bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (t *toggle) UnmarshalTOML(v any) error {
+	b, ok := v.(bool)
+	if !ok {
+		return errors.New(t.name + " must be true or false")
+	}
+	t.value, t.set = b, true
+	return nil
 }
 
 // alternatives renders `"a" or "b"` / `one of "a", "b", "c"`.

@@ -112,7 +112,8 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"bad theme", "theme = \"blue\"\n", 1, `theme must be one of "auto", "dark", "light"`},
 		{"wrong type", "theme = \"dark\"\nrange = 30\n", 2, `range must be one of`},
 		{"table instead of value", "\n[theme]\ndark = true\n", 2, `theme must be one of`},
-		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme)`},
+		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse)`},
+		{"mouse not a bool", "range = \"7d\"\nmouse = \"no\"\n", 2, `mouse must be true or false`},
 		{"unknown quoted key", "range = \"7d\"\n\n  \"time zone\" = \"UTC\"\n", 3, `unknown setting "time zone"`},
 		{"unknown table", "theme = \"dark\"\n\n[colors]\nfg = 1\n", 3, `unknown setting "colors"`},
 		{"unknown dotted key", "ui.theme = \"dark\"\n", 1, `unknown setting "ui"`},
@@ -153,5 +154,21 @@ func TestFindKeyLine(t *testing.T) {
 		if got := findKeyLine(data, key); got != want {
 			t.Errorf("%s: line %d, want %d", key, got, want)
 		}
+	}
+}
+
+// mouse = false turns mouse capture off, so the terminal's own selection
+// works; it is on by default.
+func TestLoadSettingsMouse(t *testing.T) {
+	for content, want := range map[string]bool{"": true, "mouse = false\n": false, "mouse = true\n": true} {
+		env := fakeEnv(t, nil)
+		writeTestFile(t, SettingsPath(env), content, 0o644)
+		s, err := LoadSettings(env, "")
+		if err != nil || s.Mouse != want {
+			t.Errorf("%q: mouse %v, %v; want %v", content, s.Mouse, err, want)
+		}
+	}
+	if s, err := LoadSettings(fakeEnv(t, nil), ""); err != nil || !s.Mouse {
+		t.Errorf("no file: mouse %v, %v", s.Mouse, err)
 	}
 }

@@ -13,10 +13,8 @@ package ui
 
 import (
 	"errors"
-	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
@@ -40,6 +38,9 @@ type Options struct {
 	Theme string
 	// Dark is the guess used until the terminal reports its background.
 	Dark bool
+	// NoMouse leaves the mouse to the terminal (the settings' mouse =
+	// false), so its own text selection works; the zero value captures it.
+	NoMouse bool
 }
 
 // screenID names a screen; the tabs list them in this order.
@@ -66,8 +67,11 @@ type Model struct {
 
 	width, height int
 	keys          keyMap
-	help          help.Model
 	spin          spinner.Model
+	// helpOpen shows every key of the active screen in place of its body;
+	// helpTop is the first line of the pane shown when it must scroll.
+	helpOpen bool
+	helpTop  int
 	// spinning is set while a spinner tick is scheduled: the spinner runs
 	// only while something loads, so an idle dashboard wakes for nothing.
 	spinning bool
@@ -102,7 +106,6 @@ func New(ctx *shared.Context, opts Options) *Model {
 		prefs:       prefs.New(ctx),
 		active:      screenOverview,
 		keys:        newKeyMap(),
-		help:        help.New(),
 		spin:        spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		userLoading: true,
 	}
@@ -189,7 +192,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.handleKey(msg)
 
 	case tea.MouseMsg:
-		return m.screen(m.active).Update(msg)
+		return m.mouse(msg)
 
 	case spinner.TickMsg:
 		if !m.loading() {
@@ -201,6 +204,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return cmd
 
 	case waitMsg:
+		if msg.Kind == api.EventPacing {
+			// Regular pacing is how every multi-page load goes: the
+			// spinner says it is loading, and a note read as a problem.
+			return nil
+		}
 		until := time.Now().Add(msg.Wait)
 		if until.After(m.waitUntil) {
 			m.waitUntil, m.waitKind = until, msg.Kind
@@ -289,12 +297,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if cur.Capturing() {
 		return cur.Update(msg)
 	}
+	if m.helpOpen {
+		return m.helpKey(msg)
+	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
 		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.layout()
+		m.helpOpen, m.helpTop = true, 0
 		return nil
 	case key.Matches(msg, m.keys.Next):
 		m.switchTo((m.active + 1) % numScreens)
@@ -305,17 +315,114 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Screen):
 		m.switchTo(screenID(msg.Text[0] - '1'))
 		return nil
-	case key.Matches(msg, m.keys.Reload) && m.active == screenOverview:
-		// The Overview is where the credit is: r there reads it again too.
-		m.userLoading = true
-		return tea.Batch(m.fetchUser(), cur.Update(msg))
+	case key.Matches(msg, m.keys.Reload):
+		// The credit is in the header of every screen, so r re-reads it
+		// wherever it is pressed, and the screen still reloads its own.
+		return tea.Batch(m.reloadUser(), cur.Update(msg))
 	}
 	return cur.Update(msg)
+}
+
+// mouse handles a mouse message: a click on a tab switches to it; the
+// wheel scrolls the help pane while it is open; the rest goes to the active
+// screen with Y counted from the top of its area, so a screen finds the row
+// under a click without knowing the chrome above it. Clicks, releases and
+// motion outside the screen's area are dropped; the wheel goes to the
+// screen wherever it turns.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	ev := msg.Mouse()
+	if click, ok := msg.(tea.MouseClickMsg); ok && click.Button == tea.MouseLeft && m.height >= minHeightTabs && ev.Y == 1 {
+		if id, ok := m.tabAt(ev.X); ok {
+			m.switchTo(id)
+		}
+		return nil
+	}
+	if wheel, ok := msg.(tea.MouseWheelMsg); ok && m.helpOpen {
+		switch wheel.Button {
+		case tea.MouseWheelUp:
+			m.scrollHelp(-3)
+		case tea.MouseWheelDown:
+			m.scrollHelp(3)
+		}
+		return nil
+	}
+	if m.helpOpen {
+		return nil // the help covers the screen
+	}
+	if out, ok := m.bodyMouse(msg); ok {
+		return m.screen(m.active).Update(out)
+	}
+	return nil
+}
+
+// bodyMouse is msg as the active screen gets it, Y counted from the top of
+// its area; false for a click, release or motion outside that area.
+func (m *Model) bodyMouse(msg tea.MouseMsg) (tea.Msg, bool) {
+	ev := msg.Mouse()
+	ev.Y -= m.topHeight()
+	inside := ev.Y >= 0 && ev.Y < m.bodyHeight()
+	switch msg.(type) {
+	case tea.MouseWheelMsg:
+		return tea.MouseWheelMsg(ev), true
+	case tea.MouseClickMsg:
+		return tea.MouseClickMsg(ev), inside
+	case tea.MouseReleaseMsg:
+		return tea.MouseReleaseMsg(ev), inside
+	case tea.MouseMotionMsg:
+		return tea.MouseMotionMsg(ev), inside
+	}
+	return nil, false
+}
+
+// reloadUser reads the account again unless a read is already in flight.
+func (m *Model) reloadUser() tea.Cmd {
+	if m.userLoading {
+		return nil
+	}
+	m.userLoading = true
+	return m.fetchUser()
+}
+
+// helpKey handles a key while the help pane is open: it takes the keyboard
+// (a key meant for the hidden screen would act where the user cannot see),
+// except that the screen keys switch screens and the pane follows.
+func (m *Model) helpKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.HelpClose):
+		m.helpOpen = false
+	case key.Matches(msg, m.keys.Quit):
+		return tea.Quit
+	case key.Matches(msg, m.keys.HelpUp):
+		m.scrollHelp(-1)
+	case key.Matches(msg, m.keys.HelpDown):
+		m.scrollHelp(1)
+	case key.Matches(msg, m.keys.HelpPageUp):
+		m.scrollHelp(-max(m.bodyHeight()-2, 1))
+	case key.Matches(msg, m.keys.HelpPageDn):
+		m.scrollHelp(max(m.bodyHeight()-2, 1))
+	case key.Matches(msg, m.keys.HelpTop):
+		m.helpTop = 0
+	case key.Matches(msg, m.keys.HelpBottom):
+		m.scrollHelp(1 << 20)
+	case key.Matches(msg, m.keys.Next):
+		m.switchTo((m.active + 1) % numScreens)
+	case key.Matches(msg, m.keys.Prev):
+		m.switchTo((m.active + numScreens - 1) % numScreens)
+	case key.Matches(msg, m.keys.Screen):
+		m.switchTo(screenID(msg.Text[0] - '1'))
+	}
+	return nil
+}
+
+// scrollHelp moves the help pane by n lines, within its content.
+func (m *Model) scrollHelp(n int) {
+	m.helpTop = min(max(m.helpTop+n, 0), m.helpMaxTop())
 }
 
 func (m *Model) switchTo(id screenID) {
 	if id >= 0 && id < numScreens {
 		m.active = id
+		m.helpTop = 0
 		m.layout()
 	}
 }
@@ -340,44 +447,35 @@ func (m *Model) userRejected() bool {
 }
 
 func (m *Model) applyStyles() {
-	m.help.Styles = m.ctx.Styles.Help
 	m.spin.Style = m.ctx.Styles.Accent
 }
 
-// helpKeys merges the screen's bindings with the global ones.
-type helpKeys struct {
-	screen help.KeyMap
-	global keyMap
-}
-
-func (h helpKeys) ShortHelp() []key.Binding {
-	return append(h.screen.ShortHelp(), h.global.ShortHelp()...)
-}
-
-func (h helpKeys) FullHelp() [][]key.Binding {
-	return append(h.screen.FullHelp(), h.global.FullHelp()...)
-}
-
-func (m *Model) helpView() string {
-	return m.help.View(helpKeys{screen: m.screen(m.active).Help(), global: m.keys})
+// topHeight is the lines above the screen: the header, and the tabs when
+// the terminal is tall enough for them.
+func (m *Model) topHeight() int {
+	if m.height >= minHeightTabs {
+		return 2
+	}
+	return 1
 }
 
 // chromeHeight is the lines taken by header, tabs, status and help; on
 // short terminals the tabs, then status and help, give way to the screen.
+// The help line is always one line (the full help opens in the body), so
+// opening it never resizes the screens.
 func (m *Model) chromeHeight() int {
-	h := 1
-	if m.height >= minHeightTabs {
-		h++
-	}
+	h := m.topHeight()
 	if m.height >= minHeightFooter {
-		h += 2 + strings.Count(m.helpView(), "\n")
+		h += 2
 	}
 	return h
 }
 
+// bodyHeight is the height of the screen's area.
+func (m *Model) bodyHeight() int { return max(m.height-m.chromeHeight(), 0) }
+
 func (m *Model) layout() {
-	m.help.SetWidth(m.width)
-	h := max(m.height-m.chromeHeight(), 0)
+	h := m.bodyHeight()
 	for _, s := range m.screens() {
 		s.SetSize(m.width, h)
 	}

@@ -2,11 +2,13 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -107,7 +109,7 @@ func TestCreditStates(t *testing.T) {
 		user api.User
 		want string
 	}{
-		{api.User{Credit: 12000, BalanceThreshold: &th}, "$12.00 low"},
+		{api.User{Credit: 12000, BalanceThreshold: &th}, "$12.00 low · under your $50.00 alert"},
 		{api.User{Credit: 12000, BalanceThreshold: &th, BalanceThresholdEnabled: &off}, "$12.00"},
 		{api.User{Credit: 0}, "$0.00 empty"},
 		{api.User{Credit: -3200}, "-$3.20 empty"},
@@ -264,7 +266,7 @@ func TestRunwayUnderThreeDaysIsLow(t *testing.T) {
 		known  bool
 		want   string
 	}{
-		{100 * money.Dollar, 29, true, "$100.00 low"},
+		{100 * money.Dollar, 29, true, "$100.00 low · 2.9 days left"},
 		{100 * money.Dollar, 30, true, "$100.00"},
 		{100 * money.Dollar, 5, false, "$100.00"}, // no estimate: no claim
 		{0, 0, true, "$0.00 empty"},
@@ -356,6 +358,416 @@ func TestNoTickWhenIdle(t *testing.T) {
 	if _, cmd := m.Update(press("j")); cmd != nil {
 		if _, ok := findMsg[spinner.TickMsg](cmd); ok {
 			t.Fatal("a key started the spinner with nothing loading")
+		}
+	}
+}
+
+// footer is the last line of the frame, the one-line help.
+func footer(m *Model) string {
+	lines := strings.Split(screenText(m), "\n")
+	return strings.TrimRight(lines[len(lines)-1], " ")
+}
+
+// The footer starts with "? help" and ends with "q quit" on every screen at
+// every width: they were listed last and cut first, even at 200 columns.
+func TestFooterKeepsHelpAndQuit(t *testing.T) {
+	m := testModel(t)
+	for _, id := range []string{"1", "2", "3"} {
+		m.Update(press(id))
+		for _, w := range []int{80, 100, 200} {
+			m.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+			f := footer(m)
+			if !strings.HasPrefix(f, "? help") || !strings.HasSuffix(f, "q quit") {
+				t.Errorf("screen %s at %d columns: footer %q", id, w, f)
+			}
+			if ansi.StringWidth(f) > w {
+				t.Errorf("screen %s at %d columns: footer %q is too wide", id, w, f)
+			}
+		}
+		// At 200 columns there is room for every short key of the
+		// Overview and Notifications: nothing cut.
+		if f := footer(m); id != "2" && strings.Contains(f, "…") {
+			t.Errorf("screen %s at 200 columns cuts keys: %q", id, f)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(press("2"))
+	if f := footer(m); !strings.Contains(f, "…") || !strings.Contains(f, "↑/k up") {
+		t.Errorf("at 80 columns the charges keys are cut from the middle: %q", f)
+	}
+}
+
+// While a text field has the keyboard, ? and q are typed into it: the
+// footer must not offer them, nor tab.
+func TestFooterWhileTyping(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("2"))
+	m.Update(press("c"))
+	if !m.charges.Capturing() {
+		t.Fatal("c did not open the range field")
+	}
+	f := footer(m)
+	for _, bad := range []string{"? help", "q quit", "tab"} {
+		if strings.Contains(f, bad) {
+			t.Errorf("footer %q offers %q while typing", f, bad)
+		}
+	}
+	if !strings.Contains(f, "esc") {
+		t.Errorf("footer %q does not say how to leave the field", f)
+	}
+}
+
+// helpText opens the help pane and reads all of it, scrolling with j to the
+// end; it returns the text and how many times it scrolled.
+func helpText(t *testing.T, m *Model) (string, int) {
+	t.Helper()
+	m.Update(press("?"))
+	if !m.helpOpen {
+		t.Fatal("? did not open the help")
+	}
+	bodyH := m.bodyHeight()
+	var seen []string
+	scrolls := 0
+	for {
+		lines := strings.Split(screenText(m), "\n")
+		seen = append(seen, lines[m.topHeight():m.topHeight()+bodyH]...)
+		if m.helpTop >= m.helpMaxTop() {
+			break
+		}
+		m.Update(press("j"))
+		scrolls++
+		if scrolls > 200 {
+			t.Fatal("the help does not reach its end")
+		}
+	}
+	return strings.Join(seen, "\n"), scrolls
+}
+
+// ? shows every key of the active screen and the global ones at 80×24, in
+// columns, scrolling with j when it must; esc and ? close it.
+func TestHelpShowsEveryKey(t *testing.T) {
+	m := testModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for i, id := range []string{"1", "2", "3"} {
+		m.Update(press(id))
+		text, _ := helpText(t, m)
+		var want []key.Binding
+		for _, g := range m.screen(m.active).Help().FullHelp() {
+			want = append(want, g...)
+		}
+		for _, g := range m.keys.FullHelp() {
+			want = append(want, g...)
+		}
+		for _, b := range want {
+			if !shown(b) {
+				continue
+			}
+			if !strings.Contains(text, b.Help().Key) || !strings.Contains(text, b.Help().Desc) {
+				t.Errorf("screen %s: help lacks %q %q:\n%s", id, b.Help().Key, b.Help().Desc, text)
+			}
+		}
+		closer := []string{"esc", "?", "esc"}[i]
+		if closer == "esc" {
+			m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+		} else {
+			m.Update(press("?"))
+		}
+		if m.helpOpen || strings.Contains(screenText(m), "Everywhere") {
+			t.Fatalf("screen %s: %s did not close the help", id, closer)
+		}
+	}
+}
+
+// The help is laid out in columns: at 120 columns the charges keys fit
+// side by side without scrolling, and at 80×24 every line fits the width.
+func TestHelpColumns(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("2"))
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if _, scrolls := helpText(t, m); scrolls != 0 {
+		t.Fatalf("at 120×40 the charges help scrolls %d lines", scrolls)
+	}
+	m.Update(press("?"))
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(press("?"))
+	lines := strings.Split(screenText(m), "\n")
+	body := lines[m.topHeight() : m.topHeight()+m.bodyHeight()]
+	if !strings.Contains(body[0], "Charges keys") {
+		t.Fatalf("the help does not start with the screen's keys:\n%s", screenText(m))
+	}
+	if len(m.helpLines()) > 2*m.bodyHeight() {
+		t.Fatalf("the help is %d lines for a %d-line body: not in columns", len(m.helpLines()), m.bodyHeight())
+	}
+}
+
+// While the help is open it has the keyboard: a screen key does nothing to
+// the hidden screen, q still quits, and a screen key switches the help.
+func TestHelpTakesTheKeyboard(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("2"))
+	m.Update(press("?"))
+	before := m.charges.Query().OldestFirst
+	m.Update(press("o"))
+	if m.charges.Query().OldestFirst != before {
+		t.Fatal("o reached the charges screen under the help")
+	}
+	m.Update(press("1"))
+	if m.active != screenOverview || !m.helpOpen || !strings.Contains(screenText(m), "Overview keys") {
+		t.Fatalf("1 in the help did not show the Overview's keys:\n%s", screenText(m))
+	}
+	if f := footer(m); !strings.HasPrefix(f, "?/esc close help") || !strings.HasSuffix(f, "q quit") {
+		t.Fatalf("footer in the help: %q", f)
+	}
+	if _, cmd := m.Update(press("q")); !isQuit(cmd) {
+		t.Fatal("q does not quit from the help")
+	}
+}
+
+// The help pane scrolls with pgdn, G, k and g, within its content, and says
+// how much is below while there is more.
+func TestHelpScrollKeys(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("2"))
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 14})
+	m.Update(press("?"))
+	maxTop := m.helpMaxTop()
+	if maxTop == 0 {
+		t.Fatal("at 40×14 the charges help should scroll")
+	}
+	if !strings.Contains(screenText(m), "more lines") {
+		t.Fatalf("no sign of the lines below:\n%s", screenText(m))
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	if m.helpTop == 0 {
+		t.Fatal("pgdn did not scroll")
+	}
+	m.Update(press("G"))
+	if m.helpTop != maxTop || strings.Contains(screenText(m), "more lines") {
+		t.Fatalf("G: top %d, want %d", m.helpTop, maxTop)
+	}
+	m.Update(press("j"))
+	if m.helpTop != maxTop {
+		t.Fatal("j scrolled past the end")
+	}
+	m.Update(press("k"))
+	if m.helpTop != maxTop-1 {
+		t.Fatal("k did not scroll up")
+	}
+	m.Update(press("g"))
+	if m.helpTop != 0 {
+		t.Fatal("g did not go to the top")
+	}
+}
+
+// testModelAt is testModel with a billing layer whose client talks to
+// baseURL (never dialled: the tests send the messages the loads would).
+func testModelAt(t *testing.T, baseURL string) *Model {
+	t.Helper()
+	c, err := api.New(baseURL, "test-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	svc := billing.New(context.Background(), c,
+		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &onePage{} }),
+		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+	t.Cleanup(svc.Close)
+	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
+		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	m := New(ctx, Options{Dark: true, Theme: "dark"})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	return m
+}
+
+// statusLine is the line above the footer.
+func statusLine(m *Model) string {
+	lines := strings.Split(screenText(m), "\n")
+	return strings.TrimRight(lines[len(lines)-2], " ")
+}
+
+// An unreachable server read "server busy, retrying…" and then a raw Go
+// error: the retry note and the error say the server cannot be reached,
+// which host, and what to check.
+func TestUnreachableServer(t *testing.T) {
+	m := testModelAt(t, "http://127.0.0.1:9")
+	m.Update(waitMsg{Kind: api.EventRetry, Op: "GET /api/v0/users/current/", Wait: time.Hour, Attempt: 1})
+	if s := statusLine(m); strings.Contains(s, "busy") || !strings.Contains(s, "cannot reach 127.0.0.1:9, retrying") {
+		t.Fatalf("retry note: %q", s)
+	}
+	m.Update(waitDoneMsg{until: m.waitUntil})
+	m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/users/current/",
+		Err: errors.New("dial tcp 127.0.0.1:9: connect: connection refused")}})
+	s := statusLine(m)
+	for _, want := range []string{"cannot reach 127.0.0.1:9", "check the URL (--url / VAST_URL) and the network", "r to retry"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("status %q lacks %q", s, want)
+		}
+	}
+	if strings.Contains(s, "dial tcp") {
+		t.Errorf("status %q shows the raw error", s)
+	}
+}
+
+// The header said "credit $1,234.57 low" in amber with nothing saying why:
+// it names the reason, and drops it (never the amount) when narrow.
+func TestLowCreditSaysWhy(t *testing.T) {
+	th := money.Amount(10 * money.Dollar)
+	m := testModel(t)
+	m.Update(shared.UserMsg{User: api.User{Email: "me@example.com", Credit: 123457 * money.Dollar / 100, BalanceThreshold: &th}})
+	m.Update(shared.RunwayMsg{Runway: spend.Runway{Tenths: 21}, OK: true})
+	m.userLoading = false // no spinner: the test reads the text
+	for _, c := range []struct {
+		width int
+		want  string
+	}{
+		{80, "credit $1,234.57 low · 2.1 days left"},
+		{40, "credit $1,234.57 low"},
+	} {
+		m.Update(tea.WindowSizeMsg{Width: c.width, Height: 24})
+		head := strings.TrimRight(strings.Split(screenText(m), "\n")[0], " ")
+		if !strings.HasSuffix(head, c.want) || !strings.HasPrefix(head, "vastdash") {
+			t.Errorf("at %d columns: header %q, want it to end with %q", c.width, head, c.want)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(shared.RunwayMsg{Runway: spend.Runway{Tenths: 300}, OK: true})
+	m.Update(shared.UserMsg{User: api.User{Credit: 5 * money.Dollar, BalanceThreshold: &th}})
+	if head := strings.TrimRight(strings.Split(screenText(m), "\n")[0], " "); !strings.HasSuffix(head, "credit $5.00 low · under your $10.00 alert") {
+		t.Errorf("under the threshold: header %q", head)
+	}
+}
+
+// r re-read the credit only on the Overview: on every screen it now reads
+// the account again, and the screen still gets the key.
+func TestReloadReadsTheCreditEverywhere(t *testing.T) {
+	for _, id := range []string{"1", "2", "3"} {
+		m := testModel(t)
+		m.Update(shared.UserMsg{User: api.User{ID: 7, Email: "me@example.com", Credit: money.Dollar}})
+		m.Update(press(id))
+		_, cmd := m.Update(press("r"))
+		if !m.userLoading {
+			t.Errorf("screen %s: r does not reload the credit", id)
+		}
+		if _, ok := findMsg[shared.UserMsg](cmd); !ok {
+			t.Errorf("screen %s: r sent no account request", id)
+		}
+		if _, ok := findMsg[shared.FeedMsg](cmd); id == "2" && !ok {
+			t.Error("r on Charges did not reach the screen: no load followed")
+		}
+		if id == "3" && !m.prefs.Loading() {
+			t.Error("r on Notifications did not reach the screen")
+		}
+		// A second r while the account loads asks once.
+		if _, cmd := m.Update(press("r")); cmd != nil {
+			if _, ok := findMsg[shared.UserMsg](cmd); ok {
+				t.Errorf("screen %s: a second r asked for the account again", id)
+			}
+		}
+	}
+}
+
+// A click on a tab switches to it, at the columns tabsView draws it; a
+// click in the body reaches the screen with Y counted from its first line.
+func TestMouseClickTabs(t *testing.T) {
+	m := testModel(t)
+	row := strings.Split(screenText(m), "\n")[1]
+	for _, c := range []struct {
+		name string
+		want screenID
+	}{{"Charges", screenCharges}, {"Notifications", screenPrefs}, {"Overview", screenOverview}} {
+		x := ansi.StringWidth(row[:strings.Index(row, c.name)])
+		m.Update(tea.MouseClickMsg{X: x, Y: 1, Button: tea.MouseLeft})
+		if m.active != c.want {
+			t.Fatalf("a click on %q (column %d) shows screen %d", c.name, x, m.active)
+		}
+		row = strings.Split(screenText(m), "\n")[1]
+	}
+	// Between the tabs and past the last one: nothing.
+	m.Update(tea.MouseClickMsg{X: 99, Y: 1, Button: tea.MouseLeft})
+	if m.active != screenOverview {
+		t.Fatal("a click past the tabs switched screens")
+	}
+	for i := range screenNames {
+		left := 0
+		for j := range i {
+			left += ansi.StringWidth(tabLabel(j)) + 3
+		}
+		if id, ok := m.tabAt(left + 1); !ok || id != screenID(i) {
+			t.Errorf("tabAt(%d) = %d %v, want %d", left+1, id, ok, i)
+		}
+	}
+}
+
+// What reaches a screen: clicks in its area, moved to its coordinates, and
+// the wheel wherever it turns; while the help is open the wheel scrolls it.
+func TestMouseInTheBody(t *testing.T) {
+	m := testModel(t) // 100×30: header and tabs above, status and footer below
+	ev, ok := m.bodyMouse(tea.MouseClickMsg{X: 3, Y: 2, Button: tea.MouseLeft})
+	if c, is := ev.(tea.MouseClickMsg); !ok || !is || c.Y != 0 || c.X != 3 {
+		t.Fatalf("a click on the first body line reaches the screen as %#v %v", ev, ok)
+	}
+	if ev, ok := m.bodyMouse(tea.MouseReleaseMsg{X: 3, Y: 27}); !ok || ev.(tea.MouseReleaseMsg).Y != 25 {
+		t.Fatalf("a release on the last body line: %#v %v", ev, ok)
+	}
+	for _, y := range []int{0, 1, 28, 29} {
+		if _, ok := m.bodyMouse(tea.MouseClickMsg{X: 3, Y: y}); ok {
+			t.Errorf("a click on chrome line %d reached the screen", y)
+		}
+	}
+	if _, ok := m.bodyMouse(tea.MouseWheelMsg{Y: 29, Button: tea.MouseWheelDown}); !ok {
+		t.Error("the wheel over the footer did not reach the screen")
+	}
+	m.Update(press("2"))
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 14})
+	m.Update(press("?"))
+	m.Update(tea.MouseWheelMsg{X: 3, Y: 5, Button: tea.MouseWheelDown})
+	if m.helpTop == 0 {
+		t.Fatal("the wheel does not scroll the help")
+	}
+}
+
+// mouse = false in the settings leaves the mouse to the terminal.
+func TestNoMouse(t *testing.T) {
+	m := testModel(t)
+	if v := m.View(); v.MouseMode != tea.MouseModeCellMotion {
+		t.Fatalf("mouse mode %v by default", v.MouseMode)
+	}
+	m.opts.NoMouse = true
+	if v := m.View(); v.MouseMode != tea.MouseModeNone {
+		t.Fatalf("mouse mode %v with NoMouse", v.MouseMode)
+	}
+}
+
+// "waiting for the rate limit…" showed through every normal paced load: it
+// is for a 429 being waited out only.
+func TestPacingIsNoProblem(t *testing.T) {
+	m := testModel(t)
+	m.Update(waitMsg{Kind: api.EventPacing, Op: "GET /api/v0/charges/", Wait: time.Hour})
+	if s := statusLine(m); s != "" {
+		t.Fatalf("regular pacing shows %q", s)
+	}
+	m.Update(waitMsg{Kind: api.EventRateLimited, Op: "GET /api/v0/charges/", Wait: time.Hour, Attempt: 1})
+	if s := statusLine(m); !strings.Contains(s, "waiting for the rate limit") {
+		t.Fatalf("a 429 wait shows %q", s)
+	}
+}
+
+// The help pane fits every size exactly, as the screens do.
+func TestHelpFitsEverySize(t *testing.T) {
+	m := testModel(t)
+	m.Update(press("2"))
+	m.Update(press("?"))
+	for _, sz := range [][2]int{{200, 60}, {120, 40}, {80, 24}, {40, 12}, {20, 5}, {1, 1}, {3, 200}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		m.Update(press("G"))
+		lines := strings.Split(m.render(), "\n")
+		if len(lines) != sz[1] {
+			t.Fatalf("%v: %d lines", sz, len(lines))
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w != sz[0] {
+				t.Fatalf("%v: line %q is %d wide", sz, ansi.Strip(l), w)
+			}
 		}
 	}
 }

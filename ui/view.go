@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -22,6 +24,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if m.opts.NoMouse {
+		v.MouseMode = tea.MouseModeNone
+	}
 	v.WindowTitle = "vastdash"
 	return v
 }
@@ -36,8 +41,7 @@ func (m *Model) render() string {
 	}
 	var bottom []string
 	if m.height >= minHeightFooter {
-		bottom = append(bottom, m.statusView())
-		bottom = append(bottom, strings.Split(m.helpView(), "\n")...)
+		bottom = append(bottom, m.statusView(), m.footerView())
 	}
 	bodyH := max(m.height-len(top)-len(bottom), 0)
 	if bodyH == 0 && len(top)+len(bottom) > m.height {
@@ -46,7 +50,12 @@ func (m *Model) render() string {
 	// The screen's view is already exactly width × bodyH (screens end with
 	// shared.Block): only the chrome is measured, which keeps a keypress at
 	// 100,000 contracts well under a millisecond.
-	body := m.screen(m.active).View()
+	var body string
+	if m.helpOpen {
+		body = shared.Block(m.helpPane(bodyH), m.width, bodyH)
+	} else {
+		body = m.screen(m.active).View()
+	}
 	if bodyH > 0 && strings.Count(body, "\n") != bodyH-1 {
 		body = shared.Block(strings.Split(body, "\n"), m.width, bodyH)
 	}
@@ -67,14 +76,11 @@ func (m *Model) render() string {
 // where the eye lands first.
 func (m *Model) headerView() string {
 	st := m.ctx.Styles
-	right := m.creditView()
-	if m.loading() {
-		right = m.spin.View() + " " + right
-	}
-	if m.opts.Demo {
-		right = st.Warning.Render("DEMO") + "  " + right
-	} else if m.opts.Host != "" {
-		right = st.Muted.Render(shared.Safe(m.opts.Host)) + "  " + right
+	right := m.headerRight(true)
+	if m.width-shared.Width(right)-1 < minHeaderLeft {
+		// Why the credit is low is the first thing to go, before the
+		// name and long before the amount.
+		right = m.headerRight(false)
 	}
 	left := st.Title.Render("vastdash")
 	if m.height < minHeightTabs {
@@ -84,7 +90,7 @@ func (m *Model) headerView() string {
 		left += st.Muted.Render(" · ") + shared.Safe(u.Email)
 	}
 	room := m.width - shared.Width(right) - 1
-	if room < 8 {
+	if room < minHeaderLeft {
 		// Narrow: the credit matters more than the name.
 		return shared.Truncate(right, m.width)
 	}
@@ -92,10 +98,34 @@ func (m *Model) headerView() string {
 	return left + strings.Repeat(" ", m.width-shared.Width(left)-shared.Width(right)) + right
 }
 
+// minHeaderLeft is the room the header keeps for the name ("vastdash")
+// before it drops the reason the credit is low.
+const minHeaderLeft = 8
+
+// headerRight is the right of the header: DEMO or the host, the spinner
+// while anything loads, and the credit, with why it is low when reason is
+// set.
+func (m *Model) headerRight(reason bool) string {
+	st := m.ctx.Styles
+	right := m.creditView(reason)
+	if m.loading() {
+		right = m.spin.View() + " " + right
+	}
+	if m.opts.Demo {
+		right = st.Warning.Render("DEMO") + "  " + right
+	} else if m.opts.Host != "" {
+		right = st.Muted.Render(shared.Safe(m.opts.Host)) + "  " + right
+	}
+	return right
+}
+
 // creditView is the credit with its state in words as well as colour:
 // amber and "low" under the balance threshold or when the overview's runway
-// is under three days, red and "empty" at or below zero.
-func (m *Model) creditView() string {
+// is under three days, red and "empty" at or below zero. With reason, a low
+// credit says which of the two made it low ("low · 2.1 days left", "low ·
+// under your $50.00 alert"): the amber word alone left users comparing the
+// credit with a threshold it was above.
+func (m *Model) creditView(reason bool) string {
 	st := m.ctx.Styles
 	switch {
 	case m.userRejected():
@@ -111,16 +141,38 @@ func (m *Model) creditView() string {
 	case u.Credit <= 0:
 		return "credit " + st.CreditNeg.Render(text+" empty")
 	case billing.LowBalance(*u) || m.runwayShort():
-		return "credit " + st.CreditLow.Render(text+" low")
+		out := "credit " + st.CreditLow.Render(text+" low")
+		if reason {
+			out += st.Muted.Render(" · " + m.lowReason(*u))
+		}
+		return out
 	}
 	return "credit " + st.Credit.Render(text)
+}
+
+// tabLabel is a tab's text, "2 Charges"; each tab is drawn two cells
+// wider ("[2 Charges]" or " 2 Charges "), a space between tabs.
+func tabLabel(i int) string { return string(rune('1'+i)) + " " + screenNames[i] }
+
+// tabAt returns the tab drawn at column x of the tabs row, counted as
+// tabsView draws them.
+func (m *Model) tabAt(x int) (screenID, bool) {
+	left := 0
+	for i := range screenNames {
+		w := shared.Width(tabLabel(i)) + 2
+		if x >= left && x < left+w {
+			return screenID(i), true
+		}
+		left += w + 1
+	}
+	return 0, false
 }
 
 func (m *Model) tabsView() string {
 	st := m.ctx.Styles
 	parts := make([]string, len(screenNames))
-	for i, n := range screenNames {
-		label := string(rune('1'+i)) + " " + n
+	for i := range screenNames {
+		label := tabLabel(i)
 		if screenID(i) == m.active {
 			parts[i] = st.TabActive.Render("[" + label + "]")
 		} else {
@@ -134,7 +186,10 @@ func (m *Model) statusView() string {
 	st := m.ctx.Styles
 	if !m.waitUntil.IsZero() && time.Now().Before(m.waitUntil) {
 		if m.waitKind == api.EventRetry {
-			return st.Warning.Render("server busy, retrying…")
+			// The client retries when no answer came (a refused or reset
+			// connection) or a gateway said the server is unreachable: not a
+			// busy server, and the user may need to check the URL.
+			return st.Warning.Render("cannot reach " + m.ctx.Server() + ", retrying…")
 		}
 		return st.Warning.Render("waiting for the rate limit…")
 	}
@@ -142,7 +197,13 @@ func (m *Model) statusView() string {
 		if m.userRejected() {
 			return st.Error.Render(shared.Safe(m.userErr.Error()) + " · check VAST_API_KEY or your key file")
 		}
-		return st.Error.Render("account: "+shared.Safe(m.userErr.Error())) + st.Muted.Render(" · r on Overview to retry")
+		text := "✗ " + m.ctx.ErrorText(m.userErr)
+		if retry := " · r to retry"; shared.Width(text+retry) <= m.width {
+			// Only whole: what to check matters more, and the footer
+			// lists r too.
+			return st.Error.Render(text) + st.Muted.Render(retry)
+		}
+		return st.Error.Render(text)
 	}
 	if m.status.Text == "" {
 		return ""
@@ -158,4 +219,276 @@ func (m *Model) statusView() string {
 		return st.OK.Render("✓ " + text)
 	}
 	return st.Muted.Render(text)
+}
+
+// footerView is the one-line help. It starts with "? help" and ends with
+// "q quit" on every screen and at every width, so a newcomer always finds
+// the way to the rest: what does not fit is cut from the screen's keys in
+// between. While a text field has the keyboard it lists the field's keys
+// only, since ? and q would be typed into it.
+func (m *Model) footerView() string {
+	k := m.keys
+	cur := m.screen(m.active)
+	var first, last []key.Binding
+	var middle []key.Binding
+	switch {
+	case m.helpOpen:
+		first, last = []key.Binding{k.HelpClose}, []key.Binding{k.Quit}
+		if m.helpMaxTop() > 0 {
+			middle = []key.Binding{k.HelpDown, k.HelpUp, k.HelpPageDn, k.HelpTop, k.HelpBottom}
+		}
+	case cur.Capturing():
+		middle = cur.Help().ShortHelp()
+	default:
+		first, last = []key.Binding{k.Help}, []key.Binding{k.Quit}
+		// Not tab: the tabs row already numbers the screens, and the
+		// screen's own keys are what a newcomer looks for.
+		middle = cur.Help().ShortHelp()
+	}
+	return m.shortHelp(first, middle, last, m.width)
+}
+
+// shortHelp joins first, as many of middle as fit in width, and last; an
+// ellipsis marks middle keys left out.
+func (m *Model) shortHelp(first, middle, last []key.Binding, width int) string {
+	st := m.ctx.Styles.Help
+	sep := st.ShortSeparator.Render(" • ")
+	item := func(b key.Binding) string {
+		return st.ShortKey.Render(b.Help().Key) + " " + st.ShortDesc.Render(b.Help().Desc)
+	}
+	join := func(bs []key.Binding) []string {
+		var out []string
+		for _, b := range bs {
+			if shown(b) {
+				out = append(out, item(b))
+			}
+		}
+		return out
+	}
+	head, mid, tail := join(first), join(middle), join(last)
+	fixed := shared.Width(strings.Join(append(append([]string{}, head...), tail...), sep))
+	if len(head) > 0 && len(tail) > 0 {
+		fixed += shared.Width(sep)
+	}
+	ellipsis := sep + st.Ellipsis.Render("…")
+	used, n := fixed, 0
+	for i, s := range mid {
+		w := shared.Width(s)
+		if len(head)+len(tail) > 0 || i > 0 {
+			w += shared.Width(sep)
+		}
+		rest := 0
+		if i < len(mid)-1 {
+			rest = shared.Width(ellipsis) // what still must fit if more are cut
+		}
+		if used+w+rest > width {
+			break
+		}
+		used += w
+		n++
+	}
+	parts := append(append([]string{}, head...), mid[:n]...)
+	line := strings.Join(parts, sep)
+	if n < len(mid) {
+		line += ellipsis
+	}
+	if len(tail) > 0 {
+		if line != "" {
+			line += sep
+		}
+		line += strings.Join(tail, sep)
+	}
+	return line
+}
+
+// shown reports a binding the help lists: enabled, with a key to show.
+func shown(b key.Binding) bool { return b.Enabled() && b.Help().Key != "" }
+
+// helpSection is a titled part of the help pane: the screen's keys, then
+// the global ones.
+type helpSection struct {
+	title  string
+	groups [][]key.Binding
+}
+
+// helpCell is one line of a help column: a section title, a binding, or a
+// blank between groups.
+type helpCell struct {
+	title     string
+	key, desc string
+}
+
+// helpColumnGap is the space between two help columns.
+const helpColumnGap = 3
+
+// helpLayout lays the help pane out as lines: every key of the active
+// screen and the global ones, in columns that flow like a newspaper's. It
+// uses as few lines as fit the width, so the pane scrolls only when the
+// keys cannot all fit side by side in height lines.
+func (m *Model) helpLayout(width, height int) []string {
+	sections := []helpSection{
+		{title: screenNames[m.active] + " keys", groups: m.screen(m.active).Help().FullHelp()},
+		{title: "Everywhere", groups: m.keys.FullHelp()},
+	}
+	// The blocks that must not be split when a column has room: each group,
+	// the first one carrying its section's title.
+	var blocks [][]helpCell
+	for _, sec := range sections {
+		titled := false
+		for _, g := range sec.groups {
+			var b []helpCell
+			if !titled {
+				b = append(b, helpCell{title: sec.title})
+			}
+			for _, k := range g {
+				if shown(k) {
+					b = append(b, helpCell{key: k.Help().Key, desc: k.Help().Desc})
+				}
+			}
+			if len(b) > 0 && (titled || len(b) > 1) {
+				blocks = append(blocks, b)
+				titled = true
+			}
+		}
+	}
+	// Start as short as the tallest group (or the pane, if shorter) and
+	// grow until the columns fit the width: a wide terminal gets the keys
+	// side by side, a narrow one fewer, taller columns.
+	total, tallest := 0, 0
+	for _, b := range blocks {
+		total += len(b) + 1
+		tallest = max(tallest, len(b))
+	}
+	var cols [][]helpCell
+	for h := max(min(tallest, height), 1); ; h++ {
+		cols = flowHelp(blocks, h)
+		if helpWidth(cols) <= width || len(cols) <= 1 || h >= total {
+			break
+		}
+	}
+	return m.renderHelpColumns(cols)
+}
+
+// flowHelp pours blocks into columns of at most h lines, a blank line
+// between blocks; a block that does not fit what is left of a column starts
+// the next one, and one taller than a column is split.
+func flowHelp(blocks [][]helpCell, h int) [][]helpCell {
+	var cols [][]helpCell
+	var col []helpCell
+	for _, b := range blocks {
+		need := len(b)
+		if len(col) > 0 {
+			need++
+		}
+		if len(col) > 0 && len(col)+need > h && len(b) <= h {
+			cols, col = append(cols, col), nil
+		}
+		if len(col) > 0 {
+			col = append(col, helpCell{})
+		}
+		for _, c := range b {
+			if len(col) >= h {
+				cols, col = append(cols, col), nil
+			}
+			col = append(col, c)
+		}
+	}
+	if len(col) > 0 {
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+// helpColumnWidths returns each column's key width and total width.
+func helpColumnWidths(col []helpCell) (keyW, w int) {
+	descW := 0
+	for _, c := range col {
+		keyW = max(keyW, shared.Width(c.key))
+		descW = max(descW, shared.Width(c.desc))
+	}
+	w = keyW + 1 + descW
+	for _, c := range col {
+		w = max(w, shared.Width(c.title))
+	}
+	return keyW, w
+}
+
+// helpWidth is the width of the columns side by side.
+func helpWidth(cols [][]helpCell) int {
+	w := 0
+	for i, c := range cols {
+		_, cw := helpColumnWidths(c)
+		if i > 0 {
+			w += helpColumnGap
+		}
+		w += cw
+	}
+	return w
+}
+
+// renderHelpColumns sets the columns side by side as lines.
+func (m *Model) renderHelpColumns(cols [][]helpCell) []string {
+	st := m.ctx.Styles
+	lines := 0
+	for _, c := range cols {
+		lines = max(lines, len(c))
+	}
+	out := make([]string, lines)
+	for i, col := range cols {
+		keyW, w := helpColumnWidths(col)
+		for y := range lines {
+			cell := ""
+			if y < len(col) {
+				c := col[y]
+				switch {
+				case c.title != "":
+					cell = st.Title.Render(c.title)
+				case c.key != "":
+					cell = st.Help.FullKey.Render(shared.PadRight(c.key, keyW)) + " " + st.Help.FullDesc.Render(c.desc)
+				}
+			}
+			if i > 0 {
+				out[y] += strings.Repeat(" ", helpColumnGap)
+			}
+			if i < len(cols)-1 {
+				cell = shared.PadRight(cell, w)
+			}
+			out[y] += cell
+		}
+	}
+	return out
+}
+
+// helpLines is the help pane's content for the current size.
+func (m *Model) helpLines() []string {
+	return m.helpLayout(m.width, m.bodyHeight())
+}
+
+// helpMaxTop is the last first line the help pane can scroll to.
+func (m *Model) helpMaxTop() int {
+	return max(len(m.helpLines())-m.bodyHeight(), 0)
+}
+
+// helpPane is the help pane's visible lines: the content from helpTop,
+// with the last line saying how much more there is when it scrolls.
+func (m *Model) helpPane(h int) []string {
+	lines := m.helpLines()
+	top := min(m.helpTop, max(len(lines)-h, 0))
+	end := min(top+h, len(lines))
+	out := append([]string{}, lines[top:end]...)
+	if end < len(lines) && len(out) > 0 {
+		out[len(out)-1] = m.ctx.Styles.Muted.Render(fmt.Sprintf("↓ %d more lines (j/pgdn)", len(lines)-end))
+	}
+	return out
+}
+
+// lowReason says why the credit is low: the runway when it is short (the
+// more pressing of the two, and what the Overview shows), else the alert
+// threshold it is under.
+func (m *Model) lowReason(u api.User) string {
+	if m.runwayShort() {
+		t := m.runway.Runway.Tenths
+		return fmt.Sprintf("%d.%d days left", t/10, t%10)
+	}
+	return "under your " + u.BalanceThreshold.Credit() + " alert"
 }

@@ -474,7 +474,7 @@ func (m *Model) status() shared.StatusMsg {
 		st := fl.st
 		switch {
 		case st.Err != nil && sm.Kind != shared.StatusError:
-			sm.Kind, sm.Text = shared.StatusError, errorText(st.Err)
+			sm.Kind, sm.Text = shared.StatusError, m.errorText(st.Err)
 		case st.Err == nil && st.Loading && !st.WaitUntil.IsZero() && sm.Text == "":
 			sm.Kind, sm.Text = shared.StatusWarn, "rate limited: retrying shortly"
 		}
@@ -499,15 +499,16 @@ func (m *Model) status() shared.StatusMsg {
 	return sm
 }
 
-// errorText says why charges stopped loading, sanitized, with how to go on.
-func errorText(err error) string {
+// errorText says why charges stopped loading, sanitized, with how to go on
+// (an unreachable server named with what to check).
+func (m *Model) errorText(err error) string {
 	if errors.Is(err, api.ErrPermission) {
 		return billing.FailReason(err) + " · the credit still shows"
 	}
 	if errors.Is(err, errNoService) {
 		return "charges: " + err.Error()
 	}
-	return shared.RetryText("charges", err)
+	return m.ctx.RetryText("charges", err)
 }
 
 // totalsOverflow reports range totals that left what an amount can hold:

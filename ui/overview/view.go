@@ -307,7 +307,7 @@ func (m *Model) accountLines(w int, big bool) []line {
 	u := m.user
 	if u == nil {
 		if m.userErr != nil {
-			return []line{{text: st.Error.Render("✗ account: " + shared.Safe(m.userErr.Error())), prio: prioCredit}}
+			return []line{{text: st.Error.Render("✗ account: " + m.ctx.ErrorText(m.userErr)), prio: prioCredit}}
 		}
 		return []line{{text: st.Muted.Render("loading account…"), prio: prioCredit}}
 	}
@@ -444,7 +444,7 @@ func (m *Model) statusLines() []line {
 		case fs.Err != nil && errors.Is(fs.Err, errNoService):
 			s = st.Error.Render("✗ charges: " + fs.Err.Error())
 		case fs.Err != nil:
-			s = st.Error.Render("✗ charges: "+shared.Safe(fs.Err.Error())) + st.Muted.Render(" · r to retry")
+			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · r to retry")
 		case fs.Loading && !fs.WaitUntil.IsZero():
 			s = st.Warning.Render("rate limited: retrying shortly")
 		default:

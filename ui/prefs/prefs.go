@@ -241,10 +241,10 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.say(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
 	case errors.Is(err, api.ErrPermission):
 		m.read = readDenied
-		m.say(shared.StatusError, shared.Safe(err.Error())+" — the preferences can't be read; a toggle asks before replacing them", 0)
+		m.say(shared.StatusError, m.ctx.ErrorText(err)+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
-		m.say(shared.StatusError, "could not read the preferences: "+shared.Safe(err.Error())+" — r to retry", 0)
+		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — r to retry", 0)
 	}
 	return nil
 }

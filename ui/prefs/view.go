@@ -57,7 +57,7 @@ func (m *Model) View() string {
 	add(prioBlank, "")
 	switch {
 	case !m.haveUser && m.userErr != nil:
-		addPara(prioSwitch, prioDetail, st.Error, "✗ account not loaded: "+shared.Safe(m.userErr.Error())+" — the preferences need its user id")
+		addPara(prioSwitch, prioDetail, st.Error, "✗ account not loaded: "+m.ctx.ErrorText(m.userErr)+" — the preferences need its user id")
 	case !m.haveUser:
 		add(prioSwitch, st.Muted.Render("loading account…"))
 	default:

@@ -128,3 +128,10 @@ func After(ctx context.Context, d time.Duration, msg tea.Msg) tea.Cmd {
 		}
 	}
 }
+
+// RetryText is the package's RetryText with the error told by ErrorText:
+// "charges stopped (r to retry): cannot reach HOST:PORT — check the URL …"
+// rather than the Go error of a failed dial.
+func (c *Context) RetryText(what string, err error) string {
+	return what + " stopped (r to retry): " + c.ErrorText(err)
+}

@@ -5,6 +5,9 @@ package shared
 
 import (
 	"context"
+	"errors"
+	"net"
+	"net/url"
 	"strings"
 	"time"
 
@@ -38,7 +41,9 @@ type Context struct {
 
 // Screen is one page of the dashboard. The root model sends every message to
 // every screen (so background loads land wherever they belong) except key and
-// mouse messages, which go to the active screen only.
+// mouse messages, which go to the active screen only. A mouse message's Y is
+// counted from the top of the screen's area (row 0 is the first line of its
+// View), and clicks outside that area never reach it.
 type Screen interface {
 	// Init starts the screen's first loads.
 	Init() tea.Cmd
@@ -131,6 +136,49 @@ func Block(lines []string, w, h int) string {
 // it on enter).
 type RevealMsg struct {
 	Source string
+}
+
+// ErrorText says what failed and what to check, for the status line: a
+// server that cannot be reached or did not answer in time is named with its
+// host and port (the error itself knows only the request, "GET
+// /api/v0/users/current/"), with what the user can do about it; any other
+// error is its own text, which already says what went wrong. The result is
+// sanitized.
+func (c *Context) ErrorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	switch {
+	case errors.Is(err, api.ErrTransport):
+		return "cannot reach " + c.Server() + " — check the URL (--url / VAST_URL) and the network"
+	case errors.Is(err, api.ErrTimeout):
+		return c.Server() + " did not answer in time — check the network (--timeout sets how long to wait)"
+	}
+	return Safe(err.Error())
+}
+
+// Server is the host and port the dashboard talks to ("console.vast.ai:443",
+// "127.0.0.1:8080"), from the client's base URL, or "the server" when there
+// is no client.
+func (c *Context) Server() string {
+	if c == nil || c.Billing == nil || c.Billing.Client() == nil {
+		return "the server"
+	}
+	u, err := url.Parse(c.Billing.Client().BaseURL())
+	if err != nil || u.Host == "" {
+		return "the server"
+	}
+	host := u.Host
+	if u.Port() == "" {
+		// The port is part of what to check (a proxy, a firewall): name
+		// the one the scheme implies.
+		port := "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+		host = net.JoinHostPort(u.Hostname(), port)
+	}
+	return Safe(host)
 }
 
 // Clock is Now, or the wall clock when none is set.

@@ -1,10 +1,16 @@
 package shared
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 )
 
 func TestFit(t *testing.T) {
@@ -43,5 +49,60 @@ func TestBlock(t *testing.T) {
 	}
 	if Block(nil, 0, 5) != "" {
 		t.Fatal("zero width must render nothing")
+	}
+}
+
+// contextFor is a Context whose billing layer talks to baseURL.
+func contextFor(t *testing.T, baseURL string) *Context {
+	t.Helper()
+	c, err := api.New(baseURL, "test-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := billing.New(context.Background(), c)
+	t.Cleanup(svc.Close)
+	return &Context{Billing: svc}
+}
+
+// An unreachable server showed a raw, cut Go error: the text must say what
+// failed (the host and port) and what to check.
+func TestErrorText(t *testing.T) {
+	refused := &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/users/current/",
+		Err: errors.New("dial tcp 127.0.0.1:9: connect: connection refused")}
+	slow := &api.Error{Kind: api.ErrTimeout, Op: "GET /api/v0/users/current/", Err: context.DeadlineExceeded}
+	cases := []struct {
+		base string
+		err  error
+		want string
+	}{
+		{"http://127.0.0.1:9", refused, "cannot reach 127.0.0.1:9 — check the URL (--url / VAST_URL) and the network"},
+		{"https://console.vast.ai", refused, "cannot reach console.vast.ai:443 — check the URL"},
+		{"http://[::1]", fmt.Errorf("account: %w", refused), "cannot reach [::1]:80 — "},
+		{"http://127.0.0.1:9", slow, "127.0.0.1:9 did not answer in time — check the network"},
+		{"http://127.0.0.1:9", &api.Error{Kind: api.ErrInvalidKey, Status: 401}, "the API key was rejected"},
+		{"http://127.0.0.1:9", errors.New("bad\x1b[2Jthing"), "bad"},
+	}
+	for _, c := range cases {
+		got := contextFor(t, c.base).ErrorText(c.err)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s, %v: %q, want it to start with %q", c.base, c.err, got, c.want)
+		}
+		if strings.ContainsRune(got, '\x1b') {
+			t.Errorf("%q is not sanitized", got)
+		}
+	}
+	if got := (&Context{}).ErrorText(refused); !strings.HasPrefix(got, "cannot reach the server — ") {
+		t.Errorf("without a client: %q", got)
+	}
+	if got := (&Context{}).ErrorText(nil); got != "" {
+		t.Errorf("no error: %q", got)
+	}
+}
+
+func TestContextRetryText(t *testing.T) {
+	c := contextFor(t, "http://127.0.0.1:9")
+	got := c.RetryText("charges", &api.Error{Kind: api.ErrTransport, Err: errors.New("dial tcp: refused")})
+	if want := "charges stopped (r to retry): cannot reach 127.0.0.1:9 — check the URL"; !strings.HasPrefix(got, want) {
+		t.Fatalf("%q, want it to start with %q", got, want)
 	}
 }
