@@ -16,9 +16,10 @@ import (
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
-// Events forwards the client's pacing and retry events to the running
-// program, so a paced request reads "waiting for the rate limit" instead of
-// looking stuck. Pass Observe to api.WithObserver before the program exists,
+// Events forwards the client's rate-limit and retry events to the running
+// program, so a 429 being waited out or a retry reads as such on the status
+// line instead of looking stuck. Regular pacing is expected and not
+// forwarded. Pass Observe to api.WithObserver before the program exists,
 // then Attach the program.
 type Events struct {
 	mu sync.Mutex
@@ -30,7 +31,7 @@ const minWaitShown = 300 * time.Millisecond
 
 // Observe is an api observer.
 func (e *Events) Observe(ev api.Event) {
-	if ev.Wait < minWaitShown {
+	if ev.Wait < minWaitShown || ev.Kind == api.EventPacing {
 		return
 	}
 	e.mu.Lock()
