@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	_ "time/tzdata" // IANA zone names work without a system zone database
 
 	"github.com/BurntSushi/toml"
 )
@@ -15,7 +17,6 @@ import (
 // Allowed values of the settings, in the order shown in error messages.
 var (
 	rangePresets = []string{"24h", "7d", "30d", "90d", "this-month", "last-month"}
-	timeZones    = []string{"local", "UTC"}
 	themes       = []string{"auto", "dark", "light"}
 )
 
@@ -30,7 +31,7 @@ type Settings struct {
 	// Range is the default date range preset: "24h", "7d", "30d", "90d",
 	// "this-month" or "last-month".
 	Range string
-	// TimeZone is "local" or "UTC": how dates are shown and where the
+	// TimeZone is "local", "UTC" or an IANA zone name: how dates are shown and where the
 	// calendar presets (this-month, ...) start.
 	TimeZone string
 	// Theme is "auto", "dark" or "light".
@@ -39,7 +40,7 @@ type Settings struct {
 	// to scroll); false leaves it to the terminal, whose own text selection
 	// then works.
 	Mouse bool
-	// Location is derived from TimeZone (time.Local or time.UTC).
+	// Location is derived from TimeZone.
 	Location *time.Location
 	// Path is the settings file that was read, "" if none was.
 	Path string
@@ -89,12 +90,11 @@ func LoadSettings(env Env, path string) (Settings, error) {
 
 	var raw struct {
 		Range    choice `toml:"range"`
-		TimeZone choice `toml:"timezone"`
+		TimeZone zone   `toml:"timezone"`
 		Theme    choice `toml:"theme"`
 		Mouse    toggle `toml:"mouse"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
-	raw.TimeZone.name, raw.TimeZone.allowed = "timezone", timeZones
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
 	raw.Mouse.name = "mouse"
 
@@ -118,16 +118,13 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		s.Range = raw.Range.value
 	}
 	if raw.TimeZone.set {
-		s.TimeZone = raw.TimeZone.value
+		s.TimeZone, s.Location = raw.TimeZone.name, raw.TimeZone.loc
 	}
 	if raw.Theme.set {
 		s.Theme = raw.Theme.value
 	}
 	if raw.Mouse.set {
 		s.Mouse = raw.Mouse.value
-	}
-	if s.TimeZone == "UTC" {
-		s.Location = time.UTC
 	}
 	s.Path = path
 	return s, nil
@@ -154,6 +151,36 @@ func (c *choice) UnmarshalTOML(v any) error {
 		}
 	}
 	return errors.New(c.name + " must be " + alternatives(c.allowed))
+}
+
+// zone decodes the timezone setting: "local", "UTC" or an IANA zone name
+// ("Europe/Berlin"). The zone database is embedded (time/tzdata), so a name
+// works on a minimal machine without one.
+type zone struct {
+	name string
+	loc  *time.Location
+	set  bool
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (z *zone) UnmarshalTOML(v any) error {
+	s, _ := v.(string)
+	switch {
+	case strings.EqualFold(s, "local"):
+		z.name, z.loc = "local", time.Local
+	case strings.EqualFold(s, "UTC"):
+		z.name, z.loc = "UTC", time.UTC
+	case s != "" && !strings.EqualFold(s, "Local"):
+		loc, err := time.LoadLocation(s)
+		if err != nil {
+			return errors.New(`timezone must be "local", "UTC" or an IANA zone name like "Europe/Berlin" (unknown zone ` + strconv.Quote(s) + `)`)
+		}
+		z.name, z.loc = loc.String(), loc
+	default:
+		return errors.New(`timezone must be "local", "UTC" or an IANA zone name like "Europe/Berlin"`)
+	}
+	z.set = true
+	return nil
 }
 
 // toggle decodes one true/false setting, with the line of the key in the

@@ -72,6 +72,23 @@ func TestLoadSettingsValid(t *testing.T) {
 	}
 }
 
+// An IANA zone name works, and days then begin at midnight in Berlin (the
+// package embeds time/tzdata for machines without a zone database).
+func TestLoadSettingsIANAZone(t *testing.T) {
+	env := fakeEnv(t, nil)
+	writeTestFile(t, SettingsPath(env), "timezone = \"Europe/Berlin\"\n", 0o644)
+	s, err := LoadSettings(env, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TimeZone != "Europe/Berlin" || s.Location == nil || s.Location.String() != "Europe/Berlin" {
+		t.Fatalf("got %+v", s)
+	}
+	if _, off := time.Date(2026, 7, 1, 12, 0, 0, 0, s.Location).Zone(); off != 2*3600 {
+		t.Errorf("Berlin in July is UTC+%d s, want +7200", off)
+	}
+}
+
 func TestLoadSettingsEveryPreset(t *testing.T) {
 	for _, r := range RangePresets() {
 		env := fakeEnv(t, nil)
@@ -107,7 +124,9 @@ func TestLoadSettingsErrors(t *testing.T) {
 		line          int
 		msg           string
 	}{
-		{"bad timezone", "range = \"7d\"\n\ntimezone = \"Europe/Berlin\"\n", 3, `timezone must be "local" or "UTC"`},
+		{"bad timezone", "range = \"7d\"\n\ntimezone = \"Mars/Olympus\"\n", 3, `timezone must be "local", "UTC" or an IANA zone name like "Europe/Berlin" (unknown zone "Mars/Olympus")`},
+		{"timezone path", "timezone = \"../../etc/passwd\"\n", 1, `unknown zone "../../etc/passwd"`},
+		{"timezone not a string", "timezone = 3\n", 1, `timezone must be "local", "UTC" or an IANA zone name`},
 		{"bad range", "  range   = \"1y\"\n", 1, `range must be one of "24h", "7d", "30d", "90d", "this-month", "last-month"`},
 		{"bad theme", "theme = \"blue\"\n", 1, `theme must be one of "auto", "dark", "light"`},
 		{"wrong type", "theme = \"dark\"\nrange = 30\n", 2, `range must be one of`},
