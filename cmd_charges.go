@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/spend"
@@ -29,9 +29,6 @@ const chargesHelp = `  charges         print every charge in a range, as a table
       --output O      text (default), csv or json
       --utc           days and times in UTC (default: the settings timezone)
 `
-
-// csvHeader is the first CSV row; scripts depend on it, keep it stable.
-var csvHeader = []string{"start", "end", "type", "source", "label", "description", "amount"}
 
 // chargesArgs are the validated options of the charges command.
 type chargesArgs struct {
@@ -186,7 +183,7 @@ func runCharges(r *runner, o options, args []string) int {
 	code = r.answer(func(w io.Writer) error {
 		switch a.output {
 		case "csv":
-			return writeCSV(w, entries, a.items, loc)
+			return export.WriteCSV(w, entries, a.items, loc)
 		case "json":
 			return writeJSON(w, entries, a.items, loc)
 		}
@@ -216,105 +213,15 @@ func writeTotals(w io.Writer, st billing.State) {
 	}
 }
 
-// walk calls fn for c and, when items is set, for every item below it,
-// depth first, each item right after its parent. source is the item's own
-// source, or its parent's when it has none (items usually carry null).
-func walk(c *api.Charge, items bool, depth int, source string, fn func(c *api.Charge, depth int, source string)) {
-	if c.Source != "" {
-		source = c.Source
-	}
-	fn(c, depth, source)
-	if !items {
-		return
-	}
-	for i := range c.Items {
-		walk(&c.Items[i], true, depth+1, source, fn)
-	}
-}
-
-// The first and last instants whose year RFC 3339 can write: it has four
-// digits and no sign.
+// The walk over entries and the time formats are those of the CSV export,
+// which the dashboard's e shares with --output csv: the text and JSON
+// outputs use them too, so the three agree.
 var (
-	firstWritable = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
-	lastWritable  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	walk       = export.Walk
+	formatTime = export.Time
+	timeIn     = export.In
+	rfc3339    = export.RFC3339
 )
-
-// formatTime is a time in loc as RFC 3339, "" when absent. Billing keeps no
-// charge outside 2015–2100, so clipping (see timeIn) is only a defence.
-func formatTime(unix int64, loc *time.Location) string {
-	if unix == 0 {
-		return ""
-	}
-	return rfc3339(timeIn(unix, loc))
-}
-
-// timeIn is unix seconds as a time in loc, clamped to years 0 to 9999:
-// beyond them time's calendar arithmetic wraps (math.MinInt64 seconds has a
-// plausible-looking year), and no format of ours can write them.
-func timeIn(unix int64, loc *time.Location) time.Time {
-	unix = min(max(unix, firstWritable.Unix()), lastWritable.Unix())
-	return clipYear(time.Unix(unix, 0).In(loc))
-}
-
-// clipYear is t, or the nearest writable instant (in UTC) when t's year in
-// its own location is not 0 to 9999: year 9999 in UTC is 10000 east of it.
-func clipYear(t time.Time) time.Time {
-	switch y := t.Year(); {
-	case y > 9999:
-		return lastWritable
-	case y < 0:
-		return firstWritable
-	}
-	return t
-}
-
-// rfc3339 is t as valid RFC 3339, clipped to years 0 to 9999: Go writes
-// year 10000 as five digits and year -1 with a sign, which RFC 3339 parsers
-// (Go's own among them) refuse.
-func rfc3339(t time.Time) string {
-	return clipYear(t).Format(time.RFC3339)
-}
-
-// csvCell sanitizes a server string for a CSV cell. A cell starting with
-// = + - @ (after any spaces) would be run as a formula by a spreadsheet,
-// so it gets a leading single quote, which spreadsheets show as text.
-func csvCell(s string) string {
-	s = sanitize.String(s)
-	if t := strings.TrimLeft(s, " "); t != "" && strings.ContainsRune("=+-@", rune(t[0])) {
-		return "'" + s
-	}
-	return s
-}
-
-func writeCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
-		return err
-	}
-	var err error
-	for i := range entries {
-		walk(&entries[i], items, 0, "", func(c *api.Charge, _ int, source string) {
-			if err != nil {
-				return
-			}
-			err = cw.Write([]string{
-				formatTime(c.Start, loc),
-				formatTime(c.End, loc),
-				csvCell(c.Type),
-				csvCell(source),
-				csvCell(c.Meta.Label),
-				csvCell(c.Description),
-				// Our own number, never quoted: a negative amount is data.
-				c.Amount.Decimal(),
-			})
-		})
-		if err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
 
 // chargeJSON is one entry of the JSON output. Amount is a JSON number with
 // exactly 3 decimals (money.Amount's MarshalJSON), never a float.

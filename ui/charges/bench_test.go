@@ -133,3 +133,25 @@ func BenchmarkPageDown(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkFindKeystroke is one key typed into the find field over 100,000
+// loaded contracts: every entry is matched again and the rows rebuilt.
+func BenchmarkFindKeystroke(b *testing.B) {
+	m := benchModel(b, 100000, false)
+	texts := []string{"job-12", "job-1"}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		m.setFind(texts[i%2])
+	}
+}
+
+// BenchmarkSort100k sorts 100,000 loaded contracts by amount.
+func BenchmarkSort100k(b *testing.B) {
+	m := benchModel(b, 100000, false)
+	m.st.Done = true
+	b.ResetTimer()
+	for b.Loop() {
+		m.sort, m.sorted = sortAmount, true
+		m.rebuild()
+	}
+}

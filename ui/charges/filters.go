@@ -216,6 +216,14 @@ func (m *Model) modalLine() string {
 			s += "  " + st.Muted.Render("enter apply · esc cancel")
 		}
 		return s
+	case modeDetail:
+		title := m.detailSrc
+		if m.detailN != nil && m.detailN.Source == "" {
+			title = m.detailN.Type + " of " + m.detailSrc
+		}
+		return "details: " + shared.Safe(title) + "  " + st.Muted.Render("esc close · y copy source")
+	case modeFind:
+		return "find: " + m.findInput.View() + "  " + st.Muted.Render("enter keep · esc clear")
 	case modePicker:
 		var b strings.Builder
 		b.WriteString("types:")

@@ -23,6 +23,14 @@ type KeyMap struct {
 	Format              key.Binding // table / tree
 	Order               key.Binding // newest / oldest first
 	Reload              key.Binding // reload, or retry the failed page
+	Find                key.Binding // open the find field
+	FindKeep            key.Binding // find field: keep the filter
+	FindClear           key.Binding // find field (or rows): clear the filter
+	Info                key.Binding // open the detail pane
+	Close               key.Binding // detail pane: close
+	Copy                key.Binding // copy the row's source
+	Export              key.Binding // export what is shown to a CSV file
+	Sort                key.Binding // cycle the order of the entries
 	PickInstance        key.Binding // type picker: toggle instance
 	PickVolume          key.Binding // type picker: toggle volume
 	PickServerless      key.Binding // type picker: toggle serverless
@@ -41,6 +49,8 @@ const (
 	modeTree   mode = iota // navigating rows
 	modeInput              // typing a custom range
 	modePicker             // picking types
+	modeFind               // typing in the find field
+	modeDetail             // reading the detail pane
 )
 
 // DefaultKeyMap returns the charges screen's bindings.
@@ -67,6 +77,14 @@ func DefaultKeyMap() KeyMap {
 		Format:         b([]string{"f"}, "f", "table/tree"),
 		Order:          b([]string{"o"}, "o", "newest/oldest"),
 		Reload:         b([]string{"r"}, "r", "reload/retry"),
+		Find:           b([]string{"/"}, "/", "find"),
+		FindKeep:       b([]string{"enter"}, "enter", "keep filter"),
+		FindClear:      b([]string{"esc"}, "esc", "clear filter"),
+		Info:           b([]string{"i"}, "i", "details"),
+		Close:          b([]string{"esc"}, "esc", "close"),
+		Copy:           b([]string{"y"}, "y", "copy source"),
+		Export:         b([]string{"e"}, "e", "export csv"),
+		Sort:           b([]string{"s"}, "s", "sort"),
 		PickInstance:   b([]string{"i"}, "i", "instance"),
 		PickVolume:     b([]string{"v"}, "v", "volume"),
 		PickServerless: b([]string{"s"}, "s", "serverless"),
@@ -83,21 +101,26 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	switch k.mode {
 	case modeInput:
 		return []key.Binding{k.Apply, k.Cancel}
+	case modeFind:
+		return []key.Binding{k.FindKeep, k.FindClear}
+	case modeDetail:
+		return []key.Binding{k.Close, k.Up, k.Down, k.Copy}
 	case modePicker:
 		return []key.Binding{k.PickInstance, k.PickVolume, k.PickServerless, k.PickToggle, k.PickLeft, k.Apply, k.Cancel}
 	}
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.Collapse, k.RangeNext, k.CustomRange, k.Types, k.Format, k.Order, k.Reload}
+	return []key.Binding{k.Up, k.Down, k.Toggle, k.Find, k.Sort, k.Info, k.Copy, k.Export, k.Collapse, k.RangeNext, k.CustomRange, k.Types, k.Format, k.Order, k.Reload}
 }
 
 // FullHelp lists every binding of the current mode in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	switch k.mode {
-	case modeInput, modePicker:
+	case modeInput, modePicker, modeFind, modeDetail:
 		return [][]key.Binding{k.ShortHelp()}
 	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Home, k.End},
 		{k.Toggle, k.Expand, k.Collapse},
+		{k.Find, k.FindClear, k.Sort, k.Info, k.Copy, k.Export},
 		{k.RangeNext, k.RangePrev, k.CustomRange, k.Types, k.Format, k.Order, k.Reload},
 	}
 }

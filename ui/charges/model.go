@@ -10,6 +10,12 @@
 // Overview reads the same feed, so pages either screen made it load show on
 // both. Only the rows on screen are formatted, so scrolling costs the same
 // with a hundred contracts loaded as with a hundred thousand.
+//
+// Over the rows: / finds (find.go), s sorts (sort.go), i opens the detail
+// pane (detail.go), y copies a source (copy.go) and e exports what is shown
+// as CSV through package export, the writer of `vastdash charges --output
+// csv` (export.go). The find filter and the sort never copy or reorder the
+// loaded pages: they rebuild the list of visible rows from them.
 package charges
 
 import (
@@ -65,6 +71,38 @@ type Model struct {
 	pick      [3]bool
 	pickFocus int
 
+	// The find filter (/): find is the text in use ("" for none), findLow
+	// its lower case; matchN and matchAmt count and sum the entries it
+	// keeps (matchOver: the sum overflowed).
+	findInput textinput.Model
+	find      string
+	findLow   string
+	matchN    int
+	matchAmt  money.Amount
+	matchOver bool
+
+	// The detail pane (i): the node shown, its source or its nearest
+	// ancestor's, and how far it is scrolled.
+	detailN   *api.Charge
+	detailSrc string
+	detailOff int
+
+	// exporting is set while e waits for the rest of the range;
+	// exportDir is the folder written to ("" is the current one; tests set
+	// it).
+	exporting bool
+	exportDir string
+
+	// asOf is when the screen took its feed: the rows are the charges as
+	// of then, so "running" and "this year" are judged against it (see
+	// running), not against a clock that moves while the rows do not.
+	asOf time.Time
+
+	// sort is the order of the top-level entries (s); sorted says the
+	// rows are in it (a sort needing the whole range waits for it).
+	sort   sortKind
+	sorted bool
+
 	// The feed of the current filters and how far the screen has followed
 	// it: seen is the last version folded, entries the top-level entries
 	// folded (len(pages) is the number of the feed's pages folded), st the
@@ -93,6 +131,8 @@ type Model struct {
 	// searching); notice is a one-off status line ("instance-5 is not in the
 	// current filters"), dropped by the next key or filter change.
 	seek       string
+	seekQuiet  bool            // the search is r's, keeping the cursor row: no status line
+	reopen     map[string]bool // after r: the sources whose rows were open
 	notice     string
 	noticeKind shared.StatusKind
 	noticeNew  bool   // the notice was set again: send it even if unchanged
@@ -110,10 +150,11 @@ var _ shared.Screen = (*Model)(nil)
 // Nothing is fetched until Init.
 func New(ctx *shared.Context) *Model {
 	m := &Model{
-		ctx:  ctx,
-		keys: DefaultKeyMap(),
-		tree: newTree(),
-		st:   billing.State{Total: -1},
+		ctx:    ctx,
+		keys:   DefaultKeyMap(),
+		tree:   newTree(),
+		st:     billing.State{Total: -1},
+		sorted: true, // the server's order needs nothing
 	}
 	m.f.preset = m.defaultPreset()
 	m.f.rng, _ = spend.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
@@ -161,8 +202,9 @@ func (m *Model) Query() api.ChargesQuery { return m.f.query() }
 // Err returns why the feed stopped before its end, or nil.
 func (m *Model) Err() error { return m.st.Err }
 
-// Capturing reports that the custom range input has the keyboard.
-func (m *Model) Capturing() bool { return m.mode == modeInput }
+// Capturing reports that a text field (the custom range or the find field)
+// has the keyboard: q and the digits are typed into it.
+func (m *Model) Capturing() bool { return m.mode == modeInput || m.mode == modeFind }
 
 // Loading reports that the feed is loading: a request in flight or a
 // rate-limit wait. It asks the feed itself, so the header's spinner starts
@@ -211,6 +253,7 @@ func (m *Model) attach(f *billing.Feed) {
 		m.feed.Release()
 	}
 	m.feed = f
+	m.asOf = m.ctx.Clock()
 	// A new number per feed taken, so a late answer of a listener of an
 	// earlier hold is not taken for the current one.
 	m.listener = shared.NewListener()
@@ -220,13 +263,21 @@ func (m *Model) attach(f *billing.Feed) {
 		m.st.Err = errNoService // say so rather than "loading" forever
 	}
 	m.pages = nil
+	if m.mode == modeDetail {
+		m.mode = modeTree // its node is being dropped
+	}
+	m.detailN = nil
 	m.tree.Reset()
 	m.cache.reset()
 	m.totals = spend.Totals{}
 	m.amtW = 0
+	m.matchN, m.matchAmt, m.matchOver = 0, 0, false
 	m.cursor, m.offset, m.follow = 0, 0, false
 	m.seek, m.notice, m.noticeNew = "", "", false
+	m.seekQuiet, m.reopen = false, nil
 	m.warned, m.restarted = "", false
+	m.exporting = false // the range it was for is gone
+	m.sorted = m.sort == sortServer
 }
 
 // setFilters applies f: a new range is announced, a new query takes its
@@ -274,7 +325,9 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 		// The page came at once, and may leave the cursor (following the
 		// end, or a search) still short of what it needs: ask again.
 	}
+	m.sortDue()
 	m.scrollToCursor()
+	cmds = append(cmds, m.exportDue())
 	return tea.Batch(append(cmds, m.listen(), m.statusCmd())...)
 }
 
@@ -289,6 +342,10 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 // load a page nobody is near.
 func (m *Model) want() {
 	if m.feed == nil || m.st.Err != nil || m.st.Done || m.st.Closed {
+		return
+	}
+	if m.exporting || m.sort != sortServer {
+		m.feed.WantAll() // the file, or the sort, needs every page
 		return
 	}
 	if m.seek != "" || m.tree.Len()-1-m.cursor <= m.frame().body {
@@ -342,7 +399,16 @@ func (m *Model) fold(res []api.Charge) {
 	onLast := m.tree.Len() == 0 || m.cursor == m.tree.Len()-1
 	m.pages = append(m.pages, res)
 	m.entries += len(res)
-	m.tree.AppendTop(res)
+	if m.find == "" {
+		m.tree.AppendTop(res)
+		m.matchN += len(res)
+		m.reopenRows(len(res))
+	} else {
+		kept := m.keptOf(res)
+		m.tree.AppendNodes(kept)
+		m.countMatches(kept)
+		m.reopenRows(len(kept))
+	}
 	m.totals.Add(res)
 	for i := range res {
 		m.amtW = max(m.amtW, amountWidth(res[i].Amount))
@@ -381,11 +447,15 @@ func (m *Model) setNotice(kind shared.StatusKind, text string) {
 func (m *Model) wantedStatus() status {
 	switch {
 	case m.tree.Len() > 0 && m.st.Err != nil:
-		return status{kind: shared.StatusError, text: errText(m.st.Err)}
+		return status{kind: shared.StatusError, text: m.errText(m.st.Err)}
 	case m.tree.Len() > 0 && m.waiting():
 		return status{kind: shared.StatusWarn, text: msgRateWait}
-	case m.seek != "":
+	case m.seek != "" && !m.seekQuiet:
 		return status{kind: shared.StatusInfo, text: "looking for " + shared.Safe(m.seek) + "…"}
+	case m.exporting:
+		return status{kind: shared.StatusInfo, text: m.exportStatus()}
+	case m.sortStatus() != "":
+		return status{kind: shared.StatusInfo, text: m.sortStatus()}
 	case m.notice != "":
 		return status{kind: m.noticeKind, text: m.notice, ttl: noticeTTL}
 	}
@@ -415,7 +485,62 @@ func (m *Model) reload() {
 		m.feed.Retry()
 		return
 	}
+	// Start over, then put back what the user had: the rows that were
+	// open open again as their pages arrive, and the cursor goes back to
+	// its contract (loading up to its page, as Reveal does, but quietly).
+	open := m.openSources()
+	at := ""
+	if m.tree.Len() > 0 {
+		at = m.sourceOf(m.cursor)
+	}
 	m.attach(m.takeFeed(true))
+	m.reopen = open
+	m.seek, m.seekQuiet = at, at != ""
+}
+
+// openSources lists the sources of the open rows.
+func (m *Model) openSources() map[string]bool {
+	open := map[string]bool{}
+	m.tree.rows.Each(0, m.tree.Len(), func(_ int, r *row) bool {
+		if r.expanded && r.node.Source != "" {
+			open[r.node.Source] = true
+		}
+		return true
+	})
+	return open
+}
+
+// reopenRows opens again, after r, the rows among the last n top-level rows
+// (just appended) whose sources were open before.
+func (m *Model) reopenRows(n int) {
+	if len(m.reopen) == 0 || n == 0 {
+		return
+	}
+	last := m.tree.Len() - 1
+	for i := last; i > last-n; i-- {
+		markOpen(m.tree, m.tree.At(i).node, m.reopen)
+	}
+	// From the end backwards, so each Expand leaves the rows still to do
+	// where they were.
+	for i := last; i > last-n; i-- {
+		if m.tree.open[m.tree.At(i).node] {
+			m.tree.Expand(i)
+		}
+	}
+}
+
+// markOpen records in t's open-node memory every node under n (n too)
+// whose source is in open, so that Expand shows them open.
+func markOpen(t *tree, n *api.Charge, open map[string]bool) {
+	if len(n.Items) == 0 {
+		return
+	}
+	if n.Source != "" && open[n.Source] {
+		t.open[n] = true
+	}
+	for i := range n.Items {
+		markOpen(t, &n.Items[i], open)
+	}
 }
 
 // Update handles a message and returns the next command.
@@ -435,6 +560,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			cmd = m.updateInput(msg)
 		case modePicker:
 			cmd = m.updatePicker(msg)
+		case modeFind:
+			cmd = m.updateFind(msg)
+		case modeDetail:
+			cmd = m.updateDetail(msg)
 		default:
 			cmd = m.onKey(msg)
 		}
@@ -447,15 +576,22 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				m.move(3)
 			}
 		}
+	case exportedMsg:
+		// Said even when the filters changed since: the file exists.
+		m.exported(msg)
 	case tea.WindowSizeMsg:
 		// The root sizes us through SetSize; a bigger window may now show
 		// the end of the list, which calls for the next page.
 	default:
-		if m.mode != modeInput {
+		// Paste and the cursor's blink reach the open text field.
+		switch m.mode {
+		case modeInput:
+			cmd = m.updateInput(msg)
+		case modeFind:
+			cmd = m.updateFind(msg)
+		default:
 			return nil // nothing the screen shows depends on it
 		}
-		// Paste and the cursor's blink reach the open range field.
-		cmd = m.updateInput(msg)
 	}
 	return m.settle(cmd)
 }
@@ -522,6 +658,18 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.setFilters(f)
 	case key.Matches(k, m.keys.Reload):
 		m.reload()
+	case key.Matches(k, m.keys.Find):
+		return m.openFind()
+	case key.Matches(k, m.keys.FindClear) && m.find != "":
+		m.setFind("")
+	case key.Matches(k, m.keys.Info):
+		m.openDetail()
+	case key.Matches(k, m.keys.Copy):
+		return m.copySource()
+	case key.Matches(k, m.keys.Export):
+		return m.startExport()
+	case key.Matches(k, m.keys.Sort):
+		m.cycleSort()
 	}
 	return nil
 }

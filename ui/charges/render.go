@@ -13,18 +13,18 @@ import (
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
-// Column widths in cells. The id/description and label columns share what
-// is left.
+// Column widths in cells. The text column (label · description) takes
+// what is left: it is the one worth widening, the ids have a known size.
 const (
-	curW     = 2  // "› " cursor marker
-	typeW    = 10 // "serverless"
-	datesW   = 27 // "Nov 02 14:00 → Nov 05 09:30"
-	stampW   = 12 // "Nov 02 14:00"
-	durW     = 8  // "DURATION", "123d 23h"
-	amtMin   = 7  // "AMOUNT" and a little air
-	idMin    = 8
-	labelMin = 8
-	labelMax = 40
+	curW    = 2  // "› " cursor marker
+	typeW   = 10 // "serverless"
+	datesW  = 27 // "Nov 02 14:00 → Nov 05 09:30"
+	stampW  = 12 // "Nov 02 14:00"
+	durW    = 8  // "DURATION", "123d 23h"
+	amtMin  = 7  // "AMOUNT" and a little air
+	idTable = 10 // "▸ " and an 8-digit contract id
+	idTree  = 22 // "    ▸ " and "workergroup-1234567890", two levels deep
+	textMin = 8
 )
 
 // Messages the body shows instead of rows (and the status line, for a
@@ -38,14 +38,21 @@ const (
 // cols is the width of each column; 0 hides it. fits says the columns add
 // up to exactly the screen width, so formatted rows need no measuring.
 type cols struct {
-	typ, id, label, dates, dur, amt int
-	fits                            bool
+	typ, id, text, dates, dur, amt int
+	fits                           bool
 }
 
 // layoutCols fits the columns into w cells, hiding, as w shrinks, the
-// duration, then the start → end, then the label, then the type.
-func layoutCols(w, amt int) cols {
-	c := cols{typ: typeW, label: labelMin, dates: datesW, dur: durW, amt: amt}
+// duration, then the start → end, then the text, then the type. The id
+// column gets the width its ids need (tree: wider, for the nesting and the
+// wrappers' names) before the text gets the rest, so an id is cut only
+// when nothing else is left to give.
+func layoutCols(w, amt int, tree bool) cols {
+	idWant := idTable
+	if tree {
+		idWant = idTree
+	}
+	c := cols{typ: typeW, text: textMin, dates: datesW, dur: durW, amt: amt}
 	for step := 0; ; step++ {
 		fixed := curW + 1 + c.amt
 		if c.typ > 0 {
@@ -57,15 +64,15 @@ func layoutCols(w, amt int) cols {
 		if c.dur > 0 {
 			fixed += 1 + c.dur
 		}
-		flex := w - fixed // id, plus a gap and the label when shown
-		need := idMin
-		if c.label > 0 {
-			need += 1 + labelMin
+		flex := w - fixed // id, plus a gap and the text when shown
+		need := idWant
+		if c.text > 0 {
+			need += 1 + textMin
 		}
 		if flex >= need || step == 4 {
-			if c.label > 0 {
-				c.label = min(max((flex-1)*2/5, labelMin), labelMax)
-				c.id = flex - 1 - c.label
+			if c.text > 0 {
+				c.id = idWant
+				c.text = flex - 1 - c.id
 			} else {
 				c.id = max(flex, 1)
 			}
@@ -78,7 +85,7 @@ func layoutCols(w, amt int) cols {
 		case 1:
 			c.dates = 0
 		case 2:
-			c.label = 0
+			c.text = 0
 		case 3:
 			c.typ = 0
 		}
@@ -110,7 +117,7 @@ func (m *Model) frame() frame {
 	}
 	fr.filter = take(true)
 	fr.footer = take(true)
-	fr.header = take(m.tree.Len() > 0)
+	fr.header = take(m.tree.Len() > 0 && m.mode != modeDetail)
 	fr.body = avail
 	return fr
 }
@@ -140,21 +147,33 @@ func (m *Model) View() string {
 		n++
 	}
 	if fr.filter {
-		line(m.f.summary(), false)
+		bar := m.f.summary()
+		if m.sort != sortServer {
+			bar += " · sort " + sortNames[m.sort]
+		}
+		line(bar, false)
 	}
 	if fr.modal {
 		line(m.modalLine(), false)
 	}
-	c := layoutCols(m.w, max(m.amtW, amtMin))
+	c := layoutCols(m.w, max(m.amtW, amtMin), m.f.format == api.FormatTree)
 	if fr.header {
 		line(st.ColHeader.Render(headerLine(c)), false)
 	}
-	if m.tree.Len() == 0 {
+	if m.mode == modeDetail {
+		lines := m.detailView(fr.body)
+		for _, l := range lines {
+			line(l, false)
+		}
+		for k := len(lines); k < fr.body; k++ {
+			line("", false)
+		}
+	} else if m.tree.Len() == 0 {
 		for _, l := range m.messageLines(fr.body) {
 			line(l, false)
 		}
 	} else {
-		m.cache.check(c, m.ctx.Loc())
+		m.cache.check(c, m.ctx.Loc(), m.asOf)
 		shown := 0
 		m.tree.rows.Each(m.offset, m.offset+fr.body, func(i int, r *row) bool {
 			s := m.cache.line(r)
@@ -171,7 +190,11 @@ func (m *Model) View() string {
 		}
 	}
 	if fr.footer {
-		line(st.StatusLine.Render(shared.Truncate(m.footer(), m.w)), false)
+		ft := m.footer()
+		if m.find != "" {
+			ft = m.findFooter()
+		}
+		line(st.StatusLine.Render(shared.Truncate(ft, m.w)), false)
 	}
 	return out.String()
 }
@@ -181,10 +204,15 @@ func (m *Model) messageLines(body int) []string {
 	lines := make([]string, 0, body)
 	var msg []string
 	switch {
+	case m.find != "" && m.entries > 0:
+		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), "esc clears the filter"}
+		if !m.st.Done {
+			msg[0] += " (more still loading)"
+		}
 	case m.st.Err != nil:
 		// Wrapped, not cut: the body has the room, and the end of an
 		// error is often its cause.
-		msg = strings.Split(ansi.Wrap(errText(m.st.Err), max(m.w-2, 10), ""), "\n")
+		msg = strings.Split(ansi.Wrap(m.errText(m.st.Err), max(m.w-2, 10), ""), "\n")
 	case m.waiting():
 		msg = []string{msgRateWait}
 	case m.st.Done:
@@ -208,11 +236,11 @@ func (m *Model) messageLines(body int) []string {
 
 // errText says why the feed stopped and what to do: r asks again, except
 // for a missing permission, which asking again cannot fix.
-func errText(err error) string {
+func (m *Model) errText(err error) string {
 	if errors.Is(err, api.ErrPermission) {
 		return msgPermission
 	}
-	return shared.RetryText("charges", err)
+	return m.ctx.RetryText("charges", err)
 }
 
 // pageText names the page being loaded: "page 3 of 12" ("page 3" while the
@@ -286,14 +314,14 @@ func headerLine(c cols) string {
 		b.WriteString(shared.PadRight("TYPE", c.typ))
 		b.WriteByte(' ')
 	}
-	id := "ID / DESCRIPTION"
-	if shared.Width(id) > c.id {
-		id = "ID"
-	}
-	b.WriteString(shared.Fit(id, c.id))
-	if c.label > 0 {
+	b.WriteString(shared.Fit("ID", c.id))
+	if c.text > 0 {
 		b.WriteByte(' ')
-		b.WriteString(shared.Fit("LABEL", c.label))
+		text := "LABEL · DESCRIPTION"
+		if shared.Width(text) > c.text {
+			text = "DESCRIPTION"
+		}
+		b.WriteString(shared.Fit(text, c.text))
 	}
 	if c.dates > 0 {
 		b.WriteByte(' ')
@@ -312,20 +340,52 @@ func headerLine(c cols) string {
 // their description rather than an id.
 func isItem(t string) bool { return t == "gpu" || t == "disk" || t == "bwd" || t == "bwu" }
 
-// idText is what the id column shows: "123" for "instance-123", the source
-// itself for wrappers ("endpoint-7"), the description for items and for
-// nodes without a source.
-func idText(n *api.Charge) (s string, isDesc bool) {
+// idText is what the id column shows: "123" for "instance-123" (and
+// "serverless-123": the type column says what it is), the source itself
+// for wrappers ("endpoint-7", "workergroup-70"), "" for a node without a
+// source (items: their description says what they are).
+func idText(n *api.Charge) string {
 	if n.Source == "" || isItem(n.Type) {
-		return n.Description, true
+		return ""
 	}
-	if n.Type != "" && n.Type != string(api.TypeServerless) {
+	if n.Type != "" {
 		if id, ok := strings.CutPrefix(n.Source, n.Type+"-"); ok && id != "" {
-			return id, false
+			return id
 		}
 	}
-	return n.Source, false
+	return n.Source
 }
+
+// rowText is the text column: the label and the description, "label ·
+// description" when both are set, so a labelled contract still shows what
+// it ran on.
+func rowText(n *api.Charge) string {
+	label, desc := display(n.Meta.Label), display(n.Description)
+	switch {
+	case label == "":
+		return desc
+	case desc == "":
+		return label
+	}
+	return label + " · " + desc
+}
+
+// display prepares server text for a cell: sanitized, and without zero
+// width joiners. A ZWJ sequence such as 👩‍🔬 is one glyph 2 cells wide to a
+// terminal that joins it and two glyphs 4 cells wide to one that does not
+// (tmux): no measure is right for both, and a row measured short pushes
+// its amount off the screen. Without the joiners every terminal draws the
+// parts side by side, exactly as wide as measured.
+func display(s string) string {
+	s = shared.Safe(s)
+	if strings.ContainsRune(s, zwj) {
+		s = strings.ReplaceAll(s, string(zwj), "")
+	}
+	return s
+}
+
+// zwj is U+200D ZERO WIDTH JOINER.
+const zwj = '\u200d'
 
 // Cursor markers, 2 cells each: the selected row swaps noMark for cursorMark.
 const (
@@ -347,11 +407,11 @@ func cell(b *strings.Builder, s string, w int, right bool) {
 // writeRow formats one row, not selected, into exactly the columns' width
 // when c.fits. Every server string is sanitized first (shared.Safe) and
 // measured in cells.
-func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location) {
+func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location, asOf time.Time) {
 	n := r.node
 	b.WriteString(noMark)
 	if c.typ > 0 {
-		cell(b, shared.Safe(n.Type), c.typ, false)
+		cell(b, display(n.Type), c.typ, false)
 		b.WriteByte(' ')
 	}
 	// The tree column: indentation, the ▸/▾ marker, then the id or the
@@ -368,31 +428,35 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location) {
 	if r.depth > 0 {
 		prefix = strings.Repeat("  ", int(r.depth)) + prefix
 	}
-	text, isDesc := idText(n)
-	label := n.Meta.Label
-	if label == "" && !isDesc {
-		label = n.Description
-	}
-	label = shared.Safe(label)
-	idW := c.id
-	if c.label > 0 && label == "" {
-		// Items have no label: let the description use its column too.
-		idW += 1 + c.label
-	}
-	pw := min(shared.Width(prefix), idW)
+	pw := min(shared.Width(prefix), c.id)
 	cell(b, prefix, pw, false)
-	cell(b, shared.Safe(text), idW-pw, false)
-	if c.label > 0 && label != "" {
-		b.WriteByte(' ')
-		cell(b, label, c.label, false)
+	id := display(idText(n))
+	text := rowText(n)
+	switch {
+	case id == "" && c.text > 0:
+		// No id (an item): its description starts after the tree marks
+		// and has the id column too.
+		cell(b, text, c.id-pw+1+c.text, false)
+	case id == "":
+		cell(b, text, c.id-pw, false) // no text column: the description is all it has
+	default:
+		cell(b, id, c.id-pw, false)
+		if c.text > 0 {
+			b.WriteByte(' ')
+			cell(b, text, c.text, false)
+		}
 	}
 	if c.dates > 0 {
 		b.WriteByte(' ')
 		// Each end padded on its own, so the arrows line up even when
 		// one of the times is unknown.
-		cell(b, stamp(n.Start, loc), stampW, false)
+		cell(b, stamp(n.Start, loc, asOf), stampW, false)
 		b.WriteString(" → ")
-		cell(b, stamp(n.End, loc), c.dates-stampW-3, false)
+		end := stamp(n.End, loc, asOf)
+		if running(n, asOf) {
+			end = "running"
+		}
+		cell(b, end, c.dates-stampW-3, false)
 	}
 	if c.dur > 0 {
 		b.WriteByte(' ')
@@ -410,6 +474,7 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location) {
 type rowCache struct {
 	cols  cols
 	loc   *time.Location
+	asOf  time.Time
 	lines map[*api.Charge]cachedRow
 	b     strings.Builder
 }
@@ -423,9 +488,9 @@ type cachedRow struct {
 const cacheMax = 4096
 
 // check empties the cache when what rows look like changed.
-func (rc *rowCache) check(c cols, loc *time.Location) {
-	if rc.lines == nil || rc.cols != c || rc.loc != loc || len(rc.lines) > cacheMax {
-		rc.cols, rc.loc = c, loc
+func (rc *rowCache) check(c cols, loc *time.Location, asOf time.Time) {
+	if rc.lines == nil || rc.cols != c || rc.loc != loc || !rc.asOf.Equal(asOf) || len(rc.lines) > cacheMax {
+		rc.cols, rc.loc, rc.asOf = c, loc, asOf
 		rc.lines = make(map[*api.Charge]cachedRow, 64)
 	}
 }
@@ -439,18 +504,24 @@ func (rc *rowCache) line(r *row) string {
 		return e.s
 	}
 	rc.b.Reset()
-	writeRow(&rc.b, r, rc.cols, rc.loc)
+	writeRow(&rc.b, r, rc.cols, rc.loc, rc.asOf)
 	s := rc.b.String()
 	rc.lines[r.node] = cachedRow{expanded: r.expanded, s: s}
 	return s
 }
 
-// stamp formats unix seconds compactly: "Nov 02 14:00"; "—" when absent.
-func stamp(sec int64, loc *time.Location) string {
+// stamp formats unix seconds compactly: "Nov 02 14:00" in the year of
+// asOf, "Dec 30  2025" (the year in place of the time, in the same 12
+// cells) in any other; "—" when absent.
+func stamp(sec int64, loc *time.Location, asOf time.Time) string {
 	if sec == 0 {
 		return "—"
 	}
-	return time.Unix(sec, 0).In(loc).Format("Jan 02 15:04")
+	t := time.Unix(sec, 0).In(loc)
+	if t.Year() != asOf.In(loc).Year() {
+		return t.Format("Jan 02  2006")
+	}
+	return t.Format("Jan 02 15:04")
 }
 
 // duration is end − start compactly: "2d 19h", "5h 30m", "45m".

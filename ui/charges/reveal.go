@@ -1,6 +1,8 @@
 package charges
 
 import (
+	"strings"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -21,6 +23,18 @@ func (m *Model) Reveal(source string) tea.Cmd {
 	if m.mode != modeTree {
 		m.closeModal()
 	}
+	// The entry asked for must be able to show: a find filter that might
+	// hide it goes, and a type filter that hides its type widens to every
+	// type (and says so).
+	m.setFind("")
+	var cmd tea.Cmd
+	widened := false
+	if source != "" && !m.typeShown(source) {
+		f := m.f
+		f.types = [3]bool{}
+		cmd = m.setFilters(f)
+		widened = true
+	}
 	m.seek, m.notice = "", ""
 	switch {
 	case source == "" || m.revealLoaded(source):
@@ -33,7 +47,25 @@ func (m *Model) Reveal(source string) tea.Cmd {
 		}
 		m.follow = true
 	}
-	return m.settle()
+	if widened {
+		m.setNotice(shared.StatusInfo, "types widened to all to show "+shared.Safe(source))
+	}
+	return m.settle(cmd)
+}
+
+// typeShown reports whether the type filter shows source's type, read from
+// its prefix ("instance-5" is an instance). A source of no known type is
+// shown only when every type is.
+func (m *Model) typeShown(source string) bool {
+	if allOrNone(m.f.types) {
+		return true
+	}
+	for i, t := range api.AllContractTypes {
+		if m.f.types[i] && strings.HasPrefix(source, string(t)+"-") {
+			return true
+		}
+	}
+	return false
 }
 
 // ServerTotal is the server's count of the entries matching the current
@@ -41,8 +73,13 @@ func (m *Model) Reveal(source string) tea.Cmd {
 func (m *Model) ServerTotal() int { return m.st.Total }
 
 // notFound ends a search that loaded everything without finding source.
+// After r (a quiet search) the row has simply gone: nothing to say.
 func (m *Model) notFound(source string) {
 	m.seek, m.follow = "", false
+	if m.seekQuiet {
+		m.seekQuiet = false
+		return
+	}
 	m.setNotice(shared.StatusInfo, shared.Safe(source)+" is not in the current filters")
 }
 
@@ -78,8 +115,21 @@ func (m *Model) revealNew(res []api.Charge) bool {
 	if k < 0 {
 		return false
 	}
-	m.seek = ""
-	m.revealAt(m.tree.Len()-len(res)+k, path)
+	// Its row is among the last (rows opened again after r, or a find
+	// filter, mean not simply at len-len(res)+k): look from the end.
+	top := -1
+	m.tree.rows.EachBack(m.tree.Len()-1, func(i int, r *row) bool {
+		if r.node == path[0] {
+			top = i
+			return false
+		}
+		return true
+	})
+	if top < 0 {
+		return false // hidden by the find filter: keep looking in vain until the end
+	}
+	m.seek, m.seekQuiet = "", false
+	m.revealAt(top, path)
 	return true
 }
 

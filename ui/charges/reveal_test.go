@@ -117,7 +117,7 @@ func TestRevealNestedInTreeFormat(t *testing.T) {
 		"0:endpoint-7", "1:workergroup-70", "1:workergroup-71",
 		"2:serverless-702", "2:serverless-703",
 	})
-	if l := hs.cursorLine(); !strings.Contains(l, "serverless-703") {
+	if l := hs.cursorLine(); !strings.Contains(l, "serverless     ▸ 703 ") {
 		t.Fatalf("cursor row %q", l)
 	}
 }

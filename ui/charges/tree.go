@@ -357,3 +357,60 @@ func (t *tree) Parent(i int) int {
 	}
 	return p
 }
+
+// Rebuild replaces the rows by the top-level entries tops, in that order,
+// each shown as it was left: an entry that was open shows its open
+// subtree again. The find filter and the sort use it; the open-node memory
+// is kept, so clearing a filter gives back the rows as they were.
+func (t *tree) Rebuild(tops []*api.Charge) {
+	t.rows.Reset()
+	var rs []row
+	for _, n := range tops {
+		open := len(n.Items) > 0 && t.open[n]
+		rs = append(rs, row{node: n, expanded: open})
+		if open {
+			rs = t.visibleChildren(n, 1, rs)
+		}
+	}
+	t.rows.Append(rs...)
+}
+
+// AppendNodes adds top-level entries at the end, collapsed (the entries of
+// a new page that a find filter keeps).
+func (t *tree) AppendNodes(ns []*api.Charge) {
+	rs := make([]row, len(ns))
+	for i, n := range ns {
+		rs[i] = row{node: n}
+	}
+	t.rows.Append(rs...)
+}
+
+// Top returns the index of the top-level row holding row i (i itself for a
+// top-level row), or -1 when i is out of range.
+func (t *tree) Top(i int) int {
+	if i < 0 || i >= t.Len() {
+		return -1
+	}
+	top := i
+	t.rows.EachBack(i, func(j int, r *row) bool {
+		if r.depth == 0 {
+			top = j
+			return false
+		}
+		return true
+	})
+	return top
+}
+
+// Index returns the row showing node n, or -1.
+func (t *tree) Index(n *api.Charge) int {
+	at := -1
+	t.rows.Each(0, t.Len(), func(i int, r *row) bool {
+		if r.node == n {
+			at = i
+			return false
+		}
+		return true
+	})
+	return at
+}

@@ -103,12 +103,6 @@ func Follow(ctx context.Context, f *billing.Feed, seen uint64, listener int) tea
 	return Listen(ctx, f, seen, listener)
 }
 
-// RetryText is a failure for the status line, the remedy first so a narrow
-// terminal cuts the error's detail rather than what to do: "charges stopped
-// (r to retry): <error>".
-func RetryText(what string, err error) string {
-	return what + " stopped (r to retry): " + Safe(err.Error())
-}
 
 // After returns a command that reports msg after d, or nothing once ctx
 // ends: unlike tea.Tick, a timer still pending when the program quits does
@@ -129,9 +123,10 @@ func After(ctx context.Context, d time.Duration, msg tea.Msg) tea.Cmd {
 	}
 }
 
-// RetryText is the package's RetryText with the error told by ErrorText:
-// "charges stopped (r to retry): cannot reach HOST:PORT — check the URL …"
-// rather than the Go error of a failed dial.
+// RetryText is a failure for the status line, the remedy first so a narrow
+// terminal cuts the error's detail rather than what to do, and the error
+// told by ErrorText: "charges stopped (r to retry): cannot reach HOST:PORT —
+// check the URL …" rather than the Go error of a failed dial.
 func (c *Context) RetryText(what string, err error) string {
 	return what + " stopped (r to retry): " + c.ErrorText(err)
 }

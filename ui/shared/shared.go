@@ -150,11 +150,30 @@ func (c *Context) ErrorText(err error) string {
 	}
 	switch {
 	case errors.Is(err, api.ErrTransport):
-		return "cannot reach " + c.Server() + " — check the URL (--url / VAST_URL) and the network"
+		return "cannot reach " + c.Server() + cause(err) + " — check the URL (--url / VAST_URL) and the network"
 	case errors.Is(err, api.ErrTimeout):
 		return c.Server() + " did not answer in time — check the network (--timeout sets how long to wait)"
 	}
 	return Safe(err.Error())
+}
+
+// cause is the last words of a transport error's cause in parentheses
+// (" (connection refused)", " (no such host)"), which tell a wrong URL from
+// a network down; "" when there is none.
+func cause(err error) string {
+	var ae *api.Error
+	if !errors.As(err, &ae) || ae.Err == nil {
+		return ""
+	}
+	text := ae.Err.Error()
+	if i := strings.LastIndex(text, ": "); i >= 0 {
+		text = text[i+2:]
+	}
+	text = strings.TrimSpace(Safe(text))
+	if text == "" || Width(text) > 40 {
+		return ""
+	}
+	return " (" + text + ")"
 }
 
 // Server is the host and port the dashboard talks to ("console.vast.ai:443",

@@ -75,9 +75,11 @@ func TestErrorText(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"http://127.0.0.1:9", refused, "cannot reach 127.0.0.1:9 — check the URL (--url / VAST_URL) and the network"},
-		{"https://console.vast.ai", refused, "cannot reach console.vast.ai:443 — check the URL"},
-		{"http://[::1]", fmt.Errorf("account: %w", refused), "cannot reach [::1]:80 — "},
+		{"http://127.0.0.1:9", refused, "cannot reach 127.0.0.1:9 (connection refused) — check the URL (--url / VAST_URL) and the network"},
+		{"https://console.vast.ai", refused, "cannot reach console.vast.ai:443 (connection refused) — check the URL"},
+		{"http://[::1]", fmt.Errorf("account: %w", refused), "cannot reach [::1]:80 (connection refused) — "},
+		{"http://127.0.0.1:9", &api.Error{Kind: api.ErrTransport, Err: errors.New("lookup nosuch.example: no such host")},
+			"cannot reach 127.0.0.1:9 (no such host) — "},
 		{"http://127.0.0.1:9", slow, "127.0.0.1:9 did not answer in time — check the network"},
 		{"http://127.0.0.1:9", &api.Error{Kind: api.ErrInvalidKey, Status: 401}, "the API key was rejected"},
 		{"http://127.0.0.1:9", errors.New("bad\x1b[2Jthing"), "bad"},
@@ -91,7 +93,7 @@ func TestErrorText(t *testing.T) {
 			t.Errorf("%q is not sanitized", got)
 		}
 	}
-	if got := (&Context{}).ErrorText(refused); !strings.HasPrefix(got, "cannot reach the server — ") {
+	if got := (&Context{}).ErrorText(refused); !strings.HasPrefix(got, "cannot reach the server (connection refused) — ") {
 		t.Errorf("without a client: %q", got)
 	}
 	if got := (&Context{}).ErrorText(nil); got != "" {
@@ -102,7 +104,7 @@ func TestErrorText(t *testing.T) {
 func TestContextRetryText(t *testing.T) {
 	c := contextFor(t, "http://127.0.0.1:9")
 	got := c.RetryText("charges", &api.Error{Kind: api.ErrTransport, Err: errors.New("dial tcp: refused")})
-	if want := "charges stopped (r to retry): cannot reach 127.0.0.1:9 — check the URL"; !strings.HasPrefix(got, want) {
+	if want := "charges stopped (r to retry): cannot reach 127.0.0.1:9 (refused) — check the URL"; !strings.HasPrefix(got, want) {
 		t.Fatalf("%q, want it to start with %q", got, want)
 	}
 }

@@ -1,0 +1,121 @@
+// Package export writes charges in the formats vastdash hands to other
+// programs. Both front ends use it: `vastdash charges --output csv` and the
+// Charges screen's e, so a file saved from the dashboard reads exactly like
+// the command's output and scripts need to know one format.
+package export
+
+import (
+	"encoding/csv"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/sanitize"
+)
+
+// Header is the first CSV row; scripts depend on it, keep it stable.
+var Header = []string{"start", "end", "type", "source", "label", "description", "amount"}
+
+// Cell sanitizes a server string for a CSV cell. A cell starting with
+// = + - @ (after any spaces) would be run as a formula by a spreadsheet,
+// so it gets a leading single quote, which spreadsheets show as text.
+func Cell(s string) string {
+	s = sanitize.String(s)
+	if t := strings.TrimLeft(s, " "); t != "" && strings.ContainsRune("=+-@", rune(t[0])) {
+		return "'" + s
+	}
+	return s
+}
+
+// WriteCSV writes entries as CSV: Header, then one row per entry and, when
+// items is set, one per item below it right after its parent. Times are RFC
+// 3339 in loc ("" when absent), amounts exact decimals.
+func WriteCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Header); err != nil {
+		return err
+	}
+	var err error
+	for i := range entries {
+		Walk(&entries[i], items, 0, "", func(c *api.Charge, _ int, source string) {
+			if err != nil {
+				return
+			}
+			err = cw.Write([]string{
+				Time(c.Start, loc),
+				Time(c.End, loc),
+				Cell(c.Type),
+				Cell(source),
+				Cell(c.Meta.Label),
+				Cell(c.Description),
+				// Our own number, never quoted: a negative amount is data.
+				c.Amount.Decimal(),
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Walk calls fn for c and, when items is set, for every item below it,
+// depth first, each item right after its parent. source is the item's own
+// source, or its parent's when it has none (items usually carry null).
+func Walk(c *api.Charge, items bool, depth int, source string, fn func(c *api.Charge, depth int, source string)) {
+	if c.Source != "" {
+		source = c.Source
+	}
+	fn(c, depth, source)
+	if !items {
+		return
+	}
+	for i := range c.Items {
+		Walk(&c.Items[i], true, depth+1, source, fn)
+	}
+}
+
+// The first and last instants whose year RFC 3339 can write: it has four
+// digits and no sign.
+var (
+	firstWritable = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	lastWritable  = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// Time is a time in loc as RFC 3339, "" when absent. Billing keeps no
+// charge outside 2015–2100, so clipping (see In) is only a defence.
+func Time(unix int64, loc *time.Location) string {
+	if unix == 0 {
+		return ""
+	}
+	return RFC3339(In(unix, loc))
+}
+
+// In is unix seconds as a time in loc, clamped to years 0 to 9999: beyond
+// them time's calendar arithmetic wraps (math.MinInt64 seconds has a
+// plausible-looking year), and no format of ours can write them.
+func In(unix int64, loc *time.Location) time.Time {
+	unix = min(max(unix, firstWritable.Unix()), lastWritable.Unix())
+	return clipYear(time.Unix(unix, 0).In(loc))
+}
+
+// clipYear is t, or the nearest writable instant (in UTC) when t's year in
+// its own location is not 0 to 9999: year 9999 in UTC is 10000 east of it.
+func clipYear(t time.Time) time.Time {
+	switch y := t.Year(); {
+	case y > 9999:
+		return lastWritable
+	case y < 0:
+		return firstWritable
+	}
+	return t
+}
+
+// RFC3339 is t as valid RFC 3339, clipped to years 0 to 9999: Go writes
+// year 10000 as five digits and year -1 with a sign, which RFC 3339 parsers
+// (Go's own among them) refuse.
+func RFC3339(t time.Time) string {
+	return clipYear(t).Format(time.RFC3339)
+}

@@ -1,0 +1,75 @@
+package charges
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/api"
+)
+
+// TestWideScreensShowDescriptions: at 120 and 200 columns a labelled
+// contract shows its label and its description, not a wide id column and a
+// cut label.
+func TestWideScreensShowDescriptions(t *testing.T) {
+	es := contracts(1, 5)
+	es[0].Description = "2x RTX 4090 on machine 31337"
+	for _, w := range []int{120, 200} {
+		hs := newHarness(t, w, 20, servePages(es, 100))
+		hs.settle(hs.m.Init())
+		if l := hs.lines()[2]; !strings.Contains(l, "▸ 1        job-1 · 2x RTX 4090 on machine 31337") {
+			t.Errorf("width %d: row %q", w, l)
+		}
+	}
+}
+
+// TestTreeIDsWholeAt80: in tree format at 80 columns the wrappers' names
+// and the contract ids are whole.
+func TestTreeIDsWholeAt80(t *testing.T) {
+	es := append([]api.Charge{serverlessEndpoint(7, 2, 2)}, contracts(1, 5)...)
+	hs := newHarness(t, 80, 24, servePages(es, 100))
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("f"))
+	hs.settle(hs.press("enter", "j", "enter"))
+	v := hs.view()
+	for _, want := range []string{"▾ endpoint-7 ", "  ▾ workergroup-70 ", "    ▸ 700 ", "  ▸ workergroup-71 "} {
+		if !strings.Contains(v, want) {
+			t.Errorf("tree at 80 lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "endpoi…") || strings.Contains(v, "work…") {
+		t.Errorf("ids cut:\n%s", v)
+	}
+}
+
+// TestZWJLabelNeverCutsTheAmount: 👩‍🔬 is drawn 4 cells wide by tmux though
+// measured 2: rows holding it must be as wide as the screen however a
+// terminal draws it, with the amount whole.
+func TestZWJLabelNeverCutsTheAmount(t *testing.T) {
+	es := contracts(1, 3)
+	es[0].Meta.Label = "👩‍🔬 lab notebook"
+	es[0].Amount = 103194
+	for _, w := range []int{80, 120, 200} {
+		hs := newHarness(t, w, 10, servePages(es, 100))
+		hs.settle(hs.m.Init())
+		l := hs.lines()[2]
+		if !strings.HasSuffix(l, "$103.194") || !strings.Contains(l, "👩🔬 lab") {
+			t.Errorf("width %d: row %q", w, l)
+		}
+		// The widest a terminal can draw it: every rune on its own.
+		if got := runeWidths(ansi.Strip(l)); got != w {
+			t.Errorf("width %d: row drawn rune by rune is %d cells: %q", w, got, l)
+		}
+	}
+}
+
+// runeWidths is s drawn one rune at a time, as a terminal that joins no
+// sequence draws it.
+func runeWidths(s string) int {
+	n := 0
+	for _, r := range s {
+		n += ansi.StringWidth(string(r))
+	}
+	return n
+}

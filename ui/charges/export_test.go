@@ -1,0 +1,60 @@
+package charges
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/export"
+)
+
+// TestExportWritesWhatIsShown: e on a partly loaded range loads the rest
+// first and says so, then writes the find filter's entries, in the command's
+// CSV format, to a new 0600 file named after the range; a second e does not
+// overwrite it.
+func TestExportWritesWhatIsShown(t *testing.T) {
+	es := findEntries()
+	hs := newHarness(t, 100, 24, gated(es, 100)) // the second page waits for the test
+	hs.m.exportDir = t.TempDir()
+	cmd := hs.m.Init()
+	hs.pager(0).open(1)
+	hs.settle(cmd)
+	hs.m.Update(keyMsg("/"))
+	hs.typeText("a100")
+	hs.settle(hs.press("enter"))
+	hs.m.listening = false // typeText dropped the listener with the blink
+	cmd = hs.press("e")
+	// The status line the screen sent with e (not yet run).
+	if !strings.HasPrefix(hs.m.sent.text, "loading the rest of the range to export it: page 2") {
+		t.Errorf("status %q", hs.m.sent.text)
+	}
+	hs.pager(0).open(5)
+	hs.settle(cmd)
+	name := "vastdash-charges-2026-10-23..2026-11-21.csv"
+	path := filepath.Join(hs.m.exportDir, name)
+	if got := hs.statusText(); got != "exported 3 entries to "+path {
+		t.Fatalf("status %q", got)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := export.WriteCSV(&want, []api.Charge{es[3], es[40], es[120]}, false, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != want.String() {
+		t.Fatalf("file:\n%s\nwant:\n%s", b, want.String())
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+	hs.settle(hs.press("e"))
+	if got := hs.statusText(); !strings.HasSuffix(got, strings.TrimSuffix(name, ".csv")+"-2.csv") {
+		t.Fatalf("second export: %q", got)
+	}
+}

@@ -1,0 +1,76 @@
+package charges
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vastdash/vastdash/money"
+)
+
+// TestSortCycles: s sorts by amount (loading the whole range first, and
+// saying so), then by duration, then back to the server's order; the cursor
+// stays on its entry and open rows stay open.
+func TestSortCycles(t *testing.T) {
+	es := contracts(1, 250)
+	es[200].Amount = 999 * money.Dollar  // on the third page
+	es[10].End = es[10].Start + 40*86400 // the longest
+	hs := newHarness(t, 100, 24, servePages(es, 100))
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("j", "enter")) // instance-2, open
+	hs.settle(hs.press("s"))
+	if !hs.sentStatus("sorting by amount, largest first once the range is loaded") {
+		t.Errorf("statuses %v", hs.statuses)
+	}
+	if !hs.m.st.Done || hs.statusText() != "sorted by amount, largest first" {
+		t.Fatalf("done %v, status %q", hs.m.st.Done, hs.statusText())
+	}
+	if top := hs.m.tree.At(0).node; top.Source != "instance-201" {
+		t.Fatalf("first row %s", top.Source)
+	}
+	var amts []money.Amount
+	hs.m.tree.rows.Each(0, hs.m.tree.Len(), func(_ int, r *row) bool {
+		if r.depth == 0 {
+			amts = append(amts, r.node.Amount)
+		}
+		return true
+	})
+	if len(amts) != 250 || !slices.IsSortedFunc(amts, func(a, b money.Amount) int { return int(b - a) }) {
+		t.Fatalf("%d entries, not largest first", len(amts))
+	}
+	if r := hs.m.tree.At(hs.m.cursor); r.node.Source != "instance-2" || !r.expanded {
+		t.Fatalf("cursor on %s (open %v)", r.node.Source, r.expanded)
+	}
+	if !strings.Contains(hs.lines()[0], "sort amount, largest first") {
+		t.Errorf("filter bar %q", hs.lines()[0])
+	}
+	hs.settle(hs.press("s"))
+	if top := hs.m.tree.At(0).node; top.Source != "instance-11" {
+		t.Fatalf("by duration, first row %s", top.Source)
+	}
+	hs.settle(hs.press("s"))
+	if top := hs.m.tree.At(0).node; top.Source != "instance-1" || hs.m.sort != sortServer {
+		t.Fatalf("server order, first row %s", top.Source)
+	}
+}
+
+// TestSortWithFind: the sort orders what the find filter keeps.
+func TestSortWithFind(t *testing.T) {
+	es := findEntries()
+	es[40].Amount = 50 * money.Dollar
+	hs := newHarness(t, 100, 24, servePages(es, 100))
+	hs.settle(hs.m.Init())
+	hs.m.Update(keyMsg("/"))
+	hs.typeText("a100")
+	hs.settle(hs.press("enter"))
+	hs.m.listening = false // typeText dropped the listener with the blink
+	hs.settle(hs.press("s"))
+	got := hs.rowNames()
+	want := []string{"0:instance-41", "0:instance-A100x", "0:instance-4"}
+	if es[120].Amount < es[3].Amount {
+		want = []string{"0:instance-41", "0:instance-4", "0:instance-A100x"}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+}
