@@ -103,7 +103,6 @@ func Follow(ctx context.Context, f *billing.Feed, seen uint64, listener int) tea
 	return Listen(ctx, f, seen, listener)
 }
 
-
 // After returns a command that reports msg after d, or nothing once ctx
 // ends: unlike tea.Tick, a timer still pending when the program quits does
 // not keep a goroutine alive after it.
