@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,12 @@ const chargesHelp = `  charges         print every charge in a range, as a table
                       wrappers their contracts and theirs) after it
       --output O      text (default), csv or json
       --utc           days and times in UTC (default: the settings timezone)
+      --group-by KEY  one row per group instead of per contract: label,
+                      template, endpoint, workergroup, type or day (count,
+                      amount, share); contracts without one form "(no label)"
+                      or "(none)"
+      --label L       only contracts labelled L (repeat for several; table
+                      format)
 `
 
 // chargesArgs are the validated options of the charges command.
@@ -38,6 +45,41 @@ type chargesArgs struct {
 	items    bool
 	output   string
 	utc      bool
+	groupBy  billing.GroupKey // "" for one row per contract
+	labels   []string         // --label, repeated
+}
+
+// labelsFlag collects a repeated --label.
+type labelsFlag []string
+
+func (l *labelsFlag) String() string { return strings.Join(*l, ",") }
+
+// Set adds one label; an empty one would match nothing and is a mistake.
+func (l *labelsFlag) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("--label needs a label")
+	}
+	*l = append(*l, v)
+	return nil
+}
+
+// checkGrouping validates --group-by and --label against the other options.
+func (a *chargesArgs) checkGrouping(groupBy string, labels []string) error {
+	if groupBy != "" {
+		k, err := billing.ParseGroupKey(groupBy)
+		if err != nil {
+			return fmt.Errorf("--group-by: %w", err)
+		}
+		if a.items {
+			return errors.New("--items does not go with --group-by (a group has no items)")
+		}
+		a.groupBy = k
+	}
+	if len(labels) > 0 && a.format == api.FormatTree {
+		return errors.New("--label works with the table format (a tree wrapper's amount is its contracts' sum)")
+	}
+	a.labels = labels
+	return nil
 }
 
 // parseChargesFlags checks everything that needs no settings, so a typo is
@@ -134,6 +176,9 @@ func runCharges(r *runner, o options, args []string) int {
 	items := fs.Bool("items", false, "")
 	output := fs.String("output", "text", "")
 	utc := fs.Bool("utc", false, "")
+	groupBy := fs.String("group-by", "", "")
+	var labels labelsFlag
+	fs.Var(&labels, "label", "")
 	if code, ok := r.parseCommand("charges", chargesHelp, fs, args); !ok {
 		return code
 	}
@@ -142,6 +187,9 @@ func runCharges(r *runner, o options, args []string) int {
 		return r.usageError("charges", err)
 	}
 	a.items, a.utc = *items, *utc
+	if err := a.checkGrouping(*groupBy, labels); err != nil {
+		return r.usageError("charges", err)
+	}
 
 	p := r.newProgress()
 	sess, code := r.openSession(o, p.observe)
@@ -176,6 +224,19 @@ func runCharges(r *runner, o options, args []string) int {
 	if err != nil {
 		return r.runtimeError(err)
 	}
+	if len(a.labels) > 0 {
+		entries = billing.KeepLabels(entries, a.labels)
+		st = labelledState(st, entries)
+	}
+	if a.groupBy != "" {
+		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
+		g.Add(entries)
+		code = r.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) })
+		if code == exitOK {
+			writeTotals(r.stderr, st)
+		}
+		return code
+	}
 
 	// Every entry is in memory and checked, so nothing but stdout can fail
 	// from here: a failed load has left stdout empty, and the answer is
@@ -194,6 +255,109 @@ func runCharges(r *runner, o options, args []string) int {
 	}
 	writeTotals(r.stderr, st)
 	return exitOK
+}
+
+// labelledState is st with the counts and the sum of the entries --label
+// kept, so the totals line speaks of what was printed.
+func labelledState(st billing.State, kept []api.Charge) billing.State {
+	st.Contracts, st.Amount, st.Overflow = 0, 0, false
+	for i := range kept {
+		st.Contracts += billing.CountContracts(&kept[i])
+		var ok bool
+		if st.Amount, ok = st.Amount.Add(kept[i].Amount); !ok {
+			st.Overflow = true
+		}
+	}
+	return st
+}
+
+// groupJSON is one group of the --group-by JSON answer; share is the
+// percentage with one decimal (null when there is none).
+type groupJSON struct {
+	Group  string       `json:"group"`
+	Count  int          `json:"count"`
+	Amount money.Amount `json:"amount"`
+	Share  *json.Number `json:"share"`
+}
+
+// writeGroups writes one row per group: text (an aligned table), csv
+// (group,count,amount,share) or json ({"by", "groups", "total"}).
+func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Grouping) error {
+	groups, total := g.Groups(), g.Total()
+	share := func(a money.Amount) string {
+		if pm, ok := billing.SharePerMille(a, total); ok && !g.Overflow() {
+			return billing.PerMilleText(pm)
+		}
+		return ""
+	}
+	switch output {
+	case "csv":
+		rows := [][]string{{string(by), "count", "amount", "share"}}
+		for _, gr := range groups {
+			rows = append(rows, []string{export.Cell(gr.Key), fmt.Sprint(gr.Count), gr.Amount.Decimal(), share(gr.Amount)})
+		}
+		cw := csv.NewWriter(w)
+		if err := cw.WriteAll(rows); err != nil {
+			return err
+		}
+		return cw.Error()
+	case "json":
+		out := struct {
+			By     billing.GroupKey `json:"by"`
+			Groups []groupJSON      `json:"groups"`
+			Total  money.Amount     `json:"total"`
+		}{By: by, Groups: []groupJSON{}, Total: total}
+		for _, gr := range groups {
+			j := groupJSON{Group: sanitize.String(gr.Key), Count: gr.Count, Amount: gr.Amount}
+			if s := share(gr.Amount); s != "" {
+				n := json.Number(s)
+				j.Share = &n
+			}
+			out.Groups = append(out.Groups, j)
+		}
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	}
+	rows := [][]string{{strings.ToUpper(string(by)), "COUNT", "AMOUNT", "SHARE"}}
+	for _, gr := range groups {
+		s := share(gr.Amount)
+		if s != "" {
+			s += "%"
+		}
+		rows = append(rows, []string{cut(gr.Key, maxLabelCells), money.Group(int64(gr.Count)), gr.Amount.String(), s})
+	}
+	return writeAligned(w, rows, 1)
+}
+
+// writeAligned writes a small table (a grouping's rows, never one per
+// contract), columns from right on right-aligned, two spaces apart.
+func writeAligned(w io.Writer, rows [][]string, right int) error {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], ansi.StringWidth(cell))
+		}
+	}
+	var b strings.Builder
+	for _, row := range rows {
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i >= right {
+				b.WriteString(pad + cell)
+			} else if i < len(row)-1 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString(cell)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // writeTotals writes the feed's totals line ("1,234 contracts · $4,321.000")

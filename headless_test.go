@@ -20,6 +20,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 )
@@ -899,5 +900,97 @@ func TestCreditRunwayWithoutBillingRead(t *testing.T) {
 	res = headless(t, srv, demoserver.KeyNoBilling, "credit", "--runway", "--json")
 	if res.code != exitOK || !strings.Contains(res.out, `"burn_per_day":null,"runway_days":null,"runway_note":"this API key lacks the billing_read permission"`) {
 		t.Fatalf("exit %d, stdout %q", res.code, res.out)
+	}
+}
+
+// Spend by job: one row per label, against the server's own data (count
+// and amount per label; contracts without one in "(no label)"), in csv and
+// json; --label keeps only the contracts so labelled.
+func TestChargesGroupByLabel(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 600})
+	type sum struct {
+		count  int
+		amount int64
+	}
+	want := map[string]sum{}
+	var total int64
+	for _, c := range srv.Contracts(wholeSpanFilter(t)) {
+		k := c.Label
+		if k == "" {
+			k = billing.NoLabel
+		}
+		s := want[k]
+		s.count++
+		s.amount += c.Amount
+		want[k] = s
+		total += c.Amount
+	}
+	res := headless(t, srv, demoserver.DemoKey, append([]string{"charges", "--group-by", "label", "--output", "csv"}, wholeSpan()...)...)
+	res.ok(t)
+	rows, err := csv.NewReader(strings.NewReader(res.out)).ReadAll()
+	if err != nil || len(rows) != len(want)+1 || strings.Join(rows[0], ",") != "label,count,amount,share" {
+		t.Fatalf("csv %v (%v); want %d groups", rows, err, len(want))
+	}
+	for _, r := range rows[1:] {
+		w, ok := want[strings.TrimPrefix(r[0], "'")]
+		if !ok || r[1] != fmt.Sprint(w.count) || r[2] != money.Amount(w.amount).Decimal() {
+			t.Errorf("row %v, want %+v", r, w)
+		}
+	}
+	res = headless(t, srv, demoserver.DemoKey, append([]string{"charges", "--group-by", "label", "--output", "json"}, wholeSpan()...)...)
+	res.ok(t)
+	var got struct {
+		By     string
+		Groups []struct {
+			Group  string
+			Count  int
+			Amount json.Number
+		}
+		Total json.Number
+	}
+	if err := json.Unmarshal([]byte(res.out), &got); err != nil || got.By != "label" || got.Total.String() != money.Amount(total).Decimal() {
+		t.Fatalf("json %s (%v)", res.out, err)
+	}
+
+	// --label: only those contracts, and the totals line counts them.
+	var label string
+	for k := range want {
+		if k != billing.NoLabel {
+			label = k
+			break
+		}
+	}
+	res = headless(t, srv, demoserver.DemoKey, append([]string{"charges", "--label", label, "--output", "csv"}, wholeSpan()...)...)
+	res.ok(t)
+	kept := readCSV(t, res.out)
+	if len(kept) != want[label].count {
+		t.Fatalf("--label %q kept %d rows, want %d", label, len(kept), want[label].count)
+	}
+	for _, r := range kept {
+		if r[4] != label {
+			t.Errorf("--label %q kept %v", label, r)
+		}
+	}
+	if w := fmt.Sprintf("%s · %s\n", billing.Plural(want[label].count, "contract", "contracts"), money.Amount(want[label].amount)); res.errOut != w {
+		t.Errorf("stderr %q, want %q", res.errOut, w)
+	}
+}
+
+func TestChargesGroupingUsageErrors(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"charges", "--group-by", "user"}, "unknown grouping"},
+		{[]string{"charges", "--group-by", "label", "--items"}, "--items does not go with --group-by"},
+		{[]string{"charges", "--label", "x", "--format", "tree"}, "--label works with the table format"},
+		{[]string{"charges", "--label", ""}, "--label needs a label"},
+	} {
+		srv.ResetRequests()
+		headless(t, srv, demoserver.DemoKey, c.args...).failed(t, exitUsage, c.want)
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("%v: %d requests on a usage error", c.args, n)
+		}
 	}
 }

@@ -172,13 +172,13 @@ func (g *Grouping) Groups() []Group {
 	return out
 }
 
-// ShareText is a's share of total as "12.3%" (per mille, half up), or "—"
-// when there is no meaningful share (total not positive or saturated, or a
-// share beyond any worth printing); exact in 128 bits, so no amount
-// overflows it. The Overview's splits and the commands' groups both print it.
-func ShareText(a, total money.Amount) string {
+// SharePerMille is a's share of total in tenths of a percent, half up,
+// exact in 128 bits so no amount overflows it; ok is false when there is no
+// meaningful share (total not positive or saturated, or a share beyond any
+// worth printing).
+func SharePerMille(a, total money.Amount) (pm int64, ok bool) {
 	if total <= 0 || total.Saturated() {
-		return "—"
+		return 0, false
 	}
 	neg := a < 0
 	abs := uint64(a)
@@ -191,12 +191,48 @@ func ShareText(a, total money.Amount) string {
 	hi += carry
 	den := 2 * uint64(total)
 	if hi >= den {
+		return 0, false
+	}
+	q, _ := bits.Div64(hi, lo, den)
+	if q > 1<<62 {
+		return 0, false
+	}
+	if neg {
+		return -int64(q), true
+	}
+	return int64(q), true
+}
+
+// PerMilleText writes a per-mille share as "12.3" (no sign for zero).
+func PerMilleText(pm int64) string {
+	sign := ""
+	if pm < 0 {
+		sign, pm = "-", -pm
+	}
+	return sign + strconv.FormatInt(pm/10, 10) + "." + strconv.FormatInt(pm%10, 10)
+}
+
+// ShareText is a's share of total as "12.3%", or "—" when there is no
+// meaningful share. The Overview's splits and the commands' groups both
+// print it.
+func ShareText(a, total money.Amount) string {
+	pm, ok := SharePerMille(a, total)
+	if !ok {
 		return "—"
 	}
-	pm, _ := bits.Div64(hi, lo, den)
-	s := strconv.FormatUint(pm/10, 10) + "." + strconv.FormatUint(pm%10, 10) + "%"
-	if neg && pm != 0 {
-		s = "-" + s
+	return PerMilleText(pm) + "%"
+}
+
+// KeepLabels returns the contracts of entries whose label is one of labels
+// (exactly, as the server wrote it; "" never matches), in order. Tree-format
+// wrappers are refused by the caller: their amounts are their contracts'
+// sums, which a filter would make wrong.
+func KeepLabels(entries []api.Charge, labels []string) []api.Charge {
+	var out []api.Charge
+	for _, e := range entries {
+		if e.Meta.Label != "" && slices.Contains(labels, e.Meta.Label) {
+			out = append(out, e)
+		}
 	}
-	return s
+	return out
 }
