@@ -6,7 +6,10 @@
 // threshold (1 s by default, the server's) plus a small safety margin after
 // the previous one was sent, and never before its response has ended, so
 // normal use does not provoke a 429 (see pacer); a 429 that happens anyway
-// widens the margin for the rest of the Client's life. A 429 is waited out
+// widens the margin for the rest of the Client's life. The account
+// settings (5 s), notification catalogue (2 s) and instances (1 s)
+// endpoints are paced the same way, each on a budget of its own
+// (WithEndpointThreshold). A 429 is waited out
 // (the threshold the body names, plus 0–25% jitter, at most 60 s) and
 // retried up to 5 times, for any method. GETs also
 // retry 502/503/504, and every method retries a lost connection (no
@@ -53,9 +56,15 @@ type Client struct {
 	maxBody int64
 	observe func(Event)
 
-	threshold   time.Duration // configured charges threshold; 0 disables pacing
-	pacer       *pacer        // nil when threshold is 0
-	margin      time.Duration // WithPacingMargin; 0: the pacer's default
+	threshold time.Duration // configured charges threshold; 0 disables pacing
+	pacer     *pacer        // nil when threshold is 0
+	// endpoint holds the thresholds of the other paced endpoints by path
+	// (see WithEndpointThreshold) until New turns them into pacers: each
+	// endpoint has its own budget on the server, so one endpoint's calls
+	// never hold back another's.
+	endpoint    map[string]time.Duration
+	pacers      map[string]*pacer // by path; no entry: not paced
+	margin      time.Duration     // WithPacingMargin; 0: the pacer's default
 	backoffBase time.Duration
 	backoffCap  time.Duration
 }
@@ -97,6 +106,18 @@ func WithChargesThreshold(d time.Duration) Option {
 			d = 0
 		}
 		c.threshold = d
+	}
+}
+
+// WithEndpointThreshold sets the minimum interval between calls of one
+// paced endpoint other than charges, named by its path constant
+// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s by
+// default); 0 disables its pacing (tests). Other paths are ignored.
+func WithEndpointThreshold(path string, d time.Duration) Option {
+	return func(c *Client) {
+		if _, ok := c.endpoint[path]; ok {
+			c.endpoint[path] = max(d, 0)
+		}
 	}
 }
 
@@ -194,6 +215,7 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 		threshold:   DefaultChargesThreshold,
 		backoffBase: DefaultBackoffBase,
 		backoffCap:  DefaultBackoffCap,
+		endpoint:    defaultEndpointThresholds(),
 	}
 	for _, o := range opts {
 		o(c)
@@ -208,6 +230,14 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	if c.threshold > 0 {
 		c.pacer = newPacer(c.threshold)
 		c.pacer.margin = max(c.pacer.margin, c.margin)
+	}
+	c.pacers = make(map[string]*pacer, len(c.endpoint))
+	for path, d := range c.endpoint {
+		if d > 0 {
+			p := newPacer(d)
+			p.margin = max(p.margin, c.margin)
+			c.pacers[path] = p
+		}
 	}
 	return c, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"iter"
-	"slices"
 )
 
 // maxEmptyPages bounds how many pages in a row may come back with no
@@ -24,21 +23,14 @@ var ErrPagerDone = errors.New("no more pages")
 type Pager struct {
 	c      *Client
 	q      ChargesQuery
-	token  string // after_token for the next request
-	done   bool
-	total  int
+	trail  pageTrail
 	loaded int
-	pages  int // pages handed out
-	// sent holds every token sent with an answered request, those followed
-	// past empty pages included: a server whose tokens lead back to one of
-	// them would otherwise be paged forever, every page decoded and kept.
-	sent map[string]bool
 }
 
 // Pager starts paging q. An invalid q makes the first Next fail with
 // ErrUsage.
 func (c *Client) Pager(q ChargesQuery) *Pager {
-	return &Pager{c: c, q: q.clone(), total: -1, sent: map[string]bool{}}
+	return &Pager{c: c, q: q.clone(), trail: newPageTrail()}
 }
 
 // Next fetches the next page. Pages with no entries but a next_token are
@@ -50,49 +42,15 @@ func (c *Client) Pager(q ChargesQuery) *Pager {
 // sends more than ⌈total/limit⌉+2 pages once it has named its total, is
 // ErrMalformed: either would otherwise be paged forever.
 func (p *Pager) Next(ctx context.Context) (ChargesPage, error) {
-	if p.done {
-		return ChargesPage{}, ErrPagerDone
+	fetch := func(ctx context.Context, token string) (ChargesPage, error) { return p.c.Charges(ctx, p.q, token) }
+	page, err := nextPage(ctx, &p.trail, chargesOp, p.q.Limit, fetch, func(pg *ChargesPage) pageShape {
+		return pageShape{next: pg.NextToken, entries: len(pg.Results) + pg.Skipped, total: pg.Total}
+	})
+	if err != nil {
+		return ChargesPage{}, err
 	}
-	token := p.token
-	// Tokens sent in this call; they join p.sent only if it succeeds, so a
-	// retried Next may send them again.
-	var sent []string
-	for empty := 0; ; empty++ {
-		page, err := p.c.Charges(ctx, p.q, token)
-		if err != nil {
-			return ChargesPage{}, err
-		}
-		if token != "" {
-			sent = append(sent, token)
-		}
-		last := page.NextToken == ""
-		if !last && (p.sent[page.NextToken] || slices.Contains(sent, page.NextToken)) {
-			return ChargesPage{}, malformedMsg(chargesOp, "the server's page tokens repeat (a cycle)")
-		}
-		if len(page.Results) == 0 && page.Skipped == 0 && !last {
-			if empty+1 >= maxEmptyPages {
-				return ChargesPage{}, malformedMsg(chargesOp, "the server keeps sending empty pages")
-			}
-			token = page.NextToken
-			continue
-		}
-		total := p.total
-		if page.Total >= 0 {
-			total = page.Total
-		}
-		if total >= 0 && p.pages+1 > maxPages(total, p.q.Limit) {
-			return ChargesPage{}, malformedMsg(chargesOp, "the server sent more pages than its total allows")
-		}
-		for _, t := range sent {
-			p.sent[t] = true
-		}
-		p.token = page.NextToken
-		p.done = last
-		p.total = total
-		p.pages++
-		p.loaded += len(page.Results)
-		return page, nil
-	}
+	p.loaded += len(page.Results)
+	return page, nil
 }
 
 // maxPages is how many pages a server that counts total entries may hand
@@ -113,11 +71,11 @@ func maxPages(total, limit int) int {
 const chargesOp = "GET " + chargesPath
 
 // Done reports that the last page has been handed out.
-func (p *Pager) Done() bool { return p.done }
+func (p *Pager) Done() bool { return p.trail.done }
 
 // Total is the server's count of matching contracts (-1 before the first
 // page, or while the server has not said).
-func (p *Pager) Total() int { return p.total }
+func (p *Pager) Total() int { return p.trail.total }
 
 // Loaded counts the top-level entries handed out so far.
 func (p *Pager) Loaded() int { return p.loaded }
@@ -130,7 +88,7 @@ func (p *Pager) Query() ChargesQuery { return p.q.clone() }
 // stop being fetched as soon as the consumer breaks.
 func (p *Pager) All(ctx context.Context) iter.Seq2[Charge, error] {
 	return func(yield func(Charge, error) bool) {
-		for !p.done {
+		for !p.trail.done {
 			page, err := p.Next(ctx)
 			if err != nil {
 				yield(Charge{}, err)

@@ -47,6 +47,9 @@ type call struct {
 	body   []byte // nil: no body
 	perm   string // permission a scoped key needs (for ErrPermission)
 	paced  bool   // goes through the charges pacer
+	// pacer, when paced is false, is the endpoint's own pacer (see
+	// Client.endpointPacer); nil: not paced.
+	pacer *pacer
 }
 
 func (cl *call) op() string { return cl.method + " " + cl.path }
@@ -82,13 +85,17 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 	op := cl.op()
 	limited, retries := 0, 0
 	for {
-		paced := cl.paced && c.pacer != nil
+		pc := cl.pacer
+		if cl.paced {
+			pc = c.pacer
+		}
+		paced := pc != nil
 		actx := ctx
 		var dep *departure
 		if paced {
 			report := func(d time.Duration) { c.emit(Event{Kind: EventPacing, Op: op, Wait: d}) }
 			var err error
-			if dep, err = c.pacer.acquire(ctx, report); err != nil {
+			if dep, err = pc.acquire(ctx, report); err != nil {
 				return nil, ctxError(op, ctx)
 			}
 			// The request departs when it is written, after any dial
@@ -105,7 +112,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 		if paced {
 			// A 429 teaches the pacer (a longer threshold, else a wider
 			// margin) before the next paced request may go.
-			c.pacer.release(dep, res.status == http.StatusTooManyRequests, res.threshold)
+			pc.release(dep, res.status == http.StatusTooManyRequests, res.threshold)
 		}
 		if res.err == nil {
 			return res.body, nil

@@ -23,6 +23,16 @@
 //	GET      /api/v0/users/current                  needs user_read
 //	GET      /api/v0/users/{id}/notification-prefs  needs user_read
 //	PUT      /api/v0/users/{id}/notification-prefs  needs user_write
+//	PUT      /api/v0/users                          needs user_write (paced, 5 s)
+//	GET      /api/v0/notification-types             needs user_read (paced, 2 s)
+//	GET      /api/v1/instances                      needs instance_read (paced, 1 s)
+//
+// PUT /api/v0/users changes the low-balance threshold that users/current
+// serves; it takes balance_threshold and balance_threshold_enabled only and
+// refuses any other field with 400. The notification catalogue names every
+// type of the preferences document. Instances are the data set's running
+// instance contracts and recently ended ones that keep their disk (exited,
+// stopped), newest first, 25 a page.
 //
 // # Order of checks
 //
@@ -38,12 +48,13 @@
 //  3. Request bodies over [MaxBodyBytes]: 400.
 //  4. Authentication: no Authorization header 403, unknown or revoked key 404.
 //  5. Permission of a scoped key: 401 permission_denied.
-//  6. Pacing (charges only): a request closer than the threshold to the
-//     previous accepted charges request of the same key gets 429. Only
-//     accepted requests restart the interval, so a client hammering the
-//     server gets through again once it waits a full threshold after its last
-//     success. A request that passes pacing counts as accepted even if its
-//     parameters are then rejected with 400.
+//  6. Pacing (charges, and each endpoint marked paced above on its own
+//     budget): a request closer than the endpoint's threshold to the
+//     previous accepted request of the same key to the same endpoint gets
+//     a 429. Only accepted requests restart the interval, so a client
+//     hammering the server gets through again once it waits a full
+//     threshold after its last success. A request that passes pacing counts
+//     as accepted even if its parameters are then rejected with 400.
 //  7. The endpoint's own validation and answer.
 //
 // # Money

@@ -101,6 +101,24 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 			return
 		}
 		perm, serve = "user_read", s.serveCurrent
+	case p == pathSettings:
+		if r.Method != http.MethodPut {
+			methodNotAllowed(w, r, "PUT")
+			return
+		}
+		perm, serve = "user_write", s.serveSettings
+	case p == pathTypes:
+		if r.Method != http.MethodGet {
+			methodNotAllowed(w, r, "GET")
+			return
+		}
+		perm, serve = "user_read", s.serveTypes
+	case p == pathInstances:
+		if r.Method != http.MethodGet {
+			methodNotAllowed(w, r, "GET")
+			return
+		}
+		perm, serve = "instance_read", s.serveInstances
 	default:
 		if _, ok := prefsUser(p); !ok {
 			writeError(w, http.StatusNotFound, "not_found", "Not found.")
@@ -164,7 +182,13 @@ func (s *Server) serveCurrent(w http.ResponseWriter, _ *http.Request, key string
 	b = appendString(b, str("demo@vastdash.example", 2))
 	b = append(b, `,"email_verified":true,"credit":`...)
 	b = appendAmount(b, d.credit)
-	b = append(b, `,"balance":0.0,"balance_threshold":50.0,"balance_threshold_enabled":true`...)
+	s.mu.Lock()
+	bal := s.balance
+	s.mu.Unlock()
+	b = append(b, `,"balance":0.0,"balance_threshold":`...)
+	b = appendAmount(b, bal.threshold)
+	b = append(b, `,"balance_threshold_enabled":`...)
+	b = strconv.AppendBool(b, bal.enabled)
 	b = append(b, `,"billed_verified":true,"has_billing":true,"can_pay":true,"host_only":false`...)
 	b = append(b, `,"paypal_email":null,"billaddress_country":"NL","last4":"4242"`...)
 	b = append(b, `,"created_at":`...)
@@ -298,6 +322,8 @@ func defaultPrefs(hostileMode bool) map[string]any {
 			"instance_status":    ch(true, true),
 			"instance_outbid":    ch(true, false),
 			"billing_receipt":    ch(true, false),
+			"payment_failed":     ch(true, true),
+			"credit_transfer":    ch(true, false),
 			"serverless_scaling": ch(false, true),
 		},
 		"host": map[string]any{

@@ -22,7 +22,8 @@ const (
 	// instance_write: it can read the account and prefs, but neither see
 	// charges (billing_read) nor change prefs (user_write).
 	KeyNoBilling = "vastdash-demo-nobilling"
-	// KeyReadOnly has user_read and billing_read but not user_write.
+	// KeyReadOnly has user_read and billing_read but not user_write, nor
+	// instance_read: the key for "no instances panel" tests.
 	KeyReadOnly = "vastdash-demo-readonly"
 )
 
@@ -72,6 +73,14 @@ type Options struct {
 	// drawn in order of arrival from a source seeded by Seed, so the same
 	// requests in the same order get the same latencies. 0 means none.
 	Jitter time.Duration
+	// SettingsThreshold, TypesThreshold and InstancesThreshold are the
+	// minimum intervals between accepted requests of one key to
+	// PUT /api/v0/users/, GET /api/v0/notification-types/ and
+	// GET /api/v1/instances/, each endpoint on its own budget; 0 means the
+	// documented 5 s, 2 s and 1 s, negative disables that endpoint's pacing.
+	SettingsThreshold  time.Duration
+	TypesThreshold     time.Duration
+	InstancesThreshold time.Duration
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -132,6 +141,8 @@ type Server struct {
 	prefs      map[string]any
 	prefsNoGET bool
 	lastCharge map[*keyInfo]time.Time
+	lastCall   map[paceKey]time.Time // the other paced endpoints
+	balance    balanceSettings       // changed by PUT /api/v0/users/
 	views      map[viewKey]*view
 	closed     bool
 
@@ -163,6 +174,9 @@ func New(opts Options) *Server {
 	if opts.Threshold == 0 {
 		opts.Threshold = time.Second
 	}
+	opts.SettingsThreshold = orDefault(opts.SettingsThreshold, 5*time.Second)
+	opts.TypesThreshold = orDefault(opts.TypesThreshold, 2*time.Second)
+	opts.InstancesThreshold = orDefault(opts.InstancesThreshold, time.Second)
 	s := &Server{
 		opts:  opts,
 		data:  generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile),
@@ -176,6 +190,8 @@ func New(opts Options) *Server {
 		changed:    make(chan struct{}),
 		prefs:      defaultPrefs(opts.Hostile),
 		lastCharge: map[*keyInfo]time.Time{},
+		lastCall:   map[paceKey]time.Time{},
+		balance:    balanceSettings{threshold: 50_000, enabled: true},
 		views:      map[viewKey]*view{},
 		done:       make(chan struct{}),
 	}

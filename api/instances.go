@@ -1,0 +1,328 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vastdash/vastdash/money"
+)
+
+// Rate is a price per hour in millionths of a dollar. dph_total is the sum
+// of per-GPU, disk and bandwidth prices and commonly has more decimals than
+// money's thousandths (0.421333…): rounding each instance to the mill
+// before summing would let the error grow with the number of instances and
+// hours, so rates keep six decimals and are rounded once, when turned into
+// money (PerHour). Anything beyond six decimals is rounded on decode,
+// halves away from zero: a millionth of a dollar per hour is under a cent
+// a year.
+type Rate int64
+
+// MaxRate is the highest rate accepted from the server ($10,000 an hour):
+// far above the costliest machine, and low enough that the sum of the
+// rates of a billion instances still fits an int64.
+const MaxRate Rate = 10_000 * 1_000_000
+
+// PerHour is r rounded to thousandths of a dollar, halves away from zero.
+func (r Rate) PerHour() money.Amount { return money.Amount(roundDiv(int64(r), 1000)) }
+
+// Decimal is r in dollars with six decimals: "0.421333".
+func (r Rate) Decimal() string {
+	neg, u := r < 0, uint64(r)
+	if neg {
+		u = uint64(-r)
+	}
+	f := strconv.FormatUint(u%1_000_000, 10)
+	s := strconv.FormatUint(u/1_000_000, 10) + "." + strings.Repeat("0", 6-len(f)) + f
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// String is the rate to the mill per hour: "$0.421/h".
+func (r Rate) String() string { return r.PerHour().String() + "/h" }
+
+// roundDiv is a/b rounded half away from zero (b > 0).
+func roundDiv(a, b int64) int64 {
+	if a < 0 {
+		return -((-a + b/2) / b)
+	}
+	return (a + b/2) / b
+}
+
+// wireRate decodes a JSON number of dollars per hour; null is 0. Strings,
+// negative values and values above MaxRate are errors: the entry is
+// skipped rather than priced wrongly.
+type wireRate Rate
+
+func (r *wireRate) UnmarshalJSON(b []byte) error {
+	if isNull(b) {
+		*r = 0
+		return nil
+	}
+	if _, err := parseNumber(b); err != nil {
+		return err
+	}
+	// Millionths of the value are thousandths of the value × 1000:
+	// money.Parse rounds exactly on the decimal text, with no float in
+	// between; the exponent is bounded first, as Parse bounds its own.
+	s := string(b)
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil || e > 1000 || e < -1000 {
+			return errNotNumber
+		}
+		mant, exp = s[:i], e
+	}
+	v, err := money.Parse(mant + "e" + strconv.Itoa(exp+3))
+	if err != nil || v < 0 || Rate(v) > MaxRate {
+		return errRateRange
+	}
+	*r = wireRate(v)
+	return nil
+}
+
+// errRateRange: a rate that is negative or above MaxRate.
+var errRateRange = errors.New("rate out of range")
+
+// Instance is what vastdash keeps of one instance of the account.
+type Instance struct {
+	ID int64
+	// Status is actual_status: running, loading, exited, created, … ("" when
+	// the server sent null, as it does while an instance is being made).
+	Status  string
+	Label   string // "" when none
+	NumGPUs int
+	GPUName string
+	// DPHTotal is what the instance costs per hour while it runs (GPUs,
+	// disk and the rest).
+	DPHTotal Rate
+	// StorageTotalCost is what its disk costs per hour, which a stopped or
+	// exited instance keeps paying (unsure: inferred from community tools;
+	// show figures built on it as estimates).
+	StorageTotalCost Rate
+	StartDate        int64 // unix seconds; 0 when unknown
+}
+
+// Running reports whether the instance is billing its full DPHTotal.
+func (i Instance) Running() bool { return i.Status == "running" }
+
+// Billing is what the instance costs per hour now: DPHTotal while it
+// runs, else its storage (a stopped or exited instance keeps its disk;
+// StorageTotalCost is 0 when the server did not say).
+func (i Instance) Billing() Rate {
+	if i.Running() {
+		return i.DPHTotal
+	}
+	return i.StorageTotalCost
+}
+
+// InstancesPage is one page of GET /api/v1/instances/.
+type InstancesPage struct {
+	Instances []Instance
+	NextToken string // "" on the last page
+	Total     int    // total_instances; -1 when the server did not say
+	// Skipped counts entries dropped for a missing or bad id, a field of
+	// the wrong type or a value out of bounds (dph_total or
+	// storage_total_cost above $10,000/h or negative, num_gpus outside
+	// 0..64, a start_date before 2015 or in the future), and entries
+	// beyond MaxLimit in one page.
+	Skipped int
+}
+
+// Instance bounds.
+const (
+	// InstancesLimit is the page size asked for: the endpoint's maximum.
+	InstancesLimit = 25
+	maxNumGPUs     = 64
+	maxStatusLen   = 32
+	maxLabelLen    = 256
+	maxGPUNameLen  = 64
+	// minStartDate is 2015-01-01: the platform did not exist before.
+	minStartDate = 1_420_070_400
+	// startDateSlack allows clocks that disagree; a start further in the
+	// future is not a date.
+	startDateSlack = 48 * 3600
+)
+
+const instancesOp = http.MethodGet + " " + InstancesPath
+
+// wireInstance is one instance as sent; the record has dozens more fields.
+type wireInstance struct {
+	ID               *wireID  `json:"id"`
+	Status           *string  `json:"actual_status"`
+	Label            *string  `json:"label"`
+	NumGPUs          wireID   `json:"num_gpus"`
+	GPUName          *string  `json:"gpu_name"`
+	DPHTotal         wireRate `json:"dph_total"`
+	StorageTotalCost wireRate `json:"storage_total_cost"`
+	StartDate        *float64 `json:"start_date"`
+}
+
+// Instances fetches one page (25) of the account's instances after
+// afterToken ("" for the first page). Needs instance_read; calls are paced
+// 1 s apart (WithEndpointThreshold).
+func (c *Client) Instances(ctx context.Context, afterToken string) (InstancesPage, error) {
+	v := url.Values{}
+	v.Set("limit", strconv.Itoa(InstancesLimit))
+	if afterToken != "" {
+		v.Set("after_token", afterToken)
+	}
+	cl := call{
+		method: http.MethodGet,
+		path:   InstancesPath,
+		query:  v.Encode(),
+		perm:   "instance_read",
+		pacer:  c.endpointPacer(InstancesPath),
+	}
+	body, err := c.do(ctx, cl)
+	if err != nil {
+		return InstancesPage{}, err
+	}
+	return c.decodeInstances(cl.op(), cl.perm, body, time.Now().Unix())
+}
+
+// decodeInstances decodes {"instances":[...],"next_token":…,
+// "total_instances":…}; now bounds start dates. Each entry is decoded on
+// its own so one bad entry costs only itself.
+func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (InstancesPage, error) {
+	var env struct {
+		Success   json.RawMessage `json:"success"`
+		Instances json.RawMessage `json:"instances"`
+		NextToken json.RawMessage `json:"next_token"`
+		Total     json.RawMessage `json:"total_instances"`
+	}
+	if err := decodeEnvelope(op, body, &env); err != nil {
+		return InstancesPage{}, err
+	}
+	if string(env.Success) == "false" {
+		return InstancesPage{}, c.statusError(op, http.StatusOK, perm, body)
+	}
+	if len(env.Instances) == 0 || isNull(env.Instances) {
+		return InstancesPage{}, malformedMsg(op, "the response has no instances")
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(env.Instances, &raws) != nil {
+		return InstancesPage{}, malformedMsg(op, "the response has the wrong shape: instances is not a list")
+	}
+	p := InstancesPage{Total: -1}
+	if len(env.NextToken) > 0 && !isNull(env.NextToken) {
+		if json.Unmarshal(env.NextToken, &p.NextToken) != nil {
+			return InstancesPage{}, malformedMsg(op, "the field next_token has the wrong type")
+		}
+	}
+	if len(env.Total) > 0 && !isNull(env.Total) {
+		var n wireID
+		if json.Unmarshal(env.Total, &n) != nil || n < 0 || n > math.MaxInt32 {
+			return InstancesPage{}, malformedMsg(op, "the field total_instances is not a count")
+		}
+		p.Total = int(n)
+	}
+	if len(raws) > MaxLimit {
+		p.Skipped = len(raws) - MaxLimit
+		raws = raws[:MaxLimit]
+	}
+	p.Instances = make([]Instance, 0, len(raws))
+	for _, raw := range raws {
+		if in, ok := instance(raw, now); ok {
+			p.Instances = append(p.Instances, in)
+		} else {
+			p.Skipped++
+		}
+	}
+	return p, nil
+}
+
+// instance converts one entry; ok is false when it must be skipped.
+func instance(raw json.RawMessage, now int64) (Instance, bool) {
+	var w wireInstance
+	if raw[0] != '{' || json.Unmarshal(raw, &w) != nil || w.ID == nil || *w.ID <= 0 {
+		return Instance{}, false
+	}
+	if w.NumGPUs < 0 || w.NumGPUs > maxNumGPUs {
+		return Instance{}, false
+	}
+	in := Instance{
+		ID:               int64(*w.ID),
+		Status:           cutString(deref(w.Status), maxStatusLen),
+		Label:            cutString(deref(w.Label), maxLabelLen),
+		NumGPUs:          int(w.NumGPUs),
+		GPUName:          cutString(deref(w.GPUName), maxGPUNameLen),
+		DPHTotal:         Rate(w.DPHTotal),
+		StorageTotalCost: Rate(w.StorageTotalCost),
+	}
+	if w.StartDate != nil && *w.StartDate != 0 {
+		sd := *w.StartDate
+		if sd < minStartDate || sd > float64(now+startDateSlack) {
+			return Instance{}, false
+		}
+		in.StartDate = int64(sd)
+	}
+	return in, true
+}
+
+// InstancePager hands out the pages of the account's instances in order.
+// Not safe for concurrent use: one Next at a time.
+type InstancePager struct {
+	c      *Client
+	trail  pageTrail
+	loaded int
+}
+
+// InstancePager starts paging the account's instances.
+func (c *Client) InstancePager() *InstancePager {
+	return &InstancePager{c: c, trail: newPageTrail()}
+}
+
+// Next fetches the next page, following empty pages, like Pager.Next:
+// after a failed Next the pager is unchanged; after the last page it
+// returns ErrPagerDone; a token cycle or more pages than total_instances
+// allows is ErrMalformed.
+func (p *InstancePager) Next(ctx context.Context) (InstancesPage, error) {
+	page, err := nextPage(ctx, &p.trail, instancesOp, InstancesLimit, p.c.Instances, func(pg *InstancesPage) pageShape {
+		return pageShape{next: pg.NextToken, entries: len(pg.Instances) + pg.Skipped, total: pg.Total}
+	})
+	if err != nil {
+		return InstancesPage{}, err
+	}
+	p.loaded += len(page.Instances)
+	return page, nil
+}
+
+// Done reports that the last page has been handed out.
+func (p *InstancePager) Done() bool { return p.trail.done }
+
+// Total is the server's count of instances (-1 before the first page, or
+// while the server has not said).
+func (p *InstancePager) Total() int { return p.trail.total }
+
+// Loaded counts the instances handed out so far.
+func (p *InstancePager) Loaded() int { return p.loaded }
+
+// All yields every remaining instance, fetching pages as needed. An error
+// is yielded once (with a zero Instance) and ends the sequence.
+func (p *InstancePager) All(ctx context.Context) iter.Seq2[Instance, error] {
+	return func(yield func(Instance, error) bool) {
+		for !p.trail.done {
+			page, err := p.Next(ctx)
+			if err != nil {
+				yield(Instance{}, err)
+				return
+			}
+			for _, in := range page.Instances {
+				if !yield(in, nil) {
+					return
+				}
+			}
+		}
+	}
+}
