@@ -35,6 +35,7 @@ const chargesHelp = `  charges         print every charge in a range, as a table
                       or "(none)"
       --label L       only contracts labelled L (repeat for several; table
                       format)
+      --oldest-first  the oldest contracts first (default: newest first)
 `
 
 // chargesArgs are the validated options of the charges command.
@@ -177,6 +178,7 @@ func runCharges(r *runner, o options, args []string) int {
 	output := fs.String("output", "text", "")
 	utc := fs.Bool("utc", false, "")
 	groupBy := fs.String("group-by", "", "")
+	oldest := fs.Bool("oldest-first", false, "")
 	var labels labelsFlag
 	fs.Var(&labels, "label", "")
 	if code, ok := r.parseCommand("charges", chargesHelp, fs, args); !ok {
@@ -216,7 +218,7 @@ func runCharges(r *runner, o options, args []string) int {
 	// The range's query as every part of the program asks it, narrowed by
 	// the flags.
 	q := billing.RangeQuery(rng.From, rng.To)
-	q.Types, q.Format = a.types, a.format
+	q.Types, q.Format, q.OldestFirst = a.types, a.format, *oldest
 	f := svc.Feed(q)
 	defer f.Release()
 	entries, st, err := f.All(ctx, p.feed)

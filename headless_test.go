@@ -994,3 +994,28 @@ func TestChargesGroupingUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// --oldest-first asks the server for the oldest contracts first: the rows
+// come in the server's ascending order.
+func TestChargesOldestFirst(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 300})
+	res := headless(t, srv, demoserver.DemoKey, append([]string{"charges", "--oldest-first", "--output", "csv"}, wholeSpan()...)...)
+	res.ok(t)
+	f := wholeSpanFilter(t)
+	f.OldestFirst = true
+	want := srv.Contracts(f)
+	rows := readCSV(t, res.out)
+	if len(rows) != len(want) || len(rows) < 2 {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, r := range rows {
+		if r[3] != want[i].Source {
+			t.Fatalf("row %d is %s, want %s (oldest first)", i, r[3], want[i].Source)
+		}
+	}
+	for _, r := range srv.Requests() {
+		if strings.HasPrefix(r.Path, "/api/v0/charges") && r.Query.Get("latest_first") != "false" {
+			t.Fatalf("a charges request asked latest_first=%q", r.Query.Get("latest_first"))
+		}
+	}
+}
