@@ -24,17 +24,21 @@ import (
 // testModel builds the real root and screens over a billing service whose
 // feeds page through fake pages (one page of three contracts), so nothing
 // touches a network.
-func testModel(t *testing.T) *Model {
+func testModel(t *testing.T) *Model { return buildModel(t, nil, 100) }
+
+// buildModel is testModel with client under the billing layer (nil: none)
+// and the window width.
+func buildModel(t *testing.T, client *api.Client, width int) *Model {
 	t.Helper()
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	svc := billing.New(context.Background(), nil,
+	svc := billing.New(context.Background(), client,
 		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &onePage{} }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	t.Cleanup(svc.Close)
 	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
 		Now: func() time.Time { return now }, DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(tea.WindowSizeMsg{Width: width, Height: 30})
 	return m
 }
 
@@ -567,16 +571,7 @@ func testModelAt(t *testing.T, baseURL string) *Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	svc := billing.New(context.Background(), c,
-		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &onePage{} }),
-		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
-	t.Cleanup(svc.Close)
-	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return now }, DefaultRange: "30d"}
-	m := New(ctx, Options{Dark: true, Theme: "dark"})
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
-	return m
+	return buildModel(t, c, 120)
 }
 
 // statusLine is the line above the footer.

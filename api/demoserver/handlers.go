@@ -88,37 +88,26 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 	p := normPath(r.URL.Path)
 	var perm string
 	var serve func(w http.ResponseWriter, r *http.Request, key string, ki *keyInfo, body []byte)
-	switch {
-	case p == pathCharges:
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, r, "GET")
+	// One row per fixed path: its method, the permission it needs and its
+	// handler. The preferences path carries the user id and is routed below.
+	type endpoint struct {
+		method, perm string
+		serve        func(w http.ResponseWriter, r *http.Request, key string, ki *keyInfo, body []byte)
+	}
+	fixed := map[string]endpoint{
+		pathCharges:   {http.MethodGet, "billing_read", s.serveCharges},
+		pathCurrent:   {http.MethodGet, "user_read", s.serveCurrent},
+		pathSettings:  {http.MethodPut, "user_write", s.serveSettings},
+		pathTypes:     {http.MethodGet, "user_read", s.serveTypes},
+		pathInstances: {http.MethodGet, "instance_read", s.serveInstances},
+	}
+	switch e, ok := fixed[p]; {
+	case ok:
+		if r.Method != e.method {
+			methodNotAllowed(w, r, e.method)
 			return
 		}
-		perm, serve = "billing_read", s.serveCharges
-	case p == pathCurrent:
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, r, "GET")
-			return
-		}
-		perm, serve = "user_read", s.serveCurrent
-	case p == pathSettings:
-		if r.Method != http.MethodPut {
-			methodNotAllowed(w, r, "PUT")
-			return
-		}
-		perm, serve = "user_write", s.serveSettings
-	case p == pathTypes:
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, r, "GET")
-			return
-		}
-		perm, serve = "user_read", s.serveTypes
-	case p == pathInstances:
-		if r.Method != http.MethodGet {
-			methodNotAllowed(w, r, "GET")
-			return
-		}
-		perm, serve = "instance_read", s.serveInstances
+		perm, serve = e.perm, e.serve
 	default:
 		if _, ok := prefsUser(p); !ok {
 			writeError(w, http.StatusNotFound, "not_found", "Not found.")

@@ -583,11 +583,14 @@ const labelsShown = 4
 // amount and share, then how many more there are. Labels are the server's
 // text: sanitized and cut, never allowed to push the figures off the line.
 func (m *Model) labelLines(w int) []line {
-	if m.labels == nil || len(m.labels.Groups()) == 0 {
+	if m.labels == nil {
+		return nil
+	}
+	groups, total := m.labels.Groups(), m.labels.Total()
+	if len(groups) == 0 {
 		return nil
 	}
 	st := m.styles()
-	groups, total := m.labels.Groups(), m.labels.Total()
 	suffix := ""
 	if !m.main.done() {
 		suffix = " (partial)"
