@@ -18,11 +18,13 @@ func TestSortCycles(t *testing.T) {
 	hs := newHarness(t, 100, 24, servePages(es, 100))
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("j", "enter")) // instance-2, open
+	cmd := hs.press("s")
+	// Sorting needs the whole range: unless the screen held it all when
+	// s was handled (the feed may run ahead of the screen under a loaded
+	// scheduler, and the key folds what it brought), the screen says it
+	// loads the rest first. Read right after the key, before any command.
 	loaded := hs.m.st.Done
-	hs.settle(hs.press("s"))
-	// Sorting needs the whole range: unless it had loaded already (the
-	// feed may run ahead of the screen under a loaded scheduler), the
-	// screen says it loads the rest first.
+	hs.settle(cmd)
 	if !loaded && !hs.sentStatus("sorting by amount, largest first once the range is loaded") {
 		t.Errorf("statuses %v", hs.statuses)
 	}
