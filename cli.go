@@ -61,9 +61,9 @@ vastdash charges --from 2026-10-01 --to 2026-10-31 --output csv > october.csv
 source <(vastdash completion bash)
 `
 
-// rootCommand is the whole command line of one run; o receives the global
-// flags.
-func (r *runner) rootCommand(o *options) *cobra.Command {
+// rootCommand is the whole command line of one run, writing help and the
+// like to out; o receives the global flags.
+func (r *runner) rootCommand(o *options, out io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:     "vastdash",
 		Short:   rootShort,
@@ -80,12 +80,56 @@ func (r *runner) rootCommand(o *options) *cobra.Command {
 		root.AddCommand(build(r, o))
 	}
 	root.AddCommand(r.manCommand())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageErr{cmd: c, err: flagError(c, err)}
-	})
+	// Before the completion command, which keeps the writer it sees.
+	root.SetOut(out)
+	root.SetErr(r.stderr)
+	root.SetIn(strings.NewReader(""))
+	r.completionShells(root)
+	r.keepUsageErrors(root)
 	// "vastdash v1.2.0", as before cobra: scripts may read it.
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
 	return root
+}
+
+// keepUsageErrors makes the usage errors of the tree under c (a bad flag,
+// a stray argument) end the run quietly, kept in r.usage for run to print:
+// an error returned to fang would make it ask the terminal for its
+// background colour (raw mode, a query, up to 2 s without an answer) just
+// to style a line that vastdash prints plain. Returning nil from the flag
+// error hook ends cobra's run without running anything; after an argument
+// error the command's RunE is skipped here.
+func (r *runner) keepUsageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		r.usage = &usageErr{cmd: c, err: flagError(c, err)}
+		return nil
+	})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if check := c.Args; check != nil {
+			c.Args = func(c *cobra.Command, args []string) error {
+				if err := check(c, args); err != nil {
+					var ue *usageErr
+					if !errors.As(err, &ue) {
+						ue = &usageErr{cmd: c, err: err}
+					}
+					r.usage = ue
+				}
+				return nil
+			}
+		}
+		if run := c.RunE; run != nil {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if r.usage != nil {
+					return nil
+				}
+				return run(c, args)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(c)
 }
 
 // runs is a RunE that runs f and keeps its exit code. f has printed its
@@ -100,13 +144,10 @@ func (r *runner) runs(f func() int) func(*cobra.Command, []string) error {
 // run runs the command line on args and returns the exit code.
 func (r *runner) run(args []string) int {
 	var o options
-	root := r.rootCommand(&o)
+	out := newCobraOut(r.stdout)
+	root := r.rootCommand(&o, out)
 	// cobra reads os.Args when given nil.
 	root.SetArgs(append([]string{}, args...))
-	out := newCobraOut(r.stdout)
-	root.SetOut(out)
-	root.SetErr(r.stderr)
-	root.SetIn(strings.NewReader(""))
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(versionString()),
 		// vastdash's man command writes through out, checked.
@@ -119,11 +160,11 @@ func (r *runner) run(args []string) int {
 	if ferr := out.Flush(); ferr != nil {
 		return r.writeError(ferr)
 	}
+	if r.usage != nil {
+		return r.usageError(commandName(r.usage.cmd), r.usage.err)
+	}
 	if err != nil {
-		var ue *usageErr
-		if errors.As(err, &ue) {
-			return r.usageError(commandName(ue.cmd), ue.err)
-		}
+		// cobra's own commands (completion): a usage error too.
 		return r.usageError("", err)
 	}
 	return r.code
@@ -254,6 +295,32 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// completionShells adds cobra's completion command now, rather than when it
+// runs, to make a missing or unknown shell a usage error: by itself cobra
+// prints the command's help and exits 0.
+func (r *runner) completionShells(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			shells = append(shells, sh.Name())
+		}
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &usageErr{cmd: c, err: fmt.Errorf("unknown shell %s (want %s)", argText(args[0]), orList(shells))}
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			r.usage = &usageErr{cmd: c, err: fmt.Errorf("name the shell: %s", orList(shells))}
+			return nil
+		}
+	}
 }
 
 // manCommand prints the manual page, built from the same command tree as

@@ -138,7 +138,8 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 	}
 	fs.Var(&checkedValue{typ: "key", parse: func(s string) (err error) {
 		if a.groupBy, err = billing.ParseGroupKey(s); err != nil {
-			return badValue("--group-by: %v", err)
+			// Not billing's error, which quotes the word as it is.
+			return badValue("--group-by: unknown grouping %s (want %s)", argText(s), orList(groups))
 		}
 		return nil
 	}}, "group-by", "one row per group instead of per contract: "+orList(groups)+"\n(count, amount, share); contracts without one form (no label) or (none)")

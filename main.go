@@ -82,6 +82,8 @@ type runner struct {
 	cmdCtx context.Context
 	// code is the exit code the command that ran left.
 	code int
+	// usage is the usage error that ended the parse of the command line.
+	usage *usageErr
 }
 
 func newRunner(stdout, stderr io.Writer) *runner {
