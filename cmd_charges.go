@@ -412,9 +412,9 @@ func writeJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location
 const textTime = "2006-01-02 15:04"
 
 // textRow is one row of the text table.
-type textRow [7]string
+type textRow [10]string
 
-var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "DESCRIPTION", "AMOUNT"}
+var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "TEMPLATE", "ENDPOINT", "WORKERGROUP", "DESCRIPTION", "AMOUNT"}
 
 // The widest the text table shows a server's string, in terminal cells; a
 // longer one is cut and ends in "…" (csv and json keep it whole). Without a
@@ -440,6 +440,7 @@ func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 		}
 		return timeIn(unix, loc).Format(textTime)
 	}
+	ids := export.IDs(c)
 	return textRow{
 		when(c.Start),
 		when(c.End),
@@ -447,6 +448,7 @@ func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 		cut(strings.Repeat("  ", depth)+c.Type, maxTypeCells),
 		cut(c.Source, maxSourceCells),
 		cut(c.Meta.Label, maxLabelCells),
+		ids[0], ids[1], ids[2],
 		cut(c.Description, maxDescriptionCells),
 		c.Amount.String(),
 	}
