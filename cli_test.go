@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -259,5 +261,42 @@ func TestManPage(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the man page lacks %q", want)
 		}
+	}
+}
+
+// TestREADMEShowsTheHelp keeps README's copy of `vastdash --help` true.
+// The help wraps at the terminal's width, so words are compared, not
+// lines. After a change to the commands or flags, regenerate it with
+// VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp .
+func TestREADMEShowsTheHelp(t *testing.T) {
+	isolate(t)
+	const begin, end = "<!-- vastdash --help -->\n```\n", "```\n<!-- end of vastdash --help -->"
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(readme)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatal("README.md has no marked copy of vastdash --help")
+	}
+	code, help, _ := runMain("--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d", code)
+	}
+	if os.Getenv("VASTDASH_UPDATE_README") == "1" {
+		var lines []string
+		for _, l := range strings.Split(strings.Trim(help, "\n"), "\n") {
+			lines = append(lines, strings.TrimRight(l, " "))
+		}
+		doc = doc[:i+len(begin)] + strings.Join(lines, "\n") + "\n" + doc[j:]
+		if err := os.WriteFile("README.md", []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got, want := strings.Fields(doc[i+len(begin):j]), strings.Fields(help); !slices.Equal(got, want) {
+		t.Errorf("README.md's copy of vastdash --help is out of date; run\n"+
+			"VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp .\nREADME:\n%s\nhelp:\n%s", strings.Join(got, " "), strings.Join(want, " "))
 	}
 }

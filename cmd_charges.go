@@ -142,7 +142,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 			return badValue("--group-by: unknown grouping %s (want %s)", argText(s), orList(groups))
 		}
 		return nil
-	}}, "group-by", "one row per group instead of per contract: "+orList(groups)+"\n(count, amount, share); contracts without one form (no label) or (none)")
+	}}, "group-by", "one row per group instead of per contract (count, amount, share):\n"+orList(groups)+"; contracts without one\nform (no label) or (none)")
 	completeWith(cmd, "group-by", groups...)
 	fs.Var(&a.labels, "label", "only contracts labelled this (repeat for several; table format)")
 	fs.BoolVar(&a.oldest, "oldest-first", false, "the oldest contracts first (default: newest first)")
