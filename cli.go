@@ -85,7 +85,9 @@ func (r *runner) rootCommand(o *options, out io.Writer) *cobra.Command {
 	root.SetErr(r.stderr)
 	root.SetIn(strings.NewReader(""))
 	r.completionShells(root)
+	helpCommand(root)
 	r.keepUsageErrors(root)
+	mergeGlobalFlags(root)
 	// "vastdash v1.2.0", as before cobra: scripts may read it.
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
 	return root
@@ -193,8 +195,14 @@ func unknownCommand(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	msg := "unknown command " + argText(args[0])
-	if s := c.SuggestionsFor(args[0]); len(s) > 0 && !looksLikeKey(args[0]) {
+	return notACommand(c, c, args[0])
+}
+
+// notACommand is the usage error of c for word, which names no command
+// under parent: it suggests the nearest ones.
+func notACommand(c, parent *cobra.Command, word string) error {
+	msg := "unknown command " + argText(word)
+	if s := parent.SuggestionsFor(word); len(s) > 0 && !looksLikeKey(word) {
 		msg += " (did you mean " + orList(s) + "?)"
 	}
 	return &usageErr{cmd: c, err: errors.New(msg)}
@@ -321,6 +329,63 @@ func (r *runner) completionShells(root *cobra.Command) {
 			return nil
 		}
 	}
+}
+
+// mergeGlobalFlags merges the global flags into the flags of every command
+// under c now, as cobra does for the one command it parses: the help lists
+// a command the same way whichever command it is asked of
+// (`vastdash --help`, `vastdash help`), "man [--flags]" included, which is
+// true, as the global flags work after any command.
+func mergeGlobalFlags(c *cobra.Command) {
+	c.InheritedFlags()
+	for _, sub := range c.Commands() {
+		mergeGlobalFlags(sub)
+	}
+}
+
+// helpCommand replaces cobra's help command, which answers a topic it does
+// not know with the root's help and exit 0: `vastdash help chrages` is a
+// usage error that suggests charges, like `vastdash chrages`.
+func helpCommand(root *cobra.Command) {
+	find := func(c *cobra.Command, args []string) (*cobra.Command, []string) {
+		target, rest, err := c.Root().Find(args)
+		if err != nil || target == nil {
+			return c.Root(), args
+		}
+		return target, rest
+	}
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "help about any command",
+		Args: func(c *cobra.Command, args []string) error {
+			target, rest := find(c, args)
+			if len(rest) == 0 {
+				return nil
+			}
+			return notACommand(c, target, rest[0])
+		},
+		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			target, _ := find(c, args)
+			var names []cobra.Completion
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, _ := find(c, args)
+			// What parsing `target --help` would have set up: its help and
+			// version flags (mergeGlobalFlags did the rest).
+			target.InitDefaultHelpFlag()
+			target.InitDefaultVersionFlag()
+			// Written to out: a failed write is seen at the flush in run.
+			_ = target.Help()
+			return nil
+		},
+	})
+	root.InitDefaultHelpCmd()
 }
 
 // manCommand prints the manual page, built from the same command tree as
