@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -134,8 +133,14 @@ func TestUsageErrorsNeverEchoTheKey(t *testing.T) {
 		{"notifications", "--email", canary},
 		{"--demo=" + canary},
 		{"completion", hexKey},
+		{"help", hexKey},
+		// The official CLI's --api-key, which vastdash does not take.
+		{"--api-key", canary, "credit"},
+		{"credit", "--api-key=" + canary},
+		{"--key", hexKey},
 	} {
-		t.Run(fmt.Sprint(len(args)), func(t *testing.T) {
+		name := strings.NewReplacer(canary, "KEY", hexKey, "HEXKEY").Replace(strings.Join(args, " "))
+		t.Run(name, func(t *testing.T) {
 			res := headless(t, srv, canary, args...)
 			res.failed(t, exitUsage, "")
 			if strings.Contains(res.errOut, "CANARY") || strings.Contains(res.errOut, hexKey[:20]) {
