@@ -76,6 +76,24 @@ func TestFlagValuesAccepted(t *testing.T) {
 	}
 }
 
+// --type takes a list, and adds to it when repeated.
+func TestChargesTypeList(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	for _, args := range [][]string{
+		{"--type", "volume,instance"},
+		{"--type", "volume", "--type", "instance"},
+		{"--type", "Volume, instance ,volume"},
+	} {
+		srv.ResetRequests()
+		headless(t, srv, demoserver.DemoKey, append([]string{"charges"}, args...)...).ok(t)
+		for _, r := range chargesRequests(srv) {
+			if got := r.Query.Get("select_filters"); !strings.Contains(got, `"type":{"in":["volume","instance"]}`) {
+				t.Errorf("%v: select_filters %s", args, got)
+			}
+		}
+	}
+}
+
 // A mistyped flag or command names the nearest ones; a word far from any
 // gets no guess.
 func TestUsageErrorsSuggest(t *testing.T) {

@@ -122,10 +122,11 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 		"first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
 		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
-	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
-		a.types, err = parseTypes(s)
+	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
+		types, err := parseTypes(s)
+		a.types = append(a.types, types...)
 		return err
-	}}, "type", "any of instance,volume,serverless (default: all)")
+	}}, "type", "any of instance,volume,serverless, comma-separated or repeated\n(default: all)")
 	completeWith(cmd, "type", "instance", "volume", "serverless")
 	enumFlag(cmd, &a.format, "format", []string{string(api.FormatTable), string(api.FormatTree)},
 		"table: one row per contract; tree: serverless contracts grouped\nunder their endpoint and workergroup")
