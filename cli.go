@@ -25,9 +25,9 @@ import (
 //
 // Errors stay vastdash's own: every usage error, whether cobra's, pflag's or
 // a flag value's, is one plain line "vastdash: … (see vastdash CMD --help)"
-// and exit 2, before the key is looked up or any request made. A command's
-// RunE prints its own failures and leaves the exit code in runner.code, so
-// fang's error path, which is for usage errors only here, never sees them.
+// and exit 2, before the key is looked up or any request made (see
+// keepUsageErrors). A command's RunE prints its own failures and leaves the
+// exit code in runner.code: fang's error path sees no error of vastdash.
 
 // commands builds the headless commands, in the order the help lists them.
 // A new command is a file cmd_NAME.go with a builder like creditCommand
@@ -125,6 +125,13 @@ func (r *runner) keepUsageErrors(c *cobra.Command) {
 					return nil
 				}
 				return run(c, args)
+			}
+		}
+		if run := c.Run; run != nil {
+			c.Run = func(c *cobra.Command, args []string) {
+				if r.usage == nil {
+					run(c, args)
+				}
 			}
 		}
 		for _, sub := range c.Commands() {
