@@ -26,7 +26,14 @@ func ttyRun(t *testing.T, env []string, args ...string) (string, int) {
 	}
 	home := t.TempDir()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "VAST_API_KEY=", "TERM=xterm-256color"}, env...)...)
+	// The caller's NO_COLOR would decide the styled case for it.
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "NO_COLOR=") {
+			base = append(base, kv)
+		}
+	}
+	cmd.Env = append(base, append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "VAST_API_KEY=", "TERM=xterm-256color"}, env...)...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatal(err)
