@@ -126,3 +126,38 @@ func TestChargesFromToReversed(t *testing.T) {
 	headlessWith(t, srv, demoserver.DemoKey, withTimezone(t, "Europe/Berlin"),
 		"charges", "--from", "2026-11-20", "--to", "2026-11-19T23:30:00Z").ok(t)
 }
+
+// --config names the settings file, before or after the command: its
+// timezone decides where the days of --from and --to begin; a file that
+// cannot be read or holds a bad value is a usage error naming it, with no
+// request.
+func TestConfigFlag(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tokyo := write("tokyo.toml", "timezone = \"Asia/Tokyo\"\n")
+	for _, args := range [][]string{
+		{"--config", tokyo, "charges", "--from", "2026-11-20", "--to", "2026-11-20"},
+		{"charges", "--from", "2026-11-20", "--to", "2026-11-20", "--config=" + tokyo},
+	} {
+		srv.ResetRequests()
+		headless(t, srv, demoserver.DemoKey, args...).ok(t)
+		if gte, lte := dayFilter(t, srv); !gte.Equal(utc("2026-11-19T15:00:00Z")) || !lte.Equal(utc("2026-11-20T14:59:59Z")) {
+			t.Errorf("%v: asked %s..%s, want the day in Tokyo", args, gte, lte)
+		}
+	}
+	srv.ResetRequests()
+	bad := write("bad.toml", "range = \"7d\"\ntimezone = \"Mars/Base\"\n")
+	headless(t, srv, demoserver.DemoKey, "--config", bad, "credit").failed(t, exitUsage, bad+":2: timezone must be")
+	missing := filepath.Join(dir, "none.toml")
+	headless(t, srv, demoserver.DemoKey, "credit", "--config", missing).failed(t, exitUsage, missing+": cannot read settings")
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("bad settings sent %d requests", n)
+	}
+}
