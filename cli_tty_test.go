@@ -121,3 +121,39 @@ func TestHelpInATerminalHonoursNoColor(t *testing.T) {
 		t.Fatalf("exit %d: help with NO_COLOR holds escape sequences: %q", code, text)
 	}
 }
+
+// The bash script really completes, in bash, through the built binary
+// (bash-completion's word splitter stood in for by a minimal one).
+func TestBashCompletionCompletes(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if testing.Short() || err != nil {
+		t.Skip("needs bash and the built binary")
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(bin, dir+"/vastdash"); err != nil {
+		t.Fatal(err)
+	}
+	script := `_get_comp_words_by_ref() { cur="${COMP_WORDS[COMP_CWORD]}"; prev="${COMP_WORDS[COMP_CWORD-1]}"; words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+compopt() { :; }
+source <(vastdash completion bash)
+complete_line() {
+	read -ra W <<< "$1"; [[ "$1" == *" " ]] && W+=("")
+	COMP_WORDS=("${W[@]}"); COMP_CWORD=$((${#W[@]}-1)); COMP_LINE="$1"; COMP_POINT=${#1}; COMPREPLY=()
+	__start_vastdash; echo "${COMPREPLY[*]}"
+}
+complete_line "vastdash cr"
+complete_line "vastdash charges --output "
+complete_line "vastdash --demo charges --gro"
+complete_line "vastdash notifications --webhooks "
+`
+	cmd := exec.Command(bash, "-c", script)
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "VAST_API_KEY=")
+	out, err := cmd.CombinedOutput()
+	if want := "credit\ntext csv json\n--group-by\non off\n"; err != nil || string(out) != want {
+		t.Fatalf("bash completed %q (%v), want %q", out, err, want)
+	}
+}
