@@ -244,6 +244,11 @@ func flagError(c *cobra.Command, err error) error {
 		if looksLikeKey(name) {
 			return errors.New("unknown flag (a name that looks like an API key, not shown)")
 		}
+		if owners := commandsWithFlag(c, name); len(owners) == 1 {
+			return fmt.Errorf("--%s goes after the command: vastdash %s --%s", name, owners[0], name)
+		} else if len(owners) > 1 {
+			return fmt.Errorf("--%s goes after the command (%s): vastdash %s --%s", name, orList(owners), owners[0], name)
+		}
 		msg := "unknown flag --" + name
 		if s := suggestFlags(c.Flags(), name); len(s) > 0 {
 			msg += " (did you mean " + orList(s) + "?)"
@@ -260,6 +265,19 @@ func flagError(c *cobra.Command, err error) error {
 		return fmt.Errorf("--%s needs a value", required.GetFlag().Name)
 	}
 	return err
+}
+
+// commandsWithFlag names the commands below c that have their own flag
+// name: a command's flag given before the command ("vastdash --json
+// credit") lands on the root, which does not know it.
+func commandsWithFlag(c *cobra.Command, name string) []string {
+	var owners []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() && sub.LocalNonPersistentFlags().Lookup(name) != nil {
+			owners = append(owners, sub.Name())
+		}
+	}
+	return owners
 }
 
 // suggestFlags are the flags of fs closest to a mistyped name: one edit
