@@ -100,6 +100,8 @@ func contractType(s string) (api.ContractType, bool) {
 	return "", false
 }
 
+// chargesCommand is `vastdash charges`: its help and flags, each value
+// checked as it is parsed; r.charges runs it.
 func (r *runner) chargesCommand(o *options) *cobra.Command {
 	a := chargesArgs{format: string(api.FormatTable), output: "text"}
 	cmd := &cobra.Command{

@@ -37,6 +37,7 @@ type creditFlags struct {
 	json, runway, utc bool
 }
 
+// creditCommand is `vastdash credit`: its help and flags; r.credit runs it.
 func (r *runner) creditCommand(o *options) *cobra.Command {
 	var f creditFlags
 	cmd := &cobra.Command{

@@ -47,6 +47,8 @@ func (v *switchValue) Set(s string) error {
 
 func (v *switchValue) Type() string { return "on|off" }
 
+// notificationsCommand is `vastdash notifications`: its help and flags;
+// r.notifications runs it.
 func (r *runner) notificationsCommand(o *options) *cobra.Command {
 	email, webhooks := &switchValue{name: "email"}, &switchValue{name: "webhooks"}
 	var force bool
