@@ -85,9 +85,16 @@ func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error
 // When the write's outcome is unknown, the document is read again and
 // returned with Unknown set, so the caller shows what the server holds
 // instead of guessing.
+//
+// Any switch of the document can be set this way (see ListAlerts), but
+// not one the catalogue marks mandatory by email: that is an error
+// matching ErrLocked, and nothing is read or sent.
 func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (SaveResult, error) {
 	if s.client == nil {
 		return SaveResult{}, errNoClient
+	}
+	if err := s.checkLocks(ctx, sw); err != nil {
+		return SaveResult{}, err
 	}
 	cur, err := s.client.NotificationPrefs(ctx, userID)
 	readable := err == nil
