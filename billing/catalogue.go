@@ -232,7 +232,7 @@ var ErrLocked = errors.New("locked by the platform")
 type lockedError struct{ label string }
 
 func (e *lockedError) Error() string {
-	return e.label + " is always sent: the platform mails it whatever the switch says, so vastdash does not save it"
+	return e.label + " is locked: the platform always sends it, whatever the switch says"
 }
 
 func (e *lockedError) Is(target error) bool { return target == ErrLocked }

@@ -157,7 +157,7 @@ func TestSaveSwitchesRefusesLocked(t *testing.T) {
 	before := srv.Prefs()
 	_, err := s.SaveSwitches(context.Background(), srv.UserID(),
 		[]Switch{{Path: api.PrefPath{"client", "payment_failed", "email"}, On: false}}, false)
-	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "Payment failed by email is always sent") {
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "Payment failed by email is locked") {
 		t.Fatalf("err %v", err)
 	}
 	for _, q := range srv.Requests() {

@@ -348,6 +348,14 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":
 		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "ctrl+u":
+		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
 	}
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
@@ -459,7 +467,7 @@ func TestWaitsForAccountThenReads(t *testing.T) {
 	if !strings.Contains(view(s), "› [x] on") {
 		t.Errorf("cursor not on the first switch:\n%s", view(s))
 	}
-	mustShow(t, s, "Low credit alerts fire below $50.00 (threshold enabled).")
+	mustShow(t, s, "low-balance threshold: $50.00 — alerts fire below it")
 }
 
 func TestToggleSendsWholeDocument(t *testing.T) {
