@@ -84,8 +84,9 @@ type Threshold struct {
 	// Known is set when the record holds a plausible amount: a number from
 	// 0 to MaxThreshold.
 	Known bool
-	// Bad says why a threshold the record holds is not believed
-	// ("negative", "beyond $1,000,000.00", "not a number"); "" otherwise.
+	// Bad says what the record holds that is not believed ("a negative
+	// amount (-$5.00)", "an amount beyond $1,000,000.00", "a value that is
+	// not an amount"); "" otherwise.
 	Bad string
 	// Enabled is nil when the record does not say.
 	Enabled *bool
@@ -98,12 +99,12 @@ func ThresholdOf(u api.User) Threshold {
 	th := Threshold{Enabled: u.BalanceThresholdEnabled}
 	switch {
 	case u.BalanceThresholdBad:
-		th.Bad = "not a number vastdash can hold"
+		th.Bad = "a value that is not an amount"
 	case u.BalanceThreshold == nil:
 	case *u.BalanceThreshold < 0:
-		th.Bad = "negative (" + u.BalanceThreshold.Credit() + ")"
+		th.Bad = "a negative amount (" + u.BalanceThreshold.Credit() + ")"
 	case *u.BalanceThreshold > MaxThreshold:
-		th.Bad = "beyond " + MaxThreshold.Credit()
+		th.Bad = "an amount beyond " + MaxThreshold.Credit()
 	default:
 		th.Amount, th.Known = *u.BalanceThreshold, true
 	}
@@ -115,12 +116,13 @@ func ThresholdOf(u api.User) Threshold {
 func (t Threshold) On() bool { return t.Known && (t.Enabled == nil || *t.Enabled) }
 
 // String describes the threshold for a line of text: "$25.00, enabled",
-// "$25.00, disabled", "not set", "not believable: negative (-$5.00)".
+// "$25.00, disabled", "not set", "not believable — the server sent a
+// negative amount (-$5.00)".
 func (t Threshold) String() string {
 	var s string
 	switch {
 	case t.Bad != "":
-		return "not believable: the server sent one " + t.Bad
+		return "not believable — the server sent " + t.Bad
 	case !t.Known:
 		s = "not set"
 	default:

@@ -81,7 +81,7 @@ func TestThresholdOfRefusesImplausible(t *testing.T) {
 		{api.User{BalanceThreshold: amt(25000), BalanceThresholdEnabled: &on}, true, ""},
 		{api.User{BalanceThreshold: amt(-5000), BalanceThresholdEnabled: &on}, false, "negative"},
 		{api.User{BalanceThreshold: amt(MaxThreshold + 10), BalanceThresholdEnabled: &on}, false, "beyond"},
-		{api.User{BalanceThresholdBad: true, BalanceThresholdEnabled: &on}, false, "not a number"},
+		{api.User{BalanceThresholdBad: true, BalanceThresholdEnabled: &on}, false, "not an amount"},
 		{api.User{}, false, ""},
 	}
 	for _, c := range cases {
