@@ -235,3 +235,19 @@ func TestParseSwitch(t *testing.T) {
 		}
 	}
 }
+
+// A switch the document does not hold is a typo: refused, nothing sent.
+// low_credit's are exempt (a document without them gets them).
+func TestSaveSwitchesRefusesUnknown(t *testing.T) {
+	srv, s := unpaced(t, demoserver.DemoKey, 5*time.Second)
+	ctx := context.Background()
+	_, err := s.SaveSwitches(ctx, srv.UserID(), []Switch{{Path: api.PrefPath{"client", "instance_outbd", "email"}, On: false}}, false)
+	if !errors.Is(err, ErrNoSuchSwitch) || !strings.Contains(err.Error(), "client.instance_outbd.email") {
+		t.Fatalf("err %v", err)
+	}
+	for _, q := range srv.Requests() {
+		if q.Method == http.MethodPut {
+			t.Fatal("a PUT for a switch the document does not hold")
+		}
+	}
+}

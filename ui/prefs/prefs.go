@@ -364,19 +364,10 @@ func (m *Model) rebuild() {
 // thresholdRow is the row index of the threshold.
 func (m *Model) thresholdRow() int {
 	n := 0
-	for n < len(m.switches) && isLowCredit(m.switches[n].Channel.Path) {
+	for n < len(m.switches) && billing.IsLowCredit(m.switches[n].Channel.Path) {
 		n++
 	}
 	return n
-}
-
-func isLowCredit(p api.PrefPath) bool {
-	for _, lc := range billing.LowCredit {
-		if lc.Path == p {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *Model) rowCount() int { return len(m.switches) + 1 }
