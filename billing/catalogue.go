@@ -3,7 +3,6 @@ package billing
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -259,12 +258,13 @@ func (s *Service) checkLocks(ctx context.Context, sw []Switch) error {
 }
 
 // ParseSwitch reads a switch as the headless command takes it:
-// CONTEXT.TYPE.CHANNEL=on|off, e.g. client.instance_outbid.email=off.
+// CONTEXT.TYPE.CHANNEL=on|off, e.g. client.instance_outbid.email=off. The
+// error does not repeat s: the caller quotes it, minding what it may hold.
 func ParseSwitch(s string) (Switch, error) {
 	path, val, ok := strings.Cut(s, "=")
 	keys := strings.Split(path, ".")
 	if !ok || len(keys) != 3 || keys[0] == "" || keys[1] == "" || keys[2] == "" {
-		return Switch{}, fmt.Errorf("%q: want CONTEXT.TYPE.CHANNEL=on|off, e.g. client.instance_outbid.email=off", clipInput(s))
+		return Switch{}, errors.New("want CONTEXT.TYPE.CHANNEL=on|off, e.g. client.instance_outbid.email=off")
 	}
 	var on bool
 	switch strings.ToLower(strings.TrimSpace(val)) {
@@ -272,7 +272,7 @@ func ParseSwitch(s string) (Switch, error) {
 		on = true
 	case "off", "false", "no", "0":
 	default:
-		return Switch{}, fmt.Errorf("%q: the value must be on or off", clipInput(s))
+		return Switch{}, errors.New("the value must be on or off")
 	}
 	return Switch{Path: api.PrefPath{keys[0], keys[1], keys[2]}, On: on}, nil
 }

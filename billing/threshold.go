@@ -144,6 +144,22 @@ type ThresholdChange struct {
 	Enabled *bool
 }
 
+// String describes the change: "$25.00, enabled".
+func (ch ThresholdChange) String() string {
+	var parts []string
+	if ch.Amount != nil {
+		parts = append(parts, ch.Amount.Credit())
+	}
+	switch {
+	case ch.Enabled == nil:
+	case *ch.Enabled:
+		parts = append(parts, "enabled")
+	default:
+		parts = append(parts, "disabled")
+	}
+	return strings.Join(parts, ", ")
+}
+
 // ThresholdResult is the outcome of SaveThreshold.
 type ThresholdResult struct {
 	// Account is the account as read again after the save: what the

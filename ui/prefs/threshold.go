@@ -169,7 +169,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 	case err == nil && res.Matches():
 		m.say(shared.StatusOK, "saved: the server holds the threshold "+held, noteTTL)
 	case err == nil:
-		m.say(shared.StatusWarn, "the server holds the threshold "+held+" (vastdash sent "+sentText(res.Sent)+")", 0)
+		m.say(shared.StatusWarn, "the server holds the threshold "+held+" (vastdash sent "+res.Sent.String()+")", 0)
 	case res.Unknown && res.Read:
 		m.say(shared.StatusWarn, "no answer to the threshold save; read again, the server holds "+held+" ("+shared.Safe(err.Error())+")", 0)
 	case res.Unknown:
@@ -184,18 +184,6 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		m.say(shared.StatusError, "could not save the threshold: "+m.ctx.ErrorText(err), 0)
 	}
 	return announce
-}
-
-// sentText describes a change: "$25.00, enabled".
-func sentText(ch billing.ThresholdChange) string {
-	var parts []string
-	if ch.Amount != nil {
-		parts = append(parts, ch.Amount.Credit())
-	}
-	if ch.Enabled != nil {
-		parts = append(parts, enabledWord(*ch.Enabled))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func enabledWord(on bool) string {
