@@ -247,6 +247,20 @@ func TestScrollsSmall(t *testing.T) {
 	}
 }
 
+// On a narrow screen the field keeps its room: the words around it go
+// first, never what is typed.
+func TestThresholdFieldNarrow(t *testing.T) {
+	srv := startDemo(t, false)
+	s := demoScreenSized(t, srv, demoserver.DemoKey, 40, 12)
+	s.press("t")
+	s.press("ctrl+u")
+	s.typeText("1234.56")
+	golden.AssertFits(t, s.View(), 40, 12)
+	if line := cursorLine(s); !strings.Contains(line, "$1234.56") {
+		t.Errorf("the typed amount is cut: %q", line)
+	}
+}
+
 // ? lists the threshold's keys.
 func TestHelpListsThresholdKeys(t *testing.T) {
 	srv := startDemo(t, false)

@@ -219,7 +219,21 @@ func (m *Model) thresholdRowText(selected bool) string {
 	}
 	cur, label := "  ", m.thresholdLabel()
 	if m.th.editing {
-		label = "low-balance threshold: " + m.th.input.View() + st.Muted.Render(" enter saves · esc cancels")
+		// The field comes first: on a narrow screen the words around it
+		// go before any of what is typed does.
+		field := m.th.input.View()
+		label = field
+		avail := m.width - 2 - stateWidth - 1
+		for _, l := range []string{
+			"low-balance threshold: " + field + st.Muted.Render(" enter saves · esc cancels"),
+			"low-balance threshold: " + field,
+			"threshold " + field,
+		} {
+			if shared.Width(l) <= avail {
+				label = l
+				break
+			}
+		}
 	} else if selected {
 		label = st.Selected.Render(label)
 	}
