@@ -26,8 +26,14 @@ type KeyMap struct {
 	Cancel  key.Binding
 }
 
-// DefaultKeyMap returns the screen's bindings.
-func DefaultKeyMap() KeyMap {
+// DefaultKeyMap returns the screen's bindings: a copy of one map built
+// once, since a binding's key list is only read (Help's SetEnabled changes
+// the copy's own flag), so a new screen allocates nothing for them.
+func DefaultKeyMap() KeyMap { return defaultKeys }
+
+var defaultKeys = newKeyMap()
+
+func newKeyMap() KeyMap {
 	return KeyMap{
 		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),

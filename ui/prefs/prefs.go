@@ -140,9 +140,11 @@ type Model struct {
 // in flight and the suggestion.
 type threshold struct {
 	editing bool
-	input   textinput.Model
-	saving  *billing.ThresholdChange
-	seq     int
+	// input is the text field, made when it opens: the model of a
+	// field is kilobytes a screen that is never edited need not carry.
+	input  *textinput.Model
+	saving *billing.ThresholdChange
+	seq    int
 	// echo is the account this screen announced after a save: when the
 	// root hands it back as a UserMsg, the preferences need no re-read.
 	echo *api.User
@@ -164,9 +166,9 @@ func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	m := &Model{ctx: ctx, keys: DefaultKeyMap(), unsure: map[api.PrefPath]bool{}}
-	m.rebuild()
-	return m
+	// The list of switches is built when the account arrives: until then
+	// the screen says it is loading, and the first frame costs nothing.
+	return &Model{ctx: ctx, keys: DefaultKeyMap()}
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.
@@ -223,7 +225,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	default:
 		if m.th.editing {
 			// Paste reaches the open text field.
-			m.th.input, cmd = m.th.input.Update(msg)
+			*m.th.input, cmd = m.th.input.Update(msg)
 		}
 	}
 	if m.note == nil {
@@ -248,6 +250,9 @@ func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
 		return nil
 	}
 	u := msg.User
+	if !m.haveUser {
+		m.rebuild() // the low_credit switches, until the document is read
+	}
 	if e := m.th.echo; e != nil && reflect.DeepEqual(*e, u) {
 		// The account this screen announced after a threshold save: it
 		// holds nothing the screen does not know.
@@ -597,6 +602,9 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 	case res.Unknown && res.Prefs.IsZero():
 		// The write may have landed and the read after it failed: say
 		// so rather than show a state the server may no longer hold.
+		if m.unsure == nil {
+			m.unsure = map[api.PrefPath]bool{}
+		}
 		m.unsure[w.path] = true
 		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, r to re-read (%s)%s", w.label, word(w.on), reason, suffix), 0)
 	case res.Unknown:

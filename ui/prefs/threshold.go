@@ -74,7 +74,7 @@ func (m *Model) startEdit() tea.Cmd {
 		in.SetValue(strings.TrimPrefix(strings.ReplaceAll(h.Amount.Credit(), ",", ""), "$"))
 	}
 	in.CursorEnd()
-	m.th.input, m.th.editing = in, true
+	m.th.input, m.th.editing = &in, true
 	m.say(shared.StatusInfo, "type the threshold in dollars — enter saves, esc cancels", 0)
 	return m.th.input.Focus()
 }
@@ -98,7 +98,7 @@ func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.saveThreshold(billing.ThresholdChange{Amount: &a}, "the threshold "+a.Credit())
 	}
 	var cmd tea.Cmd
-	m.th.input, cmd = m.th.input.Update(msg)
+	*m.th.input, cmd = m.th.input.Update(msg)
 	return cmd
 }
 
