@@ -172,3 +172,17 @@ func TestNotificationsThresholdTimeout(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
 	}
 }
+
+// Every name the server sent — catalogue names, document keys — reaches
+// stdout stripped of escapes and controls.
+func TestNotificationsAllHostile(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10, SettingsThreshold: -1, TypesThreshold: -1, Hostile: true})
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--all")
+	res.ok(t)
+	if strings.ContainsAny(res.out, "\x1b\x07\u202e\u009b") {
+		t.Fatalf("unsafe output: %q", res.out)
+	}
+	if n := len(api.NewPrefs(srv.Prefs()).Paths()); strings.Count(res.out, "\n") != n+1 {
+		t.Fatalf("%d lines for %d switches:\n%s", strings.Count(res.out, "\n"), n, res.out)
+	}
+}
