@@ -18,7 +18,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
@@ -145,9 +144,6 @@ type threshold struct {
 	input  *textinput.Model
 	saving *billing.ThresholdChange
 	seq    int
-	// echo is the account this screen announced after a save: when the
-	// root hands it back as a UserMsg, the preferences need no re-read.
-	echo *api.User
 	// unknown is set after a save whose outcome no read settled.
 	unknown bool
 
@@ -250,19 +246,13 @@ func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
 		return nil
 	}
 	u := msg.User
-	if !m.haveUser {
-		m.rebuild() // the low_credit switches, until the document is read
-	}
-	if e := m.th.echo; e != nil && reflect.DeepEqual(*e, u) {
-		// The account this screen announced after a threshold save: it
-		// holds nothing the screen does not know.
-		m.th.echo = nil
-		m.user = &u
-		return nil
-	}
-	changed := m.haveUser && m.user.ID != u.ID
+	first := !m.haveUser
+	changed := !first && m.user.ID != u.ID
 	m.user, m.haveUser, m.userErr = &u, true, nil
-	if changed {
+	switch {
+	case first:
+		m.rebuild() // the low_credit switches, until the document is read
+	case changed:
 		// Another account (a different key): nothing read so far applies.
 		m.seq++
 		m.th.seq++
@@ -272,9 +262,13 @@ func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
 		m.settle()
 		m.rebuild()
 		m.say(shared.StatusInfo, "", 0)
+	default:
+		// The same account read again — r on another screen, a refresh of
+		// the credit, the account a threshold save read: the preferences
+		// are re-read by r on this screen, not with every reading of the
+		// credit (a refresh would cost a request an interval).
+		return nil
 	}
-	// The first account starts the GET; a later one (a reload) re-reads
-	// when nothing else is going on.
 	if m.Loading() || m.confirm != nil {
 		return nil
 	}

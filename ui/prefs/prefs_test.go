@@ -951,8 +951,12 @@ func TestReloadRereadsAndIgnoresStaleAnswers(t *testing.T) {
 	f := newServer(t, fullDoc)
 	s := start(t, f, 100, 20)
 	f.set(func(f *fakeServer) { f.doc = strings.Replace(fullDoc, `"webhooks":false`, `"webhooks":true`, 1) })
-	if n := s.send(shared.UserMsg{User: testUser()}); n != 1 {
-		t.Fatal("a reload should re-read")
+	// The same account read again (a refresh of the credit) reads nothing.
+	if n := s.send(shared.UserMsg{User: testUser()}); n != 0 {
+		t.Fatal("the credit's refresh re-read the preferences")
+	}
+	if n := s.press("r"); n != 1 {
+		t.Fatal("r should re-read")
 	}
 	// A second account (another key) arrives before the answer: the old
 	// answer must not land on it.

@@ -148,8 +148,8 @@ func (m *Model) saveThreshold(ch billing.ThresholdChange, what string) tea.Cmd {
 }
 
 // onThresholdSaved shows what the server holds after the save, and hands
-// the account it read to the root (the header's credit colour depends on
-// the threshold) unless it is the one already shown.
+// the account it read to the root: the header's credit colour depends on
+// the threshold.
 func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 	if msg.seq != m.th.seq || m.th.saving == nil {
 		return nil
@@ -160,7 +160,6 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 	if res.Read {
 		u := res.Account
 		m.user, m.th.unknown = &u, false
-		m.th.echo = &u
 		announce = func() tea.Msg { return shared.UserMsg{User: u} }
 	}
 	held := m.held().String()

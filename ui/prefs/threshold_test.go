@@ -101,8 +101,8 @@ func TestThresholdEdit(t *testing.T) {
 	if body != `{"balance_threshold":12.34}` {
 		t.Errorf("PUT body %s", body)
 	}
-	// The account read after the save went to the root and back without a
-	// second read of the preferences.
+	// The account read after the save went to the root and back (deliver
+	// hands it to the screen) without a second read of the preferences.
 	gets := 0
 	for _, q := range srv.Requests() {
 		if strings.Contains(q.Path, "notification-prefs") {
@@ -110,7 +110,7 @@ func TestThresholdEdit(t *testing.T) {
 		}
 	}
 	if gets != 1 {
-		t.Errorf("%d reads of the preferences; the echo of the save should not re-read", gets)
+		t.Errorf("%d reads of the preferences; the account after the save should not re-read them", gets)
 	}
 }
 
