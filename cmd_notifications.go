@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 )
 
 // switchFlag is an optional on/off flag value.
@@ -47,36 +49,106 @@ func (v *switchValue) Set(s string) error {
 
 func (v *switchValue) Type() string { return "on|off" }
 
+// thresholdValue is --threshold: an amount billing.ParseThreshold takes,
+// checked when the flag is parsed.
+type thresholdValue struct {
+	set    bool
+	amount money.Amount
+}
+
+func (v *thresholdValue) String() string {
+	if !v.set {
+		return ""
+	}
+	return strings.TrimPrefix(v.amount.Credit(), "$")
+}
+
+func (v *thresholdValue) Set(s string) error {
+	a, err := billing.ParseThreshold(s)
+	if err != nil {
+		return badValue("--threshold %s: %v", argText(s), err)
+	}
+	v.set, v.amount = true, a
+	return nil
+}
+
+func (v *thresholdValue) Type() string { return "dollars" }
+
+// setValues is --set, repeatable: CONTEXT.TYPE.CHANNEL=on|off, read by
+// billing.ParseSwitch when the flag is parsed.
+type setValues struct{ sw []billing.Switch }
+
+func (v *setValues) String() string {
+	parts := make([]string, len(v.sw))
+	for i, w := range v.sw {
+		parts[i] = billing.PathString(w.Path) + "=" + word(w.On)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (v *setValues) Set(s string) error {
+	w, err := billing.ParseSwitch(s)
+	if err != nil {
+		return badValue("--set %s: %v", argText(s), err)
+	}
+	v.sw = append(v.sw, w)
+	return nil
+}
+
+func (v *setValues) Type() string { return "context.type.channel=on|off" }
+
+// notificationsArgs is what the flags asked for.
+type notificationsArgs struct {
+	email, webhooks, thEnabled switchFlag
+	threshold                  thresholdValue
+	set                        []billing.Switch
+	all, force                 bool
+}
+
 // notificationsCommand is `vastdash notifications`: its help and flags;
 // r.notifications runs it.
 func (r *runner) notificationsCommand(o *options) *cobra.Command {
 	email, webhooks := &switchValue{name: "email"}, &switchValue{name: "webhooks"}
-	var force bool
+	thEnabled := &switchValue{name: "threshold-enabled"}
+	var (
+		a    notificationsArgs
+		sets setValues
+	)
 	cmd := &cobra.Command{
 		Use:   "notifications",
-		Short: "print or switch the low-credit alerts by email and by webhooks",
-		Long: `Print the low-credit alert switches, one per line (low credit by email: on), or switch them.
+		Short: "print or switch the alerts and the low-balance threshold",
+		Long: `Print the low-credit alert switches, one per line (low credit by email: on), or switch them; --all prints every alert of the account, --set switches any of them, --threshold sets the low-balance threshold the low-credit alerts fire below.
 
-A change reads the whole preferences document right before the save, changes only the switches given, saves it and prints what the server confirmed: a save replaces every notification preference, so the others are kept. Asking for the state a switch already has sends nothing.`,
+A change reads the whole preferences document right before the save, changes only the switches given, saves it and prints what the server confirmed: a save replaces every notification preference, so the others are kept. Asking for the state a switch already has sends nothing. A threshold change sends only the threshold and whether it is enabled, then reads the account again and prints what the server holds.`,
 		Example: `
 vastdash notifications
 vastdash notifications --webhooks on
 vastdash notifications --email off --webhooks off
+vastdash notifications --all
+vastdash notifications --set client.instance_outbid.email=off --set host.machine_offline.webhooks=on
+vastdash notifications --threshold 25.00 --threshold-enabled on
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int { return r.notifications(*o, email.switchFlag, webhooks.switchFlag, force) }),
+		RunE: r.runs(func() int {
+			a.email, a.webhooks, a.thEnabled, a.set = email.switchFlag, webhooks.switchFlag, thEnabled.switchFlag, sets.sw
+			return r.notifications(*o, a)
+		}),
 	}
 	fs := cmd.Flags()
 	fs.Var(email, "email", "switch the low-credit alert by email on or off")
 	fs.Var(webhooks, "webhooks", "switch the low-credit alert by webhooks on or off")
-	fs.BoolVar(&force, "force", false, "save even when the server cannot read the current document;\nthe save then holds only the switches given and every other\nnotification preference is replaced")
-	for _, name := range []string{"email", "webhooks"} {
+	fs.Var(&sets, "set", "switch any alert, e.g. client.instance_outbid.email=off\n(repeatable; --all lists them)")
+	fs.BoolVar(&a.all, "all", false, "print every alert switch of the account, with the threshold")
+	fs.Var(&a.threshold, "threshold", "set the low-balance threshold, in dollars (0 to 1000000, two decimals)")
+	fs.Var(thEnabled, "threshold-enabled", "switch the low-balance threshold on or off")
+	fs.BoolVar(&a.force, "force", false, "save even when the server cannot read the current document;\nthe save then holds only the switches given and every other\nnotification preference is replaced")
+	for _, name := range []string{"email", "webhooks", "threshold-enabled"} {
 		completeWith(cmd, name, "on", "off")
 	}
 	return cmd
 }
 
-func (r *runner) notifications(o options, email, webhooks switchFlag, force bool) int {
+func (r *runner) notifications(o options, a notificationsArgs) int {
 	sess, code := r.openSession(o, nil)
 	if sess == nil {
 		return code
@@ -91,12 +163,43 @@ func (r *runner) notifications(o options, email, webhooks switchFlag, force bool
 	if err != nil {
 		return r.runtimeError(err)
 	}
-	var sw []billing.Switch
-	if email.set {
-		sw = append(sw, billing.Switch{Path: api.LowCreditEmail, On: email.on})
+	// The threshold first: its lines lead the answer.
+	var lines []string
+	if a.threshold.set || a.thEnabled.set {
+		ch := billing.ThresholdChange{}
+		if a.threshold.set {
+			ch.Amount = &a.threshold.amount
+		}
+		if a.thEnabled.set {
+			ch.Enabled = &a.thEnabled.on
+		}
+		res, err := svc.SaveThreshold(ctx, ch)
+		held := "low-balance threshold: " + res.Held().String()
+		switch {
+		case err == nil && res.Matches():
+			lines = append(lines, held)
+		case err == nil:
+			return r.partial([]string{held}, fmt.Errorf("the server holds the low-balance threshold %s, not what was sent (%s)", res.Held(), res.Sent))
+		case res.Unknown && res.Read:
+			return r.partial([]string{held}, fmt.Errorf("the outcome of the threshold save is unknown (%w); the threshold printed is what the server holds now", err))
+		default:
+			return r.runtimeError(err)
+		}
+		user = res.Account
 	}
-	if webhooks.set {
-		sw = append(sw, billing.Switch{Path: api.LowCreditWebhooks, On: webhooks.on})
+	sw := a.set
+	if a.email.set {
+		sw = append(sw, billing.Switch{Path: api.LowCreditEmail, On: a.email.on})
+	}
+	if a.webhooks.set {
+		sw = append(sw, billing.Switch{Path: api.LowCreditWebhooks, On: a.webhooks.on})
+	}
+	thresholdOnly := len(sw) == 0 && !a.all && len(lines) > 0
+	if thresholdOnly {
+		return r.answer(linesOf(lines))
+	}
+	if a.all && len(lines) == 0 {
+		lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
 	}
 
 	if len(sw) == 0 {
@@ -107,38 +210,96 @@ func (r *runner) notifications(o options, email, webhooks switchFlag, force bool
 		if err != nil {
 			return r.runtimeError(err)
 		}
-		return r.answer(switchesOf(prefs))
+		return r.answer(linesOf(append(lines, r.switchLines(ctx, svc, prefs, a.all, nil)...)))
 	}
 
-	res, err := svc.SaveSwitches(ctx, user.ID, sw, force)
+	res, err := svc.SaveSwitches(ctx, user.ID, sw, a.force)
 	switch {
 	case errors.Is(err, billing.ErrPrefsUnreadable):
 		return r.runtimeError(fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err))
+	case errors.Is(err, billing.ErrNoSuchSwitch):
+		return r.runtimeError(fmt.Errorf("not saved: %w (vastdash notifications --all lists them)", err))
 	case res.Unknown:
 		// The save may or may not have landed: show what the server holds
 		// now rather than what was asked, and fail, since nothing confirmed
 		// the change.
 		if !res.Prefs.IsZero() {
-			if werr := r.writeAnswer(switchesOf(res.Prefs)); werr != nil {
-				// Still one line: the unknown outcome is the news, and
-				// nothing was printed to take for the server's state.
-				return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w), and what the server holds now cannot be written: %w", err, unwrapPath(werr)))
-			}
-			return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w); the switches printed are what the server holds now", err))
+			return r.partial(append(lines, r.switchLines(ctx, svc, res.Prefs, a.all, sw)...),
+				fmt.Errorf("the outcome of the save is unknown (%w); the switches printed are what the server holds now", err))
 		}
 		return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
 	case err != nil:
 		return r.runtimeError(err)
 	}
-	return r.answer(switchesOf(res.Prefs))
+	return r.answer(linesOf(append(lines, r.switchLines(ctx, svc, res.Prefs, a.all, sw)...)))
 }
 
-// switchesOf writes the low-credit switches of p, one per line, under the
-// names the dashboard shows.
-func switchesOf(p api.Prefs) func(w io.Writer) error {
+// partial prints what the server holds after a change that did not go as
+// asked, then fails with err: one line on stderr, exit 1.
+func (r *runner) partial(lines []string, err error) int {
+	if werr := r.writeAnswer(linesOf(lines)); werr != nil {
+		// Still one line: the failure is the news, and nothing was printed
+		// to take for the server's state.
+		return r.runtimeError(fmt.Errorf("%w, and what the server holds now cannot be written: %w", err, unwrapPath(werr)))
+	}
+	return r.runtimeError(err)
+}
+
+// switchLines lists the switches of p to print: every switch with all
+// (PATH: on (Name by channel[, locked])), else the low-credit ones and
+// those just set (Name by channel: on), under the catalogue's names, or
+// the raw keys when it cannot be read (said on stderr with all).
+func (r *runner) switchLines(ctx context.Context, svc *billing.Service, p api.Prefs, all bool, set []billing.Switch) []string {
+	var cat api.NotificationCatalogue
+	var cerr error
+	if all || len(set) > 0 {
+		cat, cerr = svc.Catalogue(ctx, false)
+		if cerr != nil && all {
+			fmt.Fprintf(r.stderr, "vastdash: the notification catalogue could not be read (%s): raw keys shown\n", oneLine(cerr.Error()))
+		}
+	}
+	as := billing.ListAlerts(p, cat, cerr)
+	var out []string
+	for _, s := range as.Switches() {
+		path := s.Channel.Path
+		switch {
+		case all:
+			note := s.Label
+			if s.Channel.Locked {
+				note += ", locked"
+			}
+			out = append(out, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), billing.SwitchState(p, path), note))
+		case billing.IsLowCredit(path) || setHas(set, path):
+			out = append(out, s.Label+": "+billing.SwitchState(p, path))
+		}
+	}
+	if all && as.Hidden > 0 {
+		fmt.Fprintf(r.stderr, "vastdash: %d more switches in the document not listed (over the bounds vastdash lists)\n", as.Hidden)
+	}
+	return out
+}
+
+func setHas(set []billing.Switch, p api.PrefPath) bool {
+	for _, w := range set {
+		if w.Path == p {
+			return true
+		}
+	}
+	return false
+}
+
+func word(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+// linesOf writes lines, one per line.
+func linesOf(lines []string) func(w io.Writer) error {
 	return func(w io.Writer) error {
-		for _, s := range billing.LowCredit {
-			if _, err := fmt.Fprintf(w, "%s: %s\n", s.Label, billing.SwitchState(p, s.Path)); err != nil {
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
 				return err
 			}
 		}

@@ -13,15 +13,16 @@ const currentUserPath = "/api/v0/users/current/"
 
 // wireUser has exactly the fields vastdash keeps. The account record also
 // holds api_key; leaving it out of this struct means it is never decoded
-// into anything.
+// into anything. balance_threshold is decoded on its own: a value no Amount
+// holds (1e308) must cost the threshold, not the whole record and its credit.
 type wireUser struct {
-	Success                 *bool         `json:"success"`
-	ID                      *wireID       `json:"id"`
-	Email                   *string       `json:"email"`
-	Credit                  *money.Amount `json:"credit"`
-	Balance                 *money.Amount `json:"balance"`
-	BalanceThreshold        *money.Amount `json:"balance_threshold"`
-	BalanceThresholdEnabled *wireBool     `json:"balance_threshold_enabled"`
+	Success                 *bool           `json:"success"`
+	ID                      *wireID         `json:"id"`
+	Email                   *string         `json:"email"`
+	Credit                  *money.Amount   `json:"credit"`
+	Balance                 *money.Amount   `json:"balance"`
+	BalanceThreshold        json.RawMessage `json:"balance_threshold"`
+	BalanceThresholdEnabled *wireBool       `json:"balance_threshold_enabled"`
 }
 
 // CurrentUser reads the key owner's account (GET /api/v0/users/current/).
@@ -60,9 +61,13 @@ func (c *Client) CurrentUser(ctx context.Context) (User, error) {
 	if w.Balance != nil {
 		u.Balance = *w.Balance
 	}
-	if w.BalanceThreshold != nil {
-		v := *w.BalanceThreshold
-		u.BalanceThreshold = &v
+	if len(w.BalanceThreshold) > 0 && string(w.BalanceThreshold) != "null" {
+		var v money.Amount
+		if json.Unmarshal(w.BalanceThreshold, &v) == nil {
+			u.BalanceThreshold = &v
+		} else {
+			u.BalanceThresholdBad = true
+		}
 	}
 	if w.BalanceThresholdEnabled != nil {
 		v := bool(*w.BalanceThresholdEnabled)

@@ -90,6 +90,10 @@ type User struct {
 	// BalanceThreshold is the low-balance threshold that triggers the
 	// low_credit notification; nil when the record has none.
 	BalanceThreshold *money.Amount
+	// BalanceThresholdBad is set when the record's balance_threshold is
+	// not a number an Amount holds (a string, 1e308); BalanceThreshold is
+	// then nil.
+	BalanceThresholdBad bool
 	// BalanceThresholdEnabled is nil when the record does not say.
 	BalanceThresholdEnabled *bool
 }

@@ -85,9 +85,17 @@ func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error
 // When the write's outcome is unknown, the document is read again and
 // returned with Unknown set, so the caller shows what the server holds
 // instead of guessing.
+//
+// Any switch of the document can be set this way (see ListAlerts), but
+// not one the catalogue marks mandatory by email (an error matching
+// ErrLocked, before anything is read or sent), nor one the document does
+// not hold, other than low_credit's (ErrNoSuchSwitch, nothing sent).
 func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (SaveResult, error) {
 	if s.client == nil {
 		return SaveResult{}, errNoClient
+	}
+	if err := s.checkLocks(ctx, sw); err != nil {
+		return SaveResult{}, err
 	}
 	cur, err := s.client.NotificationPrefs(ctx, userID)
 	readable := err == nil
@@ -98,6 +106,11 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 		return SaveResult{}, &unreadableError{cause: err}
 	case err != nil:
 		return SaveResult{}, err
+	}
+	if readable {
+		if err := checkHeld(cur, sw); err != nil {
+			return SaveResult{Prefs: cur}, err
+		}
 	}
 	next := cur
 	for _, w := range sw {
@@ -121,6 +134,41 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 		return SaveResult{Unknown: true}, err
 	}
 	return SaveResult{Prefs: now, Unknown: true}, err
+}
+
+// ErrNoSuchSwitch is matched by the error SaveSwitches returns for a
+// switch the document it just read does not hold: a typo
+// (instance_outbd) would otherwise add a switch nobody reads. The two
+// low_credit switches are exempt: vastdash knows them, and a document
+// without them gets them.
+var ErrNoSuchSwitch = errors.New("no such switch")
+
+type noSuchSwitchError struct{ path api.PrefPath }
+
+func (e *noSuchSwitchError) Error() string {
+	return "the notification preferences hold no switch " + PathString(e.path)
+}
+
+func (e *noSuchSwitchError) Is(target error) bool { return target == ErrNoSuchSwitch }
+
+// checkHeld refuses a switch doc does not hold (see ErrNoSuchSwitch).
+func checkHeld(doc api.Prefs, sw []Switch) error {
+	for _, w := range sw {
+		if _, ok := doc.Get(w.Path); !ok && !IsLowCredit(w.Path) {
+			return &noSuchSwitchError{path: w.Path}
+		}
+	}
+	return nil
+}
+
+// IsLowCredit reports one of the two low_credit switches (LowCredit).
+func IsLowCredit(p api.PrefPath) bool {
+	for _, lc := range LowCredit {
+		if lc.Path == p {
+			return true
+		}
+	}
+	return false
 }
 
 // outcomeUnknown reports a failed request that may have reached the server:

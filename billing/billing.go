@@ -45,6 +45,8 @@ type Service struct {
 
 	mu    sync.Mutex
 	feeds map[string]*Feed
+
+	cat catalogueCache
 }
 
 // Option configures a Service.

@@ -73,21 +73,28 @@ type Estimate struct {
 // long the credit lasts.
 func (m *Meter) Estimate(credit money.Amount, st State) Estimate {
 	e := Estimate{Week: spend.BurnWeek(m.daily, m.asOf), Day: m.win.Burn24h()}
-	switch {
-	case credit <= 0:
-		e.Runway = spend.RunwayFor(credit, e.Week, true, m.asOf)
-	case st.Err != nil && !st.Done:
-		e.Runway = spend.Runway{Reason: FailReason(st.Err)}
-	case !st.Done:
-		e.Runway = spend.Runway{Reason: "charges still loading"}
-	case st.Skipped > 0:
-		e.Runway = spend.Runway{Reason: Plural(st.Skipped, "charge", "charges") + " could not be read"}
-	case m.daily.Overflow() || m.win.Overflow:
-		e.Runway = spend.Runway{Reason: "the spend is too large to add up"}
-	default:
+	if why := m.incomplete(st); why != "" && credit > 0 {
+		e.Runway = spend.Runway{Reason: why}
+	} else {
 		e.Runway = spend.RunwayFor(credit, e.Week, true, m.asOf)
 	}
 	return e
+}
+
+// incomplete says why the meter's figures cannot be trusted yet, given the
+// state of the feed that filled it; "" when they can.
+func (m *Meter) incomplete(st State) string {
+	switch {
+	case st.Err != nil && !st.Done:
+		return FailReason(st.Err)
+	case !st.Done:
+		return "charges still loading"
+	case st.Skipped > 0:
+		return Plural(st.Skipped, "charge", "charges") + " could not be read"
+	case m.daily.Overflow() || m.win.Overflow:
+		return "the spend is too large to add up"
+	}
+	return ""
 }
 
 // FailReason says briefly why charges are missing, for a runway note.
@@ -119,13 +126,9 @@ func (s *Service) Runway(ctx context.Context, credit money.Amount, progress func
 const LowRunwayTenths = 30
 
 // LowBalance reports a credit under the account's own low-balance
-// threshold, unless the account switched that threshold off.
+// threshold, unless the account switched that threshold off or holds one
+// vastdash does not believe (see ThresholdOf).
 func LowBalance(u api.User) bool {
-	if u.BalanceThreshold == nil {
-		return false
-	}
-	if u.BalanceThresholdEnabled != nil && !*u.BalanceThresholdEnabled {
-		return false
-	}
-	return u.Credit < *u.BalanceThreshold
+	th := ThresholdOf(u)
+	return th.On() && u.Credit < th.Amount
 }

@@ -703,3 +703,184 @@ func TestFaultTokenCycle(t *testing.T) {
 		t.Errorf("%d charges requests for a three-page cycle; the feed must stop at the repeat", n)
 	}
 }
+
+const (
+	typesPath    = "/api/v0/notification-types"
+	settingsPath = "/api/v0/users"
+	currentPath  = "/api/v0/users/current"
+)
+
+// thresholdRow is the Notifications screen's threshold line.
+func thresholdRow(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, "low-balance threshold:") {
+			return line
+		}
+	}
+	return ""
+}
+
+// Row 16: a notification catalogue that is missing, failing, garbage or
+// huge costs only the names: every switch of the document is listed under
+// its raw key, none is locked, and a switch still saves.
+func TestFaultCatalogue(t *testing.T) {
+	cases := map[string]demoserver.Fault{
+		"404":     {Status: 404, Body: `{"detail":"Not found."}`},
+		"500":     {Status: 500, Body: `{"error":"\u001b[31mservice down"}`},
+		"garbage": {Mutate: func([]byte) []byte { return []byte(`{"success":true,"notification_types":"\u001b]0;x\u0007"}`) }},
+		"huge":    {HugeBody: 64 << 20},
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			f.Path = typesPath
+			r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) { srv.AddFault(f) })
+			want := len(api.NewPrefs(r.srv.Prefs()).Paths())
+			r.press("3")
+			s := r.waitFor("the raw keys", func(s string) bool {
+				return strings.Contains(s, "payment_failed by email") && strings.Contains(s, "Raw keys shown")
+			})
+			if strings.Contains(s, "locked") {
+				t.Errorf("a lock without a catalogue:\n%s", s)
+			}
+			r.press("space")
+			r.waitFor("the save", contains("saved: low credit by email"))
+			r.quit()
+			if n := len(r.model.prefs.Help().FullHelp()); n == 0 {
+				t.Error("no help")
+			}
+			if got := countSwitches(r.model); got != want {
+				t.Errorf("%d switches listed, the document holds %d", got, want)
+			}
+		})
+	}
+}
+
+// countSwitches reads, after quit, how many switches the screen lists, on
+// an area tall enough to hold them all.
+func countSwitches(m *Model) int {
+	m.prefs.SetSize(100, 200)
+	n := 0
+	for _, line := range strings.Split(ansi.Strip(m.prefs.View()), "\n") {
+		if strings.Contains(line, " by ") && (strings.Contains(line, "] on") || strings.Contains(line, "] off") || strings.Contains(line, "locked")) {
+			n++
+		}
+	}
+	return n
+}
+
+// typeThreshold opens the threshold field, types amount over it and
+// presses enter.
+func (r *rig) typeThreshold(amount string) {
+	r.press("t")
+	r.waitFor("the field", contains("enter saves · esc cancels"))
+	r.prog.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	for _, c := range amount {
+		r.press(string(c))
+	}
+	r.prog.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+// Row 17: the threshold PUT refused for lack of user_write: said plainly,
+// the screen turns read-only, the server's threshold is untouched.
+func TestFaultThresholdRefused(t *testing.T) {
+	r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+		srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: settingsPath, Status: 403,
+			Body: `{"success":false,"error":"permission_denied","msg":"API key lacks permission user_write"}`})
+	})
+	r.press("3")
+	r.waitFor("the threshold", func(s string) bool { return strings.Contains(thresholdRow(s), "$50.00") })
+	r.typeThreshold("20")
+	r.waitFor("the refusal", func(s string) bool {
+		return strings.Contains(s, "could not save the threshold") && strings.Contains(s, "switches are read-only") &&
+			strings.Contains(thresholdRow(s), "$50.00")
+	})
+	r.quit()
+	if th, on := r.srv.BalanceThreshold(); th != 50000 || !on {
+		t.Fatalf("server holds %d %v", th, on)
+	}
+}
+
+// Row 18: a threshold PUT that never answers has an unknown outcome: the
+// account is read again and the row shows what the server holds.
+func TestFaultThresholdTimeout(t *testing.T) {
+	r := startRigTimeout(t, hangTimeout, demoserver.Options{}, func(srv *demoserver.Server) {
+		srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: settingsPath, Hang: true})
+	})
+	r.press("3")
+	r.waitFor("the threshold", func(s string) bool { return strings.Contains(thresholdRow(s), "$50.00") })
+	before := 0
+	for _, q := range r.srv.Requests() {
+		if strings.HasPrefix(q.Path, currentPath) {
+			before++
+		}
+	}
+	r.typeThreshold("20")
+	r.waitFor("the re-read", func(s string) bool {
+		return strings.Contains(s, "no answer to the threshold save; read again, the server holds $50.00") &&
+			strings.Contains(thresholdRow(s), "[x] on") && strings.Contains(thresholdRow(s), "$50.00")
+	})
+	r.quit()
+	after := 0
+	for _, q := range r.srv.Requests() {
+		if strings.HasPrefix(q.Path, currentPath) {
+			after++
+		}
+	}
+	if after != before+1 {
+		t.Errorf("%d account reads after the timeout, want 1", after-before)
+	}
+}
+
+var thresholdRE = regexp.MustCompile(`"balance_threshold":\s*[-0-9.e]+`)
+
+// setThreshold rewrites the account record's balance_threshold.
+func setThreshold(raw string) func([]byte) []byte {
+	return func(b []byte) []byte { return thresholdRE.ReplaceAll(b, []byte(`"balance_threshold":`+raw)) }
+}
+
+// Row 19: the account read after the save holds another value than the
+// one sent: the row shows the server's, and the status line says both.
+func TestFaultThresholdRereadDiffers(t *testing.T) {
+	r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+		// The first account read is the start-up's; the one after the PUT
+		// is rewritten.
+		srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: currentPath, Times: 1})
+		srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: currentPath, Mutate: setThreshold("30.00")})
+	})
+	r.press("3")
+	r.waitFor("the threshold", func(s string) bool { return strings.Contains(thresholdRow(s), "$50.00") })
+	r.typeThreshold("20")
+	r.waitFor("the server's word", func(s string) bool {
+		return strings.Contains(s, "the server holds the threshold $30.00, enabled (vastdash sent $20.00)") &&
+			strings.Contains(thresholdRow(s), "$30.00")
+	})
+	r.quit()
+	if th, _ := r.srv.BalanceThreshold(); th != 20000 {
+		t.Fatalf("the PUT did not reach the server (%d); the test proves nothing", th)
+	}
+}
+
+// Row 20: a threshold the program must not believe — negative, 1e308 — is
+// shown as such; the credit still shows, nothing reads as low, and a new
+// amount can still be saved.
+func TestFaultThresholdImplausible(t *testing.T) {
+	for raw, says := range map[string]string{"-5": "a negative amount (-$5.00)", "1e308": "a value that is not an amount"} {
+		t.Run(raw, func(t *testing.T) {
+			r := startRig(t, demoserver.Options{}, func(srv *demoserver.Server) {
+				srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: currentPath, Times: 1, Mutate: setThreshold(raw)})
+			})
+			r.waitFor("the credit", contains("credit $"))
+			r.press("3")
+			r.waitFor("the refusal to believe it", func(s string) bool {
+				row := thresholdRow(s)
+				return strings.Contains(row, "[?] unknown") && strings.Contains(row, says)
+			})
+			r.typeThreshold("25")
+			r.waitFor("the new amount", func(s string) bool { return strings.Contains(thresholdRow(s), "$25.00 — alerts fire below it") })
+			r.quit()
+			if strings.Contains(strings.ToLower(r.model.render()), "below your threshold") {
+				t.Error("a threshold not believed made the credit read low")
+			}
+		})
+	}
+}

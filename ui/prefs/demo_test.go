@@ -23,8 +23,8 @@ func startDemo(t *testing.T, hostile bool) *demoserver.Server {
 	s, err := demoserver.Start(demoserver.Options{
 		Now:       time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
 		Contracts: 50,
-		Threshold: -1,
-		Hostile:   hostile,
+		Threshold: -1, SettingsThreshold: -1, TypesThreshold: -1, InstancesThreshold: -1, // not about pacing
+		Hostile: hostile,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,10 +34,19 @@ func startDemo(t *testing.T, hostile bool) *demoserver.Server {
 }
 
 // demoScreen reads the account with key, as the root does, and hands it to
-// a new screen whose GET has finished.
+// a new 100×30 screen whose GET has finished.
 func demoScreen(t *testing.T, s *demoserver.Server, key string) *screen {
 	t.Helper()
-	c, err := api.New(s.URL(), key)
+	return demoScreenSized(t, s, key, 100, 30)
+}
+
+// demoScreenSized is demoScreen at w×h, on a client that does not pace
+// (the server does not either), so a test can save several times without
+// waiting the documented 5 s.
+func demoScreenSized(t *testing.T, s *demoserver.Server, key string, w, h int) *screen {
+	t.Helper()
+	c, err := api.New(s.URL(), key, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second),
+		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +58,7 @@ func demoScreen(t *testing.T, s *demoserver.Server, key string) *screen {
 		t.Fatal(err)
 	}
 	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
-	m.SetSize(100, 30)
+	m.SetSize(w, h)
 	m.send(shared.UserMsg{User: u})
 	m.deliver()
 	return m

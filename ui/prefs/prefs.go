@@ -1,6 +1,6 @@
-// Package prefs is the Notifications screen of vastdash: the two low_credit
-// switches (email, webhooks) of the account's notification preferences,
-// read with GET and saved as soon as one is toggled.
+// Package prefs is the Notifications screen of vastdash: the account's
+// low-balance threshold and every alert of its notification preferences,
+// grouped by context, each channel a switch saved as soon as it is toggled.
 //
 // The server replaces the whole preferences document on every PUT, and the
 // document may change behind the screen's back (the web console, another
@@ -8,18 +8,22 @@
 // through billing.Service.SaveSwitches, which reads the current document,
 // changes only the toggled switch and writes it back, and the screen then
 // shows what the server holds. Only one save runs at a time; toggles made
-// meanwhile are queued (see Model). The screen speaks through the root's one
-// status line (shared.SetStatus), never a line of its own.
+// meanwhile are queued (see Model). The threshold is saved through
+// billing.Service.SaveThreshold, which reads the account again afterwards:
+// the screen shows that, never what it sent. The screen speaks through the
+// root's one status line (shared.SetStatus), never a line of its own.
 package prefs
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -35,10 +39,12 @@ const statusSource = "prefs"
 // ("saved: …"); errors and unknown outcomes stay until replaced.
 const noteTTL = 5 * time.Second
 
-// intent is "set switch idx to on". force marks a save the user confirmed
-// on a server that cannot read the document: it replaces the document.
+// intent is "set the switch at path to on"; label names it for the status
+// line. force marks a save the user confirmed on a server that cannot read
+// the document: it replaces the document.
 type intent struct {
-	idx   int
+	path  api.PrefPath
+	label string
 	on    bool
 	force bool
 }
@@ -54,11 +60,14 @@ const (
 	readFailed                       // any other error; r retries
 )
 
-// prefsReadMsg is the result of a GET.
+// prefsReadMsg is the result of a GET, with the catalogue that names the
+// document's switches (read alongside; its failure only costs the names).
 type prefsReadMsg struct {
-	seq   int
-	prefs api.Prefs
-	err   error
+	seq    int
+	prefs  api.Prefs
+	err    error
+	cat    api.NotificationCatalogue
+	catErr error
 }
 
 // prefsSavedMsg is the result of a save made for want.
@@ -89,18 +98,28 @@ type Model struct {
 	keys          KeyMap
 	width, height int
 
-	user     *api.User // from the last successful UserMsg
+	user     *api.User // from the last successful UserMsg or threshold save
 	userErr  error     // the account could not be read (and no user yet)
 	haveUser bool
 
-	cursor int
+	// cursor is the selected row (see rows); offset the first line of the
+	// list shown when it is taller than the area.
+	cursor, offset int
 	// doc is what the server holds as far as the screen knows: the last
 	// document read, or the one a save answered with. Zero until then.
 	doc  api.Prefs
 	read readState
+	// cat names the document's switches; catErr is why it could not be
+	// read (the raw keys are shown then).
+	cat    api.NotificationCatalogue
+	catErr error
+	// alerts is every switch of doc, named by cat; rebuilt when either
+	// changes.
+	alerts   billing.Alerts
+	switches []billing.AlertSwitch
 	// unsure marks switches whose save had an unknown outcome that no
 	// read could settle: doc's value for them may be wrong.
-	unsure []bool
+	unsure map[api.PrefPath]bool
 
 	seq      int     // numbers requests so a stale answer is ignored
 	reading  bool    // a GET is in flight
@@ -109,9 +128,32 @@ type Model struct {
 	readOnly bool    // a PUT was refused for lack of user_write
 	confirm  *intent // the save waiting for y/n
 
+	th threshold
+
 	// note is the status line this update asks for; Update sends it and
 	// clears it, so one update sends at most one, the last word.
 	note *shared.StatusMsg
+}
+
+// threshold is the state of the threshold row: its text field, the save
+// in flight and the suggestion.
+type threshold struct {
+	editing bool
+	// input is the text field, made when it opens: the model of a
+	// field is kilobytes a screen that is never edited need not carry.
+	input  *textinput.Model
+	saving *billing.ThresholdChange
+	seq    int
+	// unknown is set after a save whose outcome no read settled.
+	unknown bool
+
+	// The suggestion: asked for once a range is known (the feed it reads
+	// is the one the Overview shares for that range), and on reload.
+	rng        *shared.RangeMsg
+	suggesting bool
+	suggested  bool
+	sugg       billing.Suggestion
+	suggSeq    int
 }
 
 // New returns the screen. It reads nothing until the account (and with it
@@ -120,7 +162,9 @@ func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	return &Model{ctx: ctx, keys: DefaultKeyMap(), unsure: make([]bool, len(billing.LowCredit))}
+	// The list of switches is built when the account arrives: until then
+	// the screen says it is loading, and the first frame costs nothing.
+	return &Model{ctx: ctx, keys: DefaultKeyMap()}
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.
@@ -129,23 +173,30 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize sets the screen's area.
 func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
 
-// Capturing is false: the screen has no text field.
-func (m *Model) Capturing() bool { return false }
+// Capturing is set while the threshold's text field has the keyboard.
+func (m *Model) Capturing() bool { return m.th.editing }
 
 // Loading reports a GET or a save in flight.
-func (m *Model) Loading() bool { return m.reading || m.saving != nil }
+func (m *Model) Loading() bool { return m.reading || m.saving != nil || m.th.saving != nil }
 
 // Help returns the bindings that work in the current state.
 func (m *Model) Help() help.KeyMap {
 	k := m.keys
-	prompt := m.confirm != nil
-	k.Up.SetEnabled(!prompt)
-	k.Down.SetEnabled(!prompt)
-	k.Toggle.SetEnabled(!prompt && !m.readOnly && m.haveUser)
-	k.Reload.SetEnabled(!prompt && m.haveUser && !m.Loading())
+	prompt, editing := m.confirm != nil, m.th.editing
+	free := !prompt && !editing
+	k.Up.SetEnabled(free)
+	k.Down.SetEnabled(free)
+	k.Toggle.SetEnabled(free && !m.readOnly && m.haveUser)
+	k.Reload.SetEnabled(free && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
 	k.No.SetEnabled(prompt)
 	k.Flip.SetEnabled(prompt)
+	canTh := free && !m.readOnly && m.haveUser
+	k.Edit.SetEnabled(canTh)
+	k.Enable.SetEnabled(canTh)
+	k.Suggest.SetEnabled(canTh && m.th.sugg.Reason == "" && m.th.suggested)
+	k.Save.SetEnabled(editing)
+	k.Cancel.SetEnabled(editing)
 	return k
 }
 
@@ -155,12 +206,23 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case shared.UserMsg:
 		cmd = m.onUser(msg)
+	case shared.RangeMsg:
+		cmd = m.onRange(msg)
 	case prefsReadMsg:
 		cmd = m.onRead(msg)
 	case prefsSavedMsg:
 		cmd = m.onSaved(msg)
+	case thresholdSavedMsg:
+		cmd = m.onThresholdSaved(msg)
+	case suggestionMsg:
+		m.onSuggestion(msg)
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
+	default:
+		if m.th.editing {
+			// Paste reaches the open text field.
+			*m.th.input, cmd = m.th.input.Update(msg)
+		}
 	}
 	if m.note == nil {
 		return cmd
@@ -184,22 +246,33 @@ func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
 		return nil
 	}
 	u := msg.User
-	changed := m.haveUser && m.user.ID != u.ID
+	first := !m.haveUser
+	changed := !first && m.user.ID != u.ID
 	m.user, m.haveUser, m.userErr = &u, true, nil
-	if changed {
+	switch {
+	case first:
+		m.rebuild() // the low_credit switches, until the document is read
+	case changed:
 		// Another account (a different key): nothing read so far applies.
 		m.seq++
+		m.th.seq++
 		m.doc, m.read = api.Prefs{}, readNone
 		m.reading, m.saving, m.queue, m.confirm, m.readOnly = false, nil, nil, nil, false
+		m.th.saving, m.th.editing, m.th.unknown = nil, false, false
 		m.settle()
+		m.rebuild()
 		m.say(shared.StatusInfo, "", 0)
+	default:
+		// The same account read again — r on another screen, a refresh of
+		// the credit, the account a threshold save read: the preferences
+		// are re-read by r on this screen, not with every reading of the
+		// credit (a refresh would cost a request an interval).
+		return nil
 	}
-	// The first account starts the GET; a later one (a reload) re-reads
-	// when nothing else is going on.
 	if m.Loading() || m.confirm != nil {
 		return nil
 	}
-	return m.startRead()
+	return m.startRead(changed)
 }
 
 func (m *Model) base() context.Context {
@@ -209,7 +282,10 @@ func (m *Model) base() context.Context {
 	return context.Background()
 }
 
-func (m *Model) startRead() tea.Cmd {
+// startRead reads the document and, alongside, the catalogue (the
+// session's copy unless refresh: the user asked to reload, or the account
+// changed).
+func (m *Model) startRead(refresh bool) tea.Cmd {
 	if !m.haveUser || m.Loading() {
 		return nil
 	}
@@ -218,10 +294,18 @@ func (m *Model) startRead() tea.Cmd {
 	seq, svc, ctx, id := m.seq, m.ctx.Billing, m.base(), m.user.ID
 	return func() tea.Msg {
 		if svc == nil {
-			return prefsReadMsg{seq: seq, err: errNoBilling}
+			return prefsReadMsg{seq: seq, err: errNoBilling, catErr: errNoBilling}
 		}
-		p, err := svc.ReadPrefs(ctx, id)
-		return prefsReadMsg{seq: seq, prefs: p, err: err}
+		msg := prefsReadMsg{seq: seq}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg.cat, msg.catErr = svc.Catalogue(ctx, refresh)
+		}()
+		msg.prefs, msg.err = svc.ReadPrefs(ctx, id)
+		wg.Wait()
+		return msg
 	}
 }
 
@@ -230,6 +314,7 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		return nil
 	}
 	m.reading = false
+	m.cat, m.catErr = msg.cat, msg.catErr
 	err := msg.err
 	switch {
 	case err == nil:
@@ -246,7 +331,58 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.read = readFailed
 		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — r to retry", 0)
 	}
+	m.rebuild()
 	return nil
+}
+
+// rebuild lists the switches of doc, named by the catalogue, keeping the
+// cursor on the row it was on.
+func (m *Model) rebuild() {
+	var was api.PrefPath
+	wasSwitch := false
+	if i, ok := m.switchAt(m.cursor); ok {
+		was, wasSwitch = m.switches[i].Channel.Path, true
+	}
+	m.alerts = billing.ListAlerts(m.doc, m.cat, m.catErr)
+	m.switches = m.alerts.Switches()
+	if !wasSwitch {
+		return
+	}
+	for r := 0; r < m.rowCount(); r++ {
+		if i, ok := m.switchAt(r); ok && m.switches[i].Channel.Path == was {
+			m.cursor = r
+			return
+		}
+	}
+	m.cursor = min(m.cursor, m.rowCount()-1)
+}
+
+// The rows: the switches in display order, with the threshold after the
+// low_credit switches it governs.
+
+// thresholdRow is the row index of the threshold.
+func (m *Model) thresholdRow() int {
+	n := 0
+	for n < len(m.switches) && billing.IsLowCredit(m.switches[n].Channel.Path) {
+		n++
+	}
+	return n
+}
+
+func (m *Model) rowCount() int { return len(m.switches) + 1 }
+
+// switchAt is the switch of row r; ok is false on the threshold row.
+func (m *Model) switchAt(r int) (int, bool) {
+	t := m.thresholdRow()
+	switch {
+	case r < t:
+		return r, true
+	case r == t:
+		return 0, false
+	case r-1 < len(m.switches):
+		return r - 1, true
+	}
+	return 0, false
 }
 
 // settle forgets which switches were unsure: a document just came from the
@@ -254,6 +390,9 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 func (m *Model) settle() { clear(m.unsure) }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.th.editing {
+		return m.editKey(msg)
+	}
 	if m.confirm != nil {
 		switch {
 		case key.Matches(msg, m.keys.Yes):
@@ -268,17 +407,30 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	onThreshold := m.cursor == m.thresholdRow()
 	switch {
 	case key.Matches(msg, m.keys.Up):
 		if m.cursor > 0 {
 			m.cursor--
 		}
 	case key.Matches(msg, m.keys.Down):
-		if m.cursor < len(billing.LowCredit)-1 {
+		if m.cursor < m.rowCount()-1 {
 			m.cursor++
 		}
+	case key.Matches(msg, m.keys.PageUp):
+		m.cursor = max(0, m.cursor-max(1, m.listHeight()-1))
+	case key.Matches(msg, m.keys.PageDown):
+		m.cursor = min(m.rowCount()-1, m.cursor+max(1, m.listHeight()-1))
+	case key.Matches(msg, m.keys.Edit), onThreshold && msg.String() == "enter":
+		return m.startEdit()
+	case key.Matches(msg, m.keys.Enable), onThreshold && key.Matches(msg, m.keys.Toggle):
+		return m.toggleThreshold()
+	case key.Matches(msg, m.keys.Suggest):
+		return m.applySuggestion()
 	case key.Matches(msg, m.keys.Toggle):
-		return m.toggle(m.cursor)
+		if i, ok := m.switchAt(m.cursor); ok {
+			return m.toggle(m.switches[i])
+		}
 	case key.Matches(msg, m.keys.Reload):
 		if !m.haveUser {
 			return nil
@@ -287,14 +439,14 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.say(shared.StatusInfo, "wait for the request in flight to finish", noteTTL)
 			return nil
 		}
-		return m.startRead()
+		return tea.Batch(m.startRead(true), m.startSuggestion())
 	}
 	return nil
 }
 
-// toggle flips the state switch i is heading for: the queued intent, else
-// the save in flight, else what the server holds.
-func (m *Model) toggle(i int) tea.Cmd {
+// toggle flips the state the switch is heading for: the queued intent,
+// else the save in flight, else what the server holds.
+func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 	switch {
 	case !m.haveUser:
 		return nil
@@ -309,42 +461,45 @@ func (m *Model) toggle(i int) tea.Cmd {
 		m.say(shared.StatusError, "the current preferences must be read before a save — r to retry", 0)
 		return nil
 	}
+	p := sw.Channel.Path
 	// A server that cannot read the document gets a save that replaces
 	// it: the user confirms every such save.
 	force := m.read == readUnavailable || m.read == readDenied
-	on, ok := m.intended(i)
+	on, ok := m.intended(p)
 	if !ok || force {
 		// Unknown state, or a save that replaces the document: ask
 		// first, proposing the other state ("on" when unknown; space
 		// flips the proposal).
-		m.confirm = &intent{idx: i, on: !ok || !on, force: force}
+		m.confirm = &intent{path: p, label: sw.Label, on: !ok || !on, force: force}
 		return nil
 	}
-	return m.submit(intent{idx: i, on: !on})
+	return m.submit(intent{path: p, label: sw.Label, on: !on})
 }
 
-// intended is the state switch i is heading for and whether it is known.
-func (m *Model) intended(i int) (on, ok bool) {
-	if q, found := m.queued(i); found {
+// intended is the state the switch at p is heading for and whether it is
+// known.
+func (m *Model) intended(p api.PrefPath) (on, ok bool) {
+	if q, found := m.queued(p); found {
 		return q.on, true
 	}
-	if m.saving != nil && m.saving.idx == i {
+	if m.saving != nil && m.saving.path == p {
 		return m.saving.on, true
 	}
-	return m.shown(i)
+	return m.shown(p)
 }
 
-// shown is the state of switch i in what the server holds, as far as known.
-func (m *Model) shown(i int) (on, ok bool) {
-	if m.unsure[i] {
+// shown is the state of the switch at p in what the server holds, as far
+// as known.
+func (m *Model) shown(p api.PrefPath) (on, ok bool) {
+	if m.unsure[p] {
 		return false, false
 	}
-	return m.doc.Get(billing.LowCredit[i].Path)
+	return m.doc.Get(p)
 }
 
-func (m *Model) queued(i int) (intent, bool) {
+func (m *Model) queued(p api.PrefPath) (intent, bool) {
 	for _, q := range m.queue {
-		if q.idx == i {
+		if q.path == p {
 			return q, true
 		}
 	}
@@ -358,7 +513,7 @@ func (m *Model) submit(in intent) tea.Cmd {
 	}
 	replaced := false
 	for k := range m.queue {
-		if m.queue[k].idx == in.idx {
+		if m.queue[k].path == in.path {
 			m.queue[k] = in
 			replaced = true
 		}
@@ -366,23 +521,22 @@ func (m *Model) submit(in intent) tea.Cmd {
 	if !replaced {
 		m.queue = append(m.queue, in)
 	}
-	m.say(shared.StatusInfo, fmt.Sprintf("queued: %s %s — saved after the current save", billing.LowCredit[in.idx].Label, word(in.on)), 0)
+	m.say(shared.StatusInfo, fmt.Sprintf("queued: %s %s — saved after the current save", in.label, word(in.on)), 0)
 	return nil
 }
 
 // startSave sends in through the billing layer, which reads the current
 // document and changes only this switch: the screen's copy is never sent.
 func (m *Model) startSave(in intent) tea.Cmd {
-	sw := billing.LowCredit[in.idx]
 	m.saving = &in
 	m.seq++
-	m.say(shared.StatusInfo, "saving "+sw.Label+" "+word(in.on)+"…", 0)
+	m.say(shared.StatusInfo, "saving "+in.label+" "+word(in.on)+"…", 0)
 	seq, svc, ctx := m.seq, m.ctx.Billing, m.base()
 	var id int64
 	if m.user != nil {
 		id = m.user.ID
 	}
-	set := []billing.Switch{{Path: sw.Path, On: in.on}}
+	set := []billing.Switch{{Path: in.path, On: in.on}}
 	return func() tea.Msg {
 		if svc == nil {
 			return prefsSavedMsg{seq: seq, want: in, err: errNoBilling}
@@ -399,24 +553,26 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 	m.saving = nil
 	if msg.err != nil {
 		m.saveFailed(msg)
+		m.rebuild()
 		return nil
 	}
-	sw := billing.LowCredit[msg.want.idx]
+	w := msg.want
 	m.doc = msg.res.Prefs
 	m.settle()
-	if !msg.want.force {
+	if !w.force {
 		m.read = readOK // the save read the document first
 	}
-	got, ok := m.doc.Get(sw.Path)
+	m.rebuild()
+	got, ok := m.doc.Get(w.path)
 	switch {
 	case msg.res.Unchanged:
-		m.say(shared.StatusOK, "nothing to save: the server already holds "+sw.Label+" "+word(got), noteTTL)
+		m.say(shared.StatusOK, "nothing to save: the server already holds "+w.label+" "+word(got), noteTTL)
 	case !ok:
-		m.say(shared.StatusWarn, "saved, but the server's answer has no "+sw.Label+" switch: its state is unknown", 0)
-	case got != msg.want.on:
-		m.say(shared.StatusWarn, fmt.Sprintf("the server kept %s %s (vastdash asked for %s)", sw.Label, word(got), word(msg.want.on)), 0)
+		m.say(shared.StatusWarn, "saved, but the server's answer has no "+w.label+" switch: its state is unknown", 0)
+	case got != w.on:
+		m.say(shared.StatusWarn, fmt.Sprintf("the server kept %s %s (vastdash asked for %s)", w.label, word(got), word(w.on)), 0)
 	default:
-		m.say(shared.StatusOK, "saved: "+sw.Label+" "+word(got), noteTTL)
+		m.say(shared.StatusOK, "saved: "+w.label+" "+word(got), noteTTL)
 	}
 	return m.next()
 }
@@ -424,7 +580,7 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 // saveFailed reports a save that did not succeed: refused, not attempted,
 // or of unknown outcome.
 func (m *Model) saveFailed(msg prefsSavedMsg) {
-	sw := billing.LowCredit[msg.want.idx]
+	w := msg.want
 	err, res := msg.err, msg.res
 	dropped := len(m.queue)
 	m.queue = nil
@@ -435,20 +591,25 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 	reason := shared.Safe(err.Error())
 	var ae *api.Error
 	switch {
+	case errors.Is(err, billing.ErrLocked):
+		m.say(shared.StatusError, reason+suffix, 0)
 	case res.Unknown && res.Prefs.IsZero():
 		// The write may have landed and the read after it failed: say
 		// so rather than show a state the server may no longer hold.
-		m.unsure[msg.want.idx] = true
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, r to re-read (%s)%s", sw.Label, word(msg.want.on), reason, suffix), 0)
+		if m.unsure == nil {
+			m.unsure = map[api.PrefPath]bool{}
+		}
+		m.unsure[w.path] = true
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, r to re-read (%s)%s", w.label, word(w.on), reason, suffix), 0)
 	case res.Unknown:
 		m.doc = res.Prefs
 		m.settle()
-		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the save of %s %s; read again, the server holds %s %s (%s)%s", sw.Label, word(msg.want.on), sw.Label, billing.SwitchState(m.doc, sw.Path), reason, suffix), 0)
+		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the save of %s %s; read again, the server holds %s %s (%s)%s", w.label, word(w.on), w.label, billing.SwitchState(m.doc, w.path), reason, suffix), 0)
 	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 		// The screen shows the read-only state itself; the line says
 		// what just failed.
 		m.readOnly = true
-		m.say(shared.StatusError, "could not save "+sw.Label+": "+reason+suffix, 0)
+		m.say(shared.StatusError, "could not save "+w.label+": "+reason+suffix, 0)
 	case errors.Is(err, billing.ErrPrefsUnreadable):
 		// The server could read the document before and no longer can:
 		// from now on a save replaces it, which the user must confirm.
@@ -457,11 +618,11 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 	default:
 		// Nothing changed on the server. A document the billing layer
 		// read just before the refusal is fresher than the one shown.
-		text := "could not save " + sw.Label + ": " + reason
+		text := "could not save " + w.label + ": " + reason
 		if !res.Prefs.IsZero() {
 			m.doc = res.Prefs
 			m.settle()
-			if on, ok := m.doc.Get(sw.Path); ok {
+			if on, ok := m.doc.Get(w.path); ok {
 				text += " — still " + word(on)
 			}
 		}
@@ -475,7 +636,7 @@ func (m *Model) next() tea.Cmd {
 	for len(m.queue) > 0 {
 		in := m.queue[0]
 		m.queue = m.queue[1:]
-		if on, ok := m.shown(in.idx); ok && on == in.on {
+		if on, ok := m.shown(in.path); ok && on == in.on {
 			continue
 		}
 		return m.startSave(in)

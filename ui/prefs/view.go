@@ -1,6 +1,7 @@
 package prefs
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -32,12 +33,105 @@ type line struct {
 	prio int
 }
 
-// View renders the screen, exactly width×height.
+// View renders the screen, exactly width×height: a title, the list of
+// rows (scrolled to keep the cursor in view), and below it what the screen
+// asks or explains. When the area is short, the list keeps at least the
+// cursor's line and the explanations go first, lowest priority first.
 func (m *Model) View() string {
 	w, h := m.width, m.height
 	if w <= 0 || h <= 0 {
 		return ""
 	}
+	st := m.styles()
+	var top []string
+	if h >= 4 {
+		top = append(top, st.Bold.Render("Notifications")+st.Muted.Render(" · the low-balance threshold and every alert"))
+		if h >= 8 {
+			top = append(top, "")
+		}
+	}
+	list, cur := m.listLines()
+	bottom := m.bottomLines(w)
+	listMin := min(len(list), 3)
+	if m.confirm != nil {
+		listMin = min(len(list), 1) // the question matters more than the context
+	}
+	bl := fitLines(bottom, max(0, h-len(top)-listMin))
+	listH := max(0, h-len(top)-len(bl))
+	out := append(top, m.window(list, cur, listH)...)
+	return shared.Block(append(out, bl...), w, h)
+}
+
+// listHeight is how many list lines the area holds, for paging.
+func (m *Model) listHeight() int { return max(1, m.height-4) }
+
+// window is the listH lines of list to show, scrolled so that line cur
+// stays in view; the offset is kept so the list does not jump.
+func (m *Model) window(list []string, cur, listH int) []string {
+	if listH <= 0 {
+		return nil
+	}
+	if len(list) <= listH {
+		m.offset = 0
+		return list
+	}
+	switch {
+	case cur < m.offset:
+		m.offset = cur
+	case cur >= m.offset+listH:
+		m.offset = cur - listH + 1
+	}
+	// A group heading just above the cursor comes into view with it.
+	if m.offset > 0 && m.offset == cur && cur > 0 && listH > 1 {
+		m.offset--
+	}
+	m.offset = max(0, min(m.offset, len(list)-listH))
+	return list[m.offset : m.offset+listH]
+}
+
+// listLines renders the rows under their group headings, and returns the
+// index of the cursor's line.
+func (m *Model) listLines() ([]string, int) {
+	st := m.styles()
+	switch {
+	case !m.haveUser && m.userErr != nil:
+		return []string{st.Error.Render("✗ account not loaded: " + m.ctx.ErrorText(m.userErr) + " — the preferences need its user id")}, 0
+	case !m.haveUser:
+		return []string{st.Muted.Render("loading account…")}, 0
+	}
+	var out []string
+	cur := 0
+	group := -1
+	thRow := m.thresholdRow()
+	for r := 0; r < m.rowCount(); r++ {
+		i, isSwitch := m.switchAt(r)
+		if isSwitch && m.switches[i].Group != group {
+			group = m.switches[i].Group
+			out = append(out, st.Bold.Render(m.alerts.Groups[group].Name))
+		}
+		if r == m.cursor {
+			cur = len(out)
+		}
+		if !isSwitch {
+			if group < 0 {
+				out = append(out, st.Bold.Render("account"))
+				if r == m.cursor {
+					cur = len(out)
+				}
+			}
+			out = append(out, m.thresholdRowText(r == thRow && r == m.cursor))
+			if t := m.suggestionText(); t != "" {
+				out = append(out, strings.Repeat(" ", 2+stateWidth+1)+st.Muted.Render(t))
+			}
+			continue
+		}
+		out = append(out, m.row(r, m.switches[i]))
+	}
+	return out, cur
+}
+
+// bottomLines is what the screen explains or asks below the list.
+func (m *Model) bottomLines(w int) []line {
 	st := m.styles()
 	var ls []line
 	add := func(prio int, s string) { ls = append(ls, line{s, prio}) }
@@ -52,26 +146,21 @@ func (m *Model) View() string {
 			add(p, style.Render(l))
 		}
 	}
-
-	add(prioTitle, st.Bold.Render("Notifications")+st.Muted.Render(" · low credit alerts"))
-	add(prioBlank, "")
-	switch {
-	case !m.haveUser && m.userErr != nil:
-		addPara(prioSwitch, prioDetail, st.Error, "✗ account not loaded: "+m.ctx.ErrorText(m.userErr)+" — the preferences need its user id")
-	case !m.haveUser:
-		add(prioSwitch, st.Muted.Render("loading account…"))
-	default:
-		for i := range billing.LowCredit {
-			add(prioSwitch, m.row(i))
+	if !m.haveUser {
+		return nil
+	}
+	if m.read == readUnavailable || m.read == readDenied {
+		if m.confirm == nil {
+			add(prioBlank, "")
+			addPara(prioNote, prioBlank, st.Muted, "Saving replaces every notification preference on the account with what vastdash sends; you will be asked to confirm.")
 		}
-	}
-	if t := m.thresholdText(); t != "" {
+	} else if m.read == readOK && m.catErr != nil {
 		add(prioBlank, "")
-		addPara(prioThreshold, prioBlank, st.Muted, t)
+		addPara(prioNote, prioBlank, st.Muted, "Raw keys shown: the notification catalogue could not be read ("+m.ctx.ErrorText(m.catErr)+").")
 	}
-	if m.haveUser && (m.read == readUnavailable || m.read == readDenied) && m.confirm == nil {
+	if n := m.alerts.Hidden; n > 0 {
 		add(prioBlank, "")
-		addPara(prioNote, prioBlank, st.Muted, "Saving replaces every notification preference on the account with what vastdash sends; you will be asked to confirm.")
+		addPara(prioNote, prioBlank, st.Warning, fmt.Sprintf("! %d more switch%s in the document not listed: vastdash lists at most %d types of %d channels.", n, pluralES(n), billing.MaxAlertTypes, billing.MaxAlertChannels))
 	}
 	if m.confirm != nil {
 		add(prioBlank, "")
@@ -88,31 +177,86 @@ func (m *Model) View() string {
 		add(prioBlank, "")
 		addPara(prioReadOnly, prioDetail, st.Error, "✗ "+readOnlyText)
 	}
-	return shared.Block(fitLines(ls, h), w, h)
+	return ls
 }
 
-// row renders switch i: cursor mark, state as symbol and word, label.
-func (m *Model) row(i int) string {
+func pluralES(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}
+
+// row renders switch sw on row r: cursor mark, state as symbol and word,
+// label.
+func (m *Model) row(r int, sw billing.AlertSwitch) string {
 	st := m.styles()
-	state, style := m.stateText(i)
-	cur, label := "  ", billing.LowCredit[i].Label
-	if i == m.cursor {
+	state, style := m.stateText(sw)
+	cur, label := "  ", sw.Label
+	if sw.Channel.Locked {
+		label += " · always sent"
+	}
+	if r == m.cursor {
 		cur = st.Accent.Render("› ")
 		label = st.Selected.Render(label)
 	}
 	return cur + style.Render(shared.PadRight(state, stateWidth)) + " " + label
 }
 
-// stateText is what row i shows and its style; never colour alone.
-func (m *Model) stateText(i int) (string, lipgloss.Style) {
+// thresholdRowText renders the threshold row; editing shows the text
+// field in place of the amount.
+func (m *Model) thresholdRowText(selected bool) string {
 	st := m.styles()
-	if m.saving != nil && m.saving.idx == i {
+	state, known := m.thresholdState()
+	style := st.Warning
+	switch {
+	case strings.HasPrefix(state, "…"):
+		style = st.Accent
+	case state == "[x] on":
+		style = st.OK
+	case known:
+		style = st.Muted
+	}
+	cur, label := "  ", m.thresholdLabel()
+	if m.th.editing {
+		// The field comes first: on a narrow screen the words around it
+		// go before any of what is typed does.
+		field := m.th.input.View()
+		label = field
+		avail := m.width - 2 - stateWidth - 1
+		for _, l := range []string{
+			"low-balance threshold: " + field + st.Muted.Render(" enter saves · esc cancels"),
+			"low-balance threshold: " + field,
+			"threshold " + field,
+		} {
+			if shared.Width(l) <= avail {
+				label = l
+				break
+			}
+		}
+	} else if selected {
+		label = st.Selected.Render(label)
+	}
+	if selected {
+		cur = st.Accent.Render("› ")
+	}
+	return cur + style.Render(shared.PadRight(state, stateWidth)) + " " + label
+}
+
+// stateText is what the row of sw shows and its style; never colour alone.
+func (m *Model) stateText(sw billing.AlertSwitch) (string, lipgloss.Style) {
+	st := m.styles()
+	p := sw.Channel.Path
+	if m.saving != nil && m.saving.path == p {
 		return "… saving " + word(m.saving.on), st.Accent
 	}
-	if q, ok := m.queued(i); ok {
+	if q, ok := m.queued(p); ok {
 		return "… queued " + word(q.on), st.Accent
 	}
-	on, ok := m.shown(i)
+	if sw.Channel.Locked {
+		return "[=] locked", st.Muted
+	}
+	on, ok := m.shown(p)
 	switch {
 	case !ok:
 		return "[?] unknown", st.Warning
@@ -129,29 +273,13 @@ func (m *Model) question() string {
 	if c.on {
 		mark = "[x] on"
 	}
-	q := "Set " + billing.LowCredit[c.idx].Label + " to " + mark
+	q := "Set " + c.label + " to " + mark
 	if c.force {
 		q += " and replace all notification preferences?"
 	} else {
 		q += "?"
 	}
 	return q
-}
-
-// thresholdText explains when low_credit fires, from the account record.
-func (m *Model) thresholdText() string {
-	u := m.user
-	if u == nil || u.BalanceThreshold == nil {
-		return ""
-	}
-	amt := u.BalanceThreshold.Credit()
-	if u.BalanceThresholdEnabled == nil {
-		return "Low-balance threshold: " + amt + "."
-	}
-	if *u.BalanceThresholdEnabled {
-		return "Low credit alerts fire below " + amt + " (threshold enabled)."
-	}
-	return "Low-balance threshold: " + amt + " (threshold disabled)."
 }
 
 // wrap breaks s into lines of at most w cells.

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+)
+
+// alertServer is the demo server without the settings and catalogue
+// pacing, so one test can run the command several times in a row.
+func alertServer(t *testing.T) *demoserver.Server {
+	t.Helper()
+	return startServer(t, demoserver.Options{Contracts: 10, SettingsThreshold: -1, TypesThreshold: -1})
+}
+
+func putsTo(srv *demoserver.Server, prefix string) []demoserver.Request {
+	var out []demoserver.Request
+	for _, q := range srv.Requests() {
+		if q.Method == http.MethodPut && strings.HasPrefix(q.Path, prefix) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+func TestNotificationsAll(t *testing.T) {
+	srv := alertServer(t)
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--all")
+	res.ok(t)
+	lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+	if n := len(api.NewPrefs(srv.Prefs()).Paths()); len(lines) != n+1 {
+		t.Fatalf("%d lines for %d switches and the threshold:\n%s", len(lines), n, res.out)
+	}
+	for i, want := range []string{
+		"low-balance threshold: $50.00, enabled",
+		"client.low_credit.email: on (low credit by email)",
+		"client.low_credit.webhooks: off (low credit by webhooks)",
+	} {
+		if lines[i] != want {
+			t.Errorf("line %d %q, want %q", i, lines[i], want)
+		}
+	}
+	for _, want := range []string{"client.payment_failed.email: on (Payment failed by email, locked)\n",
+		"host.machine_offline.webhooks: on (Machine offline by webhooks)\n", "marketing.newsletter.email: off (Newsletter by email)\n"} {
+		if !strings.Contains(res.out, want) {
+			t.Errorf("no %q in\n%s", want, res.out)
+		}
+	}
+}
+
+// Without the catalogue every switch still prints, under its raw key, and
+// stderr says why.
+func TestNotificationsAllWithoutCatalogue(t *testing.T) {
+	srv := alertServer(t)
+	srv.AddFault(demoserver.Fault{Path: "/api/v0/notification-types", Status: 500, Body: `{"error":"boom"}`})
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--all")
+	res.ok(t)
+	if !strings.Contains(res.out, "client.payment_failed.email: on (payment_failed by email)\n") || strings.Contains(res.out, "locked") {
+		t.Errorf("stdout:\n%s", res.out)
+	}
+	if !strings.Contains(res.errOut, "raw keys shown") {
+		t.Errorf("stderr %q", res.errOut)
+	}
+}
+
+func TestNotificationsSet(t *testing.T) {
+	srv := alertServer(t)
+	before := api.NewPrefs(srv.Prefs())
+	res := headless(t, srv, demoserver.DemoKey, "notifications",
+		"--set", "client.instance_outbid.email=off", "--set", "host.payout_sent.webhooks=on")
+	res.ok(t)
+	want := "low credit by email: on\nlow credit by webhooks: off\nInstance outbid by email: off\nPayout sent by webhooks: on\n"
+	if res.out != want {
+		t.Fatalf("stdout %q, want %q", res.out, want)
+	}
+	if n := len(putsTo(srv, "/api/v0/users/")); n != 1 {
+		t.Fatalf("%d PUTs, want one for both", n)
+	}
+	next, _ := before.With(api.PrefPath{"client", "instance_outbid", "email"}, false)
+	next, _ = next.With(api.PrefPath{"host", "payout_sent", "webhooks"}, true)
+	got, _ := json.Marshal(srv.Prefs())
+	wantDoc, _ := json.Marshal(next.Document())
+	if string(got) != string(wantDoc) {
+		t.Fatalf("server holds\n%s\nwant\n%s", got, wantDoc)
+	}
+}
+
+// A locked switch and one the document does not hold are refused: exit 1,
+// one line, nothing sent.
+func TestNotificationsSetRefused(t *testing.T) {
+	srv := alertServer(t)
+	headless(t, srv, demoserver.DemoKey, "notifications", "--set", "client.payment_failed.email=off").
+		failed(t, exitRuntime, "Payment failed by email is locked")
+	headless(t, srv, demoserver.DemoKey, "notifications", "--set", "client.instance_outbd.email=off").
+		failed(t, exitRuntime, "hold no switch client.instance_outbd.email")
+	if n := len(putsTo(srv, "/")); n != 0 {
+		t.Fatalf("%d PUTs", n)
+	}
+}
+
+func TestNotificationsThreshold(t *testing.T) {
+	srv := alertServer(t)
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--threshold", "25.00", "--threshold-enabled", "off")
+	res.ok(t)
+	if res.out != "low-balance threshold: $25.00, disabled\n" {
+		t.Fatalf("stdout %q", res.out)
+	}
+	puts := putsTo(srv, "/api/v0/users")
+	if len(puts) != 1 || string(puts[0].Body) != `{"balance_threshold":25.00,"balance_threshold_enabled":false}` {
+		t.Fatalf("PUTs %v", puts)
+	}
+	// Switching it back on alone sends the amount the server holds.
+	headless(t, srv, demoserver.DemoKey, "notifications", "--threshold-enabled", "on").ok(t)
+	if th, on := srv.BalanceThreshold(); th != 25000 || !on {
+		t.Fatalf("server holds %d %v", th, on)
+	}
+	// With --all the threshold leads every switch.
+	res = headless(t, srv, demoserver.DemoKey, "notifications", "--all", "--threshold", "30")
+	res.ok(t)
+	if !strings.HasPrefix(res.out, "low-balance threshold: $30.00, enabled\nclient.low_credit.email: on") {
+		t.Fatalf("stdout %q", res.out)
+	}
+}
+
+func TestNotificationsThresholdUsage(t *testing.T) {
+	srv := alertServer(t)
+	for args, want := range map[string]string{
+		"--threshold -5":               `--threshold "-5": the threshold cannot be negative`,
+		"--threshold 1.234":            "at most two decimals",
+		"--threshold 2000000":          "at most $1,000,000.00",
+		"--threshold-enabled maybe":    "want on or off",
+		"--set client.x":               "want CONTEXT.TYPE.CHANNEL=on|off",
+		"--set client.x.email=perhaps": "the value must be on or off",
+	} {
+		headless(t, srv, demoserver.DemoKey, append([]string{"notifications"}, strings.Fields(args)...)...).failed(t, exitUsage, want)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests for usage errors", n)
+	}
+}
+
+// The account read after the save holds another value: it is printed, and
+// the run fails saying so.
+func TestNotificationsThresholdServerDisagrees(t *testing.T) {
+	srv := alertServer(t)
+	srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: "/api/v0/users/current", Times: 1})
+	srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: "/api/v0/users/current", Mutate: func(b []byte) []byte {
+		return regexp.MustCompile(`"balance_threshold":[0-9.]+`).ReplaceAll(b, []byte(`"balance_threshold":30`))
+	}})
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--threshold", "25")
+	if res.code != exitRuntime || res.out != "low-balance threshold: $30.00, enabled\n" ||
+		!strings.Contains(res.errOut, "the server holds the low-balance threshold $30.00, enabled, not what was sent ($25.00)") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
+	}
+}
+
+// A PUT that never answers: the account is read again, printed, exit 1.
+func TestNotificationsThresholdTimeout(t *testing.T) {
+	srv := alertServer(t)
+	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Hang: true})
+	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+		r.clientOptions = append(r.clientOptions, api.WithTimeout(300*time.Millisecond))
+	}, "notifications", "--threshold", "25")
+	if res.code != exitRuntime || res.out != "low-balance threshold: $50.00, enabled\n" ||
+		!strings.Contains(res.errOut, "the outcome of the threshold save is unknown") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
+	}
+}
+
+// Every name the server sent — catalogue names, document keys — reaches
+// stdout stripped of escapes and controls.
+func TestNotificationsAllHostile(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10, SettingsThreshold: -1, TypesThreshold: -1, Hostile: true})
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--all")
+	res.ok(t)
+	if strings.ContainsAny(res.out, "\x1b\x07\u202e\u009b") {
+		t.Fatalf("unsafe output: %q", res.out)
+	}
+	if n := len(api.NewPrefs(srv.Prefs()).Paths()); strings.Count(res.out, "\n") != n+1 {
+		t.Fatalf("%d lines for %d switches:\n%s", strings.Count(res.out, "\n"), n, res.out)
+	}
+}

@@ -1,0 +1,288 @@
+package prefs
+
+import (
+	"errors"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// The threshold row: the low-balance threshold the low_credit alerts fire
+// below. enter (or t) edits the amount in a text field, space (or e)
+// switches it on or off, a applies the suggestion. Every rule — what an
+// amount may be, what is sent, what the server is believed to hold — is
+// billing's; the screen only asks and shows.
+
+// thresholdSavedMsg is the result of a threshold save.
+type thresholdSavedMsg struct {
+	seq int
+	res billing.ThresholdResult
+	err error
+}
+
+// suggestionMsg is the suggestion from the 7-day burn.
+type suggestionMsg struct {
+	seq  int
+	sugg billing.Suggestion
+}
+
+// held is the threshold as the account last read holds it.
+func (m *Model) held() billing.Threshold {
+	if m.user == nil {
+		return billing.Threshold{}
+	}
+	return billing.ThresholdOf(*m.user)
+}
+
+// canChangeThreshold says why the threshold cannot change now ("" when it
+// can) and puts it on the status line.
+func (m *Model) canChangeThreshold() bool {
+	switch {
+	case !m.haveUser:
+		return false
+	case m.readOnly:
+		m.say(shared.StatusError, readOnlyText, 0)
+		return false
+	case m.th.saving != nil:
+		m.say(shared.StatusInfo, "wait for the threshold save in flight to finish", noteTTL)
+		return false
+	}
+	return true
+}
+
+// startEdit opens the text field on the threshold row, holding the amount
+// the server holds.
+func (m *Model) startEdit() tea.Cmd {
+	if !m.canChangeThreshold() {
+		return nil
+	}
+	m.cursor = m.thresholdRow()
+	in := textinput.New()
+	in.Prompt = "$"
+	in.CharLimit = 16 // "1000000.00" and some room for a typo to show
+	in.SetWidth(12)
+	st := in.Styles()
+	st.Cursor.Blink = false // a blinking cursor would wake the program twice a second
+	in.SetStyles(st)
+	if h := m.held(); h.Known {
+		in.SetValue(strings.TrimPrefix(strings.ReplaceAll(h.Amount.Credit(), ",", ""), "$"))
+	}
+	in.CursorEnd()
+	m.th.input, m.th.editing = &in, true
+	m.say(shared.StatusInfo, "type the threshold in dollars — enter saves, esc cancels", 0)
+	return m.th.input.Focus()
+}
+
+// editKey handles a key while the text field has the keyboard: enter saves
+// a valid amount, esc cancels, the rest is typing. Bad input stays in the
+// field with a one-line error on the status line: nothing typed is lost.
+func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Cancel):
+		m.th.editing = false
+		m.say(shared.StatusInfo, "threshold not changed", noteTTL)
+		return nil
+	case key.Matches(msg, m.keys.Save):
+		a, err := billing.ParseThreshold(m.th.input.Value())
+		if err != nil {
+			m.say(shared.StatusError, "threshold: "+err.Error(), 0)
+			return nil
+		}
+		m.th.editing = false
+		return m.saveThreshold(billing.ThresholdChange{Amount: &a}, "the threshold "+a.Credit())
+	}
+	var cmd tea.Cmd
+	*m.th.input, cmd = m.th.input.Update(msg)
+	return cmd
+}
+
+// toggleThreshold switches the threshold on or off: the other state of what
+// the server holds (on when it does not say).
+func (m *Model) toggleThreshold() tea.Cmd {
+	if !m.canChangeThreshold() {
+		return nil
+	}
+	on := true
+	if e := m.held().Enabled; e != nil {
+		on = !*e
+	}
+	return m.saveThreshold(billing.ThresholdChange{Enabled: &on}, "the threshold "+enabledWord(on))
+}
+
+// applySuggestion saves the suggested amount.
+func (m *Model) applySuggestion() tea.Cmd {
+	g := m.th.sugg
+	switch {
+	case !m.th.suggested:
+		m.say(shared.StatusInfo, "no suggestion yet: it needs the last 7 days of charges", noteTTL)
+		return nil
+	case g.Reason != "":
+		m.say(shared.StatusInfo, g.String(), noteTTL)
+		return nil
+	case !m.canChangeThreshold():
+		return nil
+	}
+	a := g.Amount
+	return m.saveThreshold(billing.ThresholdChange{Amount: &a}, "the suggested threshold "+a.Credit())
+}
+
+// saveThreshold sends ch through the billing layer.
+func (m *Model) saveThreshold(ch billing.ThresholdChange, what string) tea.Cmd {
+	m.th.saving = &ch
+	m.th.seq++
+	m.say(shared.StatusInfo, "saving "+what+"…", 0)
+	seq, svc, ctx := m.th.seq, m.ctx.Billing, m.base()
+	return func() tea.Msg {
+		if svc == nil {
+			return thresholdSavedMsg{seq: seq, err: errNoBilling}
+		}
+		res, err := svc.SaveThreshold(ctx, ch)
+		return thresholdSavedMsg{seq: seq, res: res, err: err}
+	}
+}
+
+// onThresholdSaved shows what the server holds after the save, and hands
+// the account it read to the root: the header's credit colour depends on
+// the threshold.
+func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
+	if msg.seq != m.th.seq || m.th.saving == nil {
+		return nil
+	}
+	m.th.saving = nil
+	res, err := msg.res, msg.err
+	var announce tea.Cmd
+	if res.Read {
+		u := res.Account
+		m.user, m.th.unknown = &u, false
+		announce = func() tea.Msg { return shared.UserMsg{User: u} }
+	}
+	held := m.held().String()
+	var ae *api.Error
+	switch {
+	case err == nil && res.Matches():
+		m.say(shared.StatusOK, "saved: the server holds the threshold "+held, noteTTL)
+	case err == nil:
+		m.say(shared.StatusWarn, "the server holds the threshold "+held+" (vastdash sent "+res.Sent.String()+")", 0)
+	case res.Unknown && res.Read:
+		m.say(shared.StatusWarn, "no answer to the threshold save; read again, the server holds "+held+" ("+shared.Safe(err.Error())+")", 0)
+	case res.Unknown:
+		m.th.unknown = true
+		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — r to re-read ("+shared.Safe(err.Error())+")", 0)
+	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
+		m.readOnly = true
+		m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
+	case errors.Is(err, billing.ErrNoThreshold):
+		m.say(shared.StatusError, err.Error()+" — enter edits it", 0)
+	default:
+		m.say(shared.StatusError, "could not save the threshold: "+m.ctx.ErrorText(err), 0)
+	}
+	return announce
+}
+
+func enabledWord(on bool) string {
+	if on {
+		return "enabled"
+	}
+	return "disabled"
+}
+
+// onRange notes the range the dashboard shows: the suggestion reads the
+// feed the Overview shares for it. The first one starts the suggestion.
+func (m *Model) onRange(msg shared.RangeMsg) tea.Cmd {
+	first := m.th.rng == nil
+	m.th.rng = &msg
+	if !first {
+		return nil
+	}
+	return m.startSuggestion()
+}
+
+// startSuggestion asks billing for the suggestion; it waits on the shared
+// burn figures (a goroutine, no timer) and ends with the program.
+func (m *Model) startSuggestion() tea.Cmd {
+	if m.th.rng == nil || m.th.suggesting {
+		return nil
+	}
+	m.th.suggesting = true
+	m.th.suggSeq++
+	seq, svc, ctx := m.th.suggSeq, m.ctx.Billing, m.base()
+	q := billing.RangeQuery(m.th.rng.Range.From, m.th.rng.Range.To)
+	return func() tea.Msg {
+		if svc == nil {
+			return suggestionMsg{seq: seq, sugg: billing.Suggestion{Reason: errNoBilling.Error()}}
+		}
+		g, _ := svc.SuggestThreshold(ctx, q) // the Reason says why there is none
+		if ctx.Err() != nil {
+			return nil
+		}
+		return suggestionMsg{seq: seq, sugg: g}
+	}
+}
+
+func (m *Model) onSuggestion(msg suggestionMsg) {
+	if msg.seq != m.th.suggSeq {
+		return
+	}
+	m.th.suggesting, m.th.suggested, m.th.sugg = false, true, msg.sugg
+}
+
+// thresholdState is the threshold row's state column: the enabled switch.
+func (m *Model) thresholdState() (string, bool) {
+	if s := m.th.saving; s != nil {
+		if s.Enabled != nil {
+			return "… saving " + word(*s.Enabled), true
+		}
+		return "… saving", true
+	}
+	h := m.held()
+	switch {
+	case m.th.unknown || h.Bad != "":
+		return "[?] unknown", false
+	case !h.Known && h.Enabled == nil:
+		return "[?] not set", false
+	case h.Enabled == nil:
+		return "[x] on", true // the record does not say: the platform's default
+	case *h.Enabled:
+		return "[x] on", true
+	}
+	return "[ ] off", true
+}
+
+// thresholdLabel is the threshold row's label: the amount, or why there is
+// none.
+func (m *Model) thresholdLabel() string {
+	h := m.held()
+	const name = "low-balance threshold"
+	switch {
+	case m.th.unknown:
+		return name + ": unknown after a save with no answer — r re-reads"
+	case h.Bad != "":
+		return name + ": " + h.String()
+	case !h.Known:
+		return name + ": not set — enter sets it"
+	}
+	if !h.On() {
+		return name + ": " + h.Amount.Credit() + " — switched off, no alert fires"
+	}
+	return name + ": " + h.Amount.Credit() + " — alerts fire below it"
+}
+
+// suggestionText is the line under the threshold row; "" when none was
+// asked for.
+func (m *Model) suggestionText() string {
+	switch {
+	case m.th.suggesting && !m.th.suggested:
+		return "suggestion: waiting for the last 7 days of charges…"
+	case !m.th.suggested:
+		return ""
+	case m.th.sugg.Reason != "":
+		return m.th.sugg.String()
+	}
+	return m.th.sugg.String() + " — a applies it"
+}
