@@ -36,7 +36,7 @@ func (m *Model) rateLines(w int) []line {
 	if m.rateErr != nil {
 		// The last good reading, if any, stays below: it is marked as
 		// not fresh by this line.
-		ls = append(ls, line{text: label + st.Error.Render("✗ current rate: "+m.ctx.ErrorText(m.rateErr)) + st.Muted.Render(" · r to retry"), prio: prioRateHead})
+		ls = append(ls, line{text: label + st.Error.Render("✗ "+m.ctx.RetryText("current rate", m.rateErr)), prio: prioRateHead})
 		label = strings.Repeat(" ", labelW)
 	}
 	if m.rate == nil {
