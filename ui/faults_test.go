@@ -795,7 +795,9 @@ func TestFaultInstancesFail(t *testing.T) {
 // on the status line (the ring itself is TestBellRingsOncePerCrossing's).
 func TestFaultCreditCrossesAlert(t *testing.T) {
 	r := startRig(t, demoserver.Options{Contracts: 300}, nil)
-	r.waitFor("the first readings", func(s string) bool { return strings.HasPrefix(rateLine(s), "Now    $") && strings.Contains(s, "updated") })
+	r.waitFor("the first readings", func(s string) bool {
+		return strings.HasPrefix(rateLine(s), "Now    $") && strings.Contains(s, "updated")
+	})
 	r.srv.AddFault(demoserver.Fault{Path: "/api/v0/users/current", Mutate: func(b []byte) []byte {
 		var doc map[string]any
 		if json.Unmarshal(b, &doc) != nil {
