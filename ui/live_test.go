@@ -12,6 +12,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -240,4 +241,20 @@ func TestAgeText(t *testing.T) {
 			t.Errorf("ageText(%v, %v) = %q, want %q", c.age, c.interval, got, c.want)
 		}
 	}
+}
+
+// The whole frame at 80×24 with the billing-now panel: the header's age,
+// the panel under the runway, a running instance listed.
+func TestGoldenBillingNow80x24(t *testing.T) {
+	m, clock := liveModel(t, time.Minute, false)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	rate := billing.CurrentRate{AsOf: *clock, PerHour: 2_013_666, Storage: 52_500, Running: 2, Stored: 2, Read: 5,
+		Billing: []api.Instance{
+			{ID: 1041012, Status: "running", NumGPUs: 1, GPUName: "A100 SXM4", DPHTotal: 1_171_000, Label: "train"},
+			{ID: 1041585, Status: "running", NumGPUs: 2, GPUName: "RTX 4090", DPHTotal: 842_666},
+			{ID: 1038000, Status: "stopped", StorageTotalCost: 40_000, Label: "datasets"},
+			{ID: 1039000, Status: "exited", StorageTotalCost: 12_500},
+		}}
+	settle(m, append(round(m, lowUser(100_000), shared.RateMsg{Rate: rate}), m.overview.Init())...)
+	golden.Check(t, "billing-now-80x24.golden", screenText(m))
 }
