@@ -89,7 +89,12 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 			m.live.timer = true
 			return shared.After(m.ctx.Base, wait, refreshMsg{})
 		}
-		cmds = append(cmds, m.reloadUser(), m.reloadRate())
+		cmds = append(cmds, m.reloadUser())
+		if r := m.live.rate; r == nil || r.NeedsPermission == "" || m.live.rateErr != nil {
+			// A key without instance_read will not gain it by asking
+			// every minute; r still asks.
+			cmds = append(cmds, m.reloadRate())
+		}
 	}
 	return tea.Batch(append(cmds, m.refreshTimer())...)
 }
@@ -98,8 +103,11 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 // being read and no timer is pending. The next reading starts an interval
 // after the last one ended, so a slow reading (many pages, paced) is never
 // overlapped by the next.
+//
+// A rejected key stops the refresh: asking again every interval with a key
+// the server refused would change nothing (r still asks).
 func (m *Model) refreshTimer() tea.Cmd {
-	if m.opts.Refresh <= 0 || m.live.timer || m.userLoading || m.live.rateLoading {
+	if m.opts.Refresh <= 0 || m.live.timer || m.userLoading || m.live.rateLoading || m.userRejected() {
 		return nil
 	}
 	m.live.timer = true

@@ -258,3 +258,28 @@ func TestGoldenBillingNow80x24(t *testing.T) {
 	settle(m, append(round(m, lowUser(100_000), shared.RateMsg{Rate: rate}), m.overview.Init())...)
 	golden.Check(t, "billing-now-80x24.golden", screenText(m))
 }
+
+// A rejected key stops the refresh, and a key without instance_read is not
+// asked for the instances again on every refresh (r still asks).
+func TestRefreshStopsForARejectedKey(t *testing.T) {
+	m, clock := liveModel(t, time.Minute, false)
+	m.userLoading, m.live.rateLoading = true, true
+	m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey, Status: 401}})
+	m.Update(oneDollar(*clock))
+	if m.live.timer {
+		t.Fatal("a refresh timer for a rejected key")
+	}
+
+	m, clock = liveModel(t, time.Minute, false)
+	round(m, lowUser(100_000), shared.RateMsg{Rate: billing.CurrentRate{NeedsPermission: billing.NeedsInstanceRead}})
+	*clock = clock.Add(time.Minute)
+	m.Update(refreshMsg{})
+	if !m.userLoading || m.live.rateLoading {
+		t.Fatalf("refresh without instance_read: user %v rate %v", m.userLoading, m.live.rateLoading)
+	}
+	m.Update(lowUser(100_000))
+	m.Update(press("r"))
+	if !m.live.rateLoading {
+		t.Fatal("r did not ask for the rate again")
+	}
+}
