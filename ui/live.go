@@ -32,6 +32,10 @@ type liveState struct {
 	// timer is set while a refresh timer is pending: there is only ever
 	// one.
 	timer bool
+	// quiet marks the readings a refresh started: they do not turn the
+	// spinner, so a refresh wakes the program once per interval and no
+	// more (the header's age says when it landed).
+	quiet bool
 	watch billing.Watch
 }
 
@@ -89,6 +93,7 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 			m.live.timer = true
 			return shared.After(m.ctx.Base, wait, refreshMsg{})
 		}
+		m.live.quiet = !m.userLoading && !m.live.rateLoading
 		cmds = append(cmds, m.reloadUser())
 		if r := m.live.rate; r == nil || r.NeedsPermission == "" || m.live.rateErr != nil {
 			// A key without instance_read will not gain it by asking
@@ -96,7 +101,16 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, m.reloadRate())
 		}
 	}
+	if !m.userLoading && !m.live.rateLoading {
+		m.live.quiet = false
+	}
 	return tea.Batch(append(cmds, m.refreshTimer())...)
+}
+
+// liveLoading reports a reading of the credit or the rate in flight that
+// the spinner shows: not a refresh's own.
+func (m *Model) liveLoading() bool {
+	return (m.userLoading || m.live.rateLoading) && !m.live.quiet
 }
 
 // refreshTimer starts the refresh timer when refresh is on, nothing is

@@ -146,9 +146,17 @@ func TestNoTickWhenIdleWithRefresh(t *testing.T) {
 	}
 	// A second refresh round ends idle the same way.
 	*clock = clock.Add(time.Minute)
-	m.Update(refreshMsg{})
-	if !m.loading() {
+	_, cmd := m.Update(refreshMsg{})
+	if !m.userLoading || !m.live.rateLoading {
 		t.Fatal("the refresh reads nothing")
+	}
+	// Its readings do not turn the spinner: the refresh wakes the program
+	// once, when they land, and no more.
+	if m.loading() || m.spinning {
+		t.Fatal("a refresh's readings count as loading")
+	}
+	if _, ok := findMsg[spinner.TickMsg](cmd); ok {
+		t.Fatal("a refresh started the spinner")
 	}
 	_, c1 := m.Update(lowUser(100_000))
 	_, c2 := m.Update(oneDollar(*clock))

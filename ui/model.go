@@ -438,7 +438,7 @@ func (m *Model) switchTo(id screenID) {
 
 // loading reports whether anything is in flight, for the header spinner.
 func (m *Model) loading() bool {
-	if m.userLoading || m.live.rateLoading {
+	if m.liveLoading() {
 		return true
 	}
 	for _, s := range m.screens() {
