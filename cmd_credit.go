@@ -46,10 +46,13 @@ func (r *runner) creditCommand(o *options) *cobra.Command {
 		Short: "print the credit on one line: $1,234.57 (one request)",
 		Long: `Print the credit on one line: $1,234.57 (one request: the account).
 
---runway adds the burn rate of the last 7 complete days and how long the credit lasts at it; it also reads those days' charges (one request per 500 contracts, one a second). A key without billing_read still gets its credit, and stderr says why there is no runway.`,
+--runway adds the burn rate of the last 7 complete days and how long the credit lasts at it; it also reads those days' charges (one request per 500 contracts, one a second). A key without billing_read still gets its credit, and stderr says why there is no runway.
+
+--rate adds what the running instances cost per hour now (the sum of their dph_total, exact), the storage stopped instances keep paying (an estimate) and how long the credit lasts at both; it reads the instances (25 a request, one a second). A key without instance_read still gets its credit, and stderr says why there is no rate.`,
 		Example: `
 vastdash credit --runway
 vastdash credit --json --runway | jq -r .runway_days
+vastdash credit --rate
 `,
 		Args: noArgs,
 		RunE: r.runs(func() int { return r.credit(*o, f) }),
