@@ -25,9 +25,9 @@ import (
 //
 // Errors stay vastdash's own: every usage error, whether cobra's, pflag's or
 // a flag value's, is one plain line "vastdash: … (see vastdash CMD --help)"
-// and exit 2, before the key is looked up or any request made. A command's
-// RunE prints its own failures and leaves the exit code in runner.code, so
-// fang's error path, which is for usage errors only here, never sees them.
+// and exit 2, before the key is looked up or any request made (see
+// keepUsageErrors). A command's RunE prints its own failures and leaves the
+// exit code in runner.code: fang's error path sees no error of vastdash.
 
 // commands builds the headless commands, in the order the help lists them.
 // A new command is a file cmd_NAME.go with a builder like creditCommand
@@ -61,9 +61,9 @@ vastdash charges --from 2026-10-01 --to 2026-10-31 --output csv > october.csv
 source <(vastdash completion bash)
 `
 
-// rootCommand is the whole command line of one run; o receives the global
-// flags.
-func (r *runner) rootCommand(o *options) *cobra.Command {
+// rootCommand is the whole command line of one run, writing help and the
+// like to out; o receives the global flags.
+func (r *runner) rootCommand(o *options, out io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:     "vastdash",
 		Short:   rootShort,
@@ -80,12 +80,65 @@ func (r *runner) rootCommand(o *options) *cobra.Command {
 		root.AddCommand(build(r, o))
 	}
 	root.AddCommand(r.manCommand())
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &usageErr{cmd: c, err: flagError(c, err)}
-	})
+	// Before the completion command, which keeps the writer it sees.
+	root.SetOut(out)
+	root.SetErr(r.stderr)
+	root.SetIn(strings.NewReader(""))
+	r.completionShells(root)
+	helpCommand(root)
+	r.keepUsageErrors(root)
+	mergeGlobalFlags(root)
 	// "vastdash v1.2.0", as before cobra: scripts may read it.
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
 	return root
+}
+
+// keepUsageErrors makes the usage errors of the tree under c (a bad flag,
+// a stray argument) end the run quietly, kept in r.usage for run to print:
+// an error returned to fang would make it ask the terminal for its
+// background colour (raw mode, a query, up to 2 s without an answer) just
+// to style a line that vastdash prints plain. Returning nil from the flag
+// error hook ends cobra's run without running anything; after an argument
+// error the command's RunE is skipped here.
+func (r *runner) keepUsageErrors(c *cobra.Command) {
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		r.usage = &usageErr{cmd: c, err: flagError(c, err)}
+		return nil
+	})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if check := c.Args; check != nil {
+			c.Args = func(c *cobra.Command, args []string) error {
+				if err := check(c, args); err != nil {
+					var ue *usageErr
+					if !errors.As(err, &ue) {
+						ue = &usageErr{cmd: c, err: err}
+					}
+					r.usage = ue
+				}
+				return nil
+			}
+		}
+		if run := c.RunE; run != nil {
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if r.usage != nil {
+					return nil
+				}
+				return run(c, args)
+			}
+		}
+		if run := c.Run; run != nil {
+			c.Run = func(c *cobra.Command, args []string) {
+				if r.usage == nil {
+					run(c, args)
+				}
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(c)
 }
 
 // runs is a RunE that runs f and keeps its exit code. f has printed its
@@ -100,13 +153,10 @@ func (r *runner) runs(f func() int) func(*cobra.Command, []string) error {
 // run runs the command line on args and returns the exit code.
 func (r *runner) run(args []string) int {
 	var o options
-	root := r.rootCommand(&o)
+	out := newCobraOut(r.stdout)
+	root := r.rootCommand(&o, out)
 	// cobra reads os.Args when given nil.
 	root.SetArgs(append([]string{}, args...))
-	out := newCobraOut(r.stdout)
-	root.SetOut(out)
-	root.SetErr(r.stderr)
-	root.SetIn(strings.NewReader(""))
 	err := fang.Execute(context.Background(), root,
 		fang.WithVersion(versionString()),
 		// vastdash's man command writes through out, checked.
@@ -119,11 +169,11 @@ func (r *runner) run(args []string) int {
 	if ferr := out.Flush(); ferr != nil {
 		return r.writeError(ferr)
 	}
+	if r.usage != nil {
+		return r.usageError(commandName(r.usage.cmd), r.usage.err)
+	}
 	if err != nil {
-		var ue *usageErr
-		if errors.As(err, &ue) {
-			return r.usageError(commandName(ue.cmd), ue.err)
-		}
+		// cobra's own commands (completion): a usage error too.
 		return r.usageError("", err)
 	}
 	return r.code
@@ -152,8 +202,14 @@ func unknownCommand(c *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	msg := "unknown command " + argText(args[0])
-	if s := c.SuggestionsFor(args[0]); len(s) > 0 && !looksLikeKey(args[0]) {
+	return notACommand(c, c, args[0])
+}
+
+// notACommand is the usage error of c for word, which names no command
+// under parent: it suggests the nearest ones.
+func notACommand(c, parent *cobra.Command, word string) error {
+	msg := "unknown command " + argText(word)
+	if s := parent.SuggestionsFor(word); len(s) > 0 && !looksLikeKey(word) {
 		msg += " (did you mean " + orList(s) + "?)"
 	}
 	return &usageErr{cmd: c, err: errors.New(msg)}
@@ -188,6 +244,11 @@ func flagError(c *cobra.Command, err error) error {
 		if looksLikeKey(name) {
 			return errors.New("unknown flag (a name that looks like an API key, not shown)")
 		}
+		if owners := commandsWithFlag(c, name); len(owners) == 1 {
+			return fmt.Errorf("--%s goes after the command: vastdash %s --%s", name, owners[0], name)
+		} else if len(owners) > 1 {
+			return fmt.Errorf("--%s goes after the command (%s): vastdash %s --%s", name, orList(owners), owners[0], name)
+		}
 		msg := "unknown flag --" + name
 		if s := suggestFlags(c.Flags(), name); len(s) > 0 {
 			msg += " (did you mean " + orList(s) + "?)"
@@ -204,6 +265,19 @@ func flagError(c *cobra.Command, err error) error {
 		return fmt.Errorf("--%s needs a value", required.GetFlag().Name)
 	}
 	return err
+}
+
+// commandsWithFlag names the commands below c that have their own flag
+// name: a command's flag given before the command ("vastdash --json
+// credit") lands on the root, which does not know it.
+func commandsWithFlag(c *cobra.Command, name string) []string {
+	var owners []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() && sub.LocalNonPersistentFlags().Lookup(name) != nil {
+			owners = append(owners, sub.Name())
+		}
+	}
+	return owners
 }
 
 // suggestFlags are the flags of fs closest to a mistyped name: one edit
@@ -254,6 +328,89 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// completionShells adds cobra's completion command now, rather than when it
+// runs, to make a missing or unknown shell a usage error: by itself cobra
+// prints the command's help and exits 0.
+func (r *runner) completionShells(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		var shells []string
+		for _, sh := range c.Commands() {
+			shells = append(shells, sh.Name())
+		}
+		c.Args = func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &usageErr{cmd: c, err: fmt.Errorf("unknown shell %s (want %s)", argText(args[0]), orList(shells))}
+			}
+			return nil
+		}
+		c.RunE = func(c *cobra.Command, _ []string) error {
+			r.usage = &usageErr{cmd: c, err: fmt.Errorf("name the shell: %s", orList(shells))}
+			return nil
+		}
+	}
+}
+
+// mergeGlobalFlags merges the global flags into the flags of every command
+// under c now, as cobra does for the one command it parses: the help lists
+// a command the same way whichever command it is asked of
+// (`vastdash --help`, `vastdash help`), "man [--flags]" included, which is
+// true, as the global flags work after any command.
+func mergeGlobalFlags(c *cobra.Command) {
+	c.InheritedFlags()
+	for _, sub := range c.Commands() {
+		mergeGlobalFlags(sub)
+	}
+}
+
+// helpCommand replaces cobra's help command, which answers a topic it does
+// not know with the root's help and exit 0: `vastdash help chrages` is a
+// usage error that suggests charges, like `vastdash chrages`.
+func helpCommand(root *cobra.Command) {
+	find := func(c *cobra.Command, args []string) (*cobra.Command, []string) {
+		target, rest, err := c.Root().Find(args)
+		if err != nil || target == nil {
+			return c.Root(), args
+		}
+		return target, rest
+	}
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "help about any command",
+		Args: func(c *cobra.Command, args []string) error {
+			target, rest := find(c, args)
+			if len(rest) == 0 {
+				return nil
+			}
+			return notACommand(c, target, rest[0])
+		},
+		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			target, _ := find(c, args)
+			var names []cobra.Completion
+			for _, sub := range target.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			target, _ := find(c, args)
+			// What parsing `target --help` would have set up: its help and
+			// version flags (mergeGlobalFlags did the rest).
+			target.InitDefaultHelpFlag()
+			target.InitDefaultVersionFlag()
+			// Written to out: a failed write is seen at the flush in run.
+			_ = target.Help()
+			return nil
+		},
+	})
+	root.InitDefaultHelpCmd()
 }
 
 // manCommand prints the manual page, built from the same command tree as

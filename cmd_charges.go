@@ -122,10 +122,11 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 		"first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
 		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
-	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
-		a.types, err = parseTypes(s)
+	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
+		types, err := parseTypes(s)
+		a.types = append(a.types, types...)
 		return err
-	}}, "type", "any of instance,volume,serverless (default: all)")
+	}}, "type", "any of instance,volume,serverless, comma-separated or repeated\n(default: all)")
 	completeWith(cmd, "type", "instance", "volume", "serverless")
 	enumFlag(cmd, &a.format, "format", []string{string(api.FormatTable), string(api.FormatTree)},
 		"table: one row per contract; tree: serverless contracts grouped\nunder their endpoint and workergroup")
@@ -138,10 +139,11 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 	}
 	fs.Var(&checkedValue{typ: "key", parse: func(s string) (err error) {
 		if a.groupBy, err = billing.ParseGroupKey(s); err != nil {
-			return badValue("--group-by: %v", err)
+			// Not billing's error, which quotes the word as it is.
+			return badValue("--group-by: unknown grouping %s (want %s)", argText(s), orList(groups))
 		}
 		return nil
-	}}, "group-by", "one row per group instead of per contract: "+orList(groups)+"\n(count, amount, share); contracts without one form (no label) or (none)")
+	}}, "group-by", "one row per group instead of per contract (count, amount, share):\n"+orList(groups)+"; contracts without one\nform (no label) or (none)")
 	completeWith(cmd, "group-by", groups...)
 	fs.Var(&a.labels, "label", "only contracts labelled this (repeat for several; table format)")
 	fs.BoolVar(&a.oldest, "oldest-first", false, "the oldest contracts first (default: newest first)")
@@ -411,9 +413,9 @@ func writeJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location
 const textTime = "2006-01-02 15:04"
 
 // textRow is one row of the text table.
-type textRow [7]string
+type textRow [10]string
 
-var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "DESCRIPTION", "AMOUNT"}
+var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "TEMPLATE", "ENDPOINT", "WORKERGROUP", "DESCRIPTION", "AMOUNT"}
 
 // The widest the text table shows a server's string, in terminal cells; a
 // longer one is cut and ends in "…" (csv and json keep it whole). Without a
@@ -439,6 +441,7 @@ func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 		}
 		return timeIn(unix, loc).Format(textTime)
 	}
+	ids := export.IDs(c)
 	return textRow{
 		when(c.Start),
 		when(c.End),
@@ -446,6 +449,7 @@ func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 		cut(strings.Repeat("  ", depth)+c.Type, maxTypeCells),
 		cut(c.Source, maxSourceCells),
 		cut(c.Meta.Label, maxLabelCells),
+		ids[0], ids[1], ids[2],
 		cut(c.Description, maxDescriptionCells),
 		c.Amount.String(),
 	}

@@ -390,7 +390,11 @@ func TestHeadlessStdoutFull(t *testing.T) {
 		{[]string{"charges", "--help"}, 0},
 		{[]string{"--help"}, 0},
 		{[]string{"help"}, 0},
+		{[]string{"help", "credit"}, 0},
 		{[]string{"--version"}, 0},
+		{[]string{"completion", "bash"}, 0},
+		{[]string{"completion", "zsh"}, 1000},
+		{[]string{"man"}, 0},
 	}
 	for _, row := range rows {
 		t.Run(fmt.Sprintf("%s/room %d", strings.Join(row.args, " "), row.room), func(t *testing.T) {
@@ -423,6 +427,10 @@ func TestHeadlessDevFull(t *testing.T) {
 		{"notifications"},
 		append([]string{"charges", "--output", "csv"}, wholeSpan()...),
 		append([]string{"charges"}, wholeSpan()...),
+		{"--help"},
+		{"--version"},
+		{"completion", "fish"},
+		{"man"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"--url", srv.URL()}, args...)...)

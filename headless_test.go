@@ -133,7 +133,7 @@ func readCSV(t *testing.T, s string) [][]string {
 	if err != nil {
 		t.Fatalf("stdout is not CSV: %v", err)
 	}
-	if len(rows) == 0 || strings.Join(rows[0], ",") != "start,end,type,source,label,description,amount" {
+	if len(rows) == 0 || strings.Join(rows[0], ",") != "start,end,type,source,label,description,amount,template_id,endpoint_id,workergroup_id" {
 		t.Fatalf("CSV header %v", rows)
 	}
 	return rows[1:]
@@ -170,6 +170,7 @@ func TestChargesCSVIsExactAndPaged(t *testing.T) {
 			time.Unix(c.Start, 0).UTC().Format(time.RFC3339),
 			time.Unix(c.End, 0).UTC().Format(time.RFC3339),
 			c.Type, c.Source, c.Label, c.Description, money.Amount(c.Amount).Decimal(),
+			idText(c.TemplateID), idText(c.EndpointID), idText(c.WorkergroupID),
 		}
 		if !reflect.DeepEqual(row, wantRow) {
 			t.Fatalf("row %d:\n got %q\nwant %q", i, row, wantRow)
@@ -199,6 +200,14 @@ func TestChargesCSVIsExactAndPaged(t *testing.T) {
 	if n := srv.CountStatus(http.StatusTooManyRequests); n != 0 {
 		t.Errorf("%d requests got 429", n)
 	}
+}
+
+// idText is an id as the CSV and text outputs write it: empty when unset.
+func idText(id int64) string {
+	if id == 0 {
+		return ""
+	}
+	return fmt.Sprint(id)
 }
 
 func TestChargesItemRowsFollowTheirParent(t *testing.T) {
@@ -362,8 +371,18 @@ func TestChargesTextIsAligned(t *testing.T) {
 	header := lines[0]
 	width := ansi.StringWidth(header)
 	var starts []int
-	for _, col := range []string{"END", "TYPE", "SOURCE", "LABEL", "DESCRIPTION"} {
+	for _, col := range []string{"END", "TYPE", "SOURCE", "LABEL", "TEMPLATE", "ENDPOINT", "WORKERGROUP", "DESCRIPTION"} {
 		starts = append(starts, ansi.StringWidth(header[:strings.Index(header, col)]))
+	}
+	// The ids of each contract, empty when unset, under their headers.
+	line := 1
+	for _, c := range want {
+		for k, id := range []int64{c.TemplateID, c.EndpointID, c.WorkergroupID} {
+			if got := strings.TrimSpace(ansi.Cut(lines[line], starts[4+k], starts[5+k])); got != idText(id) {
+				t.Fatalf("line %d: id column %d holds %q, want %q:\n%s\n%s", line, k, got, idText(id), header, lines[line])
+			}
+		}
+		line += 1 + len(c.Items)
 	}
 	for i, l := range lines {
 		if strings.ContainsAny(l, "\x1b\u009b\u202e") {
@@ -407,8 +426,9 @@ func TestChargesTextCapsCells(t *testing.T) {
 	if len(lines) != rows+1 {
 		t.Fatalf("%d lines, want a header and %d rows", len(lines), rows)
 	}
-	// 16+16+24+40+40+60 cells and an amount, two spaces between columns.
-	const widest = 16 + 16 + 24 + 40 + 40 + 60 + 20 + 6*2
+	// 16+16+24+40+40 cells, three ids of at most 20 digits, 60 cells and
+	// an amount, two spaces between columns.
+	const widest = 16 + 16 + 24 + 40 + 40 + 3*20 + 60 + 20 + 9*2
 	for i, l := range lines {
 		if w := ansi.StringWidth(l); w > widest {
 			t.Fatalf("line %d is %d cells wide, want at most %d", i, w, widest)

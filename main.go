@@ -82,6 +82,8 @@ type runner struct {
 	cmdCtx context.Context
 	// code is the exit code the command that ran left.
 	code int
+	// usage is the usage error that ended the parse of the command line.
+	usage *usageErr
 }
 
 func newRunner(stdout, stderr io.Writer) *runner {
@@ -128,8 +130,8 @@ func (o *options) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.flags.URL, "url", "", "the API base URL (default https://console.vast.ai, env VAST_URL)")
 	fs.StringVar(&o.flags.ConfigFile, "config", "", "settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)")
 	o.timeout = api.DefaultTimeout
-	durationFlag(fs, &o.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long")
-	durationFlag(fs, &o.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, pacing,\nretries and rate-limit waits included (default: none)")
+	durationFlag(fs, &o.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")
+	durationFlag(fs, &o.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, up to 24h,\npacing, retries and rate-limit waits included (default: none)")
 	fs.StringVar(&o.debug, "debug", "", "log every request and response to this file (mode 0600) for a\nbug report; the key and the account's api_key are redacted")
 }
 

@@ -7,6 +7,7 @@ package export
 import (
 	"encoding/csv"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,8 +15,22 @@ import (
 	"github.com/vastdash/vastdash/sanitize"
 )
 
-// Header is the first CSV row; scripts depend on it, keep it stable.
-var Header = []string{"start", "end", "type", "source", "label", "description", "amount"}
+// Header is the first CSV row; scripts depend on it, keep it stable: the
+// id columns came later and follow amount, so a script reading columns by
+// position still finds amount seventh.
+var Header = []string{"start", "end", "type", "source", "label", "description", "amount", "template_id", "endpoint_id", "workergroup_id"}
+
+// IDs are c's template, endpoint and workergroup ids as text, "" when
+// unset (0): the columns of the CSV and of the command's text table.
+func IDs(c *api.Charge) [3]string {
+	var ids [3]string
+	for i, id := range [3]int64{c.Meta.TemplateID, c.Meta.EndpointID, c.Meta.WorkergroupID} {
+		if id != 0 {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+	}
+	return ids
+}
 
 // Cell sanitizes a server string for a CSV cell. A cell starting with
 // = + - @ (after any spaces) would be run as a formula by a spreadsheet,
@@ -30,7 +45,7 @@ func Cell(s string) string {
 
 // WriteCSV writes entries as CSV: Header, then one row per entry and, when
 // items is set, one per item below it right after its parent. Times are RFC
-// 3339 in loc ("" when absent), amounts exact decimals.
+// 3339 in loc ("" when absent), amounts exact decimals, ids "" when unset.
 func WriteCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(Header); err != nil {
@@ -42,6 +57,7 @@ func WriteCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location)
 			if err != nil {
 				return
 			}
+			ids := IDs(c)
 			err = cw.Write([]string{
 				Time(c.Start, loc),
 				Time(c.End, loc),
@@ -51,6 +67,7 @@ func WriteCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location)
 				Cell(c.Description),
 				// Our own number, never quoted: a negative amount is data.
 				c.Amount.Decimal(),
+				ids[0], ids[1], ids[2],
 			})
 		})
 		if err != nil {
