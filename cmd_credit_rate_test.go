@@ -88,3 +88,12 @@ func TestCreditRateServerError(t *testing.T) {
 	res := headlessWith(t, srv, demoserver.DemoKey, fastInstances, "credit", "--rate")
 	res.failed(t, 1, "nope")
 }
+
+// An instances endpoint that never answers ends in a timeout error, not a
+// hang: exit 1, stdout empty, one line naming what timed out.
+func TestCreditRateHang(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 40})
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Hang: true})
+	res := headlessWith(t, srv, demoserver.DemoKey, fastInstances, "--timeout", "300ms", "credit", "--rate")
+	res.failed(t, 1, "instances")
+}
