@@ -21,6 +21,7 @@ type creditJSON struct {
 	Credit money.Amount `json:"credit"`
 	Email  string       `json:"email"`
 	*runwayJSON
+	*rateJSON
 }
 
 type runwayJSON struct {
@@ -35,6 +36,7 @@ type runwayJSON struct {
 // creditFlags are the options of credit.
 type creditFlags struct {
 	json, runway, utc bool
+	rate              bool
 }
 
 // creditCommand is `vastdash credit`: its help and flags; r.credit runs it.
@@ -45,10 +47,13 @@ func (r *runner) creditCommand(o *options) *cobra.Command {
 		Short: "print the credit on one line: $1,234.57 (one request)",
 		Long: `Print the credit on one line: $1,234.57 (one request: the account).
 
---runway adds the burn rate of the last 7 complete days and how long the credit lasts at it; it also reads those days' charges (one request per 500 contracts, one a second). A key without billing_read still gets its credit, and stderr says why there is no runway.`,
+--runway adds the burn rate of the last 7 complete days and how long the credit lasts at it; it also reads those days' charges (one request per 500 contracts, one a second). A key without billing_read still gets its credit, and stderr says why there is no runway.
+
+--rate adds what the running instances cost per hour now (the sum of their dph_total, exact), the storage stopped instances keep paying (an estimate) and how long the credit lasts at both; it reads the instances (25 a request, one a second). A key without instance_read still gets its credit, and stderr says why there is no rate.`,
 		Example: `
 vastdash credit --runway
 vastdash credit --json --runway | jq -r .runway_days
+vastdash credit --rate
 `,
 		Args: noArgs,
 		RunE: r.runs(func() int { return r.credit(*o, f) }),
@@ -56,6 +61,7 @@ vastdash credit --json --runway | jq -r .runway_days
 	fs := cmd.Flags()
 	fs.BoolVar(&f.runway, "runway", false, "add the burn rate of the last 7 complete days and how long\nthe credit lasts at it (also reads those days' charges)")
 	fs.BoolVar(&f.json, "json", false, "answer in JSON: credit and email; with --runway also burn_per_day,\nrunway_days (null without an estimate, runway_note says why)\nand runway_until")
+	fs.BoolVar(&f.rate, "rate", false, "add what the running instances cost per hour now and how long\nthe credit lasts at it (reads the instances, 25 a second;\nneeds instance_read). JSON: rate_per_hour, storage_per_hour,\nrate_runway_days, rate_runway_until, rate_note")
 	fs.BoolVar(&f.utc, "utc", false, "days begin at midnight UTC (default: the settings timezone)")
 	return cmd
 }
@@ -97,6 +103,15 @@ func (r *runner) credit(o options, f creditFlags) int {
 			out.runwayJSON = newRunwayJSON(est.Week, est.Runway)
 			line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", est.Week.PerDay, est.Week.Label, est.Runway)
 		}
+	}
+
+	if f.rate {
+		text, rj, err := r.currentRate(ctx, svc, user.Credit)
+		if err != nil {
+			return r.runtimeError(err)
+		}
+		out.rateJSON = rj
+		line += text
 	}
 
 	if f.json {

@@ -209,7 +209,8 @@ func (r *runner) dashboard(o options) int {
 		Now:          time.Now,
 		DefaultRange: sess.settings.Range,
 	}
-	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme, NoMouse: !sess.settings.Mouse}
+	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme, NoMouse: !sess.settings.Mouse,
+		Refresh: sess.settings.Refresh, NoBell: !sess.settings.Bell}
 	switch sess.settings.Theme {
 	case "light":
 		uiOpts.Dark = false

@@ -38,6 +38,8 @@ type Service struct {
 	rateWait time.Duration
 	// pages, when set, replaces the client's pager (tests).
 	pages func(api.ChargesQuery) PageSource
+	// instances, when set, replaces the client's instance pager (tests).
+	instances func() InstanceSource
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -40,6 +40,11 @@ type Settings struct {
 	// to scroll); false leaves it to the terminal, whose own text selection
 	// then works.
 	Mouse bool
+	// Refresh is how often the dashboard reads the credit and the current
+	// rate again; 0 turns it off (no timer at all).
+	Refresh time.Duration
+	// Bell rings the terminal once when the credit crosses into an alarm.
+	Bell bool
 	// Location is derived from TimeZone.
 	Location *time.Location
 	// Path is the settings file that was read, "" if none was.
@@ -47,9 +52,11 @@ type Settings struct {
 }
 
 // DefaultSettings returns the settings used when config.toml is absent:
-// range 30d, local time, automatic theme, mouse on.
+// range 30d, local time, automatic theme, mouse on, refresh every 60 s,
+// bell on.
 func DefaultSettings() Settings {
-	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Location: time.Local}
+	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Location: time.Local,
+		Refresh: DefaultRefresh, Bell: true}
 }
 
 // SettingsPath returns the default settings file,
@@ -93,10 +100,14 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		TimeZone zone   `toml:"timezone"`
 		Theme    choice `toml:"theme"`
 		Mouse    toggle `toml:"mouse"`
+
+		Refresh interval `toml:"refresh"`
+		Bell    toggle   `toml:"bell"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
 	raw.Mouse.name = "mouse"
+	raw.Bell.name = "bell"
 
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -111,7 +122,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse)", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell)", top))
 	}
 
 	if raw.Range.set {
@@ -125,6 +136,12 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Mouse.set {
 		s.Mouse = raw.Mouse.value
+	}
+	if raw.Refresh.set {
+		s.Refresh = raw.Refresh.value
+	}
+	if raw.Bell.set {
+		s.Bell = raw.Bell.value
 	}
 	s.Path = path
 	return s, nil

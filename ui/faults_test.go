@@ -884,3 +884,113 @@ func TestFaultThresholdImplausible(t *testing.T) {
 		})
 	}
 }
+
+// instancesPath is the instances endpoint as faults match it.
+const instancesPath = "/api/v1/instances"
+
+// rateLine is the line of the "billing now" panel's headline.
+func rateLine(s string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "Now ") || strings.HasPrefix(line, "       ✗ current rate") {
+			return line
+		}
+	}
+	return ""
+}
+
+// Row 21: a key without instance_read: the panel says so, and the credit,
+// the charges and the runway all still work.
+func TestFaultInstancesDenied(t *testing.T) {
+	r := startRig(t, demoserver.Options{Contracts: 300}, func(srv *demoserver.Server) {
+		srv.AddKey(canaryKey, "canary", []string{"misc", "user_read", "user_write", "billing_read"})
+	})
+	r.waitFor("the panel's note and the rest loaded", func(s string) bool {
+		return strings.Contains(rateLine(s), "needs instance_read") && runwayShown(s) && strings.Contains(s, "contracts loaded")
+	})
+	r.quit()
+}
+
+// Row 22: instances whose values are well-typed but not sane — $1e9/h, a
+// negative rate, a start in year 9999, storage of $1e300 — are left out
+// and counted; the rate is the rest's exact sum and no figure wraps.
+func TestFaultInstancesImplausible(t *testing.T) {
+	var truth []demoserver.InstanceTruth
+	r := startRig(t, demoserver.Options{Contracts: 300}, func(srv *demoserver.Server) {
+		truth = srv.Instances()
+		srv.AddFault(demoserver.Fault{Path: instancesPath, Mutate: func(b []byte) []byte {
+			var doc map[string]any
+			if json.Unmarshal(b, &doc) != nil {
+				return b
+			}
+			list, _ := doc["instances"].([]any)
+			fields := []string{"dph_total", "dph_total", "start_date", "storage_total_cost"}
+			values := []any{1e9, -2.5, 253402214400.0, 1e300}
+			for i := 0; i < len(list) && i < len(fields); i++ {
+				if e, ok := list[i].(map[string]any); ok {
+					e[fields[i]] = values[i]
+				}
+			}
+			out, _ := json.Marshal(doc)
+			return out
+		}})
+	})
+	var rate api.Rate
+	for _, in := range truth[4:] {
+		if in.Status == "running" {
+			rate += api.Rate(in.DPH)
+		}
+	}
+	s := r.waitFor("the rate without the refused instances", func(s string) bool {
+		return strings.Contains(rateLine(s), "Now    "+rate.String()) && strings.Contains(s, "4 instances the server sent could not be read")
+	})
+	r.quit()
+	if strings.Contains(s, "-$") {
+		t.Errorf("a negative figure:\n%s", s)
+	}
+}
+
+// Row 23: the instances endpoint failing (a 500 with an escape sequence,
+// then a hang) says so in the panel with r to retry, the rest of the
+// screen works, and r reads the rate again once the server is back.
+func TestFaultInstancesFail(t *testing.T) {
+	for name, f := range map[string]demoserver.Fault{
+		"500":  {Path: instancesPath, Status: 500, Body: `{"error":"boom","msg":"\u001b[31mservice down"}`},
+		"hang": {Path: instancesPath, Hang: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := startRigTimeout(t, hangTimeout, demoserver.Options{Contracts: 300}, func(srv *demoserver.Server) { srv.AddFault(f) })
+			r.waitFor("the failure in the panel, the rest loaded", func(s string) bool {
+				return strings.Contains(s, "✗ current rate") && strings.Contains(s, "r to retry") && runwayShown(s)
+			})
+			r.srv.ClearFaults()
+			r.press("r")
+			r.waitFor("the rate after r", func(s string) bool {
+				return strings.HasPrefix(rateLine(s), "Now    $") && !strings.Contains(s, "✗ current rate")
+			})
+			r.quit()
+		})
+	}
+}
+
+// Row 24: the credit falling below the alert between two readings says so
+// on the status line (the ring itself is TestBellRingsOncePerCrossing's).
+func TestFaultCreditCrossesAlert(t *testing.T) {
+	r := startRig(t, demoserver.Options{Contracts: 300}, nil)
+	r.waitFor("the first readings", func(s string) bool {
+		return strings.HasPrefix(rateLine(s), "Now    $") && strings.Contains(s, "updated")
+	})
+	r.srv.AddFault(demoserver.Fault{Path: "/api/v0/users/current", Mutate: func(b []byte) []byte {
+		var doc map[string]any
+		if json.Unmarshal(b, &doc) != nil {
+			return b
+		}
+		doc["credit"] = 12.5
+		doc["balance_threshold"] = 50.0
+		doc["balance_threshold_enabled"] = true
+		out, _ := json.Marshal(doc)
+		return out
+	}})
+	r.press("r")
+	r.waitFor("the alarm on the status line", contains("credit $12.50 fell below your $50.00 low-balance alert"))
+	r.quit()
+}

@@ -41,6 +41,12 @@ type Options struct {
 	// NoMouse leaves the mouse to the terminal (the settings' mouse =
 	// false), so its own text selection works; the zero value captures it.
 	NoMouse bool
+	// Refresh is how often the credit and the current rate are read again;
+	// 0 reads them once (no timer at all).
+	Refresh time.Duration
+	// NoBell keeps the terminal bell quiet on an alarm (the settings' bell
+	// = false); the status line still says it.
+	NoBell bool
 }
 
 // screenID names a screen; the tabs list them in this order.
@@ -90,6 +96,9 @@ type Model struct {
 	// until then the status line says so instead of looking stuck.
 	waitUntil time.Time
 	waitKind  api.EventKind
+
+	// live is the current rate, the refresh and the alarms (live.go).
+	live liveState
 }
 
 // New builds the dashboard with its three screens: Overview, Charges and
@@ -135,7 +144,7 @@ func (m *Model) screens() [numScreens]shared.Screen {
 // announces its range (a RangeMsg), which the Overview then loads: both read
 // one shared feed.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchUser()}
+	cmds := []tea.Cmd{m.fetchUser(), m.fetchRate()}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -170,7 +179,7 @@ type statusExpiredMsg struct{ seq int }
 // loading.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.spinCmd())
+	return m, tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -318,7 +327,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Reload):
 		// The credit is in the header of every screen, so r re-reads it
 		// wherever it is pressed, and the screen still reloads its own.
-		return tea.Batch(m.reloadUser(), cur.Update(msg))
+		return tea.Batch(m.reloadUser(), m.reloadRate(), cur.Update(msg))
 	}
 	return cur.Update(msg)
 }
@@ -429,7 +438,7 @@ func (m *Model) switchTo(id screenID) {
 
 // loading reports whether anything is in flight, for the header spinner.
 func (m *Model) loading() bool {
-	if m.userLoading {
+	if m.liveLoading() {
 		return true
 	}
 	for _, s := range m.screens() {

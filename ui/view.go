@@ -76,18 +76,22 @@ func (m *Model) render() string {
 // where the eye lands first.
 func (m *Model) headerView() string {
 	st := m.ctx.Styles
-	right := m.headerRight(true)
-	if m.width-shared.Width(right)-1 < minHeaderLeft {
-		// Why the credit is low is the first thing to go, before the
-		// name and long before the amount.
-		right = m.headerRight(false)
-	}
 	left := st.Title.Render("vastdash")
 	if m.height < minHeightTabs {
 		left += " " + st.TabActive.Render(screenNames[m.active])
 	}
 	if u := m.user; u != nil && u.Email != "" {
 		left += st.Muted.Render(" · ") + shared.Safe(u.Email)
+	}
+	// The age of the credit goes first, while the name still fits whole;
+	// then why the credit is low, before the name and long before the
+	// amount.
+	right := m.headerRight(true, true)
+	if m.width-shared.Width(right)-1 < shared.Width(left) {
+		right = m.headerRight(true, false)
+	}
+	if m.width-shared.Width(right)-1 < minHeaderLeft {
+		right = m.headerRight(false, false)
 	}
 	room := m.width - shared.Width(right) - 1
 	if room < minHeaderLeft {
@@ -103,11 +107,14 @@ func (m *Model) headerView() string {
 const minHeaderLeft = 8
 
 // headerRight is the right of the header: DEMO or the host, the spinner
-// while anything loads, and the credit, with why it is low when reason is
-// set.
-func (m *Model) headerRight(reason bool) string {
+// while anything loads, how old the credit is when age is set, and the
+// credit, with why it is low when reason is set.
+func (m *Model) headerRight(reason, age bool) string {
 	st := m.ctx.Styles
 	right := m.creditView(reason)
+	if a := m.ageView(); age && a != "" {
+		right = st.Muted.Render(a+" · ") + right
+	}
 	if m.loading() {
 		right = m.spin.View() + " " + right
 	}

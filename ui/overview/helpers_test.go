@@ -372,3 +372,16 @@ func checkExact(t *testing.T, m *Model, w, h int) {
 	t.Helper()
 	golden.AssertFits(t, m.View(), w, h)
 }
+
+// checkSize sizes m to w×h and checks its view is exactly that, failing
+// (not crashing the run) on a panic; name says which state.
+func checkSize(t *testing.T, name string, m *Model, w, h int) {
+	t.Helper()
+	m.SetSize(w, h)
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("%s %d×%d: panic %v", name, w, h, r)
+		}
+	}()
+	checkExact(t, m, w, h)
+}

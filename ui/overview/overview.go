@@ -107,6 +107,11 @@ type Model struct {
 
 	user    *api.User // from the last successful UserMsg
 	userErr error     // why the account could not be read (no user yet)
+	// rate is the last reading of what is billing now (rate.go), nil
+	// before the first; rateErr why the latest reading failed (the last
+	// good one stays on screen beside it).
+	rate    *billing.CurrentRate
+	rateErr error
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
@@ -279,6 +284,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			u := msg.User
 			m.user, m.userErr = &u, nil
+		}
+	case shared.RateMsg:
+		m.ver++
+		m.rateErr = msg.Err
+		if msg.Err == nil {
+			r := msg.Rate
+			m.rate = &r
 		}
 	case shared.RangeMsg:
 		cmd = m.setRange(msg.Range)

@@ -700,15 +700,7 @@ func TestEverySizeExact(t *testing.T) {
 				continue
 			}
 			for _, h := range []int{0, 1, 2, 3, 5, 8, 13, 20, 24, 30, 45} {
-				m.SetSize(w, h)
-				func() {
-					defer func() {
-						if r := recover(); r != nil {
-							t.Fatalf("%s %d×%d: panic %v", name, w, h, r)
-						}
-					}()
-					checkExact(t, m, w, h)
-				}()
+				checkSize(t, name, m, w, h)
 			}
 		}
 	}

@@ -32,14 +32,15 @@ const (
 	prioTypes      = 2 // split by contract type
 	prioChartHelp  = 3
 	prioChartExtra = 4 // rows of the chart beyond its minimum (virtual)
-	prioTop        = 5
-	prioChart      = 6
-	prioAccount    = 7
-	prioTitle      = 8
-	prioBurn24     = 9 // the 24 h figure on its own line, when narrow
-	prioBurn       = 10
-	prioStatus     = 11
-	prioCredit     = 12
+	prioRateRows   = 5 // the instances billing now (rate.go)
+	prioTop        = 6
+	prioChart      = 7
+	prioAccount    = 8
+	prioTitle      = 9
+	prioBurn24     = 10 // the 24 h figure on its own line, when narrow
+	prioBurn       = 11
+	prioStatus     = 12
+	prioCredit     = 13
 )
 
 // Column widths of the breakdown tables.
@@ -77,6 +78,7 @@ const (
 	secTop
 	secTypes
 	secItems
+	secRate
 )
 
 // variant is one way to lay the screen out; View takes the first that fits
@@ -164,6 +166,7 @@ func (s *sections) lines(v variant) []line {
 		ls = append(ls, s.get("account", func() []line { return m.accountLines(w, false) })...)
 	}
 	ls = append(ls, s.get("insight", func() []line { return m.insightLines(w) })...)
+	ls = append(ls, s.get("rate", func() []line { return m.rateLines(w) })...)
 	ls = append(ls, line{text: "", prio: prioBlank})
 	ls = append(ls, s.get("head", func() []line { return m.chargesHead() })...)
 	if m.main == nil || m.totals.Contracts == 0 {
