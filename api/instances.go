@@ -214,18 +214,10 @@ func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (Insta
 	if json.Unmarshal(env.Instances, &raws) != nil {
 		return InstancesPage{}, malformedMsg(op, "the response has the wrong shape: instances is not a list")
 	}
-	p := InstancesPage{Total: -1}
-	if len(env.NextToken) > 0 && !isNull(env.NextToken) {
-		if json.Unmarshal(env.NextToken, &p.NextToken) != nil {
-			return InstancesPage{}, malformedMsg(op, "the field next_token has the wrong type")
-		}
-	}
-	if len(env.Total) > 0 && !isNull(env.Total) {
-		var n wireID
-		if json.Unmarshal(env.Total, &n) != nil || n < 0 || n > math.MaxInt32 {
-			return InstancesPage{}, malformedMsg(op, "the field total_instances is not a count")
-		}
-		p.Total = int(n)
+	p := InstancesPage{}
+	var err error
+	if p.NextToken, p.Total, err = listHeader(op, env.NextToken, env.Total, "total_instances"); err != nil {
+		return InstancesPage{}, err
 	}
 	if len(raws) > MaxLimit {
 		p.Skipped = len(raws) - MaxLimit
@@ -240,6 +232,26 @@ func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (Insta
 		}
 	}
 	return p, nil
+}
+
+// listHeader reads a list's next_token ("" when absent or null) and its
+// total, named totalField (-1 when absent or null): a token that is not a
+// string or a total that is not a count is ErrMalformed.
+func listHeader(op string, next, total json.RawMessage, totalField string) (string, int, error) {
+	tok, n := "", -1
+	if len(next) > 0 && !isNull(next) {
+		if json.Unmarshal(next, &tok) != nil {
+			return "", 0, malformedMsg(op, "the field next_token has the wrong type")
+		}
+	}
+	if len(total) > 0 && !isNull(total) {
+		var v wireID
+		if json.Unmarshal(total, &v) != nil || v < 0 || v > math.MaxInt32 {
+			return "", 0, malformedMsg(op, "the field "+totalField+" is not a count")
+		}
+		n = int(v)
+	}
+	return tok, n, nil
 }
 
 // instance converts one entry; ok is false when it must be skipped.
