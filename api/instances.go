@@ -207,31 +207,43 @@ func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (Insta
 	if string(env.Success) == "false" {
 		return InstancesPage{}, c.statusError(op, http.StatusOK, perm, body)
 	}
-	if len(env.Instances) == 0 || isNull(env.Instances) {
-		return InstancesPage{}, malformedMsg(op, "the response has no instances")
-	}
-	var raws []json.RawMessage
-	if json.Unmarshal(env.Instances, &raws) != nil {
-		return InstancesPage{}, malformedMsg(op, "the response has the wrong shape: instances is not a list")
-	}
 	p := InstancesPage{}
 	var err error
+	if p.Instances, p.Skipped, err = decodeList(op, env.Instances, "instances", MaxLimit,
+		func(raw json.RawMessage) (Instance, bool) { return instance(raw, now) }); err != nil {
+		return InstancesPage{}, err
+	}
 	if p.NextToken, p.Total, err = listHeader(op, env.NextToken, env.Total, "total_instances"); err != nil {
 		return InstancesPage{}, err
 	}
-	if len(raws) > MaxLimit {
-		p.Skipped = len(raws) - MaxLimit
-		raws = raws[:MaxLimit]
+	return p, nil
+}
+
+// decodeList decodes the list field named field: every entry on its own
+// through conv, so one bad entry costs only itself (counted in skipped),
+// and at most limit entries (the rest skipped). An absent, null or non-list
+// field is ErrMalformed.
+func decodeList[T any](op string, list json.RawMessage, field string, limit int, conv func(json.RawMessage) (T, bool)) (items []T, skipped int, err error) {
+	if len(list) == 0 || isNull(list) {
+		return nil, 0, malformedMsg(op, "the response has no "+field)
 	}
-	p.Instances = make([]Instance, 0, len(raws))
+	var raws []json.RawMessage
+	if json.Unmarshal(list, &raws) != nil {
+		return nil, 0, malformedMsg(op, "the response has the wrong shape: "+field+" is not a list")
+	}
+	if len(raws) > limit {
+		skipped = len(raws) - limit
+		raws = raws[:limit]
+	}
+	items = make([]T, 0, len(raws))
 	for _, raw := range raws {
-		if in, ok := instance(raw, now); ok {
-			p.Instances = append(p.Instances, in)
+		if v, ok := conv(raw); ok {
+			items = append(items, v)
 		} else {
-			p.Skipped++
+			skipped++
 		}
 	}
-	return p, nil
+	return items, skipped, nil
 }
 
 // listHeader reads a list's next_token ("" when absent or null) and its

@@ -114,11 +114,7 @@ func (q InvoicesQuery) Validate() error {
 // SelectFilters is {"when":{"gte":…,"lte":…}} plus "service":{"in":[…]}.
 func (q InvoicesQuery) SelectFilters() string {
 	var b strings.Builder
-	b.WriteString(`{"when":{"gte":`)
-	b.WriteString(strconv.FormatInt(q.From.Unix(), 10))
-	b.WriteString(`,"lte":`)
-	b.WriteString(strconv.FormatInt(q.To.Unix(), 10))
-	b.WriteString(`}`)
+	writeRangeFilter(&b, "when", q.From, q.To)
 	if len(q.Services) > 0 {
 		s := slices.Clone(q.Services)
 		slices.Sort(s)
@@ -138,14 +134,7 @@ func (q InvoicesQuery) SelectFilters() string {
 
 // Values are the query parameters for q and afterToken.
 func (q InvoicesQuery) Values(afterToken string) url.Values {
-	v := url.Values{}
-	v.Set("select_filters", q.SelectFilters())
-	v.Set("latest_first", strconv.FormatBool(!q.OldestFirst))
-	v.Set("limit", strconv.Itoa(InvoicesLimit))
-	if afterToken != "" {
-		v.Set("after_token", afterToken)
-	}
-	return v
+	return pageValues(q.SelectFilters(), q.OldestFirst, InvoicesLimit, afterToken)
 }
 
 // Invoices fetches one page (100) of payment records for q after
@@ -204,29 +193,13 @@ func (c *Client) decodeInvoices(op, perm string, body []byte) (InvoicesPage, err
 		}
 		return InvoicesPage{}, e
 	}
-	if len(env.Results) == 0 || isNull(env.Results) {
-		return InvoicesPage{}, malformedMsg(op, "the response has no results")
-	}
-	var raws []json.RawMessage
-	if json.Unmarshal(env.Results, &raws) != nil {
-		return InvoicesPage{}, malformedMsg(op, "the response has the wrong shape: results is not a list")
-	}
 	p := InvoicesPage{}
 	var err error
-	if p.NextToken, p.Total, err = listHeader(op, env.NextToken, env.Total, "total"); err != nil {
+	if p.Results, p.Skipped, err = decodeList(op, env.Results, "results", maxInvoicesPerPage, invoice); err != nil {
 		return InvoicesPage{}, err
 	}
-	if len(raws) > maxInvoicesPerPage {
-		p.Skipped = len(raws) - maxInvoicesPerPage
-		raws = raws[:maxInvoicesPerPage]
-	}
-	p.Results = make([]Invoice, 0, len(raws))
-	for _, raw := range raws {
-		if in, ok := invoice(raw); ok {
-			p.Results = append(p.Results, in)
-		} else {
-			p.Skipped++
-		}
+	if p.NextToken, p.Total, err = listHeader(op, env.NextToken, env.Total, "total"); err != nil {
+		return InvoicesPage{}, err
 	}
 	return p, nil
 }
