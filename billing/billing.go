@@ -38,13 +38,15 @@ type Service struct {
 	rateWait time.Duration
 	// pages, when set, replaces the client's pager (tests).
 	pages func(api.ChargesQuery) PageSource
+	// payPages, when set, replaces the client's invoices pager (tests).
+	payPages func(api.InvoicesQuery) PaymentSource
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
 	mu    sync.Mutex
-	feeds map[string]*Feed
+	feeds map[string]any // *feed[Q, E] by kind and query
 }
 
 // Option configures a Service.
@@ -96,7 +98,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		loc:      time.Local,
 		now:      time.Now,
 		rateWait: time.Second,
-		feeds:    map[string]*Feed{},
+		feeds:    map[string]any{},
 	}
 	for _, o := range opts {
 		o(s)
