@@ -253,13 +253,13 @@ func (s *Service) Statement(ctx context.Context, from, to time.Time, progress fu
 	defer pf.Release()
 	defer cf.Release()
 	var (
-		mu       sync.Mutex
-		prog     StatementProgress
-		wg       sync.WaitGroup
-		user     api.User
-		errs     [3]error
-		labels   = [3]string{"payments", "charges", "credit"}
-		report   = func(set func()) {
+		mu     sync.Mutex
+		prog   StatementProgress
+		wg     sync.WaitGroup
+		user   api.User
+		errs   [3]error
+		labels = [3]string{"payments", "charges", "credit"}
+		report = func(set func()) {
 			mu.Lock()
 			defer mu.Unlock()
 			set()
