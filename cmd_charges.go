@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
@@ -19,35 +20,18 @@ import (
 	"github.com/vastdash/vastdash/spend"
 )
 
-const chargesHelp = `  charges         print every charge in a range, as a table, CSV or JSON
-      --from DAY      first day, YYYY-MM-DD (default: the range setting, 30d)
-      --to DAY        last day, inclusive (default: today; needs --from)
-      --type LIST     any of instance,volume,serverless (default: all)
-      --format F      table: one row per contract (default); tree: serverless
-                      contracts grouped under their endpoint and workergroup
-      --items         add each entry's items (gpu, disk, bwd, bwu; for tree
-                      wrappers their contracts and theirs) after it
-      --output O      text (default), csv or json
-      --utc           days and times in UTC (default: the settings timezone)
-      --group-by KEY  one row per group instead of per contract: label,
-                      template, endpoint, workergroup, type or day (count,
-                      amount, share); contracts without one form "(no label)"
-                      or "(none)"
-      --label L       only contracts labelled L (repeat for several; table
-                      format)
-      --oldest-first  the oldest contracts first (default: newest first)
-`
-
-// chargesArgs are the validated options of the charges command.
+// chargesArgs are the options of the charges command. Each flag checks its
+// own value when parsed; check looks at them together.
 type chargesArgs struct {
-	from, to string // as given; "" when absent
+	from, to bound // --from, --to; unset when not given
 	types    []api.ContractType
-	format   api.Format
+	format   string // table or tree
 	items    bool
-	output   string
+	output   string // text, csv or json
 	utc      bool
 	groupBy  billing.GroupKey // "" for one row per contract
-	labels   []string         // --label, repeated
+	labels   labelsFlag       // --label, repeated
+	oldest   bool
 }
 
 // labelsFlag collects a repeated --label.
@@ -58,96 +42,53 @@ func (l *labelsFlag) String() string { return strings.Join(*l, ",") }
 // Set adds one label; an empty one would match nothing and is a mistake.
 func (l *labelsFlag) Set(v string) error {
 	if strings.TrimSpace(v) == "" {
-		return errors.New("--label needs a label")
+		return badValue("--label needs a label")
 	}
 	*l = append(*l, v)
 	return nil
 }
 
-// checkGrouping validates --group-by and --label against the other options.
-func (a *chargesArgs) checkGrouping(groupBy string, labels []string) error {
-	if groupBy != "" {
-		k, err := billing.ParseGroupKey(groupBy)
-		if err != nil {
-			return fmt.Errorf("--group-by: %w", err)
-		}
-		if a.items {
-			return errors.New("--items does not go with --group-by (a group has no items)")
-		}
-		a.groupBy = k
+func (l *labelsFlag) Type() string { return "label" }
+
+// check refuses options that do not go together, and a reversed range
+// where the zone cannot change the order; what needs the settings' zone
+// waits for timeRange.
+func (a *chargesArgs) check() error {
+	if a.groupBy != "" && a.items {
+		return errors.New("--items does not go with --group-by (a group has no items)")
 	}
-	if len(labels) > 0 && a.format == api.FormatTree {
+	if len(a.labels) > 0 && a.format == string(api.FormatTree) {
 		return errors.New("--label works with the table format (a tree wrapper's amount is its contracts' sum)")
 	}
-	a.labels = labels
+	if a.to.set() && !a.from.set() {
+		return errors.New("--to needs --from")
+	}
+	if a.from.set() && a.to.set() && (a.from.day == "") == (a.to.day == "") {
+		if _, err := a.timeRange(time.UTC, time.Now()); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// parseChargesFlags checks everything that needs no settings, so a typo is
-// reported before the key is looked up.
-func parseChargesFlags(from, to, types, format, output string) (chargesArgs, error) {
-	a := chargesArgs{from: strings.TrimSpace(from), to: strings.TrimSpace(to)}
-	switch a.output = strings.ToLower(strings.TrimSpace(output)); a.output {
-	case "text", "csv", "json":
-	default:
-		return a, fmt.Errorf("unknown --output %q (want text, csv or json)", output)
-	}
-	switch f := api.Format(strings.ToLower(strings.TrimSpace(format))); f {
-	case api.FormatTable, api.FormatTree:
-		a.format = f
-	default:
-		return a, fmt.Errorf("unknown --format %q (want table or tree)", format)
-	}
-	if types != "" {
-		for _, t := range strings.Split(types, ",") {
-			t = strings.ToLower(strings.TrimSpace(t))
-			if t == "" {
-				continue
-			}
-			ct, ok := contractType(t)
-			if !ok {
-				return a, fmt.Errorf("unknown --type %q (want instance, volume or serverless, comma-separated)", t)
-			}
-			a.types = append(a.types, ct)
+// parseTypes reads --type: a comma-separated list of contract types.
+func parseTypes(s string) ([]api.ContractType, error) {
+	var types []api.ContractType
+	for _, t := range strings.Split(s, ",") {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
 		}
-		if len(a.types) == 0 {
-			return a, fmt.Errorf("--type %q names no type (want instance, volume or serverless)", types)
+		ct, ok := contractType(t)
+		if !ok {
+			return nil, badValue("unknown --type %s (want instance, volume or serverless, comma-separated)", argText(t))
 		}
+		types = append(types, ct)
 	}
-	if a.to != "" && a.from == "" {
-		return a, errors.New("--to needs --from")
+	if len(types) == 0 {
+		return nil, badValue("--type %s names no type (want instance, volume or serverless)", argText(s))
 	}
-	if a.from != "" {
-		// The bounds, syntax and order of the days do not depend on the
-		// zone: check them now, resolve them in the user's zone later.
-		// The bounds first: "9999-12-31 is outside" says more than
-		// "today is before 9999-12-31".
-		if err := checkDay("--from", a.from); err != nil {
-			return a, err
-		}
-		if err := checkDay("--to", a.to); err != nil {
-			return a, err
-		}
-		if _, err := a.dayRange(time.UTC, time.Now()); err != nil {
-			return a, err
-		}
-	}
-	return a, nil
-}
-
-// checkDay refuses a day given as flag that lies outside the times billing
-// believes (billing.MinTime to MaxTime): no charge it keeps can lie there,
-// and 0001-01-01 is the zero time.Time, which the query further down reads
-// as "no date". day is as given, or "" when not.
-func checkDay(flag, day string) error {
-	t, err := time.Parse(time.DateOnly, day)
-	if err != nil {
-		return nil // not given, or not a date, which dayRange reports
-	}
-	if err := billing.CheckRange(t, t); err != nil {
-		return fmt.Errorf("%s %w", flag, err)
-	}
-	return nil
+	return types, nil
 }
 
 func contractType(s string) (api.ContractType, bool) {
@@ -159,37 +100,57 @@ func contractType(s string) (api.ContractType, bool) {
 	return "", false
 }
 
-// dayRange resolves --from/--to in loc; --to defaults to the day of now.
-func (a chargesArgs) dayRange(loc *time.Location, now time.Time) (spend.Range, error) {
-	to := a.to
-	if to == "" {
-		to = now.In(loc).Format(time.DateOnly)
+func (r *runner) chargesCommand(o *options) *cobra.Command {
+	a := chargesArgs{format: string(api.FormatTable), output: "text"}
+	cmd := &cobra.Command{
+		Use:   "charges",
+		Short: "print every charge in a range, as a table, CSV or JSON",
+		Long: `Print every charge in a range, one row per contract, as an aligned table, CSV or JSON; or one row per group with --group-by.
+
+Every page is fetched (500 contracts each, one request a second), then the whole answer is written. A line with the totals (1,234 contracts · $4,321.000) and warnings about entries left out go to stderr.`,
+		Example: `
+vastdash charges --from 2026-10-01 --to 2026-10-31 --output csv > october.csv
+vastdash charges --from 2026-11-20T08:00:00Z --to 2026-11-20T12:00:00Z
+vastdash charges --group-by label
+vastdash charges --type serverless --format tree --items --output json | jq .
+`,
+		Args: noArgs,
+		RunE: r.runs(func() int { return r.charges(*o, a) }),
 	}
-	return spend.ParseRange(a.from+".."+to, loc)
+	fs := cmd.Flags()
+	fs.Var(&checkedValue{typ: "day|time", parse: a.from.parser("--from")}, "from",
+		"first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
+	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
+		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
+		a.types, err = parseTypes(s)
+		return err
+	}}, "type", "any of instance,volume,serverless (default: all)")
+	completeWith(cmd, "type", "instance", "volume", "serverless")
+	enumFlag(cmd, &a.format, "format", []string{string(api.FormatTable), string(api.FormatTree)},
+		"table: one row per contract; tree: serverless contracts grouped\nunder their endpoint and workergroup")
+	fs.BoolVar(&a.items, "items", false, "add each entry's items (gpu, disk, bwd, bwu; for tree wrappers\ntheir contracts and theirs) after it")
+	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	fs.BoolVar(&a.utc, "utc", false, "days and times in UTC (default: the settings timezone)")
+	groups := make([]string, len(billing.GroupKeys))
+	for i, k := range billing.GroupKeys {
+		groups[i] = string(k)
+	}
+	fs.Var(&checkedValue{typ: "key", parse: func(s string) (err error) {
+		if a.groupBy, err = billing.ParseGroupKey(s); err != nil {
+			return badValue("--group-by: %v", err)
+		}
+		return nil
+	}}, "group-by", "one row per group instead of per contract: "+orList(groups)+"\n(count, amount, share); contracts without one form (no label) or (none)")
+	completeWith(cmd, "group-by", groups...)
+	fs.Var(&a.labels, "label", "only contracts labelled this (repeat for several; table format)")
+	fs.BoolVar(&a.oldest, "oldest-first", false, "the oldest contracts first (default: newest first)")
+	return cmd
 }
 
-func runCharges(r *runner, o options, args []string) int {
-	fs := newCommandFlags("charges", &o)
-	from := fs.String("from", "", "")
-	to := fs.String("to", "", "")
-	types := fs.String("type", "", "")
-	format := fs.String("format", "table", "")
-	items := fs.Bool("items", false, "")
-	output := fs.String("output", "text", "")
-	utc := fs.Bool("utc", false, "")
-	groupBy := fs.String("group-by", "", "")
-	oldest := fs.Bool("oldest-first", false, "")
-	var labels labelsFlag
-	fs.Var(&labels, "label", "")
-	if code, ok := r.parseCommand("charges", chargesHelp, fs, args); !ok {
-		return code
-	}
-	a, err := parseChargesFlags(*from, *to, *types, *format, *output)
-	if err != nil {
-		return r.usageError("charges", err)
-	}
-	a.items, a.utc = *items, *utc
-	if err := a.checkGrouping(*groupBy, labels); err != nil {
+// charges is the charges command, after its flags were parsed.
+func (r *runner) charges(o options, a chargesArgs) int {
+	if err := a.check(); err != nil {
 		return r.usageError("charges", err)
 	}
 
@@ -205,11 +166,14 @@ func runCharges(r *runner, o options, args []string) int {
 	svc := r.newService(ctx, sess, a.utc)
 	defer svc.Close()
 	loc := svc.Location()
-	var rng spend.Range
-	if a.from == "" {
+	var (
+		rng spend.Range
+		err error
+	)
+	if !a.from.set() {
 		rng, err = spend.PresetRange(sess.settings.Range, r.now(), loc)
 	} else {
-		rng, err = a.dayRange(loc, r.now())
+		rng, err = a.timeRange(loc, r.now())
 	}
 	if err != nil {
 		return r.usageError("charges", err)
@@ -218,7 +182,7 @@ func runCharges(r *runner, o options, args []string) int {
 	// The range's query as every part of the program asks it, narrowed by
 	// the flags.
 	q := billing.RangeQuery(rng.From, rng.To)
-	q.Types, q.Format, q.OldestFirst = a.types, a.format, *oldest
+	q.Types, q.Format, q.OldestFirst = a.types, api.Format(a.format), a.oldest
 	f := svc.Feed(q)
 	defer f.Release()
 	entries, st, err := f.All(ctx, p.feed)

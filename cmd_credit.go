@@ -6,21 +6,14 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/spend"
 )
-
-const creditHelp = `  credit          print the credit on one line: $1,234.57 (one request)
-      --runway        add the burn rate of the last 7 complete days and how long
-                      the credit lasts at it (also reads those days' charges)
-      --json          {"credit": 1234.567, "email": "…"}, with --runway also
-                      "burn_per_day", "runway_days" (null without an estimate,
-                      "runway_note" then says why) and "runway_until"
-      --utc           days begin at midnight UTC (default: the settings timezone)
-`
 
 // creditJSON is the --json answer of credit. The runway fields are there
 // only with --runway (a nil embedded pointer is left out entirely).
@@ -39,15 +32,35 @@ type runwayJSON struct {
 	RunwayNote  string   `json:"runway_note,omitempty"`
 }
 
-func runCredit(r *runner, o options, args []string) int {
-	fs := newCommandFlags("credit", &o)
-	asJSON := fs.Bool("json", false, "")
-	withRunway := fs.Bool("runway", false, "")
-	utc := fs.Bool("utc", false, "")
-	if code, ok := r.parseCommand("credit", creditHelp, fs, args); !ok {
-		return code
-	}
+// creditFlags are the options of credit.
+type creditFlags struct {
+	json, runway, utc bool
+}
 
+func (r *runner) creditCommand(o *options) *cobra.Command {
+	var f creditFlags
+	cmd := &cobra.Command{
+		Use:   "credit",
+		Short: "print the credit on one line: $1,234.57 (one request)",
+		Long: `Print the credit on one line: $1,234.57 (one request: the account).
+
+--runway adds the burn rate of the last 7 complete days and how long the credit lasts at it; it also reads those days' charges (one request per 500 contracts, one a second). A key without billing_read still gets its credit, and stderr says why there is no runway.`,
+		Example: `
+vastdash credit --runway
+vastdash credit --json --runway | jq -r .runway_days
+`,
+		Args: noArgs,
+		RunE: r.runs(func() int { return r.credit(*o, f) }),
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.runway, "runway", false, "add the burn rate of the last 7 complete days and how long\nthe credit lasts at it (also reads those days' charges)")
+	fs.BoolVar(&f.json, "json", false, "answer in JSON: credit and email; with --runway also burn_per_day,\nrunway_days (null without an estimate, runway_note says why)\nand runway_until")
+	fs.BoolVar(&f.utc, "utc", false, "days begin at midnight UTC (default: the settings timezone)")
+	return cmd
+}
+
+// credit is the credit command, after its flags were parsed.
+func (r *runner) credit(o options, f creditFlags) int {
 	p := r.newProgress()
 	sess, code := r.openSession(o, p.observe)
 	if sess == nil {
@@ -56,7 +69,7 @@ func runCredit(r *runner, o options, args []string) int {
 	defer sess.close()
 	ctx, stop := r.commandContext(o)
 	defer stop()
-	svc := r.newService(ctx, sess, *utc)
+	svc := r.newService(ctx, sess, f.utc)
 	defer svc.Close()
 
 	user, err := svc.Account(ctx)
@@ -66,7 +79,7 @@ func runCredit(r *runner, o options, args []string) int {
 	out := creditJSON{Credit: user.Credit, Email: sanitize.String(user.Email)}
 	line := user.Credit.Credit()
 
-	if *withRunway {
+	if f.runway {
 		est, err := svc.Runway(ctx, user.Credit, p.feed)
 		p.done()
 		switch {
@@ -85,7 +98,7 @@ func runCredit(r *runner, o options, args []string) int {
 		}
 	}
 
-	if *asJSON {
+	if f.json {
 		b, err := json.Marshal(out)
 		if err != nil {
 			return r.runtimeError(err)

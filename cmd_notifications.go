@@ -6,55 +6,72 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 )
-
-const notificationsHelp = `  notifications   print the low-credit alert switches, one per line:
-                      low credit by email: on / low credit by webhooks: off
-      --email on|off     switch the email alert
-      --webhooks on|off  switch the webhook alert
-                      (reads the whole preferences document, changes only these
-                      switches, saves it and prints what the server confirmed)
-      --force         save even when the server cannot read the current document;
-                      the save then holds only the switches given and every
-                      other notification preference is replaced
-`
 
 // switchFlag is an optional on/off flag value.
 type switchFlag struct {
 	set, on bool
 }
 
-func parseSwitch(name, v string) (switchFlag, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "":
-		return switchFlag{}, nil
-	case "on":
-		return switchFlag{set: true, on: true}, nil
-	case "off":
-		return switchFlag{set: true}, nil
-	}
-	return switchFlag{}, fmt.Errorf("--%s %q: want on or off", name, v)
+// switchValue is an on/off flag, unset until given.
+type switchValue struct {
+	name string
+	switchFlag
 }
 
-func runNotifications(r *runner, o options, args []string) int {
-	fs := newCommandFlags("notifications", &o)
-	emailArg := fs.String("email", "", "")
-	webhooksArg := fs.String("webhooks", "", "")
-	force := fs.Bool("force", false, "")
-	if code, ok := r.parseCommand("notifications", notificationsHelp, fs, args); !ok {
-		return code
+func (v *switchValue) String() string {
+	switch {
+	case !v.set:
+		return ""
+	case v.on:
+		return "on"
 	}
-	email, err := parseSwitch("email", *emailArg)
-	if err == nil {
-		var webhooks switchFlag
-		webhooks, err = parseSwitch("webhooks", *webhooksArg)
-		if err == nil {
-			return r.notifications(o, email, webhooks, *force)
-		}
+	return "off"
+}
+
+func (v *switchValue) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "on":
+		v.switchFlag = switchFlag{set: true, on: true}
+	case "off":
+		v.switchFlag = switchFlag{set: true}
+	default:
+		return badValue("--%s %s: want on or off", v.name, argText(s))
 	}
-	return r.usageError("notifications", err)
+	return nil
+}
+
+func (v *switchValue) Type() string { return "on|off" }
+
+func (r *runner) notificationsCommand(o *options) *cobra.Command {
+	email, webhooks := &switchValue{name: "email"}, &switchValue{name: "webhooks"}
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "notifications",
+		Short: "print or switch the low-credit alerts by email and by webhooks",
+		Long: `Print the low-credit alert switches, one per line (low credit by email: on), or switch them.
+
+A change reads the whole preferences document right before the save, changes only the switches given, saves it and prints what the server confirmed: a save replaces every notification preference, so the others are kept. Asking for the state a switch already has sends nothing.`,
+		Example: `
+vastdash notifications
+vastdash notifications --webhooks on
+vastdash notifications --email off --webhooks off
+`,
+		Args: noArgs,
+		RunE: r.runs(func() int { return r.notifications(*o, email.switchFlag, webhooks.switchFlag, force) }),
+	}
+	fs := cmd.Flags()
+	fs.Var(email, "email", "switch the low-credit alert by email on or off")
+	fs.Var(webhooks, "webhooks", "switch the low-credit alert by webhooks on or off")
+	fs.BoolVar(&force, "force", false, "save even when the server cannot read the current document;\nthe save then holds only the switches given and every other\nnotification preference is replaced")
+	for _, name := range []string{"email", "webhooks"} {
+		completeWith(cmd, name, "on", "off")
+	}
+	return cmd
 }
 
 func (r *runner) notifications(o options, email, webhooks switchFlag, force bool) int {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,34 +14,6 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 )
-
-// newCommandFlags returns the FlagSet of a command with the global flags
-// registered on o, so they work after the command too.
-func newCommandFlags(name string, o *options) *flag.FlagSet {
-	fs := flag.NewFlagSet("vastdash "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	o.register(fs)
-	return fs
-}
-
-// parseCommand parses a command's arguments. When it returns false the
-// run is over (help was shown, or a usage error printed) with the code.
-func (r *runner) parseCommand(name, help string, fs *flag.FlagSet, args []string) (int, bool) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return r.answer(func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "Usage: vastdash [flags] %s [options]\n\n%s\nGlobal flags: --demo, --api-key-file PATH, --url URL, --config PATH (see vastdash --help)\n", name, help)
-			return err
-		}), false
-	}
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	if err != nil {
-		return r.usageError(name, err), false
-	}
-	return exitOK, true
-}
 
 // answerBuffer is the size of the buffer an answer is written through: few
 // system calls for a long table, and memory that does not grow with it.

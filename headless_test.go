@@ -790,7 +790,7 @@ func TestUsageErrorsSendNothing(t *testing.T) {
 		{[]string{"charges", "--output", "xml"}, `unknown --output "xml"`},
 		{[]string{"charges", "--format", "list"}, `unknown --format "list"`},
 		{[]string{"charges", "extra"}, `unexpected argument "extra"`},
-		{[]string{"credit", "--verbose"}, "flag provided but not defined"},
+		{[]string{"credit", "--verbose"}, "unknown flag --verbose (see vastdash credit --help)"},
 		{[]string{"notifications", "--email", "yes"}, `--email "yes": want on or off`},
 		{[]string{"notifications", "--webhooks", "1"}, `--webhooks "1": want on or off`},
 		{[]string{"bogus"}, `unknown command "bogus"`},

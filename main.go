@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/pflag"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -45,80 +45,6 @@ const (
 	exitRuntime = 1
 	exitUsage   = 2
 )
-
-const usageHead = `vastdash — a terminal dashboard for your Vast.ai credit, charges and alerts
-
-Usage:
-  vastdash [flags]                      open the dashboard
-  vastdash [flags] COMMAND [options]    print one answer and exit (scripts, cron, status bars)
-
-Commands:
-`
-
-const usageFlags = `  help            show this help
-
-Flags (accepted before or after the command):
-  --demo               use the embedded demo server: no account, no network
-  --api-key-file PATH  read the API key from PATH
-  --url URL            API base URL (default https://console.vast.ai, env VAST_URL)
-  --config PATH        settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)
-  --timeout DURATION   give up on a request after DURATION (default 20s)
-  --deadline DURATION  commands: give up on the whole run after DURATION, pacing,
-                       retries and rate-limit waits included (default: none)
-  --debug FILE         log every request and response to FILE (mode 0600) for a bug
-                       report; the key and the account's api_key are redacted
-  --version            print the version and exit
-  -h, --help           show this help (after a command: that command's help)
-
-The API key comes from --api-key-file, else VAST_API_KEY, else
-$XDG_CONFIG_HOME/vastai/vast_api_key (~/.config/vastai/vast_api_key), else
-~/.vast_api_key — the same places as the official vastai CLI.
-
-Commands write their answer to stdout and nothing else; progress (only when
-stderr is a terminal), totals, warnings and errors go to stderr. On an error
-stdout stays empty.
-
-Exit codes: 0 ok, 1 runtime error (network, API, interrupted),
-2 usage or configuration error.
-`
-
-// usage is the whole help text: the head, every command's help, the flags.
-func usage() string {
-	var b strings.Builder
-	b.WriteString(usageHead)
-	for _, c := range commands {
-		b.WriteString(c.help)
-	}
-	b.WriteString(usageFlags)
-	return b.String()
-}
-
-// writeUsage writes the help text to w.
-func writeUsage(w io.Writer) error {
-	_, err := io.WriteString(w, usage())
-	return err
-}
-
-// command is one headless subcommand. run gets the global options parsed
-// so far and the arguments after the command's name; it returns the exit
-// code.
-type command struct {
-	name string
-	help string // indented block for the usage text
-	run  func(r *runner, o options, args []string) int
-}
-
-// commands in the order the help lists them. Filled in init because the
-// command functions refer to usage, which refers to commands.
-var commands []command
-
-func init() {
-	commands = []command{
-		{"credit", creditHelp, runCredit},
-		{"charges", chargesHelp, runCharges},
-		{"notifications", notificationsHelp, runNotifications},
-	}
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -154,6 +80,8 @@ type runner struct {
 	// cmdCtx is the running command's context once commandContext made
 	// one with a deadline, so an error can say the deadline ended it.
 	cmdCtx context.Context
+	// code is the exit code the command that ran left.
+	code int
 }
 
 func newRunner(stdout, stderr io.Writer) *runner {
@@ -176,7 +104,6 @@ func isTerminal(w io.Writer) bool {
 // options are the global flags.
 type options struct {
 	demo    bool
-	version bool
 	debug   string        // --debug FILE
 	timeout time.Duration // --timeout, per request
 	// deadline is --deadline: how long a headless command may take in all
@@ -185,48 +112,25 @@ type options struct {
 	flags    config.Flags
 }
 
-// register adds the global flags to fs. The current values are the
-// defaults, so a command's FlagSet keeps what was given before the command
-// (flag's *Var functions store the default at once).
-func (o *options) register(fs *flag.FlagSet) {
-	fs.BoolVar(&o.demo, "demo", o.demo, "")
-	fs.StringVar(&o.flags.APIKeyFile, "api-key-file", o.flags.APIKeyFile, "")
-	fs.StringVar(&o.flags.URL, "url", o.flags.URL, "")
-	fs.StringVar(&o.flags.ConfigFile, "config", o.flags.ConfigFile, "")
-	fs.StringVar(&o.debug, "debug", o.debug, "")
-	fs.DurationVar(&o.timeout, "timeout", o.timeout, "")
-	fs.DurationVar(&o.deadline, "deadline", o.deadline, "")
-}
+// Bounds of --timeout and --deadline: beyond them a value is a typo (30h
+// for 30s) rather than a wish.
+const (
+	maxTimeout  = time.Hour
+	maxDeadline = 24 * time.Hour
+)
 
-func (r *runner) run(args []string) int {
-	var o options
-	fs := flag.NewFlagSet("vastdash", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	o.register(fs)
-	fs.BoolVar(&o.version, "version", false, "")
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		return r.answer(writeUsage)
-	}
-	if err != nil {
-		return r.usageError("", err)
-	}
-	if o.version {
-		return r.answer(func(w io.Writer) error { _, err := fmt.Fprintln(w, "vastdash", versionString()); return err })
-	}
-	if fs.NArg() == 0 {
-		return r.dashboard(o)
-	}
-	name := fs.Arg(0)
-	if name == "help" {
-		return r.answer(writeUsage)
-	}
-	for _, c := range commands {
-		if c.name == name {
-			return c.run(r, o, fs.Args()[1:])
-		}
-	}
-	return r.usageError("", fmt.Errorf("unknown command %q", name))
+// register defines the global flags on fs, the root's persistent flags:
+// the help of every command lists them, and they work before or after
+// the command.
+func (o *options) register(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.demo, "demo", false, "use the embedded demo server: no account, no network")
+	fs.StringVar(&o.flags.APIKeyFile, "api-key-file", "", "read the API key from this file (else VAST_API_KEY, else the\nvastai CLI's key file)")
+	fs.StringVar(&o.flags.URL, "url", "", "the API base URL (default https://console.vast.ai, env VAST_URL)")
+	fs.StringVar(&o.flags.ConfigFile, "config", "", "settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)")
+	o.timeout = api.DefaultTimeout
+	durationFlag(fs, &o.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long")
+	durationFlag(fs, &o.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, pacing,\nretries and rate-limit waits included (default: none)")
+	fs.StringVar(&o.debug, "debug", "", "log every request and response to this file (mode 0600) for a\nbug report; the key and the account's api_key are redacted")
 }
 
 // usageError prints a usage problem as one line pointing at the help of
@@ -407,14 +311,8 @@ func (r *runner) openSession(o options, observe func(api.Event)) (*session, int)
 		}
 	}
 	opts := []api.Option{api.WithVersion(versionString())}
-	if o.timeout < 0 {
-		s.close()
-		return r.configError(errors.New("--timeout must be positive, like 30s"))
-	}
-	if o.deadline < 0 {
-		s.close()
-		return r.configError(errors.New("--deadline must be positive, like 2m"))
-	}
+	// --timeout and --deadline were checked when parsed; 0 is the
+	// zero options of a test.
 	if o.timeout > 0 {
 		opts = append(opts, api.WithTimeout(o.timeout))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"go.uber.org/goleak"
 
 	"github.com/vastdash/vastdash/api/demoserver"
@@ -50,7 +51,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"--no-such-flag"}, nil, "flag provided but not defined"},
+		{[]string{"--no-such-flag"}, nil, "unknown flag --no-such-flag (see vastdash --help)"},
 		{[]string{"extra"}, nil, `unknown command "extra"`},
 		{nil, nil, "VAST_API_KEY"}, // no key anywhere: say where one can come from
 		{nil, nil, "--demo"},
@@ -165,9 +166,11 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 	isolate(t)
 	saved := commands
 	defer func() { commands = saved }()
-	commands = append(commands, command{name: "boom", run: func(*runner, options, []string) int {
-		panic("CANARY-panic-value with internals")
-	}})
+	commands = append(commands, func(r *runner, _ *options) *cobra.Command {
+		return &cobra.Command{Use: "boom", RunE: r.runs(func() int {
+			panic("CANARY-panic-value with internals")
+		})}
+	})
 	code, out, errOut := runMain("boom")
 	if code != 1 || out != "" {
 		t.Fatalf("panic: exit %d, stdout %q", code, out)

@@ -1,0 +1,303 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"charm.land/fang/v2"
+	mcobra "github.com/muesli/mango-cobra"
+	"github.com/muesli/roff"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The command line is a tree of cobra commands run by fang: help generated
+// from the flag definitions (styled on a terminal, plain text otherwise),
+// `completion bash|zsh|fish`, `man`, `--version`. The global flags are
+// persistent flags of the root, defined once in options.register, so they
+// work before or after a command.
+//
+// Errors stay vastdash's own: every usage error, whether cobra's, pflag's or
+// a flag value's, is one plain line "vastdash: … (see vastdash CMD --help)"
+// and exit 2, before the key is looked up or any request made. A command's
+// RunE prints its own failures and leaves the exit code in runner.code, so
+// fang's error path, which is for usage errors only here, never sees them.
+
+// commands builds the headless commands, in the order the help lists them.
+// A new command is a file cmd_NAME.go with a builder like creditCommand
+// and one line here.
+var commands = []func(r *runner, o *options) *cobra.Command{
+	(*runner).creditCommand,
+	(*runner).chargesCommand,
+	(*runner).notificationsCommand,
+}
+
+const rootShort = "A terminal dashboard for your Vast.ai credit, charges and alerts"
+
+const rootLong = rootShort + `.
+
+Without a command vastdash opens the dashboard. A command prints one answer and exits, for scripts, cron jobs and status bars. Flags work before or after the command.
+
+The API key comes from --api-key-file, else VAST_API_KEY, else $XDG_CONFIG_HOME/vastai/vast_api_key (~/.config/vastai/vast_api_key), else ~/.vast_api_key: the same places as the official vastai CLI.
+
+A command writes its answer to stdout, and only once it is complete; on an error stdout stays empty. Progress (only on a terminal), totals, warnings and errors go to stderr, one line each.
+
+Exit codes: 0 ok; 1 runtime error (network, API, interrupted, stdout cannot be written); 2 usage or configuration error, and then no request is made.`
+
+const rootExample = `
+# the dashboard on the embedded demo server: no account, no network
+vastdash --demo
+# the credit and how long it lasts, for a status bar
+vastdash credit --runway
+# last month's charges as CSV
+vastdash charges --from 2026-10-01 --to 2026-10-31 --output csv > october.csv
+# shell completion (see vastdash completion --help)
+source <(vastdash completion bash)
+`
+
+// rootCommand is the whole command line of one run; o receives the global
+// flags.
+func (r *runner) rootCommand(o *options) *cobra.Command {
+	root := &cobra.Command{
+		Use:     "vastdash",
+		Short:   rootShort,
+		Long:    rootLong,
+		Example: rootExample,
+		Args:    unknownCommand,
+		RunE:    r.runs(func() int { return r.dashboard(*o) }),
+		// Suggest "credit" for "credti" (cobra's default is off when
+		// the root has its own Args).
+		SuggestionsMinimumDistance: 2,
+	}
+	o.register(root.PersistentFlags())
+	for _, build := range commands {
+		root.AddCommand(build(r, o))
+	}
+	root.AddCommand(r.manCommand())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageErr{cmd: c, err: flagError(c, err)}
+	})
+	// "vastdash v1.2.0", as before cobra: scripts may read it.
+	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
+	return root
+}
+
+// runs is a RunE that runs f and keeps its exit code. f has printed its
+// own errors; returning nil keeps them away from fang's error path.
+func (r *runner) runs(f func() int) func(*cobra.Command, []string) error {
+	return func(*cobra.Command, []string) error {
+		r.code = f()
+		return nil
+	}
+}
+
+// run runs the command line on args and returns the exit code.
+func (r *runner) run(args []string) int {
+	var o options
+	root := r.rootCommand(&o)
+	// cobra reads os.Args when given nil.
+	root.SetArgs(append([]string{}, args...))
+	out := newCobraOut(r.stdout)
+	root.SetOut(out)
+	root.SetErr(r.stderr)
+	root.SetIn(strings.NewReader(""))
+	err := fang.Execute(context.Background(), root,
+		fang.WithVersion(versionString()),
+		// vastdash's man command writes through out, checked.
+		fang.WithoutManpage(),
+		// One plain line, printed below: fang's handler prints a
+		// styled block of several lines on a terminal.
+		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
+	)
+	// Help, version, completion and man pages: complete, or an error.
+	if ferr := out.Flush(); ferr != nil {
+		return r.writeError(ferr)
+	}
+	if err != nil {
+		var ue *usageErr
+		if errors.As(err, &ue) {
+			return r.usageError(commandName(ue.cmd), ue.err)
+		}
+		return r.usageError("", err)
+	}
+	return r.code
+}
+
+// commandName is c's path without the program: "charges", "" for the root.
+func commandName(c *cobra.Command) string {
+	if c == nil || !c.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// usageErr is a usage error found while parsing the command line of cmd.
+type usageErr struct {
+	cmd *cobra.Command
+	err error
+}
+
+func (e *usageErr) Error() string { return e.err.Error() }
+func (e *usageErr) Unwrap() error { return e.err }
+
+// unknownCommand is the root's argument check: the root takes none, so a
+// word there is a command vastdash does not have.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := "unknown command " + argText(args[0])
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 && !looksLikeKey(args[0]) {
+		msg += " (did you mean " + orList(s) + "?)"
+	}
+	return &usageErr{cmd: c, err: errors.New(msg)}
+}
+
+// noArgs is the argument check of a command that takes only flags.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &usageErr{cmd: c, err: fmt.Errorf("unexpected argument %s", argText(args[0]))}
+	}
+	return nil
+}
+
+// flagError rewrites pflag's errors in vastdash's words: "--flag" style,
+// a suggestion for a mistyped name, a value's own message, and never the
+// whole word typed, which may be a key pasted in the wrong place.
+func flagError(c *cobra.Command, err error) error {
+	var (
+		own      *flagValueError
+		unknown  *pflag.NotExistError
+		invalid  *pflag.InvalidValueError
+		required *pflag.ValueRequiredError
+	)
+	switch {
+	case errors.As(err, &own):
+		return own
+	case errors.As(err, &unknown):
+		if unknown.GetSpecifiedShortnames() != "" {
+			return fmt.Errorf("unknown flag -%s", string([]rune(unknown.GetSpecifiedName())[:1]))
+		}
+		name := unknown.GetSpecifiedName()
+		if looksLikeKey(name) {
+			return errors.New("unknown flag (a name that looks like an API key, not shown)")
+		}
+		msg := "unknown flag --" + name
+		if s := suggestFlags(c.Flags(), name); len(s) > 0 {
+			msg += " (did you mean " + orList(s) + "?)"
+		}
+		return errors.New(msg)
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		want := f.Value.Type()
+		if want == "bool" {
+			want = "true or false"
+		}
+		return fmt.Errorf("--%s %s: want %s", f.Name, argText(invalid.GetValue()), want)
+	case errors.As(err, &required):
+		return fmt.Errorf("--%s needs a value", required.GetFlag().Name)
+	}
+	return err
+}
+
+// suggestFlags are the flags of fs closest to a mistyped name: one edit
+// away (two for names longer than 4 letters, where two edits still leave
+// most of the word), or starting with what was typed ("--api-key" suggests
+// --api-key-file). The nearest win; at most three.
+func suggestFlags(fs *pflag.FlagSet, typed string) []string {
+	best, out := 2, []string(nil)
+	if len(typed) > 4 {
+		best = 3
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(strings.ToLower(typed), f.Name)
+		if len(typed) >= 3 && (strings.HasPrefix(f.Name, typed) || strings.HasPrefix(typed, f.Name)) {
+			d = min(d, 1)
+		}
+		switch {
+		case d < best:
+			best, out = d, []string{"--" + f.Name}
+		case d == best:
+			out = append(out, "--"+f.Name)
+		}
+	})
+	slices.Sort(out)
+	return out[:min(len(out), 3)]
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes (flag
+// names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// manCommand prints the manual page, built from the same command tree as
+// the help.
+func (r *runner) manCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "man",
+		Short: "print the manual page in roff: vastdash man > vastdash.1",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			page, err := mcobra.NewManPage(1, cmd.Root())
+			if err != nil {
+				r.code = r.runtimeError(err)
+				return nil
+			}
+			// A failed write is seen at the flush in run.
+			_, _ = io.WriteString(cmd.OutOrStdout(), page.Build(roff.NewDocument()))
+			return nil
+		},
+	}
+}
+
+// cobraOut is what cobra and fang write to (help, version, completion
+// scripts, the man page): buffered, so run checks the answer once at
+// the flush, as a command's. Through Fd fang sees a terminal behind it and
+// styles the help; not with NO_COLOR, which gets plain text.
+type cobraOut struct {
+	*bufio.Writer
+	fd uintptr
+}
+
+func newCobraOut(w io.Writer) *cobraOut {
+	out := &cobraOut{Writer: bufio.NewWriterSize(w, answerBuffer), fd: ^uintptr(0)}
+	if f, ok := w.(*os.File); ok && os.Getenv("NO_COLOR") == "" {
+		out.fd = f.Fd()
+	}
+	return out
+}
+
+// Fd is the file descriptor of the terminal behind, or an invalid one.
+func (w *cobraOut) Fd() uintptr { return w.fd }
+
+// Read and Close make a cobraOut a term.File for fang; nothing reads it.
+func (w *cobraOut) Read([]byte) (int, error) { return 0, io.EOF }
+
+// Close does nothing: stdout stays open.
+func (w *cobraOut) Close() error { return nil }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// bound is --from or --to: a whole day, YYYY-MM-DD, which begins and ends
+// in the user's time zone; or an instant, RFC 3339, for a window shorter
+// than a day. The zero bound was not given.
+type bound struct {
+	day string    // "2026-11-01", or "" for an instant
+	at  time.Time // the instant, to the second
+}
+
+func (b bound) set() bool { return b.day != "" || !b.at.IsZero() }
+
+// parser is the flag parser of b: it checks the syntax and that the day or
+// instant lies where charges can (billing.CheckRange: 0001-01-01 is also
+// Go's zero time, which a query would read as "no date").
+func (b *bound) parser(flag string) func(string) error {
+	return func(s string) error {
+		s = strings.TrimSpace(s)
+		var nb bound
+		t, err := time.Parse(time.DateOnly, s)
+		if err == nil {
+			nb.day = s
+		} else if t, err = time.Parse(time.RFC3339, s); err == nil {
+			// The API counts in whole seconds.
+			nb.at = t.Truncate(time.Second)
+		} else {
+			return badValue("%s %s is not a date like 2026-11-01 or a time like 2026-11-01T08:00:00Z", flag, argText(s))
+		}
+		if err := billing.CheckRange(t, t); err != nil {
+			return badValue("%s %v", flag, err)
+		}
+		*b = nb
+		return nil
+	}
+}
+
+// resolve is b in loc: a day's first second, or with end its last (the
+// API's upper bound is inclusive); an instant as it is.
+func (b bound) resolve(loc *time.Location, end bool) (time.Time, error) {
+	if b.day == "" {
+		return b.at, nil
+	}
+	r, err := spend.ParseRange(b.day, loc)
+	if end {
+		return r.To, err
+	}
+	return r.From, err
+}
+
+// text is b as the user gave it, for an error.
+func (b bound) text() string {
+	if b.day != "" {
+		return b.day
+	}
+	return b.at.Format(time.RFC3339)
+}
+
+// timeRange resolves --from and --to in loc; --to defaults to the end of
+// the day of now.
+func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (spend.Range, error) {
+	to := a.to
+	if !to.set() {
+		to = bound{day: now.In(loc).Format(time.DateOnly)}
+	}
+	from, err := a.from.resolve(loc, false)
+	if err != nil {
+		return spend.Range{}, err
+	}
+	until, err := to.resolve(loc, true)
+	if err != nil {
+		return spend.Range{}, err
+	}
+	if until.Before(from) {
+		return spend.Range{}, fmt.Errorf("%w: --to %s is before --from %s", spend.ErrRange, to.text(), a.from.text())
+	}
+	return spend.Range{From: from, To: until}, nil
+}
