@@ -70,7 +70,7 @@ var paymentRules = &entryRules[api.InvoicesQuery, api.Invoice]{
 	check:   func(*api.Invoice) error { return nil },
 	id:      func(in *api.Invoice) string { return in.ID },
 	count:   func(*api.Invoice) int { return 1 },
-	amount:  func(in *api.Invoice) money.Amount { e, _ := Effect(in); return e },
+	amount:  counted,
 	records: true,
 }
 
@@ -95,6 +95,41 @@ func Effect(in *api.Invoice) (effect money.Amount, counted bool) {
 		return 0, false
 	}
 	return effect, !in.Pending()
+}
+
+// counted is a record's effect when it counts, else 0.
+func counted(in *api.Invoice) money.Amount {
+	if e, ok := Effect(in); ok {
+		return e
+	}
+	return 0
+}
+
+// PaymentTotals sums records by the effect rules: what came in, what went
+// out (positive), and what counts nowhere.
+type PaymentTotals struct {
+	Records  int
+	In, Out  money.Amount
+	Pending  money.Amount // the would-be effect of pending records
+	Pendings int
+	Unknown  int // records of a type the program does not know
+}
+
+// Add counts one record.
+func (t *PaymentTotals) Add(in *api.Invoice) {
+	t.Records++
+	e, ok := Effect(in)
+	switch {
+	case !knownType(in.Type):
+		t.Unknown++
+	case !ok:
+		t.Pending += e
+		t.Pendings++
+	case e >= 0:
+		t.In += e
+	default:
+		t.Out -= e
+	}
 }
 
 // PaymentStatus is "paid" or "pending".

@@ -141,18 +141,15 @@ func BuildStatement(in StatementInput) Statement {
 		if k < 0 {
 			continue
 		}
-		m := &months[k]
-		m.Records = append(m.Records, *r)
-		e, counted := Effect(r)
-		switch {
-		case !counted && r.Pending() && knownType(r.Type):
-			m.Pending += e
-		case !counted:
-		case e >= 0:
-			m.MoneyIn += e
-		default:
-			m.MoneyOut -= e
+		months[k].Records = append(months[k].Records, *r)
+	}
+	for i := range months {
+		m := &months[i]
+		var t PaymentTotals
+		for j := range m.Records {
+			t.Add(&m.Records[j])
 		}
+		m.MoneyIn, m.MoneyOut, m.Pending = t.In, t.Out, t.Pending
 	}
 	daily := spend.NewDailyWindow(loc, first, now)
 	daily.Add(in.Charges)
