@@ -54,7 +54,7 @@ func (d *dataset) monthSpend(from, to int64) int64 {
 // reconstructed back from today stays plausible), one crypto top-up still
 // pending, transfers both ways, a refund, a reserved-instance prepay and a
 // payout. Deterministic in the seed and Now.
-func (d *dataset) payments(seed uint64) []Invoice {
+func (d *dataset) payments(seed uint64, want int) []Invoice {
 	r := &rng{s: seed ^ 0x7061796d656e7473}
 	var out []Invoice
 	nextID := int64(8_400_000 + r.intn(50_000))
@@ -109,6 +109,11 @@ func (d *dataset) payments(seed uint64) []Invoice {
 	add(Invoice{Created: d.now - 3*3600, Type: "credit", Source: "bitpay",
 		Description: "BitPay payment (bitcoin), awaiting confirmation", Service: "bitpay", Amount: -100_000,
 		meta: [][2]string{{"network", "bitcoin"}}})
+	for k := 0; len(out) < want; k++ {
+		at := d.now - 360*day + int64(k)*7919%(359*day)
+		add(Invoice{Created: at, Paid: at + 5, Type: "credit", Source: "stripe", Description: "Card payment (auto top-up)",
+			Service: "stripe_payments", Amount: -5_000})
+	}
 	slices.SortStableFunc(out, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
 	return out
 }

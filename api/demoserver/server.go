@@ -84,6 +84,10 @@ type Options struct {
 	// InvoicesThreshold is the same for GET /api/v1/invoices/: 0 means the
 	// documented 3 s, negative disables it.
 	InvoicesThreshold time.Duration
+	// Payments is how many payment records the year holds; 0 (or fewer
+	// than the generated year, about 40) keeps the generated year. More
+	// are added as card top-ups spread over the year (benchmarks).
+	Payments int
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -203,7 +207,7 @@ func New(opts Options) *Server {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	s.invoices = s.data.payments(opts.Seed)
+	s.invoices = s.data.payments(opts.Seed, opts.Payments)
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.
 		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))
