@@ -1,0 +1,161 @@
+package statement
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"go.uber.org/goleak"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/theme"
+)
+
+// The feeds' loaders run in goroutines; none may outlive the tests.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var demoNow = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
+
+// harness is the screen on a demo server, with the messages its commands
+// send fed back to it, as the program loop would.
+type harness struct {
+	t      *testing.T
+	srv    *demoserver.Server
+	m      *Model
+	status []shared.StatusMsg
+}
+
+func newHarness(t *testing.T, key string, fault *demoserver.Fault) *harness {
+	t.Helper()
+	srv, err := demoserver.Start(demoserver.Options{Now: demoNow, Contracts: 1200, Threshold: -1, InvoicesThreshold: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	if fault != nil {
+		srv.AddFault(*fault)
+	}
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	c, err := api.New(srv.URL(), key, api.WithHTTPClient(&http.Client{Transport: tr}), api.WithChargesThreshold(0),
+		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithBackoff(time.Millisecond, 2*time.Millisecond), api.WithTimeout(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	svc := billing.New(ctx, c, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithRateWait(time.Millisecond))
+	t.Cleanup(func() { cancel(); svc.Close() })
+	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC, Now: srv.Now})
+	m.SetSize(80, 20) // the screen's area in an 80×24 terminal
+	return &harness{t: t, srv: srv, m: m}
+}
+
+// run runs cmd and every command the messages it yields lead to.
+func (h *harness) run(cmd tea.Cmd) {
+	h.t.Helper()
+	queue := []tea.Cmd{cmd}
+	for n := 0; len(queue) > 0; n++ {
+		if n > 10_000 {
+			h.t.Fatal("the screen keeps sending commands")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case shared.StatusMsg:
+			h.status = append(h.status, msg)
+		default:
+			queue = append(queue, h.m.Update(msg))
+		}
+	}
+}
+
+func (h *harness) press(k string) {
+	r := []rune(k)
+	code := r[0]
+	if k == "enter" {
+		code = tea.KeyEnter
+	}
+	h.run(h.m.Update(tea.KeyPressMsg{Code: code, Text: map[bool]string{true: "", false: k}[k == "enter"]}))
+}
+
+func (h *harness) view() string { return ansi.Strip(h.m.View()) }
+
+// Nothing is fetched until the screen is shown; then both feeds load side
+// by side, the statement appears with its months, the enter key lists the
+// selected month's records, and the view fills its area exactly.
+func TestLoadsWhenShown(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.run(h.m.Init())
+	h.run(h.m.Shown(false))
+	if n := len(h.srv.Requests()); n != 0 || h.m.Loading() {
+		t.Fatalf("%d requests before the screen was shown", n)
+	}
+	u, err := h.m.ctx.Billing.Account(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.m.Update(shared.UserMsg{User: u})
+	cmd := h.m.Shown(true)
+	if !strings.Contains(h.view(), "loading the year: payments") {
+		t.Fatalf("no progress while loading:\n%s", h.view())
+	}
+	h.run(cmd)
+	if h.m.Shown(true) != nil {
+		t.Fatal("a second Shown loads again")
+	}
+	st := h.m.Statement()
+	if st == nil || len(st.Months) != Months || st.Months[Months-1].Closing != u.Credit || st.Incomplete {
+		t.Fatalf("statement %+v", st)
+	}
+	golden.AssertFits(t, h.m.View(), 80, 20)
+	golden.Check(t, "statement_80x24.golden", h.view())
+	if !strings.Contains(h.view(), "1 pending, not counted") || !strings.Contains(h.view(), "reconstructed from today's credit") {
+		t.Errorf("no pending list or reconstruction note:\n%s", h.view())
+	}
+	// Back one month and open its records.
+	h.press("k")
+	h.press("enter")
+	golden.Check(t, "statement_records_80x24.golden", h.view())
+	if want := st.Months[Months-2].Label() + ": " + itoa(len(st.Months[Months-2].Records)) + " payment records"; !strings.Contains(h.view(), want) {
+		t.Errorf("no %q:\n%s", want, h.view())
+	}
+	for _, size := range [][2]int{{40, 12}, {1, 1}, {200, 60}, {80, 3}} {
+		h.m.SetSize(size[0], size[1])
+		golden.AssertFits(t, h.m.View(), size[0], size[1])
+	}
+}
+
+// A failure shows on the status line with the server's words, the months
+// a stopped feed did not reach are marked, and r resumes.
+func TestFailureMarksMonthsAndRetries(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, &demoserver.Fault{Path: "/api/v1/invoices", Status: 200, Times: 1,
+		Body: `{"success":false,"error":"Invalid date range"}`})
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	st := h.m.Statement()
+	if st == nil || !st.Incomplete || !st.Months[0].Incomplete || !strings.Contains(h.view(), "? incomplete") {
+		t.Fatalf("statement %+v\n%s", st, h.view())
+	}
+	if len(h.status) == 0 || h.status[len(h.status)-1].Kind != shared.StatusError ||
+		!strings.Contains(h.status[len(h.status)-1].Text, "Invalid date range") {
+		t.Fatalf("status %+v", h.status)
+	}
+	h.press("r")
+	if st := h.m.Statement(); st == nil || st.Incomplete || h.status[len(h.status)-1].Text != "" {
+		t.Fatalf("after r: %+v, status %+v", st, h.status[len(h.status)-1])
+	}
+}
