@@ -239,3 +239,23 @@ func FuzzDecodeInvoices(f *testing.F) {
 		}
 	})
 }
+
+// The invoices pager shares the charges' token trail: a token that comes
+// back is a cycle, an error, not an endless loop.
+func TestInvoicePagerStopsOnATokenCycle(t *testing.T) {
+	rec := `{"start":1767225600,"end":1767225601,"type":"credit","amount":-1,"metadata":{"invoice_id":"%d"}}`
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		next := []string{"a", "b", "a"}[min(n, 2)]
+		reply(w, 200, fmt.Sprintf(`{"success":true,"next_token":%q,"results":[`+rec+`]}`, next, n))
+	})
+	p := f.client(t, noEndpointPacing()...).InvoicePager(invoicesQuery())
+	var err error
+	for range 5 {
+		if _, err = p.Next(context.Background()); err != nil {
+			break
+		}
+	}
+	if apiErr(t, err, ErrMalformed); f.count() != 3 || !strings.Contains(err.Error(), "cycle") {
+		t.Fatalf("%d requests, %v", f.count(), err)
+	}
+}
