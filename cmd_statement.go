@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -182,14 +182,7 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 		_, err = w.Write(append(b, '\n'))
 		return err
 	case "csv":
-		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"month", "opening", "money_in", "money_out", "spend", "closing", "pending"})
-		for _, m := range months {
-			_ = cw.Write([]string{m.Month, m.Opening.Decimal(), m.MoneyIn.Decimal(), m.MoneyOut.Decimal(), m.Spend.Decimal(),
-				m.Closing.Decimal(), m.Pending.Decimal()})
-		}
-		cw.Flush()
-		return cw.Error()
+		return export.WriteStatementCSV(w, st)
 	}
 	rows := [][]string{{"MONTH", "OPENING", "MONEY IN", "MONEY OUT", "SPEND", "CLOSING", "PENDING"}}
 	for _, m := range months {

@@ -12,6 +12,7 @@ package statement
 
 import (
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -34,7 +36,7 @@ const source = "statement"
 
 // KeyMap lists the screen's bindings.
 type KeyMap struct {
-	Up, Down, Records, Reload key.Binding
+	Up, Down, Records, Reload, Copy, Export key.Binding
 }
 
 // DefaultKeyMap returns the screen's bindings.
@@ -44,15 +46,19 @@ func DefaultKeyMap() KeyMap {
 		Down:    key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
 		Records: key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "the month's records")),
 		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload the year")),
+		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy the month's row")),
+		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export to CSV")),
 	}
 }
 
 // ShortHelp is the one-line help.
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.Records, k.Reload} }
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Records, k.Reload, k.Copy, k.Export}
+}
 
 // FullHelp groups the bindings.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Reload}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Reload}, {k.Copy, k.Export}}
 }
 
 // payMsg says the payments feed changed.
@@ -83,6 +89,14 @@ type Model struct {
 	cursor        int // the selected month, 0 the oldest
 	open          bool
 	width, height int
+	// exportDir is where e writes ("": the working folder; tests set it).
+	exportDir string
+}
+
+// exportedMsg reports an export's end: the path written, or why not.
+type exportedMsg struct {
+	path string
+	err  error
 }
 
 // New returns the screen; nothing loads until Shown(true).
@@ -166,8 +180,45 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case exportedMsg:
+		if msg.err != nil {
+			return shared.SetStatus(source, shared.StatusError, "export failed: "+m.ctx.ErrorText(msg.err), 0)
+		}
+		return shared.SetStatus(source, shared.StatusOK, "exported the statement to "+shared.Safe(msg.path), 5*time.Second)
 	}
 	return nil
+}
+
+// exportCmd is e: the months shown, in the format of `vastdash statement
+// --output csv`, to vastdash-statement-FROM..TO.csv (0600, never over an
+// existing file). An incomplete statement is not written: a file would be
+// silently short.
+func (m *Model) exportCmd() tea.Cmd {
+	switch {
+	case m.st == nil:
+		return shared.SetStatus(source, shared.StatusInfo, "nothing to export yet: the year is loading", 5*time.Second)
+	case m.st.Incomplete:
+		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete (r to retry, then e)", 0)
+	}
+	st, dir := *m.st, m.exportDir
+	name := "vastdash-statement-" + st.Months[0].Label() + ".." + st.Months[len(st.Months)-1].Label() + ".csv"
+	return func() tea.Msg {
+		path, err := export.ToFile(dir, name, func(w io.Writer) error { return export.WriteStatementCSV(w, st) })
+		return exportedMsg{path: path, err: err}
+	}
+}
+
+// copyRow is y: the selected month's figures, tab-separated (a spreadsheet
+// pastes them as cells), by OSC 52.
+func (m *Model) copyRow() tea.Cmd {
+	if m.st == nil || m.cursor >= len(m.st.Months) {
+		return nil
+	}
+	mo := m.st.Months[m.cursor]
+	row := strings.Join([]string{mo.Label(), mo.Opening.Decimal(), mo.MoneyIn.Decimal(), mo.MoneyOut.Decimal(),
+		mo.Spend.Decimal(), mo.Closing.Decimal()}, "\t")
+	return tea.Batch(tea.SetClipboard(row),
+		shared.SetStatus(source, shared.StatusOK, "copied "+mo.Label()+" (opening, in, out, spend, closing) to the clipboard", 5*time.Second))
 }
 
 // settle builds the statement once both feeds have ended (done or
@@ -198,6 +249,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = min(m.cursor+1, Months-1)
 	case key.Matches(msg, m.keys.Records):
 		m.open = !m.open
+	case key.Matches(msg, m.keys.Copy):
+		return m.copyRow()
+	case key.Matches(msg, m.keys.Export):
+		return m.exportCmd()
 	case key.Matches(msg, m.keys.Reload):
 		if m.ctx.Billing == nil {
 			return nil

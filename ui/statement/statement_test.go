@@ -2,7 +2,10 @@ package statement
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +17,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
@@ -31,6 +35,7 @@ type harness struct {
 	srv    *demoserver.Server
 	m      *Model
 	status []shared.StatusMsg
+	other  []tea.Msg // messages for the program (the clipboard)
 }
 
 func newHarness(t *testing.T, key string, fault *demoserver.Fault) *harness {
@@ -78,6 +83,7 @@ func (h *harness) run(cmd tea.Cmd) {
 		case shared.StatusMsg:
 			h.status = append(h.status, msg)
 		default:
+			h.other = append(h.other, msg)
 			queue = append(queue, h.m.Update(msg))
 		}
 	}
@@ -157,5 +163,63 @@ func TestFailureMarksMonthsAndRetries(t *testing.T) {
 	h.press("r")
 	if st := h.m.Statement(); st == nil || st.Incomplete || h.status[len(h.status)-1].Text != "" {
 		t.Fatalf("after r: %+v, status %+v", st, h.status[len(h.status)-1])
+	}
+}
+
+func (h *harness) lastStatus() string {
+	if len(h.status) == 0 {
+		return ""
+	}
+	return h.status[len(h.status)-1].Text
+}
+
+// e writes the statement as `vastdash statement --output csv` does, to a
+// new 0600 file, never over an existing one, and refuses an incomplete
+// statement; y copies the selected month's figures.
+func TestExportAndCopy(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.exportDir = t.TempDir()
+	h.press("e")
+	if !strings.Contains(h.lastStatus(), "nothing to export yet") {
+		t.Fatalf("status %q", h.lastStatus())
+	}
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 123_456}})
+	h.run(h.m.Shown(true))
+	var want strings.Builder
+	if err := export.WriteStatementCSV(&want, *h.m.Statement()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"vastdash-statement-2025-12..2026-11.csv", "vastdash-statement-2025-12..2026-11-2.csv"} {
+		h.press("e")
+		path := filepath.Join(h.m.exportDir, name)
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != want.String() || !strings.Contains(h.lastStatus(), path) {
+			t.Fatalf("%s: %v, status %q\n%s", name, err, h.lastStatus(), b)
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v", fi.Mode())
+		}
+		if !strings.HasPrefix(string(b), "month,opening,money_in,money_out,spend,closing,pending\n2025-12,") {
+			t.Errorf("csv %q", b)
+		}
+	}
+	h.press("y")
+	mo := h.m.Statement().Months[Months-1]
+	row := "2026-11\t" + mo.Opening.Decimal() + "\t"
+	found := false
+	for _, msg := range h.other {
+		found = found || strings.Contains(fmt.Sprint(msg), row)
+	}
+	if !found || !strings.Contains(h.lastStatus(), "copied 2026-11") {
+		t.Errorf("clipboard %v, status %q", h.other, h.lastStatus())
+	}
+	// An incomplete statement is not written.
+	h.m.st.Incomplete = true
+	h.press("e")
+	if !strings.Contains(h.lastStatus(), "not exported") {
+		t.Errorf("status %q", h.lastStatus())
+	}
+	if files, _ := os.ReadDir(h.m.exportDir); len(files) != 2 {
+		t.Errorf("%d files", len(files))
 	}
 }
