@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
@@ -159,6 +160,9 @@ type statementJSON struct {
 	AsOf          string       `json:"as_of"`
 	Months        []monthJSON  `json:"months"`
 	Pending       []paymentRow `json:"pending"`
+	// Unknown are the records of a type vastdash does not know: listed,
+	// counted nowhere.
+	Unknown []paymentRow `json:"unknown"`
 }
 
 // writeStatement writes the statement in the output format.
@@ -168,14 +172,18 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 		months[i] = monthJSON{Month: m.Label(), Opening: m.Opening, MoneyIn: m.MoneyIn, MoneyOut: m.MoneyOut,
 			Spend: m.Spend, Closing: m.Closing, Pending: m.Pending}
 	}
-	pending := make([]paymentRow, len(st.Pending))
-	for i := range st.Pending {
-		pending[i] = newPaymentRow(&st.Pending[i], loc)
+	rowsOf := func(recs []api.Invoice) []paymentRow {
+		out := make([]paymentRow, len(recs))
+		for i := range recs {
+			out[i] = newPaymentRow(&recs[i], loc)
+		}
+		return out
 	}
+	pending, unknown := rowsOf(st.Pending), rowsOf(st.Unknown)
 	switch output {
 	case "json":
 		b, err := json.MarshalIndent(statementJSON{Reconstructed: st.Reconstructed, Note: reconstructedNote, Credit: st.Credit,
-			AsOf: rfc3339(st.AsOf), Months: months, Pending: pending}, "", "  ")
+			AsOf: rfc3339(st.AsOf), Months: months, Pending: pending, Unknown: unknown}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -194,15 +202,31 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 	}
 	_, err := fmt.Fprintf(w, "\nReconstructed back from the credit on %s (%s): each month closes where the next one opens.\n",
 		st.AsOf.Format("2 Jan 2006 15:04 MST"), st.Credit.Credit())
-	if err != nil || len(st.Pending) == 0 {
+	if err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "Pending, not counted:\n"); err != nil {
+	if err := writeRecordList(w, "Pending, not counted:", st.Pending, pending, loc); err != nil {
 		return err
 	}
-	for i, pr := range pending {
-		in := &st.Pending[i]
-		if _, err := fmt.Fprintf(w, "  %s  %s  %s  %s\n", formatTime(in.Created, loc), cut(pr.Source, 32), cut(pr.Description, 60), amountText(pr.Amount)); err != nil {
+	return writeRecordList(w, "Of a type vastdash does not know, not counted:", st.Unknown, unknown, loc)
+}
+
+// writeRecordList writes a titled list of records under the table; nothing
+// when there are none.
+func writeRecordList(w io.Writer, title string, recs []api.Invoice, rows []paymentRow, loc *time.Location) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, title); err != nil {
+		return err
+	}
+	for i, pr := range rows {
+		line := "  " + formatTime(recs[i].Created, loc) + "  " + cut(pr.Type, 12) + "  " + cut(pr.Source, 32) + "  " +
+			cut(pr.Description, 60)
+		if a := amountText(pr.Amount); a != "" {
+			line += "  " + a
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
 	}

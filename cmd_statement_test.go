@@ -210,3 +210,31 @@ func TestStatementFailures(t *testing.T) {
 	res = paidRun(t, srv, canaryKey, "statement", "--months", "12", "--utc")
 	res.failed(t, exitRuntime, "months not complete: 2025-12")
 }
+
+// A record of a type vastdash does not know is listed, with a note, and
+// counted nowhere: the statement's figures are those without it.
+func TestStatementListsUnknownTypes(t *testing.T) {
+	srv := paidServer(t)
+	before := paidRun(t, srv, canaryKey, "statement", "--utc", "--output", "csv")
+	before.ok(t)
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Mutate: func(b []byte) []byte {
+		return []byte(strings.Replace(string(b), `"results":[`, `"results":[{"start":1763000000,"end":1763000001,"type":"chargeback",`+
+			`"source":"bank","description":"Chargeback \u001b[31mdisputed","amount":75.5,"metadata":{"invoice_id":"cb-1"}},`, 1))
+	}})
+	res := paidRun(t, srv, canaryKey, "statement", "--utc")
+	res.ok(t)
+	if !strings.Contains(res.out, "Of a type vastdash does not know, not counted:\n") || !strings.Contains(res.out, "chargeback  bank  Chargeback disputed") ||
+		strings.ContainsRune(res.out, 0x1b) {
+		t.Fatalf("text:\n%s", res.out)
+	}
+	after := paidRun(t, srv, canaryKey, "statement", "--utc", "--output", "csv")
+	after.ok(t)
+	if after.out != before.out {
+		t.Errorf("an unknown type changed the figures:\n%s\n%s", before.out, after.out)
+	}
+	res = paidRun(t, srv, canaryKey, "payments", "--from", "2025-11-01", "--utc", "--output", "json")
+	res.ok(t)
+	if !strings.Contains(res.out, `"note": "unknown type: not counted"`) || !strings.Contains(res.errOut, "1 record of an unknown type, not counted") {
+		t.Errorf("payments: %s\n%s", res.out, res.errOut)
+	}
+}
