@@ -19,6 +19,7 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -37,6 +38,7 @@ const source = "statement"
 // KeyMap lists the screen's bindings.
 type KeyMap struct {
 	Up, Down, Records, Reload, Copy, Export key.Binding
+	Find, Sort, FindKeep, FindClear         key.Binding
 }
 
 // DefaultKeyMap returns the screen's bindings.
@@ -48,17 +50,22 @@ func DefaultKeyMap() KeyMap {
 		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload the year")),
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy the month's row")),
 		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export to CSV")),
+		Find:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find records")),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort records")),
+		// Only while the find field has the keyboard.
+		FindKeep:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep the filter")),
+		FindClear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter")),
 	}
 }
 
 // ShortHelp is the one-line help.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Records, k.Reload, k.Copy, k.Export}
+	return []key.Binding{k.Up, k.Down, k.Records, k.Find, k.Sort, k.Reload, k.Copy, k.Export}
 }
 
 // FullHelp groups the bindings.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Reload}, {k.Copy, k.Export}}
+	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
 }
 
 // payMsg says the payments feed changed.
@@ -91,6 +98,11 @@ type Model struct {
 	width, height int
 	// exportDir is where e writes ("": the working folder; tests set it).
 	exportDir string
+
+	find      string // the find text; "" when none
+	finding   bool   // the find field has the keyboard
+	findInput textinput.Model
+	order     sortOrder
 }
 
 // exportedMsg reports an export's end: the path written, or why not.
@@ -179,6 +191,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return m.settle()
 		}
 	case tea.KeyPressMsg:
+		if m.finding {
+			return m.updateFind(msg)
+		}
 		return m.key(msg)
 	case exportedMsg:
 		if msg.err != nil {
@@ -251,6 +266,12 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.open = !m.open
 	case key.Matches(msg, m.keys.Copy):
 		return m.copyRow()
+	case key.Matches(msg, m.keys.Find):
+		m.open = true
+		return m.openFind()
+	case key.Matches(msg, m.keys.Sort):
+		m.open = true
+		m.order = (m.order + 1) % numOrders
 	case key.Matches(msg, m.keys.Export):
 		return m.exportCmd()
 	case key.Matches(msg, m.keys.Reload):
@@ -275,11 +296,24 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 // SetSize gives the screen its area.
 func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
 
-// Help lists the screen's bindings.
-func (m *Model) Help() help.KeyMap { return m.keys }
+// Help lists the screen's bindings; while the find field is open, only
+// its own.
+func (m *Model) Help() help.KeyMap {
+	if m.finding {
+		return findHelp{m.keys}
+	}
+	return m.keys
+}
 
-// Capturing is false: the screen has no text field.
-func (m *Model) Capturing() bool { return false }
+// findHelp is the help while the find field has the keyboard.
+type findHelp struct{ k KeyMap }
+
+func (h findHelp) ShortHelp() []key.Binding { return []key.Binding{h.k.FindKeep, h.k.FindClear} }
+
+func (h findHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
+
+// Capturing reports that the find field has the keyboard.
+func (m *Model) Capturing() bool { return m.finding }
 
 // Loading reports that a feed is loading.
 func (m *Model) Loading() bool { return m.started && m.st == nil && m.err == nil && m.pf != nil }

@@ -98,6 +98,25 @@ func (h *harness) press(k string) {
 	h.run(h.m.Update(tea.KeyPressMsg{Code: code, Text: map[bool]string{true: "", false: k}[k == "enter"]}))
 }
 
+// typeKey sends a key to the open find field; its commands (the cursor's
+// blink timer) are the program loop's, not the test's.
+func (h *harness) typeKey(k string) {
+	code := []rune(k)[0]
+	switch k {
+	case "enter":
+		code = tea.KeyEnter
+	case "esc":
+		code = tea.KeyEscape
+	case "backspace":
+		code = tea.KeyBackspace
+	}
+	text := k
+	if len([]rune(k)) > 1 {
+		text = ""
+	}
+	h.m.Update(tea.KeyPressMsg{Code: code, Text: text})
+}
+
 func (h *harness) view() string { return ansi.Strip(h.m.View()) }
 
 // Nothing is fetched until the screen is shown; then both feeds load side
@@ -221,5 +240,51 @@ func TestExportAndCopy(t *testing.T) {
 	}
 	if files, _ := os.ReadDir(h.m.exportDir); len(files) != 2 {
 		t.Errorf("%d files", len(files))
+	}
+}
+
+// / finds records of the whole year as typed (enter keeps, esc clears; q is
+// typed, not quit), s orders them by amount, the title sums what counts.
+func TestFindAndSortRecords(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 123_456}})
+	h.run(h.m.Shown(true))
+	h.typeKey("/")
+	if !h.m.Capturing() {
+		t.Fatal("the find field does not have the keyboard")
+	}
+	for _, k := range "transfer" {
+		h.typeKey(string(k))
+	}
+	if !strings.Contains(h.view(), `find "transfer": 2 records of the year · in $50.000 · out $20.000`) {
+		t.Fatalf("find:\n%s", h.view())
+	}
+	h.typeKey("enter")
+	if h.m.Capturing() || !strings.Contains(h.view(), `find "transfer": 2 records`) {
+		t.Fatalf("after enter:\n%s", h.view())
+	}
+	h.typeKey("/")
+	for range len("transfer") {
+		h.typeKey("backspace")
+	}
+	h.typeKey("q")
+	h.typeKey("enter")
+	if h.m.find != "q" {
+		t.Fatalf("find %q: q must be typed into the field", h.m.find)
+	}
+	h.typeKey("/")
+	h.typeKey("esc")
+	if h.m.find != "" || h.m.Capturing() {
+		t.Fatal("esc did not clear the filter")
+	}
+	h.press("s")
+	recs := h.m.shownRecords()
+	if h.m.order != byAmount || len(recs) < 2 || !strings.Contains(h.view(), "· by amount") {
+		t.Fatalf("sort %d, %d records:\n%s", h.m.order, len(recs), h.view())
+	}
+	for i := 1; i < len(recs); i++ {
+		if effect(&recs[i]) > effect(&recs[i-1]) {
+			t.Fatalf("not largest first: %+v", recs)
+		}
 	}
 }

@@ -86,6 +86,10 @@ func (m *Model) table() []string {
 	lines := []string{s.ColHeader.Render(shared.PadRight(head, m.width))}
 	// On a short terminal the months scroll with the cursor.
 	rows := min(len(st.Months), max(m.height-3, 1))
+	if m.open || m.find != "" || m.finding {
+		// The records pane takes the lower half.
+		rows = min(rows, max((m.height-3)/2, 3))
+	}
 	top := min(max(m.cursor-rows+1, 0), len(st.Months)-rows)
 	for i := top; i < top+rows; i++ {
 		mo := &st.Months[i]
@@ -107,8 +111,8 @@ func (m *Model) table() []string {
 	}
 	lines = append(lines, "")
 	rest := m.height - len(lines) - 1
-	if m.open && m.cursor < len(st.Months) {
-		lines = append(lines, m.records(&st.Months[m.cursor], rest)...)
+	if m.open || m.find != "" || m.finding {
+		lines = append(lines, m.records(rest)...)
 	} else {
 		lines = append(lines, m.pending(rest)...)
 	}
@@ -146,24 +150,27 @@ func bar(in, spend, scale money.Amount, w int) string {
 	return b.String()
 }
 
-// records lists a month's payment records in at most n lines.
-func (m *Model) records(mo *billing.Month, n int) []string {
+// records lists the pane's records (a month's, or the year's that match
+// the find text) in at most n lines, the find field first while it is
+// open.
+func (m *Model) records(n int) []string {
 	s := m.ctx.Styles
 	if n <= 0 {
 		return nil
 	}
-	title := mo.Label() + ": " + itoa(len(mo.Records)) + " payment records (enter closes)"
-	if len(mo.Records) == 0 {
-		title = mo.Label() + ": no payment records (enter closes)"
+	recs := m.shownRecords()
+	var lines []string
+	if m.finding {
+		lines = append(lines, m.findInput.View())
 	}
-	lines := []string{s.Bold.Render(shared.Truncate(title, m.width))}
+	lines = append(lines, s.Bold.Render(shared.Truncate(m.recordsTitle(recs), m.width)))
 	loc := m.ctx.Billing.Location()
-	for i := range mo.Records {
-		if len(lines) == n {
-			lines[n-1] = s.Muted.Render("… " + itoa(len(mo.Records)-i+1) + " more")
+	for i := range recs {
+		if len(lines) >= n {
+			lines[n-1] = s.Muted.Render("… " + itoa(len(recs)-i+1) + " more")
 			break
 		}
-		when, what, amount, note := recordLine(&mo.Records[i], loc)
+		when, what, amount, note := recordLine(&recs[i], loc)
 		right := shared.PadLeft(amount, amountWidth)
 		if note != "" {
 			right = note + "  " + right
@@ -171,7 +178,7 @@ func (m *Model) records(mo *billing.Month, n int) []string {
 		w := max(m.width-shared.Width(right)-16, 0)
 		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+right)
 	}
-	return lines
+	return lines[:min(len(lines), n)]
 }
 
 // pending lists the pending records (counted nowhere) in at most n lines.
