@@ -333,7 +333,7 @@ func recordLine(in *api.Invoice, loc *time.Location) (when, what, amount, note s
 		t = in.Created
 	}
 	when = time.Unix(t, 0).In(loc).Format("02 Jan 15:04")
-	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source)
+	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
 	if e, counted := billing.Effect(in); counted || billing.PaymentNote(in) == "pending: counted once paid" {
 		amount = e.String()
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +40,12 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, key string, fault *demoserver.Fault) *harness {
+	return newHarnessOpts(t, key, fault, false)
+}
+
+func newHarnessOpts(t *testing.T, key string, fault *demoserver.Fault, hostile bool) *harness {
 	t.Helper()
-	srv, err := demoserver.Start(demoserver.Options{Now: demoNow, Contracts: 1200, Threshold: -1, InvoicesThreshold: -1})
+	srv, err := demoserver.Start(demoserver.Options{Now: demoNow, Contracts: 1200, Threshold: -1, InvoicesThreshold: -1, Hostile: hostile})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,5 +291,32 @@ func TestFindAndSortRecords(t *testing.T) {
 		if effect(&recs[i]) > effect(&recs[i-1]) {
 			t.Fatalf("not largest first: %+v", recs)
 		}
+	}
+}
+
+// The demo's hostile mode puts escape sequences, bidi overrides and C1
+// controls in every description: the records and the pending list show
+// them harmlessly, at the screen's exact size.
+func TestHostileRecords(t *testing.T) {
+	h := newHarnessOpts(t, demoserver.DemoKey, nil, true)
+	h.m.SetSize(100, 26)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1}})
+	h.run(h.m.Shown(true))
+	frames := []string{h.m.View()}
+	h.press("/")
+	h.m.finding = false // keep the filter, as enter would
+	h.m.find = "bitpay"
+	frames = append(frames, h.m.View())
+	for i, raw := range frames {
+		golden.AssertFits(t, raw, 100, 26)
+		rest := regexp.MustCompile(`\x1b\[[0-9;:]*m`).ReplaceAllString(raw, "")
+		for _, r := range rest {
+			if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)) {
+				t.Fatalf("frame %d: %U reached the screen:\n%q", i, r, rest)
+			}
+		}
+	}
+	if !strings.Contains(ansi.Strip(frames[1]), "BitPay payment") {
+		t.Fatalf("no record found:\n%s", ansi.Strip(frames[1]))
 	}
 }

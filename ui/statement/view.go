@@ -198,7 +198,7 @@ func (m *Model) pending(n int) []string {
 		}
 		when, what, amount, _ := recordLine(&m.st.Pending[i], loc)
 		w := max(m.width-amountWidth-16, 0)
-		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what+" · "+shared.Safe(m.st.Pending[i].Description), w), w)+"  "+shared.PadLeft(amount, amountWidth))
+		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+shared.PadLeft(amount, amountWidth))
 	}
 	return lines
 }
