@@ -11,6 +11,9 @@
 //     change only the switches asked for, write, and re-read when the
 //     outcome is unknown;
 //   - burn rate, runway and the query they need (Meter, BurnQuery);
+//   - payment records (PaymentsFeed, on the same loader as the charges
+//     feed), their effect on the credit (Effect) and the monthly statement
+//     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
 //
