@@ -87,6 +87,8 @@ func MonthStart(t time.Time, loc *time.Location) time.Time {
 func StatementMonths(from, to, now time.Time, loc *time.Location) error {
 	from, to, now = MonthStart(from, loc), MonthStart(to, loc), MonthStart(now, loc)
 	switch {
+	case from.After(now):
+		return fmt.Errorf("%s has not begun: the statement reaches up to the current month", from.Format("2006-01"))
 	case from.After(to):
 		return errors.New("the months start after they end")
 	case to.After(now):
