@@ -362,3 +362,24 @@ func demoService(t *testing.T, opts demoserver.Options, key string) (*demoserver
 	t.Cleanup(s.Close)
 	return srv, s
 }
+
+// ctrl+c mid-load: the statement returns at once with the cancellation,
+// its months marked incomplete, and no loader outlives it (goleak).
+func TestStatementCancelled(t *testing.T) {
+	srv, s := demoService(t, demoserver.Options{Contracts: 2000, Threshold: 50 * time.Millisecond, InvoicesThreshold: 50 * time.Millisecond}, demoserver.DemoKey)
+	ctx, cancel := context.WithCancel(context.Background())
+	now := s.Now()
+	st, err := s.Statement(ctx, now.AddDate(0, -11, 0), now, func(p StatementProgress) {
+		if p.Charges.Pages >= 1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || !st.Incomplete {
+		t.Fatalf("err %v, incomplete %v", err, st.Incomplete)
+	}
+	// Close waits for every loader: it returns, and goleak finds none left.
+	s.Close()
+	if n := len(srv.Requests()); n > 3 {
+		t.Errorf("%d requests: the cancellation did not stop the feeds", n)
+	}
+}
