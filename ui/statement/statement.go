@@ -12,6 +12,7 @@ package statement
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -90,6 +91,7 @@ type Model struct {
 
 	credit    money.Amount
 	hasCredit bool
+	creditErr error // why the account could not be read
 	st        *billing.Statement // nil until both feeds ended and the credit is known
 	err       error              // why a feed stopped
 
@@ -187,9 +189,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.settle(), m.followCharges())
 	case shared.UserMsg:
 		if msg.Err == nil {
-			m.credit, m.hasCredit = msg.User.Credit, true
-			return m.settle()
+			m.credit, m.hasCredit, m.creditErr = msg.User.Credit, true, nil
+		} else {
+			m.creditErr = msg.Err
 		}
+		return m.settle()
 	case tea.KeyPressMsg:
 		if m.finding {
 			return m.updateFind(msg)
@@ -240,8 +244,17 @@ func (m *Model) copyRow() tea.Cmd {
 // stopped) and the credit is known, and says a failure on the status line.
 func (m *Model) settle() tea.Cmd {
 	ended := func(st billing.State) bool { return st.Done || st.Err != nil }
-	if !m.started || !ended(m.pst) || !ended(m.cst) || !m.hasCredit {
+	if !m.started || !ended(m.pst) || !ended(m.cst) {
 		return nil
+	}
+	if !m.hasCredit {
+		if m.creditErr == nil {
+			return nil // the account is on its way
+		}
+		// The months run back from the credit: without it there is no
+		// statement to show.
+		m.err = fmt.Errorf("the statement runs back from the credit, which could not be read: %w", m.creditErr)
+		return shared.SetStatus(source, shared.StatusError, m.ctx.RetryText("statement", m.err), 0)
 	}
 	st := m.ctx.Billing.StatementOf(m.pf, m.cf, m.credit, m.from, m.ctx.Clock())
 	m.st = &st

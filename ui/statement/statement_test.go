@@ -320,3 +320,15 @@ func TestHostileRecords(t *testing.T) {
 		t.Fatalf("no record found:\n%s", ansi.Strip(frames[1]))
 	}
 }
+
+// Without the credit there is nothing to run back from: the screen says
+// so instead of loading forever.
+func TestNoCreditNoStatement(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrPermission, Permission: "user_read"}})
+	h.run(h.m.Shown(true))
+	if h.m.Statement() != nil || h.m.Loading() || !strings.Contains(h.view(), "no statement: the statement runs back from the credit") ||
+		!strings.Contains(h.lastStatus(), "user_read") {
+		t.Fatalf("loading %v, status %q:\n%s", h.m.Loading(), h.lastStatus(), h.view())
+	}
+}

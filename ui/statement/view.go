@@ -40,6 +40,8 @@ func (m *Model) View() string {
 	switch {
 	case !m.started:
 		lines = append(lines, s.Muted.Render("The statement loads when this screen is first shown."))
+	case m.st == nil && m.err != nil:
+		lines = append(lines, s.Error.Render("no statement: "+m.ctx.ErrorText(m.err)))
 	case m.st == nil:
 		lines = append(lines, s.Muted.Render("loading the year: "+m.progress()))
 	default:
