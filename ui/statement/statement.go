@@ -91,7 +91,7 @@ type Model struct {
 
 	credit    money.Amount
 	hasCredit bool
-	creditErr error // why the account could not be read
+	creditErr error              // why the account could not be read
 	st        *billing.Statement // nil until both feeds ended and the credit is known
 	err       error              // why a feed stopped
 
