@@ -138,15 +138,7 @@ func TestStatementJSON(t *testing.T) {
 	if prevClosing != money.Amount(srv.Credit()) {
 		t.Errorf("the current month closes at %v, the credit is %v", prevClosing, srv.Credit())
 	}
-	var inv, chg int
-	for _, r := range srv.Requests() {
-		switch strings.TrimSuffix(r.Path, "/") {
-		case "/api/v1/invoices":
-			inv++
-		case "/api/v0/charges":
-			chg++
-		}
-	}
+	inv, chg := srv.CountPath(api.InvoicesPath), srv.CountPath("/api/v0/charges")
 	if inv != 1 || chg != 3 || srv.CountStatus(429) != 0 {
 		t.Errorf("%d invoices and %d charges requests, %d 429s", inv, chg, srv.CountStatus(429))
 	}

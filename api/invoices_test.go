@@ -199,15 +199,7 @@ func TestInvoicesPacedApartFromCharges(t *testing.T) {
 	if n := s.CountStatus(429); n != 0 {
 		t.Fatalf("%d 429s", n)
 	}
-	var charges, invoices int
-	for _, r := range s.Requests() {
-		switch strings.TrimSuffix(r.Path, "/") {
-		case "/api/v0/charges":
-			charges++
-		case "/api/v1/invoices":
-			invoices++
-		}
-	}
+	charges, invoices := s.CountPath(chargesPath), s.CountPath(InvoicesPath)
 	if nC != 3000 || nI != len(s.Invoices()) || charges != 6 || invoices != (nI+99)/100 {
 		t.Fatalf("charges %d in %d requests, invoices %d in %d", nC, charges, nI, invoices)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -47,15 +46,7 @@ func BenchmarkStatementYear(b *testing.B) {
 		if err != nil || len(st.Months) != 12 {
 			b.Fatalf("%v, %d months", err, len(st.Months))
 		}
-		var inv, chg, n int
-		for _, r := range srv.Requests() {
-			switch strings.TrimSuffix(r.Path, "/") {
-			case "/api/v1/invoices":
-				inv++
-			case "/api/v0/charges":
-				chg++
-			}
-		}
+		inv, chg, n := srv.CountPath(api.InvoicesPath), srv.CountPath("/api/v0/charges"), 0
 		for _, m := range st.Months {
 			n += len(m.Records)
 		}

@@ -309,15 +309,7 @@ func TestStatementFromDemo(t *testing.T) {
 	if len(st.Months) != 12 || st.Months[11].Closing != money.Amount(srv.Credit()) || len(st.Pending) != 1 {
 		t.Fatalf("%d months, closing %v (credit %v), %d pending", len(st.Months), st.Months[len(st.Months)-1].Closing, srv.Credit(), len(st.Pending))
 	}
-	var inv, chg int
-	for _, r := range srv.Requests() {
-		switch strings.TrimSuffix(r.Path, "/") {
-		case "/api/v1/invoices":
-			inv++
-		case "/api/v0/charges":
-			chg++
-		}
-	}
+	inv, chg := srv.CountPath(api.InvoicesPath), srv.CountPath("/api/v0/charges")
 	wantInv := (last.Payments.Entries + 99) / 100
 	wantChg := (last.Charges.Contracts + 499) / 500
 	if inv != wantInv || chg != wantChg || srv.CountStatus(http.StatusTooManyRequests) != 0 {

@@ -307,3 +307,17 @@ func appendInvoice(b []byte, in *Invoice) []byte {
 	}
 	return append(b, `},"items":[]}`...)
 }
+
+// CountPath counts the recorded requests to path (with or without the
+// trailing slash), e.g. "/api/v1/invoices".
+func (s *Server) CountPath(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.reqs {
+		if normPath(r.Path) == normPath(path) {
+			n++
+		}
+	}
+	return n
+}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -37,27 +36,15 @@ var orderNames = [numOrders]string{"by date", "by amount", "by type"}
 // shown: sanitized, so hidden control characters neither match nor stop a
 // match.
 func matches(in *api.Invoice, low string) bool {
-	if low == "" {
-		return true
-	}
-	for _, s := range [...]string{in.Type, in.Source, in.Service, in.Description, in.ID} {
-		if strings.Contains(strings.ToLower(shared.Safe(s)), low) {
-			return true
-		}
-	}
-	return false
+	return shared.Holds(low, in.Type, in.Source, in.Service, in.Description, in.ID)
 }
 
 // openFind gives the keyboard to the find field, holding the text in use.
 func (m *Model) openFind() tea.Cmd {
-	m.findInput = textinput.New()
-	m.findInput.Prompt = "/"
-	m.findInput.CharLimit = 128
-	m.findInput.SetWidth(32)
-	m.findInput.SetValue(m.find)
-	m.findInput.CursorEnd()
+	var cmd tea.Cmd
+	m.findInput, cmd = shared.NewFindInput(m.find)
 	m.finding = true
-	return m.findInput.Focus()
+	return cmd
 }
 
 // updateFind handles a message while the find field has the keyboard:
