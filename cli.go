@@ -36,6 +36,8 @@ var commands = []func(r *runner, o *options) *cobra.Command{
 	(*runner).creditCommand,
 	(*runner).chargesCommand,
 	(*runner).notificationsCommand,
+	(*runner).paymentsCommand,
+	(*runner).statementCommand,
 }
 
 const rootShort = "A terminal dashboard for your Vast.ai credit, charges and alerts"

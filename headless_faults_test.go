@@ -52,6 +52,7 @@ var allCharges = append([]string{"charges", "--output", "csv"}, wholeSpan()...)
 // stdout (no half-written CSV), and never the key.
 func TestHeadlessFaultMatrix(t *testing.T) {
 	charges := "/api/v0/charges"
+	invoices, statement := "/api/v1/invoices", []string{"statement", "--utc"}
 	rows := []struct {
 		name  string
 		fault demoserver.Fault
@@ -66,6 +67,11 @@ func TestHeadlessFaultMatrix(t *testing.T) {
 		{"truncated json", demoserver.Fault{Path: charges, Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, allCharges, "unexpected response"},
 		{"echoes the key", demoserver.Fault{Path: "/api/v0/users/current", Status: 500, Body: `{"msg":"bad key ` + canaryKey + `"}`}, []string{"credit"}, "server error"},
 		{"put 400", demoserver.Fault{Method: "PUT", Status: 400, Body: `{"success":false,"error":"invalid_request","msg":"nope"}`}, []string{"notifications", "--email", "off"}, "nope"},
+		{"invoices success:false", demoserver.Fault{Path: invoices, Status: 200, Body: `{"success":false,"error":"Invalid date range \u001b[2J"}`}, statement, "Invalid date range"},
+		{"invoices 500", demoserver.Fault{Path: invoices, Status: 500, Body: `{"msg":"boom"}`}, statement, "server error"},
+		{"invoices hang", demoserver.Fault{Path: invoices, Hang: true}, []string{"payments"}, "no response in time"},
+		{"invoices truncated", demoserver.Fault{Path: invoices, Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, statement, "unexpected response"},
+		{"invoices html", demoserver.Fault{Path: invoices, Status: 200, ContentType: "text/html", Body: "<html>\x1b]0;pwned\x07</html>"}, []string{"payments"}, "unexpected response"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

@@ -87,11 +87,7 @@ func (q ChargesQuery) clone() ChargesQuery {
 // not empty (duplicates dropped, order kept).
 func (q ChargesQuery) SelectFilters() string {
 	var b strings.Builder
-	b.WriteString(`{"day":{"gte":`)
-	b.WriteString(strconv.FormatInt(q.From.Unix(), 10))
-	b.WriteString(`,"lte":`)
-	b.WriteString(strconv.FormatInt(q.To.Unix(), 10))
-	b.WriteString(`}`)
+	writeRangeFilter(&b, "day", q.From, q.To)
 	if len(q.Types) > 0 {
 		b.WriteString(`,"type":{"in":[`)
 		seen := make(map[ContractType]bool, len(q.Types))
@@ -113,16 +109,34 @@ func (q ChargesQuery) SelectFilters() string {
 	return b.String()
 }
 
+// writeRangeFilter opens a select_filters object with its required range:
+// {"field":{"gte":<unix>,"lte":<unix>} (the caller closes it).
+func writeRangeFilter(b *strings.Builder, field string, from, to time.Time) {
+	b.WriteString(`{"` + field + `":{"gte":`)
+	b.WriteString(strconv.FormatInt(from.Unix(), 10))
+	b.WriteString(`,"lte":`)
+	b.WriteString(strconv.FormatInt(to.Unix(), 10))
+	b.WriteString(`}`)
+}
+
 // Values returns the query parameters for q and afterToken: select_filters,
 // format (always sent, zero = table), latest_first (true/false), limit
 // when non-zero and after_token when non-empty.
 func (q ChargesQuery) Values(afterToken string) url.Values {
-	v := url.Values{}
-	v.Set("select_filters", q.SelectFilters())
+	v := pageValues(q.SelectFilters(), q.OldestFirst, q.Limit, afterToken)
 	v.Set("format", string(q.format()))
-	v.Set("latest_first", strconv.FormatBool(!q.OldestFirst))
-	if q.Limit != 0 {
-		v.Set("limit", strconv.Itoa(q.Limit))
+	return v
+}
+
+// pageValues are the parameters every select_filters report shares:
+// the filters, latest_first, limit (when not 0) and after_token (when
+// not empty).
+func pageValues(filters string, oldestFirst bool, limit int, afterToken string) url.Values {
+	v := url.Values{}
+	v.Set("select_filters", filters)
+	v.Set("latest_first", strconv.FormatBool(!oldestFirst))
+	if limit != 0 {
+		v.Set("limit", strconv.Itoa(limit))
 	}
 	if afterToken != "" {
 		v.Set("after_token", afterToken)

@@ -27,6 +27,7 @@ func defaultEndpointThresholds() map[string]time.Duration {
 		SettingsPath:          DefaultSettingsThreshold,
 		NotificationTypesPath: DefaultNotificationTypesThreshold,
 		InstancesPath:         DefaultInstancesThreshold,
+		InvoicesPath:          DefaultInvoicesThreshold,
 	}
 }
 

@@ -17,6 +17,7 @@ func noEndpointPacing() []Option {
 		WithEndpointThreshold(SettingsPath, 0),
 		WithEndpointThreshold(NotificationTypesPath, 0),
 		WithEndpointThreshold(InstancesPath, 0),
+		WithEndpointThreshold(InvoicesPath, 0),
 	}
 }
 
@@ -30,7 +31,7 @@ func demo(t *testing.T, opts demoserver.Options, key string, copts ...Option) (*
 	if opts.Contracts == 0 {
 		opts.Contracts = 2000
 	}
-	for _, d := range []*time.Duration{&opts.Threshold, &opts.SettingsThreshold, &opts.TypesThreshold, &opts.InstancesThreshold} {
+	for _, d := range []*time.Duration{&opts.Threshold, &opts.SettingsThreshold, &opts.TypesThreshold, &opts.InstancesThreshold, &opts.InvoicesThreshold} {
 		if *d == 0 {
 			*d = -1
 		}
@@ -55,7 +56,7 @@ func TestWithEndpointThresholdIgnoresOtherPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.pacers) != 2 || c.endpointPacer(InstancesPath) != nil || c.endpointPacer(SettingsPath) == nil {
+	if len(c.pacers) != 3 || c.endpointPacer(InstancesPath) != nil || c.endpointPacer(SettingsPath) == nil {
 		t.Fatalf("pacers %v", c.pacers)
 	}
 	if got := c.endpointPacer(SettingsPath).interval; got != DefaultSettingsThreshold {

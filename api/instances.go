@@ -207,39 +207,63 @@ func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (Insta
 	if string(env.Success) == "false" {
 		return InstancesPage{}, c.statusError(op, http.StatusOK, perm, body)
 	}
-	if len(env.Instances) == 0 || isNull(env.Instances) {
-		return InstancesPage{}, malformedMsg(op, "the response has no instances")
+	p := InstancesPage{}
+	var err error
+	if p.Instances, p.Skipped, err = decodeList(op, env.Instances, "instances", MaxLimit,
+		func(raw json.RawMessage) (Instance, bool) { return instance(raw, now) }); err != nil {
+		return InstancesPage{}, err
 	}
-	var raws []json.RawMessage
-	if json.Unmarshal(env.Instances, &raws) != nil {
-		return InstancesPage{}, malformedMsg(op, "the response has the wrong shape: instances is not a list")
-	}
-	p := InstancesPage{Total: -1}
-	if len(env.NextToken) > 0 && !isNull(env.NextToken) {
-		if json.Unmarshal(env.NextToken, &p.NextToken) != nil {
-			return InstancesPage{}, malformedMsg(op, "the field next_token has the wrong type")
-		}
-	}
-	if len(env.Total) > 0 && !isNull(env.Total) {
-		var n wireID
-		if json.Unmarshal(env.Total, &n) != nil || n < 0 || n > math.MaxInt32 {
-			return InstancesPage{}, malformedMsg(op, "the field total_instances is not a count")
-		}
-		p.Total = int(n)
-	}
-	if len(raws) > MaxLimit {
-		p.Skipped = len(raws) - MaxLimit
-		raws = raws[:MaxLimit]
-	}
-	p.Instances = make([]Instance, 0, len(raws))
-	for _, raw := range raws {
-		if in, ok := instance(raw, now); ok {
-			p.Instances = append(p.Instances, in)
-		} else {
-			p.Skipped++
-		}
+	if p.NextToken, p.Total, err = listHeader(op, env.NextToken, env.Total, "total_instances"); err != nil {
+		return InstancesPage{}, err
 	}
 	return p, nil
+}
+
+// decodeList decodes the list field named field: every entry on its own
+// through conv, so one bad entry costs only itself (counted in skipped),
+// and at most limit entries (the rest skipped). An absent, null or non-list
+// field is ErrMalformed.
+func decodeList[T any](op string, list json.RawMessage, field string, limit int, conv func(json.RawMessage) (T, bool)) (items []T, skipped int, err error) {
+	if len(list) == 0 || isNull(list) {
+		return nil, 0, malformedMsg(op, "the response has no "+field)
+	}
+	var raws []json.RawMessage
+	if json.Unmarshal(list, &raws) != nil {
+		return nil, 0, malformedMsg(op, "the response has the wrong shape: "+field+" is not a list")
+	}
+	if len(raws) > limit {
+		skipped = len(raws) - limit
+		raws = raws[:limit]
+	}
+	items = make([]T, 0, len(raws))
+	for _, raw := range raws {
+		if v, ok := conv(raw); ok {
+			items = append(items, v)
+		} else {
+			skipped++
+		}
+	}
+	return items, skipped, nil
+}
+
+// listHeader reads a list's next_token ("" when absent or null) and its
+// total, named totalField (-1 when absent or null): a token that is not a
+// string or a total that is not a count is ErrMalformed.
+func listHeader(op string, next, total json.RawMessage, totalField string) (string, int, error) {
+	tok, n := "", -1
+	if len(next) > 0 && !isNull(next) {
+		if json.Unmarshal(next, &tok) != nil {
+			return "", 0, malformedMsg(op, "the field next_token has the wrong type")
+		}
+	}
+	if len(total) > 0 && !isNull(total) {
+		var v wireID
+		if json.Unmarshal(total, &v) != nil || v < 0 || v > math.MaxInt32 {
+			return "", 0, malformedMsg(op, "the field "+totalField+" is not a count")
+		}
+		n = int(v)
+	}
+	return tok, n, nil
 }
 
 // instance converts one entry; ok is false when it must be skipped.

@@ -11,6 +11,9 @@
 //     change only the switches asked for, write, and re-read when the
 //     outcome is unknown;
 //   - burn rate, runway and the query they need (Meter, BurnQuery);
+//   - payment records (PaymentsFeed, on the same loader as the charges
+//     feed), their effect on the credit (Effect) and the monthly statement
+//     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
 //
@@ -40,13 +43,15 @@ type Service struct {
 	pages func(api.ChargesQuery) PageSource
 	// instances, when set, replaces the client's instance pager (tests).
 	instances func() InstanceSource
+	// payPages, when set, replaces the client's invoices pager (tests).
+	payPages func(api.InvoicesQuery) PaymentSource
 
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
 	mu    sync.Mutex
-	feeds map[string]*Feed
+	feeds map[string]any // *feed[Q, E] by kind and query
 
 	cat catalogueCache
 }
@@ -100,7 +105,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		loc:      time.Local,
 		now:      time.Now,
 		rateWait: time.Second,
-		feeds:    map[string]*Feed{},
+		feeds:    map[string]any{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -69,6 +69,8 @@ type State struct {
 	// Closed is set when the feed was released by every holder or its
 	// service closed: nothing will change any more.
 	Closed bool
+	// records: the entries are payment records (for the warnings' words).
+	records bool
 }
 
 // PagesTotal is ⌈Total/Limit⌉ (never fewer than received), or -1 before the
@@ -96,7 +98,10 @@ func (s State) Warnings() []string {
 	if s.Skipped > 0 {
 		w = append(w, Plural(s.Skipped, "malformed entry", "malformed entries")+" skipped: the server sent fields of the wrong type, values out of bounds or items nested too deeply; the totals leave them out")
 	}
-	if s.Duplicates > 0 {
+	switch {
+	case s.Duplicates > 0 && s.records:
+		w = append(w, Plural(s.Duplicates, "repeated payment record", "repeated payment records")+" dropped: the server sent the same invoice_id twice")
+	case s.Duplicates > 0:
 		w = append(w, Plural(s.Duplicates, "repeated contract", "repeated contracts")+" dropped: the server sent the same contract on two pages")
 	}
 	if s.Overflow {
@@ -118,22 +123,28 @@ func Plural(n int, one, many string) string {
 // client, whose pacer keeps all feeds of a key at one request per threshold.
 // Pages are kept exactly as received after the bounds check: listeners read
 // them with Pages and must treat them as read-only.
-type Feed struct {
-	s   *Service
-	q   api.ChargesQuery
-	key string
+type Feed = feed[api.ChargesQuery, api.Charge]
+
+// feed is the loader of every paged report (charges, payment records): one
+// per query, shared, with the pager, the refused-token restart, the 429
+// policy, progress, cancellation and the bounds of its entries (rules).
+type feed[Q, E any] struct {
+	s     *Service
+	q     Q
+	key   string
+	rules *entryRules[Q, E]
 
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	mu         sync.Mutex
 	refs       int
-	pager      PageSource
+	pager      pageSource[E]
 	running    bool
 	want       int // top-level entries wanted; -1: every page
-	pages      [][]api.Charge
+	pages      [][]E
 	st         State
-	seen       map[string]struct{} // sources of the contracts kept
+	seen       map[string]struct{} // identities of the entries kept (rules.id)
 	rateRounds int
 	changed    chan struct{} // closed and replaced on every change
 }
@@ -158,45 +169,95 @@ func queryKey(q api.ChargesQuery) string {
 // query, and counts the caller as a holder: call Release when done. Nothing
 // is fetched until someone asks for entries.
 func (s *Service) Feed(q api.ChargesQuery) *Feed {
-	return s.feed(q, false)
+	return shareFeed(s, chargeRules, q, false)
 }
 
 // FreshFeed is Feed for a reload: a new feed of q that starts from the
 // server's first page, replacing the shared one for later callers (holders
 // of the old one keep it until they release it).
 func (s *Service) FreshFeed(q api.ChargesQuery) *Feed {
-	return s.feed(q, true)
+	return shareFeed(s, chargeRules, q, true)
 }
 
-func (s *Service) feed(q api.ChargesQuery, fresh bool) *Feed {
-	k := queryKey(q)
+// entryRules are what a feed needs to know of its kind of entry.
+type entryRules[Q, E any] struct {
+	name string // the kind's prefix of the feeds' keys
+	// key identifies the report a query asks for: queries with the same
+	// key share a feed.
+	key   func(Q) string
+	limit func(Q) int // page size (the server default when the query sets none)
+	pager func(*Service, Q) pageSource[E]
+	check func(*E) error // the value bounds; an entry failing them is skipped
+	// id is the identity by which a repeated entry is dropped ("": never).
+	id      func(*E) string
+	count   func(*E) int          // what the entry adds to State.Contracts
+	amount  func(*E) money.Amount // what it adds to State.Amount
+	records bool                  // warnings speak of payment records, not contracts
+}
+
+// pageSource is one page of a feed's entries at a time.
+type pageSource[E any] interface {
+	next(ctx context.Context) (entries []E, skipped int, err error)
+	Done() bool
+	Total() int
+}
+
+// chargePages adapts a PageSource (the pager or a test's fake).
+type chargePages struct{ PageSource }
+
+func (p chargePages) next(ctx context.Context) ([]api.Charge, int, error) {
+	pg, err := p.Next(ctx)
+	return pg.Results, pg.Skipped, err
+}
+
+var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
+	name: "charges",
+	key:  queryKey,
+	limit: func(q api.ChargesQuery) int {
+		if q.Limit <= 0 {
+			return 100
+		}
+		return q.Limit
+	},
+	pager: func(s *Service, q api.ChargesQuery) pageSource[api.Charge] {
+		if p := s.pager(q); p != nil {
+			return chargePages{p}
+		}
+		return nil
+	},
+	check: CheckCharge,
+	id: func(e *api.Charge) string {
+		if IsWrapper(e) {
+			return ""
+		}
+		return e.Source
+	},
+	count:  CountContracts,
+	amount: func(e *api.Charge) money.Amount { return e.Amount },
+}
+
+// shareFeed returns the feed of q, shared by key, counting the caller as a
+// holder; fresh replaces the shared one with a new feed.
+func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed[Q, E] {
+	k := r.name + "|" + r.key(q)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if f := s.feeds[k]; f != nil && !fresh {
+	if f, ok := s.feeds[k].(*feed[Q, E]); ok && !fresh {
 		f.mu.Lock()
 		f.refs++
 		f.mu.Unlock()
 		return f
 	}
-	f := s.newFeed(q, k)
-	f.refs = 1
-	s.feeds[k] = f
-	return f
-}
-
-func (s *Service) newFeed(q api.ChargesQuery, key string) *Feed {
 	ctx, cancel := context.WithCancel(s.ctx)
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	f := &Feed{
-		s: s, q: q, key: key, ctx: ctx, cancel: cancel,
+	f := &feed[Q, E]{
+		s: s, q: q, key: k, rules: r, ctx: ctx, cancel: cancel,
 		seen:    map[string]struct{}{},
 		changed: make(chan struct{}),
-		st:      State{Total: -1, Limit: limit},
+		st:      State{Total: -1, Limit: r.limit(q), records: r.records},
+		refs:    1,
 	}
-	f.pager = s.pager(q)
+	f.pager = r.pager(s, q)
+	s.feeds[k] = f
 	return f
 }
 
@@ -219,11 +280,11 @@ func (s *Service) pager(q api.ChargesQuery) PageSource {
 }
 
 // Query returns the feed's query.
-func (f *Feed) Query() api.ChargesQuery { return f.q }
+func (f *feed[Q, E]) Query() Q { return f.q }
 
 // Release drops the caller's hold; the last holder's release stops the
 // loader and forgets the feed.
-func (f *Feed) Release() {
+func (f *feed[Q, E]) Release() {
 	if f == nil {
 		return
 	}
@@ -235,7 +296,7 @@ func (f *Feed) Release() {
 		return
 	}
 	f.s.mu.Lock()
-	if f.s.feeds[f.key] == f {
+	if g, ok := f.s.feeds[f.key].(*feed[Q, E]); ok && g == f {
 		delete(f.s.feeds, f.key)
 	}
 	f.s.mu.Unlock()
@@ -248,7 +309,7 @@ func (f *Feed) Release() {
 }
 
 // Want asks for at least n top-level entries (or every page, if fewer).
-func (f *Feed) Want(n int) {
+func (f *feed[Q, E]) Want(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.want >= 0 && n > f.want {
@@ -259,7 +320,7 @@ func (f *Feed) Want(n int) {
 
 // More asks for one page more than has arrived (the dashboard's lazy
 // loading as the cursor nears the end).
-func (f *Feed) More() {
+func (f *feed[Q, E]) More() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.want >= 0 {
@@ -269,7 +330,7 @@ func (f *Feed) More() {
 }
 
 // WantAll asks for every page.
-func (f *Feed) WantAll() {
+func (f *feed[Q, E]) WantAll() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.want = -1
@@ -279,7 +340,7 @@ func (f *Feed) WantAll() {
 // Retry resumes a feed that stopped on an error, asking for the failed page
 // again (a refused page token pages again from the first page, keeping the
 // rows already received).
-func (f *Feed) Retry() {
+func (f *feed[Q, E]) Retry() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.st.Err == nil {
@@ -295,7 +356,7 @@ func (f *Feed) Retry() {
 }
 
 // State returns a copy of the feed's state.
-func (f *Feed) State() State {
+func (f *feed[Q, E]) State() State {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.st
@@ -303,7 +364,7 @@ func (f *Feed) State() State {
 
 // Pages returns the pages from index from on (each page the entries kept of
 // one server page). The slices are shared: read-only.
-func (f *Feed) Pages(from int) [][]api.Charge {
+func (f *feed[Q, E]) Pages(from int) [][]E {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if from >= len(f.pages) {
@@ -315,7 +376,7 @@ func (f *Feed) Pages(from int) [][]api.Charge {
 // Wait blocks until the feed's version is past after, the feed is closed, or
 // ctx ends, and returns the state then. It starts no timer: a listener of an
 // idle feed costs nothing.
-func (f *Feed) Wait(ctx context.Context, after uint64) State {
+func (f *feed[Q, E]) Wait(ctx context.Context, after uint64) State {
 	for {
 		f.mu.Lock()
 		if f.st.Version > after || f.st.Closed {
@@ -349,7 +410,7 @@ func (f *Feed) Wait(ctx context.Context, after uint64) State {
 // All loads every page and returns every top-level entry kept, in the
 // server's order. progress, if not nil, is called with each new state. An
 // error of the feed (or ctx's) is returned with the state reached.
-func (f *Feed) All(ctx context.Context, progress func(State)) ([]api.Charge, State, error) {
+func (f *feed[Q, E]) All(ctx context.Context, progress func(State)) ([]E, State, error) {
 	f.WantAll()
 	var ver uint64
 	for {
@@ -364,7 +425,7 @@ func (f *Feed) All(ctx context.Context, progress func(State)) ([]api.Charge, Sta
 		case st.Err != nil:
 			return nil, st, st.Err
 		case st.Done:
-			var out []api.Charge
+			var out []E
 			for _, p := range f.Pages(0) {
 				out = append(out, p...)
 			}
@@ -376,13 +437,13 @@ func (f *Feed) All(ctx context.Context, progress func(State)) ([]api.Charge, Sta
 }
 
 // needMoreLocked reports that the loader has work.
-func (f *Feed) needMoreLocked() bool {
+func (f *feed[Q, E]) needMoreLocked() bool {
 	return !f.st.Done && f.st.Err == nil && !f.st.Closed && f.ctx.Err() == nil &&
 		(f.want < 0 || f.st.Entries < f.want)
 }
 
 // startLocked starts the loader when there is work and none runs.
-func (f *Feed) startLocked() {
+func (f *feed[Q, E]) startLocked() {
 	if f.running || !f.needMoreLocked() {
 		return
 	}
@@ -399,7 +460,7 @@ func (f *Feed) startLocked() {
 }
 
 // loop fetches pages while there is demand, one at a time.
-func (f *Feed) loop() {
+func (f *feed[Q, E]) loop() {
 	defer f.s.wg.Done()
 	for {
 		f.mu.Lock()
@@ -416,12 +477,12 @@ func (f *Feed) loop() {
 		p := f.pager
 		f.mu.Unlock()
 
-		page, err := p.Next(f.ctx)
+		entries, skipped, err := p.next(f.ctx)
 
 		f.mu.Lock()
 		wait := time.Duration(0)
 		if f.ctx.Err() == nil {
-			wait = f.foldLocked(p, page, err)
+			wait = f.foldLocked(p, entries, skipped, err)
 			f.publishLocked()
 		}
 		f.mu.Unlock()
@@ -442,7 +503,7 @@ func (f *Feed) loop() {
 
 // foldLocked takes one answer of pager p into the feed and returns how long
 // to wait before the next request (a 429 being waited out).
-func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Duration {
+func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err error) time.Duration {
 	if p != f.pager {
 		return 0 // a restart replaced the pager while this request ran
 	}
@@ -463,7 +524,7 @@ func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Du
 		return wait
 	case errors.Is(err, api.ErrInvalidToken) && !f.st.Restarted:
 		// The pager cannot resume: page again from the first page. The
-		// contracts already kept are known by source, so their repeats
+		// entries already kept are known by identity, so their repeats
 		// are dropped and nothing counts twice.
 		f.restartLocked()
 		return 0
@@ -473,22 +534,22 @@ func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Du
 	}
 	f.rateRounds = 0
 	f.st.Pages++
-	f.st.Skipped += page.Skipped
-	kept := make([]api.Charge, 0, len(page.Results))
-	for i := range page.Results {
-		e := &page.Results[i]
-		if CheckCharge(e) != nil {
+	f.st.Skipped += skipped
+	kept := make([]E, 0, len(entries))
+	for i := range entries {
+		e := &entries[i]
+		if f.rules.check(e) != nil {
 			f.st.Skipped++
 			continue
 		}
-		if e.Source != "" && !IsWrapper(e) {
-			if _, dup := f.seen[e.Source]; dup {
+		if id := f.rules.id(e); id != "" {
+			if _, dup := f.seen[id]; dup {
 				if !f.st.Restarted {
 					f.st.Duplicates++
 				}
 				continue
 			}
-			f.seen[e.Source] = struct{}{}
+			f.seen[id] = struct{}{}
 		}
 		kept = append(kept, *e)
 	}
@@ -496,9 +557,9 @@ func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Du
 		f.pages = append(f.pages, kept)
 		f.st.Entries += len(kept)
 		for i := range kept {
-			f.st.Contracts += CountContracts(&kept[i])
+			f.st.Contracts += f.rules.count(&kept[i])
 			if !f.st.Overflow {
-				sum, ok := f.st.Amount.Add(kept[i].Amount)
+				sum, ok := f.st.Amount.Add(f.rules.amount(&kept[i]))
 				f.st.Amount, f.st.Overflow = sum, !ok
 			}
 		}
@@ -514,19 +575,19 @@ func (f *Feed) foldLocked(p PageSource, page api.ChargesPage, err error) time.Du
 }
 
 // restartLocked replaces the pager by a new one from the first page.
-func (f *Feed) restartLocked() {
-	f.pager = f.s.pager(f.q)
+func (f *feed[Q, E]) restartLocked() {
+	f.pager = f.rules.pager(f.s, f.q)
 	f.st.Restarted = true
 	f.st.Done = false
 }
 
-func (f *Feed) publishLocked() {
+func (f *feed[Q, E]) publishLocked() {
 	f.st.Version++
 	close(f.changed)
 	f.changed = make(chan struct{})
 }
 
-func (f *Feed) closeLocked() {
+func (f *feed[Q, E]) closeLocked() {
 	if f.st.Closed {
 		return
 	}

@@ -22,7 +22,7 @@ type keyMap struct {
 
 func newKeyMap() keyMap {
 	return keyMap{
-		Screen:    key.NewBinding(key.WithKeys("1", "2", "3"), key.WithHelp("1-3", "screens")),
+		Screen:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", "screens")),
 		Next:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
 		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous screen")),
 		Reload:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload, credit too")),

@@ -25,6 +25,7 @@ import (
 	"github.com/vastdash/vastdash/ui/overview"
 	"github.com/vastdash/vastdash/ui/prefs"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/statement"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
@@ -56,10 +57,11 @@ const (
 	screenOverview screenID = iota
 	screenCharges
 	screenPrefs
+	screenStatement
 	numScreens
 )
 
-var screenNames = [numScreens]string{"Overview", "Charges", "Notifications"}
+var screenNames = [numScreens]string{"Overview", "Charges", "Notifications", "Statement"}
 
 // Model is the root model.
 type Model struct {
@@ -69,6 +71,7 @@ type Model struct {
 	overview *overview.Model
 	charges  *charges.Model
 	prefs    *prefs.Model
+	stmt     *statement.Model
 	active   screenID
 
 	width, height int
@@ -113,6 +116,7 @@ func New(ctx *shared.Context, opts Options) *Model {
 		overview:    overview.New(ctx),
 		charges:     charges.New(ctx),
 		prefs:       prefs.New(ctx),
+		stmt:        statement.New(ctx),
 		active:      screenOverview,
 		keys:        newKeyMap(),
 		spin:        spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -129,13 +133,15 @@ func (m *Model) screen(id screenID) shared.Screen {
 		return m.charges
 	case screenPrefs:
 		return m.prefs
+	case screenStatement:
+		return m.stmt
 	}
 	return m.overview
 }
 
 // screens lists every screen, in tab order.
 func (m *Model) screens() [numScreens]shared.Screen {
-	return [numScreens]shared.Screen{m.overview, m.charges, m.prefs}
+	return [numScreens]shared.Screen{m.overview, m.charges, m.prefs, m.stmt}
 }
 
 // Init requests the account, starts every screen's first load and asks the
@@ -179,6 +185,8 @@ type statusExpiredMsg struct{ seq int }
 // loading.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	// The Statement screen loads its year the first time it is shown.
+	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement))
 	return m, tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
 }
 

@@ -100,6 +100,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 		pathSettings:  {http.MethodPut, "user_write", s.serveSettings},
 		pathTypes:     {http.MethodGet, "user_read", s.serveTypes},
 		pathInstances: {http.MethodGet, "instance_read", s.serveInstances},
+		pathInvoices:  {http.MethodGet, "billing_read", s.serveInvoices},
 	}
 	switch e, ok := fixed[p]; {
 	case ok:

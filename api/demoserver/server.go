@@ -81,6 +81,13 @@ type Options struct {
 	SettingsThreshold  time.Duration
 	TypesThreshold     time.Duration
 	InstancesThreshold time.Duration
+	// InvoicesThreshold is the same for GET /api/v1/invoices/: 0 means the
+	// documented 3 s, negative disables it.
+	InvoicesThreshold time.Duration
+	// Payments is how many payment records the year holds; 0 (or fewer
+	// than the generated year, about 40) keeps the generated year. More
+	// are added as card top-ups spread over the year (benchmarks).
+	Payments int
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -145,6 +152,7 @@ type Server struct {
 	balance    balanceSettings       // changed by PUT /api/v0/users/
 	views      map[viewKey]*view
 	closed     bool
+	invoices   []Invoice // the payment records, oldest first; immutable
 
 	inflight  sync.WaitGroup
 	done      chan struct{}
@@ -177,6 +185,7 @@ func New(opts Options) *Server {
 	opts.SettingsThreshold = orDefault(opts.SettingsThreshold, 5*time.Second)
 	opts.TypesThreshold = orDefault(opts.TypesThreshold, 2*time.Second)
 	opts.InstancesThreshold = orDefault(opts.InstancesThreshold, time.Second)
+	opts.InvoicesThreshold = orDefault(opts.InvoicesThreshold, 3*time.Second)
 	s := &Server{
 		opts:  opts,
 		data:  generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile),
@@ -198,6 +207,7 @@ func New(opts Options) *Server {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
+	s.invoices = s.data.payments(opts.Seed, opts.Payments)
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.
 		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))

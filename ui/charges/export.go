@@ -1,8 +1,7 @@
 package charges
 
 import (
-	"os"
-	"path/filepath"
+	"io"
 	"strconv"
 	"time"
 
@@ -72,29 +71,7 @@ func (m *Model) exportCmd() tea.Cmd {
 // writeExport creates the file (never over an existing one) and writes
 // entries to it; a file left half written is removed.
 func writeExport(dir, name string, entries []api.Charge, loc *time.Location) (string, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		dir = wd
-	}
-	f, path, err := export.Create(dir, name)
-	if err != nil {
-		return "", err
-	}
-	err = export.WriteCSV(f, entries, false, loc)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(path)
-		return "", err
-	}
-	if abs, aerr := filepath.Abs(path); aerr == nil {
-		path = abs
-	}
-	return path, nil
+	return export.ToFile(dir, name, func(w io.Writer) error { return export.WriteCSV(w, entries, false, loc) })
 }
 
 // exportStatus is the status line of an export waiting for the rest of the

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -22,30 +21,16 @@ import (
 // the rows of the tree are its entries, and an entry kept shows all of its
 // items when opened.
 func matches(n *api.Charge, low string) bool {
-	if low == "" {
-		return true
-	}
-	for _, s := range [...]string{n.Source, n.Meta.Label, n.Description} {
-		// Matched as shown: sanitized, so hidden control characters in a
-		// server string neither match nor stop a match.
-		if strings.Contains(strings.ToLower(shared.Safe(s)), low) {
-			return true
-		}
-	}
-	return false
+	return shared.Holds(low, n.Source, n.Meta.Label, n.Description)
 }
 
 // openFind gives the keyboard to the find field, holding the filter in use
 // so it can be refined.
 func (m *Model) openFind() tea.Cmd {
-	m.findInput = textinput.New()
-	m.findInput.Prompt = "/"
-	m.findInput.CharLimit = 128
-	m.findInput.SetWidth(32)
-	m.findInput.SetValue(m.find)
-	m.findInput.CursorEnd()
+	var cmd tea.Cmd
+	m.findInput, cmd = shared.NewFindInput(m.find)
 	m.mode = modeFind
-	return m.findInput.Focus()
+	return cmd
 }
 
 // updateFind handles a message while the find field has the keyboard: enter

@@ -96,11 +96,32 @@ func Follow(ctx context.Context, f *billing.Feed, seen uint64, listener int) tea
 	if f == nil {
 		return nil
 	}
+	return FollowWith(ctx, f, seen, func(st billing.State) tea.Msg { return FeedMsg{Feed: f, State: st, Listener: listener} })
+}
+
+// Waiter is what Follow needs of a feed of any kind of entry.
+type Waiter interface {
+	State() billing.State
+	Wait(ctx context.Context, after uint64) billing.State
+}
+
+// FollowWith is Follow for any feed (the payments feed too): a command
+// reporting the next change as msg(state), or nil when none will come.
+func FollowWith(ctx context.Context, f Waiter, seen uint64, msg func(billing.State) tea.Msg) tea.Cmd {
 	st := f.State()
 	if st.Closed || (st.Version <= seen && !st.Loading) {
 		return nil
 	}
-	return Listen(ctx, f, seen, listener)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return func() tea.Msg {
+		st := f.Wait(ctx, seen)
+		if ctx.Err() != nil {
+			return nil // quitting
+		}
+		return msg(st)
+	}
 }
 
 // After returns a command that reports msg after d, or nothing once ctx

@@ -1,0 +1,291 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// MaxStatementMonths bounds a statement: ten years, the most the daily
+// spreading covers (spend.MaxDays).
+const MaxStatementMonths = 120
+
+// paidSlack is how long before the first month a record may have been
+// created and still be paid within it (a crypto payment confirmed days
+// later): the payments query starts that much earlier.
+const paidSlack = 7 * 24 * time.Hour
+
+// Month is one calendar month of a statement. The identity
+// Opening = Closing − MoneyIn + MoneyOut + Spend holds exactly.
+type Month struct {
+	Start time.Time // the month's first instant in the statement's zone
+	// Opening and Closing are the credit at the month's start and end,
+	// reconstructed back from the credit now.
+	Opening, Closing money.Amount
+	// MoneyIn is paid top-ups and transfers received; MoneyOut refunds,
+	// reserved prepays, transfers sent and payouts (positive); Spend the
+	// charges spread over the month's days.
+	MoneyIn, MoneyOut, Spend money.Amount
+	// Pending is the would-be effect of the month's pending records, which
+	// count nowhere.
+	Pending money.Amount
+	// Records are the month's payment records, oldest first: paid ones by
+	// payment time, pending ones and unknown types by creation time.
+	Records []api.Invoice
+	// Incomplete is set when a feed stopped before reaching this month's
+	// start: its figures (and, the statement running back from today,
+	// every earlier month's) are short.
+	Incomplete bool
+}
+
+// Label is "2026-11".
+func (m Month) Label() string { return m.Start.Format("2006-01") }
+
+// Statement is the months asked for, oldest first. Every figure is a
+// reconstruction from today's credit (Reconstructed is always true, for
+// the outputs to say so).
+type Statement struct {
+	Months        []Month
+	Credit        money.Amount // the credit now, the current month's closing
+	AsOf          time.Time
+	Reconstructed bool
+	Pending       []api.Invoice // every pending record read, oldest first
+	Unknown       []api.Invoice // every record of a type the program does not know
+	Incomplete    bool          // some month is incomplete
+}
+
+// StatementInput is what a statement is built from.
+type StatementInput struct {
+	Loc      *time.Location
+	Now      time.Time
+	From, To time.Time // any instant of the first and of the last month shown
+	Credit   money.Amount
+	Payments []api.Invoice
+	Charges  []api.Charge
+	// PaymentsStopped and ChargesStopped are set when that feed stopped on
+	// an error; the records and charges then reach back only as far as
+	// they were read (both feeds read newest first).
+	PaymentsStopped, ChargesStopped bool
+}
+
+// MonthStart is the first instant of t's calendar month in loc.
+func MonthStart(t time.Time, loc *time.Location) time.Time {
+	t = t.In(loc)
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
+}
+
+// StatementMonths checks a month range (any instants of the first and last
+// month) against now: not reversed, not after the current month, within
+// 2015..2100 and at most MaxStatementMonths long.
+func StatementMonths(from, to, now time.Time, loc *time.Location) error {
+	from, to, now = MonthStart(from, loc), MonthStart(to, loc), MonthStart(now, loc)
+	switch {
+	case from.After(now):
+		return fmt.Errorf("%s has not begun: the statement reaches up to the current month", from.Format("2006-01"))
+	case from.After(to):
+		return errors.New("the months start after they end")
+	case to.After(now):
+		return fmt.Errorf("%s has not begun: the statement reaches up to the current month", to.Format("2006-01"))
+	case from.Before(MinTime):
+		return fmt.Errorf("%s is before the months vastdash accepts (from 2015-01)", from.Format("2006-01"))
+	case monthsBetween(from, now) >= MaxStatementMonths:
+		return fmt.Errorf("a statement reaches back at most %d months", MaxStatementMonths)
+	}
+	return nil
+}
+
+func monthsBetween(a, b time.Time) int {
+	return (b.Year()-a.Year())*12 + int(b.Month()) - int(a.Month())
+}
+
+// BuildStatement computes the statement: every month from in.From's to the
+// current one (the reconstruction runs back from today), then the months
+// asked for. in.From..in.To must have passed StatementMonths.
+func BuildStatement(in StatementInput) Statement {
+	loc := in.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	now := in.Now.In(loc)
+	first := MonthStart(in.From, loc)
+	n := monthsBetween(first, MonthStart(now, loc)) + 1
+	months := make([]Month, n)
+	for i := range months {
+		months[i].Start = first.AddDate(0, i, 0)
+	}
+	// index of the month holding unix time t; -1 before the first.
+	index := func(t int64) int {
+		tm := time.Unix(t, 0).In(loc)
+		if tm.Before(first) {
+			return -1
+		}
+		return min(monthsBetween(first, tm), n-1) // a time past now counts now
+	}
+	st := Statement{Credit: in.Credit, AsOf: now, Reconstructed: true}
+	recs := slices.Clone(in.Payments)
+	slices.SortStableFunc(recs, func(a, b api.Invoice) int { return int(recordTime(&a) - recordTime(&b)) })
+	for i := range recs {
+		r := &recs[i]
+		if r.Pending() && knownType(r.Type) {
+			st.Pending = append(st.Pending, *r)
+		}
+		if !knownType(r.Type) {
+			st.Unknown = append(st.Unknown, *r)
+		}
+		k := index(recordTime(r))
+		if k < 0 {
+			continue
+		}
+		months[k].Records = append(months[k].Records, *r)
+	}
+	for i := range months {
+		m := &months[i]
+		var t PaymentTotals
+		for j := range m.Records {
+			t.Add(&m.Records[j])
+		}
+		m.MoneyIn, m.MoneyOut, m.Pending = t.In, t.Out, t.Pending
+	}
+	daily := spend.NewDailyWindow(loc, first, now)
+	daily.Add(in.Charges)
+	for _, d := range daily.Days(first, now) {
+		if k := index(d.Day.Unix()); k >= 0 {
+			months[k].Spend += d.Total
+		}
+	}
+	// Back from today: each month closes where the next one opens.
+	closing := in.Credit
+	for i := n - 1; i >= 0; i-- {
+		m := &months[i]
+		m.Closing = closing
+		m.Opening = m.Closing - m.MoneyIn + m.MoneyOut + m.Spend
+		closing = m.Opening
+	}
+	reached := now.Unix() + 1 // the oldest time both feeds are known to reach
+	if in.PaymentsStopped {
+		reached = min(reached, oldest(in.Payments, func(r *api.Invoice) int64 { return r.Created }, now.Unix()))
+	}
+	if in.ChargesStopped {
+		reached = min(reached, oldest(in.Charges, func(c *api.Charge) int64 { return c.Start }, now.Unix()))
+	}
+	for i := range months {
+		if months[i].Start.Unix() <= reached && (in.PaymentsStopped || in.ChargesStopped) {
+			months[i].Incomplete = true
+			st.Incomplete = true
+		}
+	}
+	last := monthsBetween(first, MonthStart(in.To, loc))
+	st.Months = months[:max(min(last+1, n), 0)]
+	return st
+}
+
+// recordTime is when a record changed the credit (its payment), or for a
+// pending record or an unknown type, when it was made.
+func recordTime(r *api.Invoice) int64 {
+	if r.Pending() || !knownType(r.Type) {
+		return r.Created
+	}
+	return r.Paid
+}
+
+// oldest is the earliest time of the entries, or def when there are none.
+func oldest[E any](es []E, at func(*E) int64, def int64) int64 {
+	o := def
+	for i := range es {
+		if t := at(&es[i]); t > 0 {
+			o = min(o, t)
+		}
+	}
+	return o
+}
+
+// StatementQueries are the two reports a statement starting in from's
+// month needs, up to now: the payment records (from a week earlier, for
+// payments confirmed late) and the charges, 500 a page.
+func (s *Service) StatementQueries(from time.Time) (api.InvoicesQuery, api.ChargesQuery) {
+	now := s.Now()
+	start := MonthStart(from, s.loc)
+	return api.InvoicesQuery{From: start.Add(-paidSlack), To: now},
+		api.ChargesQuery{From: start, To: now, Limit: api.MaxLimit}
+}
+
+// StatementProgress is where the two feeds of a statement are.
+type StatementProgress struct{ Payments, Charges State }
+
+// String reads "payments 1 of 2 · charges 4 of 12".
+func (p StatementProgress) String() string {
+	return "payments " + p.Payments.Progress()[len("page "):] + " · charges " + p.Charges.Progress()[len("page "):]
+}
+
+// StatementOf builds the statement of from..to from two feeds (complete
+// or stopped) and the credit now: the seam both front ends use.
+func (s *Service) StatementOf(pf *PaymentsFeed, cf *Feed, credit money.Amount, from, to time.Time) Statement {
+	in := StatementInput{Loc: s.loc, Now: s.Now(), From: from, To: to, Credit: credit}
+	for _, p := range pf.Pages(0) {
+		in.Payments = append(in.Payments, p...)
+	}
+	for _, p := range cf.Pages(0) {
+		in.Charges = append(in.Charges, p...)
+	}
+	in.PaymentsStopped = !pf.State().Done
+	in.ChargesStopped = !cf.State().Done
+	return BuildStatement(in)
+}
+
+// Statement reads the credit and both feeds side by side (each paced on its
+// own endpoint's budget) and builds the statement of from..to. progress,
+// if not nil, is called with every change of either feed. On an error the
+// statement is returned too, its unreached months marked incomplete.
+func (s *Service) Statement(ctx context.Context, from, to time.Time, progress func(StatementProgress)) (Statement, error) {
+	if err := StatementMonths(from, to, s.Now(), s.loc); err != nil {
+		return Statement{}, err
+	}
+	pq, cq := s.StatementQueries(from)
+	pf, cf := s.PaymentsFeed(pq), s.Feed(cq)
+	defer pf.Release()
+	defer cf.Release()
+	var (
+		mu     sync.Mutex
+		prog   StatementProgress
+		wg     sync.WaitGroup
+		user   api.User
+		errs   [3]error
+		labels = [3]string{"payments", "charges", "credit"}
+		report = func(set func()) {
+			mu.Lock()
+			defer mu.Unlock()
+			set()
+			if progress != nil {
+				progress(prog)
+			}
+		}
+	)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		_, _, errs[0] = pf.All(ctx, func(st State) { report(func() { prog.Payments = st }) })
+	}()
+	go func() {
+		defer wg.Done()
+		_, _, errs[1] = cf.All(ctx, func(st State) { report(func() { prog.Charges = st }) })
+	}()
+	go func() {
+		defer wg.Done()
+		user, errs[2] = s.Account(ctx)
+	}()
+	wg.Wait()
+	st := s.StatementOf(pf, cf, user.Credit, from, to)
+	for i, err := range errs {
+		if err != nil {
+			return st, fmt.Errorf("%s: %w", labels[i], err)
+		}
+	}
+	return st, nil
+}

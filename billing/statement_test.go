@@ -1,0 +1,377 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/money"
+)
+
+func rec(id, typ string, amount money.Amount, created, paid time.Time) api.Invoice {
+	in := api.Invoice{ID: id, Type: typ, Amount: amount, Created: created.Unix()}
+	if !paid.IsZero() {
+		in.Paid = paid.Unix()
+	}
+	return in
+}
+
+// Each sign rule: the payer's sign of the server turned into the effect on
+// the credit, and what counts nowhere.
+func TestEffectSignRules(t *testing.T) {
+	at := time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		in      api.Invoice
+		effect  money.Amount
+		counted bool
+		note    string
+	}{
+		{"paid top-up adds", rec("1", "credit", -25_000, at, at), 25_000, true, ""},
+		{"refund takes away", rec("2", "refund", 10_000, at, at), -10_000, true, ""},
+		{"reserved prepay takes away", rec("3", "reserved", 120_000, at, at), -120_000, true, ""},
+		{"transfer received adds", rec("4", "transfer", 50_000, at, at), 50_000, true, ""},
+		{"transfer sent takes away", rec("5", "transfer", -20_000, at, at), -20_000, true, ""},
+		{"payout takes away", rec("6", "payout", -15_000, at, at), -15_000, true, ""},
+		{"pending top-up counts nowhere", rec("7", "credit", -100_000, at, time.Time{}), 100_000, false, "pending: counted once paid"},
+		{"unknown type counts nowhere", rec("8", "chargeback", 5_000, at, at), 0, false, "unknown type: not counted"},
+	} {
+		e, counted := Effect(&tc.in)
+		if e != tc.effect || counted != tc.counted || PaymentNote(&tc.in) != tc.note {
+			t.Errorf("%s: effect %v counted %v note %q", tc.name, e, counted, PaymentNote(&tc.in))
+		}
+	}
+}
+
+func checkIdentity(t *testing.T, st Statement) {
+	t.Helper()
+	for i, m := range st.Months {
+		if m.Opening != m.Closing-m.MoneyIn+m.MoneyOut+m.Spend {
+			t.Errorf("%s: opening %v ≠ %v − %v + %v + %v", m.Label(), m.Opening, m.Closing, m.MoneyIn, m.MoneyOut, m.Spend)
+		}
+		if i > 0 && st.Months[i-1].Closing != m.Opening {
+			t.Errorf("%s opens at %v, %s closed at %v", m.Label(), m.Opening, st.Months[i-1].Label(), st.Months[i-1].Closing)
+		}
+	}
+}
+
+// The current month closes at the credit now; each month in, out, spend
+// and pending; the identity exact in thousandths; records of the months
+// before the first are not counted.
+func TestStatementReconstructsFromTheCredit(t *testing.T) {
+	d := func(m time.Month, day, h int) time.Time { return time.Date(2026, m, day, h, 0, 0, 0, time.UTC) }
+	in := StatementInput{
+		Loc: time.UTC, Now: d(11, 21, 15), From: d(9, 5, 0), To: d(11, 1, 0), Credit: 412_386,
+		Payments: []api.Invoice{
+			rec("a", "credit", -200_000, d(9, 2, 0), d(9, 2, 0)),      // September
+			rec("b", "credit", -100_001, d(10, 3, 0), d(10, 3, 0)),    // October
+			rec("c", "refund", 10_000, d(10, 9, 0), d(10, 10, 0)),     // October out
+			rec("d", "transfer", 50_000, d(11, 1, 0), d(11, 1, 0)),    // November in
+			rec("e", "transfer", -20_000, d(11, 2, 0), d(11, 2, 0)),   // November out
+			rec("f", "credit", -99_000, d(11, 20, 0), time.Time{}),    // pending
+			rec("g", "mystery", -1_000_000, d(11, 3, 0), d(11, 3, 0)), // unknown
+			rec("h", "credit", -7_000, d(8, 1, 0), d(8, 1, 0)),        // before the first month
+			rec("i", "credit", -3_000, d(8, 31, 0), d(9, 1, 2)),       // made in August, paid in September
+		},
+		Charges: []api.Charge{
+			{Source: "instance-1", Type: "instance", Start: d(9, 30, 12).Unix(), End: d(10, 1, 12).Unix(), Amount: 24_001},
+			{Source: "instance-2", Type: "instance", Start: d(11, 21, 10).Unix(), End: d(11, 21, 15).Unix(), Amount: 5_555},
+		},
+	}
+	st := BuildStatement(in)
+	if len(st.Months) != 3 || st.Months[0].Label() != "2026-09" || st.Months[2].Label() != "2026-11" || !st.Reconstructed {
+		t.Fatalf("months %+v", st.Months)
+	}
+	checkIdentity(t, st)
+	sep, oct, nov := st.Months[0], st.Months[1], st.Months[2]
+	if nov.Closing != 412_386 {
+		t.Errorf("November closes at %v, not the credit", nov.Closing)
+	}
+	if sep.MoneyIn != 203_000 || oct.MoneyIn != 100_001 || oct.MoneyOut != 10_000 || nov.MoneyIn != 50_000 || nov.MoneyOut != 20_000 {
+		t.Errorf("in/out: sep %v, oct %v/%v, nov %v/%v", sep.MoneyIn, oct.MoneyIn, oct.MoneyOut, nov.MoneyIn, nov.MoneyOut)
+	}
+	// The contract across midnight on 30 Sep is split exactly: 12 h each side.
+	if sep.Spend+oct.Spend != 24_001 || sep.Spend != 12_000 && sep.Spend != 12_001 || nov.Spend != 5_555 {
+		t.Errorf("spend sep %v oct %v nov %v", sep.Spend, oct.Spend, nov.Spend)
+	}
+	if nov.Pending != 99_000 || len(st.Pending) != 1 || len(st.Unknown) != 1 || len(nov.Records) != 4 {
+		t.Errorf("pending %v (%d), unknown %d, November records %d", nov.Pending, len(st.Pending), len(st.Unknown), len(nov.Records))
+	}
+	// An earlier To still reconstructs from today: September's closing is
+	// the same figure.
+	in.To = d(9, 30, 0)
+	st2 := BuildStatement(in)
+	if len(st2.Months) != 1 || st2.Months[0].Closing != sep.Closing {
+		t.Errorf("September alone: %+v, want closing %v", st2.Months, sep.Closing)
+	}
+}
+
+// A time zone east of UTC: a top-up paid at 20:00 UTC on 31 October is
+// November's in Tokyo (05:00 on 1 November), October's in UTC.
+func TestStatementEastOfUTC(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip(err)
+	}
+	paid := time.Date(2026, 10, 31, 20, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 11, 10, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		loc   *time.Location
+		month string
+	}{{tokyo, "2026-11"}, {time.UTC, "2026-10"}} {
+		st := BuildStatement(StatementInput{Loc: tc.loc, Now: now, From: now.AddDate(0, -1, 0), To: now, Credit: 1000,
+			Payments: []api.Invoice{rec("x", "credit", -25_000, paid, paid)}})
+		checkIdentity(t, st)
+		for _, m := range st.Months {
+			if (m.MoneyIn == 25_000) != (m.Label() == tc.month) {
+				t.Errorf("%s: %s has in %v", tc.loc, m.Label(), m.MoneyIn)
+			}
+		}
+	}
+}
+
+// Months across a daylight-saving change: March 2026 in Berlin has 743
+// hours (clocks go forward on the 29th). A contract of the last 2 hours of
+// March and the first 2 of April splits its amount 1:1 by the calendar, and
+// a contract on the short day stays in March.
+func TestStatementAcrossDST(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip(err)
+	}
+	at := func(m time.Month, d, h int) time.Time { return time.Date(2026, m, d, h, 0, 0, 0, berlin) }
+	st := BuildStatement(StatementInput{Loc: berlin, Now: at(4, 15, 12), From: at(3, 1, 0), To: at(4, 1, 0), Credit: 50_000,
+		Charges: []api.Charge{
+			{Source: "instance-1", Start: at(3, 31, 22).Unix(), End: at(4, 1, 2).Unix(), Amount: 4_000},
+			{Source: "instance-2", Start: at(3, 29, 1).Unix(), End: at(3, 29, 4).Unix(), Amount: 2_000},
+			{Source: "instance-3", Start: at(2, 28, 23).Unix(), End: at(3, 1, 1).Unix(), Amount: 3_000}, // half before the first month
+		},
+		Payments: []api.Invoice{rec("p", "credit", -10_000, at(3, 1, 0), at(3, 1, 0).Add(-time.Second))}})
+	checkIdentity(t, st)
+	mar, apr := st.Months[0], st.Months[1]
+	if mar.Start.UTC() != time.Date(2026, 2, 28, 23, 0, 0, 0, time.UTC) || apr.Start.UTC() != time.Date(2026, 3, 31, 22, 0, 0, 0, time.UTC) {
+		t.Fatalf("month starts %v %v", mar.Start.UTC(), apr.Start.UTC())
+	}
+	if mar.Spend != 2_000+2_000+1_500 || apr.Spend != 2_000 {
+		t.Errorf("spend March %v April %v", mar.Spend, apr.Spend)
+	}
+	if mar.MoneyIn != 0 {
+		t.Errorf("a payment a second before March counted in March: %v", mar.MoneyIn)
+	}
+}
+
+// A feed that stopped part-way: the months it did not reach (and, the
+// statement running back from today, every earlier one) are incomplete;
+// later months are not.
+func TestStatementMarksUnreachedMonths(t *testing.T) {
+	d := func(m time.Month, day int) time.Time { return time.Date(2026, m, day, 12, 0, 0, 0, time.UTC) }
+	in := StatementInput{Loc: time.UTC, Now: d(11, 21), From: d(7, 1), To: d(11, 1), Credit: 1,
+		Payments: []api.Invoice{rec("a", "credit", -1000, d(9, 10), d(9, 10)), rec("b", "credit", -1000, d(11, 2), d(11, 2))},
+		Charges:  []api.Charge{{Source: "instance-1", Start: d(10, 1).Unix(), End: d(10, 2).Unix(), Amount: 10}}}
+	in.PaymentsStopped = true
+	st := BuildStatement(in)
+	got := ""
+	for _, m := range st.Months {
+		if m.Incomplete {
+			got += m.Label() + " "
+		}
+	}
+	if got != "2026-07 2026-08 2026-09 " || !st.Incomplete {
+		t.Errorf("payments stopped at 10 Sep: incomplete %q", got)
+	}
+	in.PaymentsStopped, in.ChargesStopped = false, true
+	st = BuildStatement(in)
+	if !st.Months[3].Incomplete || st.Months[4].Incomplete {
+		t.Errorf("charges stopped at 1 Oct: %+v", st.Months)
+	}
+	in.ChargesStopped = false
+	if st = BuildStatement(in); st.Incomplete {
+		t.Error("complete feeds, incomplete statement")
+	}
+}
+
+func TestStatementMonthsBounds(t *testing.T) {
+	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	for _, bad := range [][2]time.Time{
+		{now, now.AddDate(0, -1, 0)},
+		{now, now.AddDate(0, 1, 0)},
+		{time.Date(2014, 12, 1, 0, 0, 0, 0, time.UTC), now},
+		{now.AddDate(0, -MaxStatementMonths, 0), now},
+	} {
+		if StatementMonths(bad[0], bad[1], now, time.UTC) == nil {
+			t.Errorf("%v..%v accepted", bad[0], bad[1])
+		}
+	}
+	if err := StatementMonths(now.AddDate(0, -MaxStatementMonths+1, 0), now, now, time.UTC); err != nil {
+		t.Error(err)
+	}
+}
+
+// fakePayments hands out fixed pages of records; errs fails a page once.
+type fakePayments struct {
+	mu    sync.Mutex
+	pages [][]api.Invoice
+	next  int
+	errs  map[int]error
+}
+
+func (p *fakePayments) Next(context.Context) (api.InvoicesPage, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err, ok := p.errs[p.next]; ok {
+		delete(p.errs, p.next)
+		return api.InvoicesPage{}, err
+	}
+	if p.next >= len(p.pages) {
+		return api.InvoicesPage{}, api.ErrPagerDone
+	}
+	p.next++
+	return api.InvoicesPage{Results: p.pages[p.next-1], Total: 4}, nil
+}
+
+func (p *fakePayments) Done() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.next >= len(p.pages)
+}
+
+func (p *fakePayments) Total() int { return 4 }
+
+func payService(t *testing.T, src func() PaymentSource) *Service {
+	t.Helper()
+	s := New(context.Background(), nil, WithPaymentPages(func(api.InvoicesQuery) PaymentSource { return src() }),
+		WithClock(func() time.Time { return testNow }), WithLocation(time.UTC), WithRateWait(time.Millisecond))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func payQuery() api.InvoicesQuery {
+	return api.InvoicesQuery{From: testNow.AddDate(0, -1, 0), To: testNow}
+}
+
+// A repeated invoice_id is dropped and said; the effects are summed once.
+func TestPaymentsFeedDropsRepeatedRecords(t *testing.T) {
+	at := testNow.Add(-time.Hour)
+	a, b := rec("a", "credit", -25_000, at, at), rec("b", "refund", 5_000, at, at)
+	src := &fakePayments{pages: [][]api.Invoice{{a, b}, {a}}}
+	s := payService(t, func() PaymentSource { return src })
+	f := s.PaymentsFeed(payQuery())
+	defer f.Release()
+	got, st, err := f.All(context.Background(), nil)
+	if err != nil || len(got) != 2 || st.Duplicates != 1 || st.Amount != 20_000 || st.Pages != 2 {
+		t.Fatalf("%d records, %+v, %v", len(got), st, err)
+	}
+	if w := strings.Join(st.Warnings(), "; "); !strings.Contains(w, "1 repeated payment record dropped") {
+		t.Fatalf("warnings %q", w)
+	}
+}
+
+// A refused token pages again from the first page, keeping each record
+// once; a second refusal is the error.
+func TestPaymentsFeedRestartsOnARefusedToken(t *testing.T) {
+	at := testNow.Add(-time.Hour)
+	pages := [][]api.Invoice{{rec("a", "credit", -1000, at, at)}, {rec("b", "credit", -2000, at, at)}}
+	refused := &api.Error{Kind: api.ErrInvalidToken, Status: 400}
+	n := 0
+	s := payService(t, func() PaymentSource {
+		n++
+		if n == 1 {
+			return &fakePayments{pages: pages, errs: map[int]error{1: refused}}
+		}
+		return &fakePayments{pages: pages}
+	})
+	f := s.PaymentsFeed(payQuery())
+	defer f.Release()
+	got, st, err := f.All(context.Background(), nil)
+	if err != nil || len(got) != 2 || !st.Restarted || st.Duplicates != 0 || st.Amount != 3000 {
+		t.Fatalf("%d records, %+v, %v", len(got), st, err)
+	}
+}
+
+// Against the demo server: both feeds side by side need ⌈records/100⌉ +
+// ⌈contracts/500⌉ requests and no 429; the statement's identity holds and
+// the current month closes at the account's credit.
+func TestStatementFromDemo(t *testing.T) {
+	srv, s := demoService(t, demoserver.Options{Contracts: 1200, Threshold: 20 * time.Millisecond, InvoicesThreshold: 40 * time.Millisecond}, demoserver.DemoKey)
+	now := s.Now()
+	var last StatementProgress
+	st, err := s.Statement(context.Background(), now.AddDate(0, -11, 0), now, func(p StatementProgress) { last = p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkIdentity(t, st)
+	if len(st.Months) != 12 || st.Months[11].Closing != money.Amount(srv.Credit()) || len(st.Pending) != 1 {
+		t.Fatalf("%d months, closing %v (credit %v), %d pending", len(st.Months), st.Months[len(st.Months)-1].Closing, srv.Credit(), len(st.Pending))
+	}
+	inv, chg := srv.CountPath(api.InvoicesPath), srv.CountPath("/api/v0/charges")
+	wantInv := (last.Payments.Entries + 99) / 100
+	wantChg := (last.Charges.Contracts + 499) / 500
+	if inv != wantInv || chg != wantChg || srv.CountStatus(http.StatusTooManyRequests) != 0 {
+		t.Fatalf("%d invoices and %d charges requests, want %d and %d; %d 429s", inv, chg, wantInv, wantChg, srv.CountStatus(429))
+	}
+	if !strings.HasPrefix(last.String(), "payments 1 of 1 · charges ") {
+		t.Errorf("progress %q", last)
+	}
+
+	// A key without billing_read names it.
+	_, nb := demoService(t, demoserver.Options{}, demoserver.KeyNoBilling)
+	_, err = nb.Statement(context.Background(), now, now, nil)
+	var ae *api.Error
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "billing_read") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// demoService starts a demo server with opts and a service on it for key,
+// paced at the server's thresholds.
+func demoService(t *testing.T, opts demoserver.Options, key string) (*demoserver.Server, *Service) {
+	t.Helper()
+	if opts.Threshold == 0 {
+		opts.Threshold = -1
+	}
+	if opts.InvoicesThreshold == 0 {
+		opts.InvoicesThreshold = -1
+	}
+	opts.Now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
+	srv, err := demoserver.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	client, err := api.New(srv.URL(), key, api.WithChargesThreshold(max(opts.Threshold, 0)),
+		api.WithEndpointThreshold(api.InvoicesPath, max(opts.InvoicesThreshold, 0)),
+		api.WithPacingMargin(20*time.Millisecond), api.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now))
+	t.Cleanup(s.Close)
+	return srv, s
+}
+
+// ctrl+c mid-load: the statement returns at once with the cancellation,
+// its months marked incomplete, and no loader outlives it (goleak).
+func TestStatementCancelled(t *testing.T) {
+	srv, s := demoService(t, demoserver.Options{Contracts: 2000, Threshold: 50 * time.Millisecond, InvoicesThreshold: 50 * time.Millisecond}, demoserver.DemoKey)
+	ctx, cancel := context.WithCancel(context.Background())
+	now := s.Now()
+	st, err := s.Statement(ctx, now.AddDate(0, -11, 0), now, func(p StatementProgress) {
+		if p.Charges.Pages >= 1 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) || !st.Incomplete {
+		t.Fatalf("err %v, incomplete %v", err, st.Incomplete)
+	}
+	// Close waits for every loader: it returns, and goleak finds none left.
+	s.Close()
+	if n := len(srv.Requests()); n > 3 {
+		t.Errorf("%d requests: the cancellation did not stop the feeds", n)
+	}
+}

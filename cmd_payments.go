@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// paymentsArgs are the options of the payments command.
+type paymentsArgs struct {
+	from, to bound
+	types    []string
+	output   string
+	utc      bool
+}
+
+func (r *runner) paymentsCommand(o *options) *cobra.Command {
+	a := paymentsArgs{output: "text"}
+	cmd := &cobra.Command{
+		Use:   "payments",
+		Short: "print the payment records in a range: top-ups, transfers, refunds, prepays",
+		Long: `Print the account's payment records created in a range, one row per record, as an aligned table, CSV or JSON.
+
+The amount is the record's effect on the credit in dollars: a $25 top-up is 25.00, a refund -10.00, a transfer sent -20.00. A pending record (not paid yet) is listed with the amount it will add and counted nowhere; a record of a type vastdash does not know is listed with a note and counted nowhere. Every page is fetched (100 records each, one request every 3 seconds). A totals line and warnings go to stderr.`,
+		Example: `
+vastdash payments --from 2026-01-01 --to 2026-12-31 --output csv > payments-2026.csv
+vastdash payments --type credit,transfer
+`,
+		Args: noArgs,
+		RunE: r.runs(func() int { return r.payments(*o, a) }),
+	}
+	fs := cmd.Flags()
+	fs.Var(&checkedValue{typ: "day|time", parse: a.from.parser("--from")}, "from",
+		"first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
+	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
+		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
+		a.types, err = parsePaymentTypes(s)
+		return err
+	}}, "type", "any of "+strings.Join(billing.PaymentTypes, ",")+" (default: all)")
+	completeWith(cmd, "type", billing.PaymentTypes...)
+	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	fs.BoolVar(&a.utc, "utc", false, "days and times in UTC (default: the settings timezone)")
+	return cmd
+}
+
+// parsePaymentTypes reads --type: a comma-separated list of record types.
+func parsePaymentTypes(s string) ([]string, error) {
+	var types []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			types = append(types, t)
+		}
+	}
+	if len(types) == 0 {
+		return nil, badValue("--type %s names no type (want %s)", argText(s), orList(billing.PaymentTypes))
+	}
+	if err := billing.CheckPaymentTypes(types); err != nil {
+		return nil, badValue("--type: %v", err)
+	}
+	return types, nil
+}
+
+// payments is the payments command, after its flags were parsed.
+func (r *runner) payments(o options, a paymentsArgs) int {
+	ca := chargesArgs{from: a.from, to: a.to}
+	if err := ca.check(); err != nil {
+		return r.usageError("payments", err)
+	}
+	run, code := r.openRun(o, a.utc)
+	if run == nil {
+		return code
+	}
+	defer run.close()
+	p, ctx, svc := run.p, run.ctx, run.svc
+	rng, err := ca.resolve(run.sess.settings.Range, r.now(), svc.Location())
+	if err != nil {
+		return r.usageError("payments", err)
+	}
+	f := svc.PaymentsFeed(api.InvoicesQuery{From: rng.From, To: rng.To})
+	defer f.Release()
+	recs, st, err := f.All(ctx, p.records("payment records"))
+	p.done()
+	if err != nil {
+		return r.runtimeError(err)
+	}
+	if len(a.types) > 0 {
+		recs = slices.DeleteFunc(recs, func(in api.Invoice) bool { return !slices.Contains(a.types, in.Type) })
+	}
+	loc := svc.Location()
+	code = r.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc) })
+	if code == exitOK {
+		writePaymentTotals(r.stderr, recs, st)
+	}
+	return code
+}
+
+// paymentRow is one record as every output shows it.
+type paymentRow struct {
+	ID          string  `json:"invoice_id"`
+	Created     string  `json:"created"`
+	Paid        *string `json:"paid"` // null while pending
+	Status      string  `json:"status"`
+	Type        string  `json:"type"`
+	Service     string  `json:"service"`
+	Source      string  `json:"source"`
+	Description string  `json:"description"`
+	// Amount is the effect on the credit in dollars with 2 decimals; null
+	// for a type vastdash does not know.
+	Amount *centsJSON `json:"amount"`
+	Note   string     `json:"note,omitempty"`
+}
+
+// centsJSON is an amount written to the cent: 25.00.
+type centsJSON money.Amount
+
+// MarshalJSON writes the amount as a JSON number with 2 decimals.
+func (c centsJSON) MarshalJSON() ([]byte, error) { return []byte(cents(money.Amount(c))), nil }
+
+// UnmarshalJSON reads it back (scripts and tests read the answer).
+func (c *centsJSON) UnmarshalJSON(b []byte) error {
+	return (*money.Amount)(c).UnmarshalJSON(b)
+}
+
+// cents is a to the cent, halves away from zero, no grouping: "-10.00".
+func cents(a money.Amount) string {
+	r := (int64(a) + 5) / 10
+	if a < 0 {
+		r = (int64(a) - 5) / 10
+	}
+	s := fmt.Sprintf("%d.%02d", r/100, abs(r%100))
+	if r < 0 && r > -100 {
+		s = "-" + s
+	}
+	return s
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+func newPaymentRow(in *api.Invoice, loc *time.Location) paymentRow {
+	row := paymentRow{
+		ID: sanitize.String(in.ID), Created: rfc3339(timeIn(in.Created, loc)), Status: billing.PaymentStatus(in),
+		Type: sanitize.String(in.Type), Service: sanitize.String(in.Service), Source: sanitize.String(in.Source),
+		Description: sanitize.String(in.Description), Note: billing.PaymentNote(in),
+	}
+	if !in.Pending() {
+		p := rfc3339(timeIn(in.Paid, loc))
+		row.Paid = &p
+	}
+	if e, counted := billing.Effect(in); counted || in.Pending() && billing.PaymentNote(in) != "unknown type: not counted" {
+		c := centsJSON(e)
+		row.Amount = &c
+	}
+	return row
+}
+
+// writePayments writes the records in the output format.
+func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location) error {
+	rows := make([]paymentRow, len(recs))
+	for i := range recs {
+		rows[i] = newPaymentRow(&recs[i], loc)
+	}
+	switch output {
+	case "json":
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		cw := csv.NewWriter(w)
+		_ = cw.Write([]string{"invoice_id", "created", "paid", "status", "type", "service", "source", "description", "amount", "note"})
+		for _, r := range rows {
+			_ = cw.Write([]string{export.Cell(r.ID), r.Created, deref(r.Paid), r.Status, export.Cell(r.Type), export.Cell(r.Service),
+				export.Cell(r.Source), export.Cell(r.Description), amountText(r.Amount), r.Note})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	// The note before the amount, so that the amounts line up at the
+	// right edge.
+	table := [][]string{{"INVOICE", "CREATED", "PAID", "STATUS", "TYPE", "SERVICE", "SOURCE", "DESCRIPTION", "NOTE", "AMOUNT"}}
+	for i, r := range rows {
+		paid := "—"
+		if !recs[i].Pending() {
+			paid = formatTime(recs[i].Paid, loc)
+		}
+		table = append(table, []string{cut(r.ID, 24), formatTime(recs[i].Created, loc), paid, r.Status, cut(r.Type, 12),
+			cut(r.Service, 16), cut(r.Source, 32), cut(r.Description, 48), r.Note, amountText(r.Amount)})
+	}
+	return writeAligned(w, table, 9)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func amountText(c *centsJSON) string {
+	if c == nil {
+		return ""
+	}
+	return cents(money.Amount(*c))
+}
+
+// writePaymentTotals writes "42 payment records · in $1,234.00 · out
+// $50.00", what counts nowhere, and the feed's warnings.
+func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
+	var t billing.PaymentTotals
+	for i := range recs {
+		t.Add(&recs[i])
+	}
+	line := billing.Plural(t.Records, "payment record", "payment records") + " · in " + t.In.Credit() + " · out " + t.Out.Credit()
+	if t.Pendings > 0 {
+		line += " · " + billing.Plural(t.Pendings, "pending", "pending") + " (" + t.Pending.Credit() + ", not counted)"
+	}
+	if t.Unknown > 0 {
+		line += " · " + billing.Plural(t.Unknown, "record", "records") + " of an unknown type, not counted"
+	}
+	fmt.Fprintln(w, line)
+	for _, warning := range st.Warnings() {
+		fmt.Fprintf(w, "vastdash: %s\n", oneLine(warning))
+	}
+}
+
+// resolve is the range of --from and --to in loc, or the preset range
+// setting when --from is not given (as charges reads them).
+func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (spend.Range, error) {
+	if !a.from.set() {
+		return spend.PresetRange(preset, now, loc)
+	}
+	return a.timeRange(loc, now)
+}
+
+// records is the progress callback of a feed of what ("payment records"):
+// "fetching payment records: 100 of 240 (page 1 of 3)".
+func (p *progress) records(what string) func(billing.State) {
+	return func(st billing.State) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.what = "fetching " + what
+		if st.Pages > 0 {
+			p.what += ": " + money.Group(int64(st.Entries))
+			if st.Total >= 0 {
+				p.what += " of " + money.Group(int64(st.Total))
+			}
+			p.what += " (" + st.Progress() + ")"
+		}
+		p.showLocked(p.what)
+	}
+}
+
+// commandRun is what a command that reads the billing layer opens: the
+// progress line, the session, the command's context and the service.
+type commandRun struct {
+	p    *progress
+	sess *session
+	ctx  context.Context
+	svc  *billing.Service
+	stop context.CancelFunc
+}
+
+// openRun opens a commandRun (nil and the exit code when the session
+// cannot be opened); close it when done.
+func (r *runner) openRun(o options, utc bool) (*commandRun, int) {
+	p := r.newProgress()
+	sess, code := r.openSession(o, p.observe)
+	if sess == nil {
+		return nil, code
+	}
+	ctx, stop := r.commandContext(o)
+	return &commandRun{p: p, sess: sess, ctx: ctx, stop: stop, svc: r.newService(ctx, sess, utc)}, exitOK
+}
+
+func (c *commandRun) close() {
+	c.svc.Close()
+	c.stop()
+	c.sess.close()
+}

@@ -1,0 +1,357 @@
+// Package statement is the dashboard's Statement screen: one row per
+// calendar month of the last year — opening, money in, money out, spend,
+// closing — with a bar comparing money in with spend, and the selected
+// month's payment records (enter). The figures are billing's statement,
+// reconstructed back from today's credit; the screen only shows them.
+//
+// The year of payment records and charges is loaded the first time the
+// screen is shown (Shown), not at start: forty charges pages would
+// otherwise share the one charges budget with the screens a user opens
+// first.
+package statement
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// Months is how many months the screen shows: the current one and the
+// eleven before it.
+const Months = 12
+
+const source = "statement"
+
+// KeyMap lists the screen's bindings.
+type KeyMap struct {
+	Up, Down, Records, Reload, Copy, Export key.Binding
+	Find, Sort, FindKeep, FindClear         key.Binding
+}
+
+// DefaultKeyMap returns the screen's bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:      key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
+		Down:    key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
+		Records: key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "the month's records")),
+		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload the year")),
+		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy the month's row")),
+		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export to CSV")),
+		Find:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find records")),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort records")),
+		// Only while the find field has the keyboard.
+		FindKeep:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep the filter")),
+		FindClear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter")),
+	}
+}
+
+// ShortHelp is the one-line help.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Records, k.Find, k.Sort, k.Reload, k.Copy, k.Export}
+}
+
+// FullHelp groups the bindings.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
+}
+
+// payMsg says the payments feed changed.
+type payMsg struct {
+	f        *billing.PaymentsFeed
+	st       billing.State
+	listener int
+}
+
+// Model is the Statement screen.
+type Model struct {
+	ctx      *shared.Context
+	keys     KeyMap
+	listener int
+
+	started bool
+	from    time.Time // the first month shown
+	pf      *billing.PaymentsFeed
+	cf      *billing.Feed
+	pst     billing.State
+	cst     billing.State
+
+	credit    money.Amount
+	hasCredit bool
+	creditErr error              // why the account could not be read
+	st        *billing.Statement // nil until both feeds ended and the credit is known
+	err       error              // why a feed stopped
+
+	cursor        int // the selected month, 0 the oldest
+	open          bool
+	width, height int
+	// exportDir is where e writes ("": the working folder; tests set it).
+	exportDir string
+
+	find      string // the find text; "" when none
+	finding   bool   // the find field has the keyboard
+	findInput textinput.Model
+	order     sortOrder
+}
+
+// exportedMsg reports an export's end: the path written, or why not.
+type exportedMsg struct {
+	path string
+	err  error
+}
+
+// New returns the screen; nothing loads until Shown(true).
+func New(ctx *shared.Context) *Model {
+	return &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
+}
+
+// Init does nothing: the screen loads when first shown.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// Shown is called by the root after every update with whether the screen
+// is the active one; the first time it is, the year starts loading.
+func (m *Model) Shown(active bool) tea.Cmd {
+	if !active || m.started || m.ctx.Billing == nil {
+		return nil
+	}
+	m.started = true
+	return m.load(false)
+}
+
+// load takes the two feeds (fresh ones on a reload) and asks for all of
+// both; the client paces each on its own endpoint's budget, so they load
+// side by side.
+func (m *Model) load(fresh bool) tea.Cmd {
+	svc := m.ctx.Billing
+	m.release()
+	m.from = billing.MonthStart(m.ctx.Clock(), svc.Location()).AddDate(0, 1-Months, 0)
+	pq, cq := svc.StatementQueries(m.from)
+	if fresh {
+		m.pf, m.cf = svc.FreshPaymentsFeed(pq), svc.FreshFeed(cq)
+	} else {
+		m.pf, m.cf = svc.PaymentsFeed(pq), svc.Feed(cq)
+	}
+	m.pf.WantAll()
+	m.cf.WantAll()
+	m.pst, m.cst = m.pf.State(), m.cf.State()
+	m.st, m.err = nil, nil
+	return tea.Batch(m.followPay(), m.followCharges())
+}
+
+func (m *Model) release() {
+	m.pf.Release()
+	m.cf.Release()
+	m.pf, m.cf = nil, nil
+}
+
+func (m *Model) followCharges() tea.Cmd {
+	return shared.Follow(m.ctx.Base, m.cf, m.cst.Version, m.listener)
+}
+
+// followPay is shared.Follow for the payments feed.
+func (m *Model) followPay() tea.Cmd {
+	f, listener := m.pf, m.listener
+	if f == nil {
+		return nil
+	}
+	return shared.FollowWith(m.ctx.Base, f, m.pst.Version, func(st billing.State) tea.Msg {
+		return payMsg{f: f, st: st, listener: listener}
+	})
+}
+
+// Update handles the feeds, the account and the keys.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case payMsg:
+		if msg.listener != m.listener || msg.f != m.pf {
+			return nil
+		}
+		m.pst = msg.st
+		return tea.Batch(m.settle(), m.followPay())
+	case shared.FeedMsg:
+		if msg.Listener != m.listener || msg.Feed != m.cf {
+			return nil
+		}
+		m.cst = msg.State
+		return tea.Batch(m.settle(), m.followCharges())
+	case shared.UserMsg:
+		if msg.Err == nil {
+			m.credit, m.hasCredit, m.creditErr = msg.User.Credit, true, nil
+		} else {
+			m.creditErr = msg.Err
+		}
+		return m.settle()
+	case tea.KeyPressMsg:
+		if m.finding {
+			return m.updateFind(msg)
+		}
+		return m.key(msg)
+	case exportedMsg:
+		if msg.err != nil {
+			return shared.SetStatus(source, shared.StatusError, "export failed: "+m.ctx.ErrorText(msg.err), 0)
+		}
+		return shared.SetStatus(source, shared.StatusOK, "exported the statement to "+shared.Safe(msg.path), 5*time.Second)
+	}
+	return nil
+}
+
+// exportCmd is e: the months shown, in the format of `vastdash statement
+// --output csv`, to vastdash-statement-FROM..TO.csv (0600, never over an
+// existing file). An incomplete statement is not written: a file would be
+// silently short.
+func (m *Model) exportCmd() tea.Cmd {
+	switch {
+	case m.st == nil:
+		return shared.SetStatus(source, shared.StatusInfo, "nothing to export yet: the year is loading", 5*time.Second)
+	case m.st.Incomplete:
+		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete (r to retry, then e)", 0)
+	}
+	st, dir := *m.st, m.exportDir
+	name := "vastdash-statement-" + st.Months[0].Label() + ".." + st.Months[len(st.Months)-1].Label() + ".csv"
+	return func() tea.Msg {
+		path, err := export.ToFile(dir, name, func(w io.Writer) error { return export.WriteStatementCSV(w, st) })
+		return exportedMsg{path: path, err: err}
+	}
+}
+
+// copyRow is y: the selected month's figures, tab-separated (a spreadsheet
+// pastes them as cells), by OSC 52.
+func (m *Model) copyRow() tea.Cmd {
+	if m.st == nil || m.cursor >= len(m.st.Months) {
+		return nil
+	}
+	mo := m.st.Months[m.cursor]
+	row := strings.Join([]string{mo.Label(), mo.Opening.Decimal(), mo.MoneyIn.Decimal(), mo.MoneyOut.Decimal(),
+		mo.Spend.Decimal(), mo.Closing.Decimal()}, "\t")
+	return tea.Batch(tea.SetClipboard(row),
+		shared.SetStatus(source, shared.StatusOK, "copied "+mo.Label()+" (opening, in, out, spend, closing) to the clipboard", 5*time.Second))
+}
+
+// settle builds the statement once both feeds have ended (done or
+// stopped) and the credit is known, and says a failure on the status line.
+func (m *Model) settle() tea.Cmd {
+	ended := func(st billing.State) bool { return st.Done || st.Err != nil }
+	if !m.started || !ended(m.pst) || !ended(m.cst) {
+		return nil
+	}
+	if !m.hasCredit {
+		if m.creditErr == nil {
+			return nil // the account is on its way
+		}
+		// The months run back from the credit: without it there is no
+		// statement to show.
+		m.err = fmt.Errorf("the statement runs back from the credit, which could not be read: %w", m.creditErr)
+		return shared.SetStatus(source, shared.StatusError, m.ctx.RetryText("statement", m.err), 0)
+	}
+	st := m.ctx.Billing.StatementOf(m.pf, m.cf, m.credit, m.from, m.ctx.Clock())
+	m.st = &st
+	m.cursor = min(m.cursor, len(st.Months)-1)
+	m.err = errors.Join(m.pst.Err, m.cst.Err)
+	switch {
+	case m.err != nil:
+		return shared.SetStatus(source, shared.StatusError, m.ctx.RetryText("statement", m.err), 0)
+	case len(m.pst.Warnings())+len(m.cst.Warnings()) > 0:
+		return shared.SetStatus(source, shared.StatusWarn, strings.Join(append(m.pst.Warnings(), m.cst.Warnings()...), "; "), 0)
+	}
+	return shared.SetStatus(source, shared.StatusInfo, "", 0)
+}
+
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.Up):
+		m.cursor = max(m.cursor-1, 0)
+	case key.Matches(msg, m.keys.Down):
+		m.cursor = min(m.cursor+1, Months-1)
+	case key.Matches(msg, m.keys.Records):
+		m.open = !m.open
+	case key.Matches(msg, m.keys.Copy):
+		return m.copyRow()
+	case key.Matches(msg, m.keys.Find):
+		m.open = true
+		return m.openFind()
+	case key.Matches(msg, m.keys.Sort):
+		m.open = true
+		m.order = (m.order + 1) % numOrders
+	case key.Matches(msg, m.keys.Export):
+		return m.exportCmd()
+	case key.Matches(msg, m.keys.Reload):
+		if m.ctx.Billing == nil {
+			return nil
+		}
+		m.started = true
+		if m.err != nil && m.pf != nil {
+			// Resume where each feed stopped (a refused token pages
+			// again from the first page).
+			m.pf.Retry()
+			m.cf.Retry()
+			m.st, m.err = nil, nil
+			m.pst, m.cst = m.pf.State(), m.cf.State()
+			return tea.Batch(m.followPay(), m.followCharges(), shared.SetStatus(source, shared.StatusInfo, "", 0))
+		}
+		return m.load(true)
+	}
+	return nil
+}
+
+// SetSize gives the screen its area.
+func (m *Model) SetSize(w, h int) { m.width, m.height = w, h }
+
+// Help lists the screen's bindings; while the find field is open, only
+// its own.
+func (m *Model) Help() help.KeyMap {
+	if m.finding {
+		return findHelp{m.keys}
+	}
+	return m.keys
+}
+
+// findHelp is the help while the find field has the keyboard.
+type findHelp struct{ k KeyMap }
+
+func (h findHelp) ShortHelp() []key.Binding { return []key.Binding{h.k.FindKeep, h.k.FindClear} }
+
+func (h findHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
+
+// Capturing reports that the find field has the keyboard.
+func (m *Model) Capturing() bool { return m.finding }
+
+// Loading reports that a feed is loading.
+func (m *Model) Loading() bool { return m.started && m.st == nil && m.err == nil && m.pf != nil }
+
+// Statement is the statement shown, nil while loading (tests).
+func (m *Model) Statement() *billing.Statement { return m.st }
+
+// progress reads "payments 1 of 2 · charges 4 of 12".
+func (m *Model) progress() string {
+	return billing.StatementProgress{Payments: m.pst, Charges: m.cst}.String()
+}
+
+// recordLine is one payment record for the list under the months.
+func recordLine(in *api.Invoice, loc *time.Location) (when, what, amount, note string) {
+	t := in.Paid
+	if in.Pending() {
+		t = in.Created
+	}
+	when = time.Unix(t, 0).In(loc).Format("02 Jan 15:04")
+	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
+	if e, counted := billing.Effect(in); counted || billing.PaymentNote(in) == "pending: counted once paid" {
+		amount = e.String()
+	}
+	return when, what, amount, billing.PaymentNote(in)
+}
+
+// itoa is strconv.Itoa, for the view.
+func itoa(n int) string { return strconv.Itoa(n) }

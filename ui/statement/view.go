@@ -1,0 +1,206 @@
+package statement
+
+import (
+	"strings"
+
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// amountWidth fits "-$12,345.678"; wider amounts are cut with "…".
+const amountWidth = 12
+
+// column is one figure column of the month table.
+type column struct {
+	title string
+	value func(m *billing.Month) money.Amount
+}
+
+// columns in the order they give way on a narrow terminal: the last goes
+// first.
+var columns = []column{
+	{"closing", func(m *billing.Month) money.Amount { return m.Closing }},
+	{"in", func(m *billing.Month) money.Amount { return m.MoneyIn }},
+	{"spend", func(m *billing.Month) money.Amount { return m.Spend }},
+	{"out", func(m *billing.Month) money.Amount { return m.MoneyOut }},
+	{"opening", func(m *billing.Month) money.Amount { return m.Opening }},
+}
+
+// tableOrder is how the columns that fit are laid out, left to right.
+var tableOrder = []string{"opening", "in", "out", "spend", "closing"}
+
+// View renders the screen in its area.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	s := m.ctx.Styles
+	var lines []string
+	switch {
+	case !m.started:
+		lines = append(lines, s.Muted.Render("The statement loads when this screen is first shown."))
+	case m.st == nil && m.err != nil:
+		lines = append(lines, s.Error.Render("no statement: "+m.ctx.ErrorText(m.err)))
+	case m.st == nil:
+		lines = append(lines, s.Muted.Render("loading the year: "+m.progress()))
+	default:
+		lines = m.table()
+	}
+	return shared.Block(lines, m.width, m.height)
+}
+
+// table is the months, then the selected month's records or the pending
+// ones, then the note that the figures are reconstructed.
+func (m *Model) table() []string {
+	s := m.ctx.Styles
+	st := m.st
+	const monthW, markW = 7, 2
+	// The columns that fit, with at least 8 cells for the bar.
+	fit := len(columns)
+	for fit > 1 && monthW+markW+fit*(amountWidth+1)+9 > m.width {
+		fit--
+	}
+	shown := map[string]bool{}
+	for _, c := range columns[:fit] {
+		shown[c.title] = true
+	}
+	var order []column
+	for _, t := range tableOrder {
+		for _, c := range columns {
+			if c.title == t && shown[t] {
+				order = append(order, c)
+			}
+		}
+	}
+	barW := max(m.width-monthW-markW-len(order)*(amountWidth+1)-1, 0)
+	var scale money.Amount = 1
+	for i := range st.Months {
+		scale = max(scale, st.Months[i].MoneyIn, st.Months[i].Spend)
+	}
+	head := shared.PadRight("month", monthW+markW)
+	for _, c := range order {
+		head += " " + shared.PadLeft(c.title, amountWidth)
+	}
+	if barW >= 8 {
+		head += " " + shared.Truncate("▀ in ▄ spend", barW)
+	}
+	lines := []string{s.ColHeader.Render(shared.PadRight(head, m.width))}
+	// On a short terminal the months scroll with the cursor.
+	rows := min(len(st.Months), max(m.height-3, 1))
+	if m.open || m.find != "" || m.finding {
+		// The records pane takes the lower half.
+		rows = min(rows, max((m.height-3)/2, 3))
+	}
+	top := min(max(m.cursor-rows+1, 0), len(st.Months)-rows)
+	for i := top; i < top+rows; i++ {
+		mo := &st.Months[i]
+		mark := "  "
+		if mo.Incomplete {
+			mark = "? "
+		}
+		line := shared.PadRight(mo.Label(), monthW) + mark
+		for _, c := range order {
+			line += " " + shared.PadLeft(shared.Truncate(c.value(mo).String(), amountWidth), amountWidth)
+		}
+		if barW >= 8 {
+			line += " " + bar(mo.MoneyIn, mo.Spend, scale, barW-1)
+		}
+		if i == m.cursor {
+			line = s.Selected.Render(shared.PadRight(line, m.width))
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, "")
+	rest := m.height - len(lines) - 1
+	if m.open || m.find != "" || m.finding {
+		lines = append(lines, m.records(rest)...)
+	} else {
+		lines = append(lines, m.pending(rest)...)
+	}
+	for len(lines) < m.height-1 {
+		lines = append(lines, "")
+	}
+	note := "reconstructed from today's credit " + st.Credit.Credit() + " · pending not counted"
+	if st.Incomplete {
+		note = "? incomplete: a feed stopped (r to retry) · " + note
+	}
+	return append(lines[:m.height-1], s.Muted.Render(note))
+}
+
+// bar draws money in over spend in w cells on one line: the upper half of
+// a cell is money in, the lower half spend, both scaled to scale.
+func bar(in, spend, scale money.Amount, w int) string {
+	cells := func(a money.Amount) int {
+		if a <= 0 {
+			return 0
+		}
+		return max(int(int64(a)*int64(w)/int64(scale)), 1)
+	}
+	ni, ns := cells(in), cells(spend)
+	var b strings.Builder
+	for i := 0; i < max(ni, ns); i++ {
+		switch {
+		case i < ni && i < ns:
+			b.WriteString("█")
+		case i < ni:
+			b.WriteString("▀")
+		default:
+			b.WriteString("▄")
+		}
+	}
+	return b.String()
+}
+
+// records lists the pane's records (a month's, or the year's that match
+// the find text) in at most n lines, the find field first while it is
+// open.
+func (m *Model) records(n int) []string {
+	s := m.ctx.Styles
+	if n <= 0 {
+		return nil
+	}
+	recs := m.shownRecords()
+	var lines []string
+	if m.finding {
+		lines = append(lines, m.findInput.View())
+	}
+	lines = append(lines, s.Bold.Render(shared.Truncate(m.recordsTitle(recs), m.width)))
+	loc := m.ctx.Billing.Location()
+	for i := range recs {
+		if len(lines) >= n {
+			lines[n-1] = s.Muted.Render("… " + itoa(len(recs)-i+1) + " more")
+			break
+		}
+		when, what, amount, note := recordLine(&recs[i], loc)
+		right := shared.PadLeft(amount, amountWidth)
+		if note != "" {
+			right = note + "  " + right
+		}
+		w := max(m.width-shared.Width(right)-16, 0)
+		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+right)
+	}
+	return lines[:min(len(lines), n)]
+}
+
+// pending lists the pending records (counted nowhere) in at most n lines.
+func (m *Model) pending(n int) []string {
+	s := m.ctx.Styles
+	if n <= 0 {
+		return nil
+	}
+	if len(m.st.Pending) == 0 {
+		return []string{s.Muted.Render("no pending payments · enter shows the selected month's records")}
+	}
+	lines := []string{s.Bold.Render(itoa(len(m.st.Pending)) + " pending, not counted:")}
+	loc := m.ctx.Billing.Location()
+	for i := range m.st.Pending {
+		if len(lines) == n {
+			break
+		}
+		when, what, amount, _ := recordLine(&m.st.Pending[i], loc)
+		w := max(m.width-amountWidth-16, 0)
+		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+shared.PadLeft(amount, amountWidth))
+	}
+	return lines
+}
