@@ -12,6 +12,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -90,6 +91,10 @@ type Model struct {
 	// until then the status line says so instead of looking stuck.
 	waitUntil time.Time
 	waitKind  api.EventKind
+
+	// early is the account request Run sent before the terminal was set
+	// up; Init waits for its answer instead of asking again.
+	early *earlyAccount
 }
 
 // New builds the dashboard with its three screens: Overview, Charges and
@@ -136,6 +141,9 @@ func (m *Model) screens() [numScreens]shared.Screen {
 // one shared feed.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.fetchUser()}
+	if m.early != nil {
+		cmds[0] = m.early.cmd()
+	}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -148,13 +156,16 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) fetchUser() tea.Cmd {
 	svc, base := m.ctx.Billing, m.ctx.Base
-	return func() tea.Msg {
-		if svc == nil {
-			return shared.UserMsg{Err: errors.New("no API client configured")}
-		}
-		u, err := svc.Account(base)
-		return shared.UserMsg{User: u, Err: err}
+	return func() tea.Msg { return accountMsg(base, svc) }
+}
+
+// accountMsg reads the account with svc: a shared.UserMsg.
+func accountMsg(base context.Context, svc *billing.Service) tea.Msg {
+	if svc == nil {
+		return shared.UserMsg{Err: errors.New("no API client configured")}
 	}
+	u, err := svc.Account(base)
+	return shared.UserMsg{User: u, Err: err}
 }
 
 // waitMsg carries a pacing or retry event from the client's observer.

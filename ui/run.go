@@ -75,8 +75,15 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	base, cancel := context.WithCancel(base)
 	defer cancel()
 	ctx.Base = base
-	p := newProgram(base, New(ctx, opts), events,
+	early := requestAccountEarly(base, ctx.Billing)
+	defer early.stop()
+	m := New(ctx, opts)
+	m.early = early
+	p := newProgram(base, m, events,
 		append([]tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithFPS(renderFPS)}, progOpts...)...)
+	if testHookBeforeProgram != nil {
+		testHookBeforeProgram()
+	}
 	signaled, stop := quitOnSignal(p)
 	_, err := p.Run()
 	stop()
