@@ -45,7 +45,7 @@ func (a *earlyAccount) stop() {
 	<-a.done
 }
 
-// testHookBeforeProgram, when set, runs in Run after the early requests
-// left and before the Bubble Tea program starts (and with it the terminal
-// set-up and the renderer).
+// testHookBeforeProgram, when set, runs in Run after the early account
+// request was started and before the Bubble Tea program starts (and with
+// it the terminal set-up and the renderer).
 var testHookBeforeProgram func()

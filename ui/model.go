@@ -134,7 +134,8 @@ func (m *Model) screens() [numScreens]shared.Screen {
 	return [numScreens]shared.Screen{m.overview, m.charges, m.prefs}
 }
 
-// Init requests the account, starts every screen's first load and asks the
+// Init requests the account (under Run: hands over the answer of the
+// request Run already sent), starts every screen's first load and asks the
 // terminal for its background colour. Nothing waits on anything else: the
 // credit shows as soon as the account arrives. The Charges screen's Init
 // announces its range (a RangeMsg), which the Overview then loads: both read

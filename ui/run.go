@@ -63,7 +63,8 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Run runs the dashboard until the user quits. base is cancelled on return so
 // requests still in flight end with it; ctx.Billing must be set (its
-// service is the caller's to close).
+// service is the caller's to close). The account request leaves first,
+// before the terminal is set up (see earlyAccount).
 //
 // Run is the one owner of the process's signals while the dashboard runs:
 // Bubble Tea's own handler is off, and base must not be a context that a
