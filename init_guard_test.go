@@ -15,7 +15,7 @@ import (
 // Every start of vastdash, a status bar's `vastdash credit` every few
 // seconds included, first runs the init of every package linked in. One
 // dependency (go-runewidth v0.0.27) once filled a 2 MB table there and took
-// 37–39 ms of a 45 ms run (20 ms here, on a loaded machine) while
+// 37–39 ms of a 45 ms run (21 ms here, on a loaded machine) while
 // allocating only 19 KB: the table is static, so only a time shows it. A
 // bump must not bring such a thing back unnoticed. TestInitClock reads
 // the runtime's own account of the inits (GODEBUG=inittrace=1) from the
