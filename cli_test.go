@@ -110,7 +110,7 @@ func TestUsageErrorsSuggest(t *testing.T) {
 		{[]string{"charges", "--jsn"}, "unknown flag --jsn (see vastdash charges --help)"},
 		{[]string{"credit", "-x"}, "unknown flag -x (see vastdash credit --help)"},
 		{[]string{"--json", "credit"}, "--json goes after the command: vastdash credit --json (see vastdash --help)"},
-		{[]string{"--utc", "charges"}, "--utc goes after the command (charges or credit): vastdash charges --utc"},
+		{[]string{"--utc", "charges"}, "--utc goes after the command (charges, credit, payments or statement): vastdash charges --utc"},
 		{[]string{"credti"}, `unknown command "credti" (did you mean credit?) (see vastdash --help)`},
 		{[]string{"charge"}, `unknown command "charge" (did you mean charges?)`},
 		{[]string{"bogus"}, `unknown command "bogus" (see vastdash --help)`},

@@ -12,6 +12,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -102,6 +103,9 @@ type Model struct {
 
 	// live is the current rate, the refresh and the alarms (live.go).
 	live liveState
+	// early is the account request Run sent before the terminal was set
+	// up; Init waits for its answer instead of asking again.
+	early *earlyAccount
 }
 
 // New builds the dashboard with its three screens: Overview, Charges and
@@ -144,13 +148,17 @@ func (m *Model) screens() [numScreens]shared.Screen {
 	return [numScreens]shared.Screen{m.overview, m.charges, m.prefs, m.stmt}
 }
 
-// Init requests the account, starts every screen's first load and asks the
+// Init requests the account (under Run: hands over the answer of the
+// request Run already sent), starts every screen's first load and asks the
 // terminal for its background colour. Nothing waits on anything else: the
 // credit shows as soon as the account arrives. The Charges screen's Init
 // announces its range (a RangeMsg), which the Overview then loads: both read
 // one shared feed.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.fetchUser(), m.fetchRate()}
+	if m.early != nil {
+		cmds[0] = m.early.cmd()
+	}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -163,13 +171,16 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) fetchUser() tea.Cmd {
 	svc, base := m.ctx.Billing, m.ctx.Base
-	return func() tea.Msg {
-		if svc == nil {
-			return shared.UserMsg{Err: errors.New("no API client configured")}
-		}
-		u, err := svc.Account(base)
-		return shared.UserMsg{User: u, Err: err}
+	return func() tea.Msg { return accountMsg(base, svc) }
+}
+
+// accountMsg reads the account with svc: a shared.UserMsg.
+func accountMsg(base context.Context, svc *billing.Service) tea.Msg {
+	if svc == nil {
+		return shared.UserMsg{Err: errors.New("no API client configured")}
 	}
+	u, err := svc.Account(base)
+	return shared.UserMsg{User: u, Err: err}
 }
 
 // waitMsg carries a pacing or retry event from the client's observer.

@@ -63,7 +63,8 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Run runs the dashboard until the user quits. base is cancelled on return so
 // requests still in flight end with it; ctx.Billing must be set (its
-// service is the caller's to close).
+// service is the caller's to close). The account request leaves first,
+// before the terminal is set up (see earlyAccount).
 //
 // Run is the one owner of the process's signals while the dashboard runs:
 // Bubble Tea's own handler is off, and base must not be a context that a
@@ -75,8 +76,15 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	base, cancel := context.WithCancel(base)
 	defer cancel()
 	ctx.Base = base
-	p := newProgram(base, New(ctx, opts), events,
+	early := requestAccountEarly(base, ctx.Billing)
+	defer early.stop()
+	m := New(ctx, opts)
+	m.early = early
+	p := newProgram(base, m, events,
 		append([]tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithFPS(renderFPS)}, progOpts...)...)
+	if testHookBeforeProgram != nil {
+		testHookBeforeProgram()
+	}
 	signaled, stop := quitOnSignal(p)
 	_, err := p.Run()
 	stop()

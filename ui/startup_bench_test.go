@@ -37,10 +37,13 @@ func startContext(tb testing.TB, url string, hc *http.Client, base context.Conte
 	return &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: time.Now, DefaultRange: "30d"}
 }
 
-// BenchmarkFirstFrame is start to first frame: the client and the root
-// model built, Init (its commands are returned, not run: nothing waits for
-// the network), the terminal's size, and the first View at 120×40.
-func BenchmarkFirstFrame(b *testing.B) {
+// BenchmarkModelFirstView is the model's share of a start to first frame:
+// the client and the root model built, Init (its commands are returned, not
+// run: nothing waits for the network), the terminal's size, and the first
+// View at 120×40 — no process, no terminal, no renderer. The whole start,
+// exec to the frame on a terminal, is the main package's
+// BenchmarkStartFirstFrame.
+func BenchmarkModelFirstView(b *testing.B) {
 	hc := &http.Client{Transport: &http.Transport{}}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -99,14 +102,17 @@ func (l *cmdLoop) close() {
 	l.wg.Wait()
 }
 
-// BenchmarkCreditOnScreen is start to the credit on screen against the demo
-// server answering every request after 100 ms: from building the model to
-// the first frame whose header shows the account's credit, with the real
-// commands run concurrently as the runtime runs them (the charges screen's
-// first page is requested at the same time). A fresh client, hence a fresh
-// connection, per start. ms-over-rtt is the time beyond the one round trip
-// the credit needs; the budget is 50 ms.
-func BenchmarkCreditOnScreen(b *testing.B) {
+// BenchmarkModelCreditInView is the model's share of start to the credit
+// on screen, against the demo server answering every request after 100 ms:
+// from building the model to the first View whose header shows the
+// account's credit, with the real commands run concurrently as the runtime
+// runs them (the charges screen's first page is requested at the same
+// time) — no process, no terminal, no renderer tick. A fresh client, hence
+// a fresh connection, per start. ms-over-rtt is the time beyond the one
+// round trip the credit needs; the budget is 50 ms. The whole start, exec
+// to the credit on a terminal, is the main package's
+// BenchmarkStartCreditOnScreen.
+func BenchmarkModelCreditInView(b *testing.B) {
 	const rtt = 100 * time.Millisecond
 	srv, err := demoserver.Start(demoserver.Options{Contracts: 2000, Latency: rtt, Threshold: -1})
 	if err != nil {
