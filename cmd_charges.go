@@ -159,13 +159,11 @@ func contractType(s string) (api.ContractType, bool) {
 	return "", false
 }
 
-// dayRange resolves --from/--to in loc; --to defaults to the day of now.
+// dayRange resolves --from/--to in loc. Without --to it is the open range
+// "FROM..", to the end of now's day, as the dashboard's range field reads
+// it.
 func (a chargesArgs) dayRange(loc *time.Location, now time.Time) (spend.Range, error) {
-	to := a.to
-	if to == "" {
-		to = now.In(loc).Format(time.DateOnly)
-	}
-	return spend.ParseRange(a.from+".."+to, loc)
+	return spend.ParseRangeAt(a.from+".."+a.to, now, loc)
 }
 
 func runCharges(r *runner, o options, args []string) int {

@@ -112,7 +112,11 @@ func (m *Model) openInput() tea.Cmd {
 	m.input.Prompt = ""
 	m.input.CharLimit = 64 // a range needs 22 characters
 	m.input.SetWidth(24)
-	m.input.SetValue(m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly))
+	v := m.f.rng.String() // a custom range as typed, an open end too
+	if m.f.preset != "" {
+		v = m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly)
+	}
+	m.input.SetValue(v)
 	m.input.CursorEnd()
 	m.inputErr = ""
 	m.mode = modeInput
@@ -128,7 +132,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			m.closeModal()
 			return nil
 		case key.Matches(k, m.keys.Apply):
-			r, err := parseRange(m.input.Value(), m.ctx.Loc())
+			r, err := m.parseRange(m.input.Value())
 			if err != nil {
 				m.inputErr = err.Error()
 				return nil
@@ -144,7 +148,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 	// Validate in place while typing; an empty field is not an error yet.
 	m.inputErr = ""
 	if v := strings.TrimSpace(m.input.Value()); v != "" {
-		if _, err := parseRange(v, m.ctx.Loc()); err != nil {
+		if _, err := m.parseRange(v); err != nil {
 			m.inputErr = err.Error()
 		}
 	}
@@ -152,9 +156,10 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 }
 
 // parseRange reads a typed range and refuses one reaching outside the
-// days billing believes (0001-01-01 would read as "no date").
-func parseRange(s string, loc *time.Location) (spend.Range, error) {
-	r, err := spend.ParseRange(s, loc)
+// days billing believes (0001-01-01 would read as "no date"). An open end
+// runs to the screen's today.
+func (m *Model) parseRange(s string) (spend.Range, error) {
+	r, err := spend.ParseRangeAt(s, m.ctx.Clock(), m.ctx.Loc())
 	if err == nil {
 		err = billing.CheckRange(r.From, r.To)
 	}

@@ -296,7 +296,7 @@ func (m *Model) setFilters(f filters) tea.Cmd {
 }
 
 func sameRange(a, b spend.Range) bool {
-	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset
+	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset && a.Open == b.Open
 }
 
 func sameQuery(a, b api.ChargesQuery) bool {
