@@ -302,6 +302,7 @@ func (r *runner) dashboard(o options) int {
 		Location:     sess.settings.Location,
 		Now:          time.Now,
 		DefaultRange: sess.settings.Range,
+		Keys:         sess.settings.Keys,
 	}
 	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme, NoMouse: !sess.settings.Mouse}
 	switch sess.settings.Theme {

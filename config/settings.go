@@ -12,6 +12,8 @@ import (
 	_ "time/tzdata" // IANA zone names work without a system zone database
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/vastdash/vastdash/keymap"
 )
 
 // Allowed values of the settings, in the order shown in error messages.
@@ -40,6 +42,9 @@ type Settings struct {
 	// to scroll); false leaves it to the terminal, whose own text selection
 	// then works.
 	Mouse bool
+	// Keys are the dashboard's key bindings: the defaults with the [keys]
+	// table's in place of theirs (see package keymap).
+	Keys keymap.Bindings
 	// Location is derived from TimeZone.
 	Location *time.Location
 	// Path is the settings file that was read, "" if none was.
@@ -49,7 +54,7 @@ type Settings struct {
 // DefaultSettings returns the settings used when config.toml is absent:
 // range 30d, local time, automatic theme, mouse on.
 func DefaultSettings() Settings {
-	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Location: time.Local}
+	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Keys: keymap.Defaults(), Location: time.Local}
 }
 
 // SettingsPath returns the default settings file,
@@ -89,10 +94,11 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 
 	var raw struct {
-		Range    choice `toml:"range"`
-		TimeZone zone   `toml:"timezone"`
-		Theme    choice `toml:"theme"`
-		Mouse    toggle `toml:"mouse"`
+		Range    choice             `toml:"range"`
+		TimeZone zone               `toml:"timezone"`
+		Theme    choice             `toml:"theme"`
+		Mouse    toggle             `toml:"mouse"`
+		Keys     map[string]keyList `toml:"keys"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
@@ -111,7 +117,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse)", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, [keys])", top))
 	}
 
 	if raw.Range.set {
@@ -125,6 +131,11 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Mouse.set {
 		s.Mouse = raw.Mouse.value
+	}
+	if raw.Keys != nil {
+		if s.Keys, err = bindKeys(path, string(data), raw.Keys); err != nil {
+			return Settings{}, err
+		}
 	}
 	s.Path = path
 	return s, nil

@@ -218,7 +218,7 @@ func (m *Model) modalLine() string {
 		if m.inputErr != "" {
 			s += "  " + st.Error.Render(shared.Safe(m.inputErr))
 		} else {
-			s += "  " + st.Muted.Render("enter apply · esc cancel")
+			s += "  " + st.Muted.Render(shared.Hint(m.keys.Apply, m.keys.Cancel))
 		}
 		return s
 	case modeDetail:
@@ -226,9 +226,9 @@ func (m *Model) modalLine() string {
 		if m.detailN != nil && m.detailN.Source == "" {
 			title = m.detailN.Type + " of " + m.detailSrc
 		}
-		return "details: " + shared.Safe(title) + "  " + st.Muted.Render("esc close · y copy source")
+		return "details: " + shared.Safe(title) + "  " + st.Muted.Render(shared.Hint(m.keys.Close, m.keys.Copy))
 	case modeFind:
-		return "find: " + m.findInput.View() + "  " + st.Muted.Render("enter keep · esc clear")
+		return "find: " + m.findInput.View() + "  " + st.Muted.Render(shared.Hint(m.keys.FindKeep, m.keys.FindClear))
 	case modePicker:
 		var b strings.Builder
 		b.WriteString("types:")
@@ -246,8 +246,21 @@ func (m *Model) modalLine() string {
 		if allOrNone(m.pick) {
 			b.WriteString("  (all types)")
 		}
-		b.WriteString("  " + st.Muted.Render("i/v/s/space toggle · enter apply · esc cancel"))
+		b.WriteString("  " + st.Muted.Render(m.pickHint()))
 		return b.String()
 	}
 	return ""
+}
+
+// pickHint is the type picker's inline help, with the keys as bound:
+// "i/v/s/space toggle · enter apply · esc cancel".
+func (m *Model) pickHint() string {
+	var keys []string
+	for _, b := range []key.Binding{m.keys.PickInstance, m.keys.PickVolume, m.keys.PickServerless, m.keys.PickToggle} {
+		if ks := b.Keys(); len(ks) > 0 {
+			keys = append(keys, ks[0])
+		}
+	}
+	toggle := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), "toggle"))
+	return shared.Hint(toggle, m.keys.Apply, m.keys.Cancel)
 }

@@ -151,7 +151,7 @@ var _ shared.Screen = (*Model)(nil)
 func New(ctx *shared.Context) *Model {
 	m := &Model{
 		ctx:    ctx,
-		keys:   DefaultKeyMap(),
+		keys:   KeyMapOf(ctx.Keys),
 		tree:   newTree(),
 		st:     billing.State{Total: -1},
 		sorted: true, // the server's order needs nothing

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -37,6 +38,9 @@ type Context struct {
 	Now func() time.Time
 	// DefaultRange is the preset the charges filters start with ("30d").
 	DefaultRange string
+	// Keys are the key bindings from the settings' [keys]; nil means the
+	// defaults.
+	Keys keymap.Bindings
 }
 
 // Screen is one page of the dashboard. The root model sends every message to

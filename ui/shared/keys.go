@@ -1,0 +1,34 @@
+package shared
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/vastdash/vastdash/keymap"
+)
+
+// Binding is the binding of action name (see package keymap) as b binds it
+// (nil b: the defaults), labelled with those keys, so the help and the
+// footer show what the user bound. An action bound to no key is disabled
+// and the help leaves it out.
+func Binding(b keymap.Bindings, name string) key.Binding {
+	a, ok := keymap.Lookup(name)
+	if !ok {
+		panic("keymap: no action " + name) // a typo in the code, caught by any test
+	}
+	return key.NewBinding(key.WithKeys(b.Keys(name)...), key.WithHelp(b.Label(name), a.Desc))
+}
+
+// Hint renders bindings as a muted inline hint: "enter apply · esc cancel".
+func Hint(bs ...key.Binding) string {
+	s := ""
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		if s != "" {
+			s += " · "
+		}
+		s += b.Help().Key + " " + b.Help().Desc
+	}
+	return s
+}
