@@ -304,6 +304,12 @@ func (r *runner) dashboard(o options) int {
 		DefaultRange: sess.settings.Range,
 		Keys:         sess.settings.Keys,
 	}
+	// The filters the Charges screen showed last time. The dashboard has
+	// no filter flags, so nothing given on the command line can be
+	// overridden by them; a state file that cannot be read is said on the
+	// status line and ignored.
+	ctx.State = config.NewStateStore(config.StatePath(config.DefaultEnv()))
+	ctx.Remembered, ctx.StateErr = ctx.State.Load()
 	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme, NoMouse: !sess.settings.Mouse}
 	switch sess.settings.Theme {
 	case "light":
