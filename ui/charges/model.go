@@ -577,6 +577,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		default:
 			cmd = m.onKey(msg)
 		}
+	case tea.MouseClickMsg:
+		m.click(msg)
 	case tea.MouseWheelMsg:
 		if m.mode == modeTree {
 			switch msg.Button {
