@@ -157,6 +157,15 @@ func (b Bindings) Label(name string) string {
 	return strings.Join(out, "/")
 }
 
+// First is action name's first key as the help shows it ("r", "↓"), ""
+// when it has none: for prose like "r to retry".
+func (b Bindings) First(name string) string {
+	if keys := b.Keys(name); len(keys) > 0 {
+		return pretty(keys[0])
+	}
+	return ""
+}
+
 func pretty(k string) string {
 	switch k {
 	case "up":

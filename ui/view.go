@@ -198,7 +198,7 @@ func (m *Model) statusView() string {
 			return st.Error.Render(shared.Safe(m.userErr.Error()) + " · check VAST_API_KEY or your key file")
 		}
 		text := "✗ " + m.ctx.ErrorText(m.userErr)
-		if retry := " · r to retry"; shared.Width(text+retry) <= m.width {
+		if retry := " · " + m.ctx.Key("reload") + " to retry"; shared.Width(text+retry) <= m.width {
 			// Only whole: what to check matters more, and the footer
 			// lists r too.
 			return st.Error.Render(text) + st.Muted.Render(retry)

@@ -34,7 +34,6 @@ const (
 const (
 	msgPermission = "this API key lacks the billing_read permission"
 	msgRateWait   = "waiting for the rate limit…"
-	msgWiden      = "press d to widen the range"
 )
 
 // cols is the width of each column; 0 hides it. fits says the columns add
@@ -222,7 +221,7 @@ func (m *Model) messageLines(body int) []string {
 	var msg []string
 	switch {
 	case m.find != "" && m.entries > 0:
-		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), "esc clears the filter"}
+		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), m.ctx.Key("search-clear") + " clears the filter"}
 		if !m.st.Done {
 			msg[0] += " (more still loading)"
 		}
@@ -233,7 +232,7 @@ func (m *Model) messageLines(body int) []string {
 	case m.waiting():
 		msg = []string{msgRateWait}
 	case m.st.Done:
-		msg = []string{"No charges " + m.f.rng.Days(), msgWiden}
+		msg = []string{"No charges " + m.f.rng.Days(), "press " + m.ctx.Key("range-next") + " to widen the range"}
 	default:
 		// A slow first page (or pages the feed dropped as repeats after
 		// a restart) would otherwise leave the body blank.

@@ -32,3 +32,13 @@ func Hint(bs ...key.Binding) string {
 	}
 	return s
 }
+
+// Key names action's first key as bound, for prose: "r" in "r to retry".
+// An action bound to no key is named by its action name, which [keys]
+// can bind.
+func (c *Context) Key(action string) string {
+	if k := c.Keys.First(action); k != "" {
+		return k
+	}
+	return action
+}
