@@ -15,7 +15,11 @@ func Binding(b keymap.Bindings, name string) key.Binding {
 	if !ok {
 		panic("keymap: no action " + name) // a typo in the code, caught by any test
 	}
-	return key.NewBinding(key.WithKeys(b.Keys(name)...), key.WithHelp(b.Label(name), a.Desc))
+	opts := []key.BindingOpt{key.WithKeys(b.Keys(name)...), key.WithHelp(b.Label(name), a.Desc)}
+	if len(b.Keys(name)) == 0 {
+		opts = append(opts, key.WithDisabled()) // an empty key list alone still counts as enabled
+	}
+	return key.NewBinding(opts...)
 }
 
 // Hint renders bindings as a muted inline hint: "enter apply · esc cancel".
