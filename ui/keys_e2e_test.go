@@ -413,12 +413,13 @@ func TestReboundKeysThroughTheProgram(t *testing.T) {
 		t.Fatalf("the help does not show the keys as bound:\n%s", v)
 	}
 	s.press(kEsc, "the help closed", func(v string) bool { return !strings.Contains(v, "Charges keys") })
-	v = s.press(kCtrlF, "ctrl+f opens the find field", contains("find: "))
+	s.press(kCtrlF, "ctrl+f opens the find field", contains("find: "))
 	v = s.press(kEsc, "closed", func(v string) bool { return !strings.Contains(v, "find: ") })
 	if f := strings.Split(v, "\n"); !strings.HasSuffix(strings.TrimSpace(f[len(f)-1]), "Q quit") {
 		t.Fatalf("the footer does not end with the bound quit key: %q", f[len(f)-1])
 	}
-	s.send("q")
+	s.send("q") // no longer quits: the next key still moves the cursor
+	s.press("j", "q does not quit", func(v string) bool { return rowIndex(v) == 6 })
 	s.send("Q")
 	s.quits("Q")
 }
