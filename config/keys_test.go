@@ -49,6 +49,7 @@ func TestLoadSettingsKeysErrors(t *testing.T) {
 		{"list of numbers", "[keys]\nsort = [5]\n", 2, "a key must be written as a string"},
 		{"two actions on one key", "[keys]\nsearch = \"s\"\n", 2, `"s" is bound to both search and sort`},
 		{"a global key on a row key", "theme = \"dark\"\n[keys]\nquit = \"j\"\n", 3, `"j" is bound to both quit and down`},
+		{"typed in a field", "[keys]\napply = \"a\"\n", 2, `"a" is typed`},
 		{"two rebound", "[keys]\ncopy = \"x\"\nexport = \"x\"\n", 3, `"x" is bound to both copy and export`},
 	}
 	for _, tt := range tests {

@@ -213,6 +213,9 @@ func Bind(user map[string][]string) (Bindings, error) {
 			if err != nil {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %v", n, k, err)}
 			}
+			if a, _ := Lookup(n); a.Where&(Field|Find) != 0 && typed(nk) {
+				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %s acts while a text field has the keyboard, where %q is typed; bind it to a key with ctrl or alt, or a named key", n, k, n, nk)}
+			}
 			if !slices.Contains(keys, nk) {
 				keys = append(keys, nk)
 			}
@@ -353,6 +356,13 @@ func ParseKey(s string) (string, error) {
 	}
 	slices.SortFunc(mods, func(a, b string) int { return slices.Index(modifiers, a) - slices.Index(modifiers, b) })
 	return strings.Join(append(mods, base), "+"), nil
+}
+
+// typed reports a key that types a character into a text field: one
+// character, alone or with shift only.
+func typed(k string) bool {
+	k = strings.TrimPrefix(k, "shift+")
+	return utf8.RuneCountInString(k) == 1 || k == "space"
 }
 
 func isFKey(s string) bool {
