@@ -477,7 +477,7 @@ func (m *Model) helpPane(h int) []string {
 	end := min(top+h, len(lines))
 	out := append([]string{}, lines[top:end]...)
 	if end < len(lines) && len(out) > 0 {
-		out[len(out)-1] = m.ctx.Styles.Muted.Render(fmt.Sprintf("↓ %d more lines (j/pgdn)", len(lines)-end))
+		out[len(out)-1] = m.ctx.Styles.Muted.Render(fmt.Sprintf("↓ %d more lines (%s/%s)", len(lines)-end, m.ctx.Key("help-down"), m.ctx.Key("help-page-down")))
 	}
 	return out
 }
