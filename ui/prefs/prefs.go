@@ -120,7 +120,9 @@ func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	return &Model{ctx: ctx, keys: DefaultKeyMap(), unsure: make([]bool, len(billing.LowCredit))}
+	m := &Model{ctx: ctx, keys: DefaultKeyMap(), unsure: make([]bool, len(billing.LowCredit))}
+	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
+	return m
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.

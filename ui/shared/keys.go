@@ -46,3 +46,16 @@ func (c *Context) Key(action string) string {
 	}
 	return action
 }
+
+// Rebind gives b the keys of action as bound in keys, keeping b's own
+// help text: for a screen whose bindings are not in the table but answer
+// a global action (r reloads every screen), so that the key the root
+// takes for the action is the one the screen answers.
+func Rebind(b *key.Binding, keys keymap.Bindings, action string) {
+	ks := keys.Keys(action)
+	if len(ks) == 0 {
+		ks = nil // no keys: disabled however often SetEnabled(true) is called
+	}
+	b.SetKeys(ks...)
+	b.SetHelp(keys.Label(action), b.Help().Desc)
+}
