@@ -425,3 +425,30 @@ func TestReboundKeysThroughTheProgram(t *testing.T) {
 	s.send("Q")
 	s.quits("Q")
 }
+
+// The type picker's keys, and esc in the picker and the range field.
+func TestKeysPickerAndCancel(t *testing.T) {
+	s := startKeys(t, 120, 30, 600, nil)
+	s.charges()
+	picker := func(want string) func(string) bool {
+		return func(v string) bool { return strings.Contains(line(v, "types:"), want) }
+	}
+	s.press("t", "t: the picker", picker("›[ ] instance  [ ] volume  [ ] serverless"))
+	s.press("i", "i: instance", picker("›[x] instance"))
+	s.press("s", "s: serverless, focused", picker("[x] instance  [ ] volume ›[x] serverless"))
+	s.press("x", "x: the focused type off", picker("›[ ] serverless"))
+	s.press("h", "h: focus left", picker("›[ ] volume"))
+	s.press(" ", "space: the focused type on", picker("›[x] volume"))
+	s.press(kLeft, "←: focus left", picker("›[x] instance"))
+	s.press("l", "l: focus right", picker("›[x] volume"))
+	s.press(kRight, "→: focus right", picker("›[ ] serverless"))
+	s.press("v", "v: volume off, focused", picker("[x] instance ›[ ] volume"))
+	s.press(kEsc, "esc: the picker cancelled", func(v string) bool {
+		return !strings.Contains(v, "types:") && strings.Contains(line(v, "range "), "types all")
+	})
+	s.press("c", "c: the range field", contains("custom range: "))
+	s.send("9")
+	s.press(kEsc, "esc: the field cancelled", func(v string) bool {
+		return !strings.Contains(v, "custom range:") && strings.Contains(line(v, "range "), "range 30d (")
+	})
+}
