@@ -65,8 +65,12 @@ func (b bound) text() string {
 }
 
 // timeRange resolves --from and --to in loc; --to defaults to the end of
-// the day of now.
+// the day of now. A day without --to is the open range "FROM..", read by
+// the same code as the dashboard's range field.
 func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (spend.Range, error) {
+	if a.from.day != "" && !a.to.set() {
+		return spend.ParseRangeAt(a.from.day+"..", now, loc)
+	}
 	to := a.to
 	if !to.set() {
 		to = bound{day: now.In(loc).Format(time.DateOnly)}

@@ -208,7 +208,14 @@ func (r *runner) dashboard(o options) int {
 		Location:     sess.settings.Location,
 		Now:          time.Now,
 		DefaultRange: sess.settings.Range,
+		Keys:         sess.settings.Keys,
 	}
+	// The filters the Charges screen showed last time. The dashboard has
+	// no filter flags, so nothing given on the command line can be
+	// overridden by them; a state file that cannot be read is said on the
+	// status line and ignored.
+	ctx.State = config.NewStateStore(config.StatePath(config.DefaultEnv()))
+	ctx.Remembered, ctx.StateErr = ctx.State.Load()
 	uiOpts := ui.Options{Host: sess.host, Demo: o.demo, Theme: sess.settings.Theme, NoMouse: !sess.settings.Mouse,
 		Refresh: sess.settings.Refresh, NoBell: !sess.settings.Bell}
 	switch sess.settings.Theme {

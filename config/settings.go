@@ -12,6 +12,8 @@ import (
 	_ "time/tzdata" // IANA zone names work without a system zone database
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/vastdash/vastdash/keymap"
 )
 
 // Allowed values of the settings, in the order shown in error messages.
@@ -45,6 +47,9 @@ type Settings struct {
 	Refresh time.Duration
 	// Bell rings the terminal once when the credit crosses into an alarm.
 	Bell bool
+	// Keys are the dashboard's key bindings: the defaults with the [keys]
+	// table's in place of theirs (see package keymap).
+	Keys keymap.Bindings
 	// Location is derived from TimeZone.
 	Location *time.Location
 	// Path is the settings file that was read, "" if none was.
@@ -55,7 +60,7 @@ type Settings struct {
 // range 30d, local time, automatic theme, mouse on, refresh every 60 s,
 // bell on.
 func DefaultSettings() Settings {
-	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Location: time.Local,
+	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Keys: keymap.Defaults(), Location: time.Local,
 		Refresh: DefaultRefresh, Bell: true}
 }
 
@@ -96,13 +101,13 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 
 	var raw struct {
-		Range    choice `toml:"range"`
-		TimeZone zone   `toml:"timezone"`
-		Theme    choice `toml:"theme"`
-		Mouse    toggle `toml:"mouse"`
-
-		Refresh interval `toml:"refresh"`
-		Bell    toggle   `toml:"bell"`
+		Range    choice             `toml:"range"`
+		TimeZone zone               `toml:"timezone"`
+		Theme    choice             `toml:"theme"`
+		Mouse    toggle             `toml:"mouse"`
+		Refresh  interval           `toml:"refresh"`
+		Bell     toggle             `toml:"bell"`
+		Keys     map[string]keyList `toml:"keys"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
@@ -122,7 +127,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell)", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, [keys])", top))
 	}
 
 	if raw.Range.set {
@@ -142,6 +147,11 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Bell.set {
 		s.Bell = raw.Bell.value
+	}
+	if raw.Keys != nil {
+		if s.Keys, err = bindKeys(path, string(data), raw.Keys); err != nil {
+			return Settings{}, err
+		}
 	}
 	s.Path = path
 	return s, nil

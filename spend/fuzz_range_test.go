@@ -41,6 +41,7 @@ func FuzzParseRange(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string, zone uint8) {
 		loc := zones[int(zone)%len(zones)]
+		today := time.Now().In(loc).Format(time.DateOnly)
 		r, err := ParseRange(s, loc)
 		if err != nil {
 			return
@@ -50,6 +51,18 @@ func FuzzParseRange(f *testing.F) {
 			last = first
 		}
 		first, last = strings.TrimSpace(first), strings.TrimSpace(last)
+		if found && last == "" {
+			// An open end, "2026-10-01..": to the end of today (as read
+			// just before the parse; the next day if midnight fell in
+			// between).
+			if !r.Open {
+				t.Fatalf("%q in %v: an open end not marked open", s, loc)
+			}
+			last = today
+			if got := r.To.Format(time.DateOnly); got != today && got == time.Now().In(loc).Format(time.DateOnly) {
+				last = got
+			}
+		}
 		if r.Preset != "" || r.From.Location() != loc || r.To.Location() != loc {
 			t.Fatalf("%q in %v: preset %q, zones %v and %v", s, loc, r.Preset, r.From.Location(), r.To.Location())
 		}

@@ -17,6 +17,10 @@ type Range struct {
 	From, To time.Time
 	// Preset is the preset name it came from ("30d"), or "" for a custom range.
 	Preset string
+	// Open marks a custom range typed without an end ("2026-11-01.."): To
+	// is the end of the day it was read on, and it is read again, to a new
+	// today, each time it is used (a remembered range stays open).
+	Open bool
 }
 
 // Presets lists the preset names in the order the UI cycles through them.
@@ -55,26 +59,42 @@ func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) 
 }
 
 // ParseRange reads a custom range typed as "YYYY-MM-DD..YYYY-MM-DD" (both
-// days inclusive) in loc. A single day "YYYY-MM-DD" means that day.
+// days inclusive) in loc. A single day "YYYY-MM-DD" means that day, and an
+// open end "YYYY-MM-DD.." from that day to today (see ParseRangeAt).
 func ParseRange(s string, loc *time.Location) (Range, error) {
+	return ParseRangeAt(s, time.Now(), loc)
+}
+
+// ParseRangeAt is ParseRange with today read from now: an open end
+// ("2026-11-01..") runs to the end of now's day in loc, exactly as
+// `--from 2026-11-01` without `--to` does.
+func ParseRangeAt(s string, now time.Time, loc *time.Location) (Range, error) {
 	loc = orUTC(loc)
 	s = strings.TrimSpace(s)
 	a, b, found := strings.Cut(s, "..")
-	if !found {
+	b = strings.TrimSpace(b)
+	open := found && b == ""
+	switch {
+	case !found:
 		b = a
+	case open:
+		b = now.In(loc).Format(time.DateOnly)
 	}
 	from, err := parseDay(strings.TrimSpace(a), loc)
 	if err != nil {
 		return Range{}, err
 	}
-	to, err := parseDay(strings.TrimSpace(b), loc)
+	to, err := parseDay(b, loc)
 	if err != nil {
 		return Range{}, err
 	}
 	if to.Before(from) {
+		if open {
+			return Range{}, fmt.Errorf("%w: %s is after today", ErrRange, from.Format(time.DateOnly))
+		}
 		return Range{}, fmt.Errorf("%w: %s is before %s", ErrRange, to.Format(time.DateOnly), from.Format(time.DateOnly))
 	}
-	return Range{From: from, To: nextDay(to).Add(-time.Second)}, nil
+	return Range{From: from, To: nextDay(to).Add(-time.Second), Open: open}, nil
 }
 
 // parseDay reads a date as the start of that day in loc. The date is read in
@@ -88,8 +108,9 @@ func parseDay(s string, loc *time.Location) (time.Time, error) {
 	return dateStart(t.Year(), t.Month(), t.Day(), loc), nil
 }
 
-// String is the range for the filter bar: "30d (23 Oct – 21 Nov)" or
-// "2026-10-01..2026-10-31".
+// String is the range for the filter bar: "30d (23 Oct – 21 Nov)",
+// "2026-10-01..2026-10-31", or with an open end "2026-11-01..". A custom
+// range's String parses back to the same range (ParseRangeAt, same day).
 func (r Range) String() string {
 	if r.Preset == "24h" {
 		return "24h"
@@ -97,6 +118,9 @@ func (r Range) String() string {
 	span := r.From.Format("2 Jan") + " – " + r.To.Format("2 Jan")
 	if r.Preset != "" {
 		return r.Preset + " (" + span + ")"
+	}
+	if r.Open {
+		return r.From.Format(time.DateOnly) + ".."
 	}
 	return r.From.Format(time.DateOnly) + ".." + r.To.Format(time.DateOnly)
 }

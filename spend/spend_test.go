@@ -2,6 +2,7 @@ package spend
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,10 +60,49 @@ func TestParseRange(t *testing.T) {
 	if err != nil || one.To.Format(time.DateTime) != "2026-02-28 23:59:59" {
 		t.Fatalf("single day: %v %v", one, err)
 	}
-	for _, bad := range []string{"", "2026-10-31..2026-10-01", "2026-13-01..2026-12-01", "yesterday", "2026-10-01..", "2026-10-01...2026-10-02"} {
+	for _, bad := range []string{"", "2026-10-31..2026-10-01", "2026-13-01..2026-12-01", "yesterday", "2026-10-01...2026-10-02", "..", "..2026-10-01"} {
 		if _, err := ParseRange(bad, time.UTC); !errors.Is(err, ErrRange) {
 			t.Errorf("ParseRange(%q) = %v, want ErrRange", bad, err)
 		}
+	}
+}
+
+// TestParseRangeOpenEnd: "2026-11-01.." runs from that day to the end of
+// today, the range --from 2026-11-01 without --to reads; it prints back
+// as typed and parses back to itself, and a start after today is refused.
+func TestParseRangeOpenEnd(t *testing.T) {
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 23:30 UTC on the 20th is already the 21st in Berlin.
+	now := time.Date(2026, 11, 20, 23, 30, 0, 0, time.UTC)
+	r, err := ParseRangeAt(" 2026-11-01 .. ", now, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := ParseRangeAt("2026-11-01..2026-11-21", now, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Open || !r.From.Equal(closed.From) || !r.To.Equal(closed.To) {
+		t.Fatalf("open end = %v .. %v (open %v), want %v .. %v", r.From, r.To, r.Open, closed.From, closed.To)
+	}
+	if r.String() != "2026-11-01.." {
+		t.Fatalf("String = %q, want 2026-11-01..", r.String())
+	}
+	for _, in := range []Range{r, closed} {
+		back, err := ParseRangeAt(in.String(), now, loc)
+		if err != nil || back != in {
+			t.Fatalf("%q parsed back to %v (%v), want %v", in.String(), back, err, in)
+		}
+	}
+	if _, err := ParseRangeAt("2026-11-22..", now, loc); !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), "after today") {
+		t.Fatalf("a start after today: %v", err)
+	}
+	// Today itself is a one-day open range.
+	if r, err := ParseRangeAt("2026-11-21..", now, loc); err != nil || r.To.Sub(r.From) != 24*time.Hour-time.Second {
+		t.Fatalf("today..: %v %v", r, err)
 	}
 }
 

@@ -1,10 +1,17 @@
 package ui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+
+	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/ui/shared"
+)
 
 // keyMap holds the global bindings; each screen has its own for the rest.
 type keyMap struct {
-	Screen    key.Binding
+	Screens   [numScreens]key.Binding // in tab order
 	Next      key.Binding
 	Prev      key.Binding
 	Reload    key.Binding
@@ -20,29 +27,42 @@ type keyMap struct {
 	HelpTop, HelpBottom    key.Binding
 }
 
-func newKeyMap() keyMap {
+// newKeyMap returns the global bindings as b binds them (nil: the
+// defaults), from package keymap's one table.
+func newKeyMap(b keymap.Bindings) keyMap {
+	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return keyMap{
-		Screen:    key.NewBinding(key.WithKeys("1", "2", "3", "4"), key.WithHelp("1-4", "screens")),
-		Next:      key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next screen")),
-		Prev:      key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous screen")),
-		Reload:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload, credit too")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit, even while typing")),
+		Screens:   [numScreens]key.Binding{k("overview"), k("charges"), k("notifications"), k("statement")},
+		Next:      k("next-screen"),
+		Prev:      k("prev-screen"),
+		Reload:    k("reload"),
+		Help:      k("help"),
+		Quit:      k("quit"),
+		ForceQuit: k("force-quit"),
 
-		HelpClose:  key.NewBinding(key.WithKeys("esc", "?"), key.WithHelp("?/esc", "close help")),
-		HelpUp:     key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "scroll up")),
-		HelpDown:   key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "scroll down")),
-		HelpPageUp: key.NewBinding(key.WithKeys("pgup", "ctrl+u"), key.WithHelp("pgup", "page up")),
-		HelpPageDn: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "space"), key.WithHelp("pgdn", "page down")),
-		HelpTop:    key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
-		HelpBottom: key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
+		HelpClose:  k("help-close"),
+		HelpUp:     k("help-up"),
+		HelpDown:   k("help-down"),
+		HelpPageUp: k("help-page-up"),
+		HelpPageDn: k("help-page-down"),
+		HelpTop:    k("help-top"),
+		HelpBottom: k("help-bottom"),
 	}
+}
+
+// screenKey returns the screen whose key press is.
+func (k keyMap) screenKey(press fmt.Stringer) (screenID, bool) {
+	for i, b := range k.Screens {
+		if key.Matches(press, b) {
+			return screenID(i), true
+		}
+	}
+	return 0, false
 }
 
 // FullHelp lists every global key as one column, for the help pane. r is
 // global too (it re-reads the credit on every screen), but each screen
 // lists it with what it reloads there.
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Screen, k.Next, k.Prev, k.Help, k.Quit, k.ForceQuit}}
+	return [][]key.Binding{{k.Screens[0], k.Screens[1], k.Screens[2], k.Next, k.Prev, k.Help, k.Quit, k.ForceQuit}}
 }

@@ -122,7 +122,7 @@ func New(ctx *shared.Context, opts Options) *Model {
 		prefs:       prefs.New(ctx),
 		stmt:        statement.New(ctx),
 		active:      screenOverview,
-		keys:        newKeyMap(),
+		keys:        newKeyMap(ctx.Keys),
 		spin:        spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		userLoading: true,
 	}
@@ -340,8 +340,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Prev):
 		m.switchTo((m.active + numScreens - 1) % numScreens)
 		return nil
-	case key.Matches(msg, m.keys.Screen):
-		m.switchTo(screenID(msg.Text[0] - '1'))
+	case key.Matches(msg, m.keys.Screens[:]...):
+		id, _ := m.keys.screenKey(msg)
+		m.switchTo(id)
 		return nil
 	case key.Matches(msg, m.keys.Reload):
 		// The credit is in the header of every screen, so r re-reads it
@@ -436,8 +437,9 @@ func (m *Model) helpKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.switchTo((m.active + 1) % numScreens)
 	case key.Matches(msg, m.keys.Prev):
 		m.switchTo((m.active + numScreens - 1) % numScreens)
-	case key.Matches(msg, m.keys.Screen):
-		m.switchTo(screenID(msg.Text[0] - '1'))
+	case key.Matches(msg, m.keys.Screens[:]...):
+		id, _ := m.keys.screenKey(msg)
+		m.switchTo(id)
 	}
 	return nil
 }

@@ -205,7 +205,7 @@ func (m *Model) statusView() string {
 			return st.Error.Render(shared.Safe(m.userErr.Error()) + " · check VAST_API_KEY or your key file")
 		}
 		text := "✗ " + m.ctx.ErrorText(m.userErr)
-		if retry := " · r to retry"; shared.Width(text+retry) <= m.width {
+		if retry := " · " + m.ctx.Key("reload") + " to retry"; shared.Width(text+retry) <= m.width {
 			// Only whole: what to check matters more, and the footer
 			// lists r too.
 			return st.Error.Render(text) + st.Muted.Render(retry)
@@ -484,7 +484,7 @@ func (m *Model) helpPane(h int) []string {
 	end := min(top+h, len(lines))
 	out := append([]string{}, lines[top:end]...)
 	if end < len(lines) && len(out) > 0 {
-		out[len(out)-1] = m.ctx.Styles.Muted.Render(fmt.Sprintf("↓ %d more lines (j/pgdn)", len(lines)-end))
+		out[len(out)-1] = m.ctx.Styles.Muted.Render(fmt.Sprintf("↓ %d more lines (%s/%s)", len(lines)-end, m.ctx.Key("help-down"), m.ctx.Key("help-page-down")))
 	}
 	return out
 }

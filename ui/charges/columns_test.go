@@ -73,3 +73,31 @@ func runeWidths(s string) int {
 	}
 	return n
 }
+
+// TestDescriptionRoomAt80: at 80 columns the text column gets over twenty
+// cells (the dates keep their start, the duration says "running" for a
+// running contract), the amount stays whole, and at 120 the full start →
+// end comes back.
+func TestDescriptionRoomAt80(t *testing.T) {
+	es := contracts(1, 3)
+	es[0].Description = "2x RTX 4090 on machine 31337"
+	es[0].End = testNow.Unix() // still running
+	es[0].Amount = 123456789
+	hs := newHarness(t, 80, 10, servePages(es, 100))
+	hs.settle(hs.m.Init())
+	l := hs.lines()[2]
+	if !strings.Contains(l, "job-1 · 2x RTX 4090") || !strings.Contains(l, "running") || !strings.HasSuffix(l, "$123,456.789") {
+		t.Fatalf("row at 80: %q", l)
+	}
+	if c := layoutCols(80, 7, false); c.text < 20 {
+		t.Errorf("text column at 80: %d cells", c.text)
+	}
+	if c := layoutCols(80, 7, true); c.text < 12 || c.id != idTree {
+		t.Errorf("tree at 80: %+v", c)
+	}
+	wide := newHarness(t, 120, 10, servePages(es, 100))
+	wide.settle(wide.m.Init())
+	if l := wide.lines()[2]; !strings.Contains(l, "→ running") {
+		t.Fatalf("row at 120: %q", l)
+	}
+}

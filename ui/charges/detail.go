@@ -184,7 +184,7 @@ func (m *Model) detailView(body int) []string {
 	off := max(min(m.detailOff, len(all)-body), 0)
 	lines := all[off:]
 	if len(lines) > body && body > 0 {
-		lines = append(lines[:body-1:body-1], m.styles().Muted.Render("… "+strconv.Itoa(len(all)-off-body+1)+" more lines (↓/j)"))
+		lines = append(lines[:body-1:body-1], m.styles().Muted.Render("… "+strconv.Itoa(len(all)-off-body+1)+" more lines ("+m.keys.Down.Help().Key+")"))
 	}
 	return lines
 }

@@ -112,7 +112,11 @@ func (m *Model) openInput() tea.Cmd {
 	m.input.Prompt = ""
 	m.input.CharLimit = 64 // a range needs 22 characters
 	m.input.SetWidth(24)
-	m.input.SetValue(m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly))
+	v := m.f.rng.String() // a custom range as typed, an open end too
+	if m.f.preset != "" {
+		v = m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly)
+	}
+	m.input.SetValue(v)
 	m.input.CursorEnd()
 	m.inputErr = ""
 	m.mode = modeInput
@@ -128,7 +132,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			m.closeModal()
 			return nil
 		case key.Matches(k, m.keys.Apply):
-			r, err := parseRange(m.input.Value(), m.ctx.Loc())
+			r, err := m.parseRange(m.input.Value())
 			if err != nil {
 				m.inputErr = err.Error()
 				return nil
@@ -144,7 +148,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 	// Validate in place while typing; an empty field is not an error yet.
 	m.inputErr = ""
 	if v := strings.TrimSpace(m.input.Value()); v != "" {
-		if _, err := parseRange(v, m.ctx.Loc()); err != nil {
+		if _, err := m.parseRange(v); err != nil {
 			m.inputErr = err.Error()
 		}
 	}
@@ -152,9 +156,10 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 }
 
 // parseRange reads a typed range and refuses one reaching outside the
-// days billing believes (0001-01-01 would read as "no date").
-func parseRange(s string, loc *time.Location) (spend.Range, error) {
-	r, err := spend.ParseRange(s, loc)
+// days billing believes (0001-01-01 would read as "no date"). An open end
+// runs to the screen's today.
+func (m *Model) parseRange(s string) (spend.Range, error) {
+	r, err := spend.ParseRangeAt(s, m.ctx.Clock(), m.ctx.Loc())
 	if err == nil {
 		err = billing.CheckRange(r.From, r.To)
 	}
@@ -213,7 +218,7 @@ func (m *Model) modalLine() string {
 		if m.inputErr != "" {
 			s += "  " + st.Error.Render(shared.Safe(m.inputErr))
 		} else {
-			s += "  " + st.Muted.Render("enter apply · esc cancel")
+			s += "  " + st.Muted.Render(shared.Hint(m.keys.Apply, m.keys.Cancel))
 		}
 		return s
 	case modeDetail:
@@ -221,9 +226,9 @@ func (m *Model) modalLine() string {
 		if m.detailN != nil && m.detailN.Source == "" {
 			title = m.detailN.Type + " of " + m.detailSrc
 		}
-		return "details: " + shared.Safe(title) + "  " + st.Muted.Render("esc close · y copy source")
+		return "details: " + shared.Safe(title) + "  " + st.Muted.Render(shared.Hint(m.keys.Close, m.keys.Copy))
 	case modeFind:
-		return "find: " + m.findInput.View() + "  " + st.Muted.Render("enter keep · esc clear")
+		return "find: " + m.findInput.View() + "  " + st.Muted.Render(shared.Hint(m.keys.FindKeep, m.keys.FindClear))
 	case modePicker:
 		var b strings.Builder
 		b.WriteString("types:")
@@ -241,8 +246,21 @@ func (m *Model) modalLine() string {
 		if allOrNone(m.pick) {
 			b.WriteString("  (all types)")
 		}
-		b.WriteString("  " + st.Muted.Render("i/v/s/space toggle · enter apply · esc cancel"))
+		b.WriteString("  " + st.Muted.Render(m.pickHint()))
 		return b.String()
 	}
 	return ""
+}
+
+// pickHint is the type picker's inline help, with the keys as bound:
+// "i/v/s/space toggle · enter apply · esc cancel".
+func (m *Model) pickHint() string {
+	var keys []string
+	for _, b := range []key.Binding{m.keys.PickInstance, m.keys.PickVolume, m.keys.PickServerless, m.keys.PickToggle} {
+		if ks := b.Keys(); len(ks) > 0 {
+			keys = append(keys, ks[0])
+		}
+	}
+	toggle := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), "toggle"))
+	return shared.Hint(toggle, m.keys.Apply, m.keys.Cancel)
 }

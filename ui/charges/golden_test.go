@@ -44,3 +44,16 @@ func TestGolden100x30(t *testing.T) {
 	hs.settle(hs.press("enter", "j", "enter", "j", "enter", "j", "j"))
 	checkGolden(t, hs.m, "charges_100x30.golden")
 }
+
+// TestGolden120x40: the table format at 120 columns, the full start → end
+// and the description beside each label, one contract open.
+func TestGolden120x40(t *testing.T) {
+	es := contracts(1, 150)
+	es[1].Meta.Label = "訓練ジョブ"
+	es[0].End = testNow.Unix() // still running
+	hs := newHarness(t, 120, 40, servePages(es, 100))
+	hs.m.ctx.Styles = theme.New(true)
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("j", "enter", "j", "j"))
+	checkGolden(t, hs.m, "charges_120x40.golden")
+}

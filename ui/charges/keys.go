@@ -3,6 +3,9 @@ package charges
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+
+	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // KeyMap holds every key binding of the charges screen. It implements
@@ -53,46 +56,49 @@ const (
 	modeDetail             // reading the detail pane
 )
 
-// DefaultKeyMap returns the charges screen's bindings.
-func DefaultKeyMap() KeyMap {
-	b := func(keys []string, k, desc string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
-	}
+// DefaultKeyMap returns the charges screen's default bindings.
+func DefaultKeyMap() KeyMap { return KeyMapOf(nil) }
+
+// KeyMapOf returns the charges screen's bindings as b binds them (nil: the
+// defaults). The keys, labels and help texts come from package keymap's
+// one table.
+func KeyMapOf(b keymap.Bindings) KeyMap {
+	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return KeyMap{
-		Up:             b([]string{"k", "up"}, "↑/k", "up"),
-		Down:           b([]string{"j", "down"}, "↓/j", "down"),
-		PageUp:         b([]string{"pgup"}, "pgup", "page up"),
-		PageDown:       b([]string{"pgdown"}, "pgdn", "page down"),
-		HalfUp:         b([]string{"ctrl+u"}, "ctrl+u", "half page up"),
-		HalfDown:       b([]string{"ctrl+d"}, "ctrl+d", "half page down"),
-		Home:           b([]string{"g", "home"}, "g/home", "first row"),
-		End:            b([]string{"G", "end"}, "G/end", "last row (keeps loading)"),
-		Toggle:         b([]string{"enter", "space"}, "enter/space", "expand/collapse"),
-		Expand:         b([]string{"right", "l"}, "→/l", "expand"),
-		Collapse:       b([]string{"left", "h"}, "←/h", "collapse/parent"),
-		RangeNext:      b([]string{"d"}, "d", "next range"),
-		RangePrev:      b([]string{"D"}, "D", "previous range"),
-		CustomRange:    b([]string{"c"}, "c", "custom range"),
-		Types:          b([]string{"t"}, "t", "types"),
-		Format:         b([]string{"f"}, "f", "table/tree"),
-		Order:          b([]string{"o"}, "o", "newest/oldest"),
-		Reload:         b([]string{"r"}, "r", "reload/retry"),
-		Find:           b([]string{"/"}, "/", "find"),
-		FindKeep:       b([]string{"enter"}, "enter", "keep filter"),
-		FindClear:      b([]string{"esc"}, "esc", "clear filter"),
-		Info:           b([]string{"i"}, "i", "details"),
-		Close:          b([]string{"esc"}, "esc", "close"),
-		Copy:           b([]string{"y"}, "y", "copy source"),
-		Export:         b([]string{"e"}, "e", "export csv"),
-		Sort:           b([]string{"s"}, "s", "sort"),
-		PickInstance:   b([]string{"i"}, "i", "instance"),
-		PickVolume:     b([]string{"v"}, "v", "volume"),
-		PickServerless: b([]string{"s"}, "s", "serverless"),
-		PickToggle:     b([]string{"space", "x"}, "space", "toggle"),
-		PickLeft:       b([]string{"left", "h", "shift+tab"}, "←/→", "move"),
-		PickRight:      b([]string{"right", "l", "tab"}, "→/l", "move"),
-		Apply:          b([]string{"enter"}, "enter", "apply"),
-		Cancel:         b([]string{"esc"}, "esc", "cancel"),
+		Up:             k("up"),
+		Down:           k("down"),
+		PageUp:         k("page-up"),
+		PageDown:       k("page-down"),
+		HalfUp:         k("half-page-up"),
+		HalfDown:       k("half-page-down"),
+		Home:           k("top"),
+		End:            k("bottom"),
+		Toggle:         k("toggle"),
+		Expand:         k("expand"),
+		Collapse:       k("collapse"),
+		RangeNext:      k("range-next"),
+		RangePrev:      k("range-prev"),
+		CustomRange:    k("custom-range"),
+		Types:          k("types"),
+		Format:         k("format"),
+		Order:          k("order"),
+		Reload:         k("reload"),
+		Find:           k("search"),
+		FindKeep:       k("search-keep"),
+		FindClear:      k("search-clear"),
+		Info:           k("details"),
+		Close:          k("close"),
+		Copy:           k("copy"),
+		Export:         k("export"),
+		Sort:           k("sort"),
+		PickInstance:   k("pick-instance"),
+		PickVolume:     k("pick-volume"),
+		PickServerless: k("pick-serverless"),
+		PickToggle:     k("pick-toggle"),
+		PickLeft:       k("pick-left"),
+		PickRight:      k("pick-right"),
+		Apply:          k("apply"),
+		Cancel:         k("cancel"),
 	}
 }
 

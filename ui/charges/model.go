@@ -31,6 +31,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -140,6 +141,10 @@ type Model struct {
 	restarted  bool   // the feed's restart already noticed
 	sent       status // the status line last sent to the root
 
+	// saved is the state (filters and sort) last written to the state
+	// file or read from it (state.go).
+	saved config.State
+
 	defStyles *theme.Styles
 }
 
@@ -151,7 +156,7 @@ var _ shared.Screen = (*Model)(nil)
 func New(ctx *shared.Context) *Model {
 	m := &Model{
 		ctx:    ctx,
-		keys:   DefaultKeyMap(),
+		keys:   KeyMapOf(ctx.Keys),
 		tree:   newTree(),
 		st:     billing.State{Total: -1},
 		sorted: true, // the server's order needs nothing
@@ -159,6 +164,7 @@ func New(ctx *shared.Context) *Model {
 	m.f.preset = m.defaultPreset()
 	m.f.rng, _ = spend.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
 	m.f.format = api.FormatTable
+	m.restore()
 	return m
 }
 
@@ -176,7 +182,11 @@ func (m *Model) styles() *theme.Styles {
 // and announces the range (the root hands the RangeMsg to the Overview,
 // which then loads the same feed).
 func (m *Model) Init() tea.Cmd {
+	notice, kind := m.notice, m.noticeKind // restore's, which attach drops
 	m.attach(m.takeFeed(false))
+	if notice != "" {
+		m.setNotice(kind, notice)
+	}
 	return m.settle(m.rangeCmd())
 }
 
@@ -296,7 +306,7 @@ func (m *Model) setFilters(f filters) tea.Cmd {
 }
 
 func sameRange(a, b spend.Range) bool {
-	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset
+	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset && a.Open == b.Open
 }
 
 func sameQuery(a, b api.ChargesQuery) bool {
@@ -327,7 +337,7 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 	}
 	m.sortDue()
 	m.scrollToCursor()
-	cmds = append(cmds, m.exportDue())
+	cmds = append(cmds, m.exportDue(), m.remember())
 	return tea.Batch(append(cmds, m.listen(), m.statusCmd())...)
 }
 
@@ -567,6 +577,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		default:
 			cmd = m.onKey(msg)
 		}
+	case tea.MouseClickMsg:
+		m.click(msg)
 	case tea.MouseWheelMsg:
 		if m.mode == modeTree {
 			switch msg.Button {
@@ -576,6 +588,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 				m.move(3)
 			}
 		}
+	case stateSavedMsg:
+		m.setNotice(shared.StatusWarn, "filters not remembered: "+msg.err.Error())
 	case exportedMsg:
 		// Said even when the filters changed since: the file exists.
 		m.exported(msg)

@@ -25,6 +25,8 @@ const (
 	idTable = 10 // "▸ " and an 8-digit contract id
 	idTree  = 22 // "    ▸ " and "workergroup-1234567890", two levels deep
 	textMin = 8
+	// textWant is the text column below which the dates give up their end.
+	textWant = 24
 )
 
 // Messages the body shows instead of rows (and the status line, for a
@@ -32,7 +34,6 @@ const (
 const (
 	msgPermission = "this API key lacks the billing_read permission"
 	msgRateWait   = "waiting for the rate limit…"
-	msgWiden      = "press d to widen the range"
 )
 
 // cols is the width of each column; 0 hides it. fits says the columns add
@@ -46,13 +47,28 @@ type cols struct {
 // duration, then the start → end, then the text, then the type. The id
 // column gets the width its ids need (tree: wider, for the nesting and the
 // wrappers' names) before the text gets the rest, so an id is cut only
-// when nothing else is left to give.
+// when nothing else is left to give. When the text would get fewer than
+// textWant cells (80 columns), the dates shrink to the start alone — the
+// duration says how long, and says "running" for a contract still running —
+// if that leaves the text more room.
 func layoutCols(w, amt int, tree bool) cols {
+	c := fitCols(w, amt, tree, datesW)
+	if c.dates == datesW && c.text < textWant {
+		if short := fitCols(w, amt, tree, stampW); short.text > c.text && short.dur > 0 {
+			return short
+		}
+	}
+	return c
+}
+
+// fitCols is layoutCols with the dates column dates wide (datesW, or
+// stampW for the start alone).
+func fitCols(w, amt int, tree bool, dates int) cols {
 	idWant := idTable
 	if tree {
 		idWant = idTree
 	}
-	c := cols{typ: typeW, text: textMin, dates: datesW, dur: durW, amt: amt}
+	c := cols{typ: typeW, text: textMin, dates: dates, dur: durW, amt: amt}
 	for step := 0; ; step++ {
 		fixed := curW + 1 + c.amt
 		if c.typ > 0 {
@@ -205,7 +221,7 @@ func (m *Model) messageLines(body int) []string {
 	var msg []string
 	switch {
 	case m.find != "" && m.entries > 0:
-		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), "esc clears the filter"}
+		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), m.ctx.Key("search-clear") + " clears the filter"}
 		if !m.st.Done {
 			msg[0] += " (more still loading)"
 		}
@@ -216,7 +232,7 @@ func (m *Model) messageLines(body int) []string {
 	case m.waiting():
 		msg = []string{msgRateWait}
 	case m.st.Done:
-		msg = []string{"No charges " + m.f.rng.Days(), msgWiden}
+		msg = []string{"No charges " + m.f.rng.Days(), "press " + m.ctx.Key("range-next") + " to widen the range"}
 	default:
 		// A slow first page (or pages the feed dropped as repeats after
 		// a restart) would otherwise leave the body blank.
@@ -325,7 +341,11 @@ func headerLine(c cols) string {
 	}
 	if c.dates > 0 {
 		b.WriteByte(' ')
-		b.WriteString(shared.PadRight("START → END", c.dates))
+		head := "START → END"
+		if c.dates < datesW {
+			head = "START"
+		}
+		b.WriteString(shared.PadRight(head, c.dates))
 	}
 	if c.dur > 0 {
 		b.WriteByte(' ')
@@ -446,21 +466,28 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location, asOf time.
 			cell(b, text, c.text, false)
 		}
 	}
+	short := c.dates < datesW // the start alone: the duration says "running"
 	if c.dates > 0 {
 		b.WriteByte(' ')
 		// Each end padded on its own, so the arrows line up even when
 		// one of the times is unknown.
 		cell(b, stamp(n.Start, loc, asOf), stampW, false)
-		b.WriteString(" → ")
-		end := stamp(n.End, loc, asOf)
-		if running(n, asOf) {
-			end = "running"
+		if !short {
+			b.WriteString(" → ")
+			end := stamp(n.End, loc, asOf)
+			if running(n, asOf) {
+				end = "running"
+			}
+			cell(b, end, c.dates-stampW-3, false)
 		}
-		cell(b, end, c.dates-stampW-3, false)
 	}
 	if c.dur > 0 {
 		b.WriteByte(' ')
-		cell(b, duration(n.Start, n.End), c.dur, true)
+		d := duration(n.Start, n.End)
+		if short && running(n, asOf) {
+			d = "running"
+		}
+		cell(b, d, c.dur, true)
 	}
 	b.WriteByte(' ')
 	cell(b, n.Amount.String(), c.amt, true)

@@ -150,11 +150,13 @@ func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
 	}
-	return &Model{
+	m := &Model{
 		ctx: ctx, keys: DefaultKeyMap(),
 		listener:   shared.NewListener(),
 		sentStatus: shared.StatusMsg{Source: statusSource}, // nothing to clear yet
 	}
+	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
+	return m
 }
 
 // Init starts loading the default range (ctx.DefaultRange, else 30d), the

@@ -164,7 +164,9 @@ func New(ctx *shared.Context) *Model {
 	}
 	// The list of switches is built when the account arrives: until then
 	// the screen says it is loading, and the first frame costs nothing.
-	return &Model{ctx: ctx, keys: DefaultKeyMap()}
+	m := &Model{ctx: ctx, keys: DefaultKeyMap()}
+	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
+	return m
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.

@@ -148,5 +148,5 @@ func After(ctx context.Context, d time.Duration, msg tea.Msg) tea.Cmd {
 // told by ErrorText: "charges stopped (r to retry): cannot reach HOST:PORT —
 // check the URL …" rather than the Go error of a failed dial.
 func (c *Context) RetryText(what string, err error) string {
-	return what + " stopped (r to retry): " + c.ErrorText(err)
+	return what + " stopped (" + c.Key("reload") + " to retry): " + c.ErrorText(err)
 }

@@ -17,6 +17,8 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -37,6 +39,15 @@ type Context struct {
 	Now func() time.Time
 	// DefaultRange is the preset the charges filters start with ("30d").
 	DefaultRange string
+	// Keys are the key bindings from the settings' [keys]; nil means the
+	// defaults.
+	Keys keymap.Bindings
+	// State remembers the Charges filters between runs (nil: nothing is
+	// remembered); Remembered is what it held at start, StateErr why it
+	// could not be read (the screen says so and starts from the defaults).
+	State      *config.StateStore
+	Remembered config.State
+	StateErr   error
 }
 
 // Screen is one page of the dashboard. The root model sends every message to

@@ -1,0 +1,382 @@
+// Package keymap is the one table of the dashboard's rebindable actions:
+// each action's name (what the settings file's [keys] table calls it), its
+// default keys, its help text and where it acts. The settings loader checks
+// a user's [keys] against it; the root model and the Charges screen build
+// their bindings from it, so the help and the footer show the keys as
+// bound. It knows nothing of Bubble Tea: a key is the string Bubble Tea's
+// KeyPressMsg.String() gives ("ctrl+f", "G", "pgdown").
+package keymap
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Where is the set of places an action acts in; two actions live in the
+// same place must not share a key.
+type Where uint16
+
+// The places keys act in. Everywhere is the root's keys, which come before
+// a screen's own (except while a text field has the keyboard).
+const (
+	Everywhere Where = 1 << iota // any screen, no text field open
+	HelpPane                     // the ? pane, which takes the keyboard
+	Rows                         // the Charges rows
+	Detail                       // the Charges detail pane (i)
+	Picker                       // the Charges type picker (t)
+	Field                        // the Charges custom-range field (c)
+	Find                         // the Charges find field (/)
+	Always                       // every place, text fields too
+)
+
+// places lists the sets of places whose keys are matched together; a key
+// may serve one action in each.
+var places = []struct {
+	name string
+	w    Where
+}{
+	{"the Charges rows", Everywhere | Rows | Always},
+	{"the Charges detail pane", Everywhere | Detail | Always},
+	{"the Charges type picker", Everywhere | Picker | Always},
+	{"the Charges range field", Field | Always},
+	{"the Charges find field", Find | Always},
+	{"the help pane", HelpPane | Always},
+}
+
+// Action is one rebindable action.
+type Action struct {
+	Name  string   // as written in [keys]: "search"
+	Keys  []string // default keys; the help shows the first two
+	Desc  string   // help text: "find"
+	Where Where
+}
+
+// Actions is the table, in the order the README lists it.
+var Actions = []Action{
+	{"overview", []string{"1"}, "Overview", Everywhere | HelpPane},
+	{"charges", []string{"2"}, "Charges", Everywhere | HelpPane},
+	{"notifications", []string{"3"}, "Notifications", Everywhere | HelpPane},
+	{"statement", []string{"4"}, "Statement", Everywhere | HelpPane},
+	{"next-screen", []string{"tab"}, "next screen", Everywhere | HelpPane},
+	{"prev-screen", []string{"shift+tab"}, "previous screen", Everywhere | HelpPane},
+	{"reload", []string{"r"}, "reload (credit too) / retry", Everywhere | Rows},
+	{"help", []string{"?"}, "help", Everywhere},
+	{"quit", []string{"q"}, "quit", Everywhere | HelpPane},
+	{"force-quit", []string{"ctrl+c"}, "quit, even while typing", Always},
+
+	{"help-close", []string{"?", "esc"}, "close help", HelpPane},
+	{"help-up", []string{"up", "k"}, "scroll up", HelpPane},
+	{"help-down", []string{"down", "j"}, "scroll down", HelpPane},
+	{"help-page-up", []string{"pgup", "ctrl+u"}, "page up", HelpPane},
+	{"help-page-down", []string{"pgdown", "ctrl+d", "space"}, "page down", HelpPane},
+	{"help-top", []string{"g", "home"}, "top", HelpPane},
+	{"help-bottom", []string{"G", "end"}, "bottom", HelpPane},
+
+	{"up", []string{"up", "k"}, "up", Rows | Detail},
+	{"down", []string{"down", "j"}, "down", Rows | Detail},
+	{"page-up", []string{"pgup"}, "page up", Rows | Detail},
+	{"page-down", []string{"pgdown"}, "page down", Rows | Detail},
+	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
+	{"half-page-down", []string{"ctrl+d"}, "half page down", Rows},
+	{"top", []string{"g", "home"}, "first row", Rows | Detail},
+	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows},
+	{"toggle", []string{"enter", "space"}, "expand/collapse", Rows},
+	{"expand", []string{"right", "l"}, "expand", Rows},
+	{"collapse", []string{"left", "h"}, "collapse/parent", Rows},
+	{"range-next", []string{"d"}, "next range", Rows},
+	{"range-prev", []string{"D"}, "previous range", Rows},
+	{"custom-range", []string{"c"}, "custom range", Rows},
+	{"types", []string{"t"}, "types", Rows},
+	{"format", []string{"f"}, "table/tree", Rows},
+	{"order", []string{"o"}, "newest/oldest", Rows},
+	{"search", []string{"/"}, "find", Rows},
+	{"search-keep", []string{"enter"}, "keep filter", Find},
+	{"search-clear", []string{"esc"}, "clear filter", Rows | Find},
+	{"details", []string{"i"}, "details", Rows | Detail},
+	{"close", []string{"esc"}, "close", Detail},
+	{"copy", []string{"y"}, "copy source", Rows | Detail},
+	{"export", []string{"e"}, "export csv", Rows},
+	{"sort", []string{"s"}, "sort", Rows},
+
+	{"pick-instance", []string{"i"}, "instance", Picker},
+	{"pick-volume", []string{"v"}, "volume", Picker},
+	{"pick-serverless", []string{"s"}, "serverless", Picker},
+	{"pick-toggle", []string{"space", "x"}, "toggle", Picker},
+	{"pick-left", []string{"left", "h"}, "move left", Picker},
+	{"pick-right", []string{"right", "l"}, "move right", Picker},
+	{"apply", []string{"enter"}, "apply", Picker | Field},
+	{"cancel", []string{"esc"}, "cancel", Picker | Field},
+}
+
+// Bindings maps every action's name to its keys. The zero value (nil)
+// means the defaults.
+type Bindings map[string][]string
+
+// Defaults returns the default keys of every action.
+func Defaults() Bindings {
+	b := make(Bindings, len(Actions))
+	for _, a := range Actions {
+		b[a.Name] = slices.Clone(a.Keys)
+	}
+	return b
+}
+
+// Lookup returns the action named name.
+func Lookup(name string) (Action, bool) {
+	i := slices.IndexFunc(Actions, func(a Action) bool { return a.Name == name })
+	if i < 0 {
+		return Action{}, false
+	}
+	return Actions[i], true
+}
+
+// Keys returns the keys of action name: as bound, or its defaults when b
+// has none for it.
+func (b Bindings) Keys(name string) []string {
+	if k, ok := b[name]; ok {
+		return k
+	}
+	a, _ := Lookup(name)
+	return a.Keys
+}
+
+// Label is how the help shows action name's keys: the first two, arrows
+// as arrows ("↑/k", "pgdn", "ctrl+f"); "" when it has no key.
+func (b Bindings) Label(name string) string {
+	keys := b.Keys(name)
+	if len(keys) > 2 {
+		keys = keys[:2]
+	}
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = pretty(k)
+	}
+	return strings.Join(out, "/")
+}
+
+// First is action name's first key as the help shows it ("r", "↓"), ""
+// when it has none: for prose like "r to retry".
+func (b Bindings) First(name string) string {
+	if keys := b.Keys(name); len(keys) > 0 {
+		return pretty(keys[0])
+	}
+	return ""
+}
+
+func pretty(k string) string {
+	switch k {
+	case "up":
+		return "↑"
+	case "down":
+		return "↓"
+	case "left":
+		return "←"
+	case "right":
+		return "→"
+	case "pgdown":
+		return "pgdn"
+	}
+	return k
+}
+
+// Error is a problem with one action of a user's [keys]: the settings
+// loader adds the file and line.
+type Error struct {
+	Action string // the name as written
+	Msg    string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Bind returns the defaults with user's bindings in place of theirs. An
+// action name not in the table, a key Bubble Tea never reports, or two
+// actions live in one place sharing a key is an *Error. Keys are returned
+// in Bubble Tea's spelling (modifiers in its order: "ctrl+alt+x"). An
+// empty list unbinds an action.
+func Bind(user map[string][]string) (Bindings, error) {
+	b := Defaults()
+	names := make([]string, 0, len(user))
+	for n := range user {
+		names = append(names, n)
+	}
+	slices.Sort(names) // the same error each run
+	for _, n := range names {
+		if _, ok := Lookup(n); !ok {
+			return nil, &Error{Action: n, Msg: unknownAction(n)}
+		}
+		keys := make([]string, 0, len(user[n]))
+		for _, k := range user[n] {
+			nk, err := ParseKey(k)
+			if err != nil {
+				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %v", n, k, err)}
+			}
+			if a, _ := Lookup(n); a.Where&(Field|Find) != 0 && typed(nk) {
+				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %s acts while a text field has the keyboard, where %q is typed; bind it to a key with ctrl or alt, or a named key", n, k, n, nk)}
+			}
+			if !slices.Contains(keys, nk) {
+				keys = append(keys, nk)
+			}
+		}
+		b[n] = keys
+	}
+	if err := b.check(user); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// check finds two actions live in one place that share a key, naming one
+// the user bound (the defaults share none).
+func (b Bindings) check(user map[string][]string) error {
+	for _, p := range places {
+		owner := map[string]string{}
+		for _, a := range Actions {
+			if a.Where&p.w == 0 {
+				continue
+			}
+			for _, k := range b.Keys(a.Name) {
+				other, taken := owner[k]
+				if !taken {
+					owner[k] = a.Name
+					continue
+				}
+				blame := a.Name
+				if _, ok := user[blame]; !ok {
+					blame = other
+				}
+				return &Error{Action: blame, Msg: fmt.Sprintf("keys: %q is bound to both %s and %s, which both act in %s", k, other, a.Name, p.name)}
+			}
+		}
+	}
+	return nil
+}
+
+// unknownAction is the error for a name not in the table, suggesting the
+// nearest one when there is one close enough.
+func unknownAction(n string) string {
+	best, bestD := "", 3
+	for _, a := range Actions {
+		if d := distance(strings.ToLower(n), a.Name); d < bestD {
+			best, bestD = a.Name, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("keys: unknown action %q (did you mean %q? README lists every action)", n, best)
+	}
+	return fmt.Sprintf("keys: unknown action %q (README's keys table lists every action)", n)
+}
+
+// distance is the Levenshtein distance of two short strings.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
+}
+
+// modifiers in the order Bubble Tea writes them.
+var modifiers = []string{"ctrl", "alt", "shift", "meta", "hyper", "super"}
+
+// named are the keys Bubble Tea names, besides f1–f63.
+var named = []string{
+	"enter", "tab", "backspace", "esc", "space", "up", "down", "left", "right",
+	"begin", "find", "insert", "delete", "select", "pgup", "pgdown", "home", "end",
+}
+
+// ErrKey is wrapped by every ParseKey error.
+var ErrKey = errors.New("not a key")
+
+// ParseKey checks that s is a key as Bubble Tea reports it and returns its
+// canonical spelling: modifiers (ctrl, alt, shift, meta, hyper, super) in
+// Bubble Tea's order, then one printable character or a named key (enter,
+// esc, tab, space, up, pgdown, home, f1 … f63, …). "shift+a" is refused:
+// a shifted letter arrives as "A".
+func ParseKey(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return "", fmt.Errorf("%w: empty", ErrKey)
+	}
+	base := s
+	var mods []string
+	if s != "+" {
+		parts := strings.Split(s, "+")
+		if strings.HasSuffix(s, "++") { // "ctrl++"
+			parts = append(parts[:len(parts)-2], "+")
+		}
+		base = parts[len(parts)-1]
+		for _, m := range parts[:len(parts)-1] {
+			m = strings.ToLower(m)
+			if !slices.Contains(modifiers, m) {
+				return "", fmt.Errorf("%w: unknown modifier %q (want ctrl, alt, shift, meta, hyper or super)", ErrKey, m)
+			}
+			if slices.Contains(mods, m) {
+				return "", fmt.Errorf("%w: %s given twice", ErrKey, m)
+			}
+			mods = append(mods, m)
+		}
+	}
+	if base == "" {
+		return "", fmt.Errorf("%w: a modifier needs a key after it", ErrKey)
+	}
+	if utf8.RuneCountInString(base) == 1 {
+		r, _ := utf8.DecodeRuneInString(base)
+		if !unicode.IsPrint(r) || r == ' ' {
+			return "", fmt.Errorf("%w: write space, tab, enter or esc by name", ErrKey)
+		}
+		if len(mods) > 0 {
+			// ctrl+F never arrives: Bubble Tea reports the letter.
+			base = strings.ToLower(base)
+		}
+		if len(mods) == 1 && mods[0] == "shift" {
+			return "", fmt.Errorf("%w: a shifted character arrives as itself: write %q", ErrKey, string(unicode.ToUpper(r)))
+		}
+	} else {
+		low := strings.ToLower(base)
+		if !slices.Contains(named, low) && !isFKey(low) {
+			return "", fmt.Errorf("%w: %q is neither one character nor a key name like enter, esc, tab, space, up, pgdown, home or f5", ErrKey, base)
+		}
+		base = low
+	}
+	slices.SortFunc(mods, func(a, b string) int { return slices.Index(modifiers, a) - slices.Index(modifiers, b) })
+	return strings.Join(append(mods, base), "+"), nil
+}
+
+// typed reports a key that types a character into a text field: one
+// character, alone or with shift only.
+func typed(k string) bool {
+	k = strings.TrimPrefix(k, "shift+")
+	return utf8.RuneCountInString(k) == 1 || k == "space"
+}
+
+func isFKey(s string) bool {
+	n, ok := strings.CutPrefix(s, "f")
+	if !ok || n == "" || len(n) > 2 || n[0] == '0' {
+		return false
+	}
+	v := 0
+	for _, c := range n {
+		if c < '0' || c > '9' {
+			return false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v >= 1 && v <= 63
+}
