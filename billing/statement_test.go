@@ -361,8 +361,10 @@ func TestStatementCancelled(t *testing.T) {
 	srv, s := demoService(t, demoserver.Options{Contracts: 2000, Threshold: 50 * time.Millisecond, InvoicesThreshold: 50 * time.Millisecond}, demoserver.DemoKey)
 	ctx, cancel := context.WithCancel(context.Background())
 	now := s.Now()
+	atCancel := -1
 	st, err := s.Statement(ctx, now.AddDate(0, -11, 0), now, func(p StatementProgress) {
-		if p.Charges.Pages >= 1 {
+		if p.Charges.Pages >= 1 && atCancel < 0 {
+			atCancel = len(srv.Requests())
 			cancel()
 		}
 	})
@@ -371,7 +373,10 @@ func TestStatementCancelled(t *testing.T) {
 	}
 	// Close waits for every loader: it returns, and goleak finds none left.
 	s.Close()
-	if n := len(srv.Requests()); n > 3 {
-		t.Errorf("%d requests: the cancellation did not stop the feeds", n)
+	// Each of the two feeds may have one request on the wire when the
+	// cancellation lands (a loaded machine delays its arrival); none may
+	// leave after it.
+	if n := len(srv.Requests()); n > atCancel+2 {
+		t.Errorf("%d requests, %d when cancelled: the cancellation did not stop the feeds", n, atCancel)
 	}
 }
