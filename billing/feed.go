@@ -483,6 +483,16 @@ func (f *feed[Q, E]) loop() {
 		wait := time.Duration(0)
 		if f.ctx.Err() == nil {
 			wait = f.foldLocked(p, entries, skipped, err)
+			if wait == 0 && !f.needMoreLocked() {
+				// The load ended (done, failed, or as much as was
+				// wanted): say so in the same state that carries the
+				// end, never "loading" beside it.
+				f.running = false
+				f.st.Loading = false
+				f.publishLocked()
+				f.mu.Unlock()
+				return
+			}
 			f.publishLocked()
 		}
 		f.mu.Unlock()

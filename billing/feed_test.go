@@ -375,3 +375,27 @@ func TestWaitEndsWhenTheServiceCloses(t *testing.T) {
 		t.Fatal("a listener of an idle feed outlived its service")
 	}
 }
+
+// TestFeedEndsNotLoading: the state that carries a feed's end — the last
+// page, or the error that stops it — already says it is not loading, so a
+// screen never shows a spinner beside a finished or failed load (nor a
+// command reads "still loading" after All returned).
+func TestFeedEndsNotLoading(t *testing.T) {
+	for i := range 20 {
+		errs := map[int]error{}
+		if i%2 == 1 {
+			errs[1] = &api.Error{Kind: api.ErrServer, Status: 500}
+		}
+		src := &fakePages{pages: pagesOf(2, 1), total: 2, errs: errs}
+		s := newService(t, func() *fakePages { return src })
+		f := s.Feed(query())
+		_, st, err := all(t, f)
+		if (err != nil) != (i%2 == 1) {
+			t.Fatalf("run %d: err %v", i, err)
+		}
+		if st.Loading || f.State().Loading {
+			t.Fatalf("run %d: the feed ended (done %v, err %v) and still says loading", i, st.Done, err)
+		}
+		f.Release()
+	}
+}
