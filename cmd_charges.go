@@ -196,7 +196,7 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	}
 	if len(a.labels) > 0 {
 		entries = billing.KeepLabels(entries, a.labels)
-		st = labelledState(st, entries)
+		st = st.Recount(entries)
 	}
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
@@ -225,20 +225,6 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	}
 	writeTotals(r.stderr, st)
 	return exitOK
-}
-
-// labelledState is st with the counts and the sum of the entries --label
-// kept, so the totals line speaks of what was printed.
-func labelledState(st billing.State, kept []api.Charge) billing.State {
-	st.Contracts, st.Amount, st.Overflow = 0, 0, false
-	for i := range kept {
-		st.Contracts += billing.CountContracts(&kept[i])
-		var ok bool
-		if st.Amount, ok = st.Amount.Add(kept[i].Amount); !ok {
-			st.Overflow = true
-		}
-	}
-	return st
 }
 
 // groupJSON is one group of the --group-by JSON answer; share is the
