@@ -17,7 +17,6 @@ import (
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
-	"github.com/vastdash/vastdash/spend"
 )
 
 // chargesArgs are the options of the charges command. Each flag checks its
@@ -158,27 +157,14 @@ func (r *runner) charges(o options, a chargesArgs) int {
 		return r.usageError("charges", err)
 	}
 
-	p := r.newProgress()
-	sess, code := r.openSession(o, p.observe)
-	if sess == nil {
+	run, code := r.openRun(o, a.utc)
+	if run == nil {
 		return code
 	}
-	defer sess.close()
-
-	ctx, stop := r.commandContext(o)
-	defer stop()
-	svc := r.newService(ctx, sess, a.utc)
-	defer svc.Close()
+	defer run.close()
+	p, ctx, svc := run.p, run.ctx, run.svc
 	loc := svc.Location()
-	var (
-		rng spend.Range
-		err error
-	)
-	if !a.from.set() {
-		rng, err = spend.PresetRange(sess.settings.Range, r.now(), loc)
-	} else {
-		rng, err = a.timeRange(loc, r.now())
-	}
+	rng, err := a.resolve(run.sess.settings.Range, r.now(), loc)
 	if err != nil {
 		return r.usageError("charges", err)
 	}

@@ -88,3 +88,12 @@ func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (spend.Range, 
 	}
 	return spend.Range{From: from, To: until}, nil
 }
+
+// resolve is the range of --from and --to in loc, or the preset range
+// setting when --from is not given (as charges reads them).
+func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (spend.Range, error) {
+	if !a.from.set() {
+		return spend.PresetRange(preset, now, loc)
+	}
+	return a.timeRange(loc, now)
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
-	"github.com/vastdash/vastdash/spend"
 )
 
 // paymentsArgs are the options of the payments command.
@@ -245,15 +243,6 @@ func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
 	}
 }
 
-// resolve is the range of --from and --to in loc, or the preset range
-// setting when --from is not given (as charges reads them).
-func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (spend.Range, error) {
-	if !a.from.set() {
-		return spend.PresetRange(preset, now, loc)
-	}
-	return a.timeRange(loc, now)
-}
-
 // records is the progress callback of a feed of what ("payment records"):
 // "fetching payment records: 100 of 240 (page 1 of 3)".
 func (p *progress) records(what string) func(billing.State) {
@@ -270,32 +259,4 @@ func (p *progress) records(what string) func(billing.State) {
 		}
 		p.showLocked(p.what)
 	}
-}
-
-// commandRun is what a command that reads the billing layer opens: the
-// progress line, the session, the command's context and the service.
-type commandRun struct {
-	p    *progress
-	sess *session
-	ctx  context.Context
-	svc  *billing.Service
-	stop context.CancelFunc
-}
-
-// openRun opens a commandRun (nil and the exit code when the session
-// cannot be opened); close it when done.
-func (r *runner) openRun(o options, utc bool) (*commandRun, int) {
-	p := r.newProgress()
-	sess, code := r.openSession(o, p.observe)
-	if sess == nil {
-		return nil, code
-	}
-	ctx, stop := r.commandContext(o)
-	return &commandRun{p: p, sess: sess, ctx: ctx, stop: stop, svc: r.newService(ctx, sess, utc)}, exitOK
-}
-
-func (c *commandRun) close() {
-	c.svc.Close()
-	c.stop()
-	c.sess.close()
 }
