@@ -119,10 +119,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 		RunE: r.runs(func() int { return r.charges(*o, a) }),
 	}
 	fs := cmd.Flags()
-	fs.Var(&checkedValue{typ: "day|time", parse: a.from.parser("--from")}, "from",
-		"first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
-	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
-		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
 		types, err := parseTypes(s)
 		a.types = append(a.types, types...)

@@ -42,10 +42,7 @@ vastdash payments --type credit,transfer
 		RunE: r.runs(func() int { return r.payments(*o, a) }),
 	}
 	fs := cmd.Flags()
-	fs.Var(&checkedValue{typ: "day|time", parse: a.from.parser("--from")}, "from",
-		"first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
-	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
-		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
 		a.types, err = parsePaymentTypes(s)
 		return err
