@@ -339,19 +339,9 @@ func demoService(t *testing.T, opts demoserver.Options, key string) (*demoserver
 		opts.InvoicesThreshold = -1
 	}
 	opts.Now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
-	srv, err := demoserver.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, api.WithChargesThreshold(max(opts.Threshold, 0)),
+	srv, s, _ := startDemo(t, opts, key, api.WithChargesThreshold(max(opts.Threshold, 0)),
 		api.WithEndpointThreshold(api.InvoicesPath, max(opts.InvoicesThreshold, 0)),
 		api.WithPacingMargin(20*time.Millisecond), api.WithTimeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now))
-	t.Cleanup(s.Close)
 	return srv, s
 }
 
