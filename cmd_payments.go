@@ -223,10 +223,7 @@ func amountText(c *centsJSON) string {
 // writePaymentTotals writes "42 payment records · in $1,234.00 · out
 // $50.00", what counts nowhere, and the feed's warnings.
 func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
-	var t billing.PaymentTotals
-	for i := range recs {
-		t.Add(&recs[i])
-	}
+	t := billing.TotalPayments(recs)
 	line := billing.Plural(t.Records, "payment record", "payment records") + " · in " + t.In.Credit() + " · out " + t.Out.Credit()
 	if t.Pendings > 0 {
 		line += " · " + billing.Plural(t.Pendings, "pending", "pending") + " (" + t.Pending.Credit() + ", not counted)"

@@ -365,3 +365,24 @@ func TestStatementCancelled(t *testing.T) {
 		t.Errorf("%d requests: the cancellation did not stop the feeds", n)
 	}
 }
+
+// TotalPayments sums by the effect rules: a paid top-up in, a refund and a
+// transfer sent out, a pending record and an unknown type counted apart.
+func TestTotalPayments(t *testing.T) {
+	paid := int64(1_700_000_000)
+	recs := []api.Invoice{
+		{Type: "credit", Amount: -25 * money.Dollar, Paid: paid},
+		{Type: "refund", Amount: 10 * money.Dollar, Paid: paid},
+		{Type: "transfer", Amount: -3 * money.Dollar, Paid: paid},
+		{Type: "credit", Amount: -7 * money.Dollar},            // pending
+		{Type: "bonus", Amount: -9 * money.Dollar, Paid: paid}, // unknown
+	}
+	got := TotalPayments(recs)
+	want := PaymentTotals{Records: 5, In: 25 * money.Dollar, Out: 13 * money.Dollar, Pending: 7 * money.Dollar, Pendings: 1, Unknown: 1}
+	if got != want {
+		t.Fatalf("totals %+v, want %+v", got, want)
+	}
+	if (TotalPayments(nil) != PaymentTotals{}) {
+		t.Fatal("no records, yet totals")
+	}
+}

@@ -102,10 +102,7 @@ func effect(in *api.Invoice) money.Amount {
 // recordsTitle is the pane's first line: what it lists, how many, the sum
 // of what counts and the order.
 func (m *Model) recordsTitle(recs []api.Invoice) string {
-	var t billing.PaymentTotals
-	for i := range recs {
-		t.Add(&recs[i])
-	}
+	t := billing.TotalPayments(recs)
 	what := ""
 	switch {
 	case m.find != "":
