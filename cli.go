@@ -15,6 +15,8 @@ import (
 	"github.com/muesli/roff"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/vastdash/vastdash/internal/suggest"
 )
 
 // The command line is a tree of cobra commands run by fang: help generated
@@ -287,49 +289,22 @@ func commandsWithFlag(c *cobra.Command, name string) []string {
 // most of the word), or starting with what was typed ("--api-key" suggests
 // --api-key-file). The nearest win; at most three.
 func suggestFlags(fs *pflag.FlagSet, typed string) []string {
-	best, out := 2, []string(nil)
+	most := 2
 	if len(typed) > 4 {
-		best = 3
+		most = 3
 	}
+	var names []string
 	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		d := editDistance(strings.ToLower(typed), f.Name)
-		if len(typed) >= 3 && (strings.HasPrefix(f.Name, typed) || strings.HasPrefix(typed, f.Name)) {
-			d = min(d, 1)
-		}
-		switch {
-		case d < best:
-			best, out = d, []string{"--" + f.Name}
-		case d == best:
-			out = append(out, "--"+f.Name)
+		if !f.Hidden {
+			names = append(names, f.Name)
 		}
 	})
+	out := suggest.Closest(typed, names, most, true)
+	for i := range out {
+		out[i] = "--" + out[i]
+	}
 	slices.Sort(out)
 	return out[:min(len(out), 3)]
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes (flag
-// names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // completionShells adds cobra's completion command now, rather than when it

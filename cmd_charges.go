@@ -17,7 +17,6 @@ import (
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
-	"github.com/vastdash/vastdash/spend"
 )
 
 // chargesArgs are the options of the charges command. Each flag checks its
@@ -120,10 +119,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 		RunE: r.runs(func() int { return r.charges(*o, a) }),
 	}
 	fs := cmd.Flags()
-	fs.Var(&checkedValue{typ: "day|time", parse: a.from.parser("--from")}, "from",
-		"first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
-	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
-		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
 		types, err := parseTypes(s)
 		a.types = append(a.types, types...)
@@ -158,27 +154,14 @@ func (r *runner) charges(o options, a chargesArgs) int {
 		return r.usageError("charges", err)
 	}
 
-	p := r.newProgress()
-	sess, code := r.openSession(o, p.observe)
-	if sess == nil {
+	run, code := r.openRun(o, a.utc)
+	if run == nil {
 		return code
 	}
-	defer sess.close()
-
-	ctx, stop := r.commandContext(o)
-	defer stop()
-	svc := r.newService(ctx, sess, a.utc)
-	defer svc.Close()
+	defer run.close()
+	p, ctx, svc := run.p, run.ctx, run.svc
 	loc := svc.Location()
-	var (
-		rng spend.Range
-		err error
-	)
-	if !a.from.set() {
-		rng, err = spend.PresetRange(sess.settings.Range, r.now(), loc)
-	} else {
-		rng, err = a.timeRange(loc, r.now())
-	}
+	rng, err := a.resolve(run.sess.settings.Range, r.now(), loc)
 	if err != nil {
 		return r.usageError("charges", err)
 	}
@@ -196,7 +179,7 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	}
 	if len(a.labels) > 0 {
 		entries = billing.KeepLabels(entries, a.labels)
-		st = labelledState(st, entries)
+		st = st.Recount(entries)
 	}
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
@@ -225,20 +208,6 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	}
 	writeTotals(r.stderr, st)
 	return exitOK
-}
-
-// labelledState is st with the counts and the sum of the entries --label
-// kept, so the totals line speaks of what was printed.
-func labelledState(st billing.State, kept []api.Charge) billing.State {
-	st.Contracts, st.Amount, st.Overflow = 0, 0, false
-	for i := range kept {
-		st.Contracts += billing.CountContracts(&kept[i])
-		var ok bool
-		if st.Amount, ok = st.Amount.Add(kept[i].Amount); !ok {
-			st.Overflow = true
-		}
-	}
-	return st
 }
 
 // groupJSON is one group of the --group-by JSON answer; share is the

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/spend"
 )
@@ -87,4 +89,22 @@ func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (spend.Range, 
 		return spend.Range{}, fmt.Errorf("%w: --to %s is before --from %s", spend.ErrRange, to.text(), a.from.text())
 	}
 	return spend.Range{From: from, To: until}, nil
+}
+
+// resolve is the range of --from and --to in loc, or the preset range
+// setting when --from is not given (as charges reads them).
+func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (spend.Range, error) {
+	if !a.from.set() {
+		return spend.PresetRange(preset, now, loc)
+	}
+	return a.timeRange(loc, now)
+}
+
+// rangeFlags defines --from and --to on fs, each value checked as it is
+// parsed (charges and payments read a range the same way); fromHelp is
+// --from's help.
+func rangeFlags(fs *pflag.FlagSet, from, to *bound, fromHelp string) {
+	fs.Var(&checkedValue{typ: "day|time", parse: from.parser("--from")}, "from", fromHelp)
+	fs.Var(&checkedValue{typ: "day|time", parse: to.parser("--to")}, "to",
+		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
 }

@@ -68,16 +68,12 @@ vastdash credit --rate
 
 // credit is the credit command, after its flags were parsed.
 func (r *runner) credit(o options, f creditFlags) int {
-	p := r.newProgress()
-	sess, code := r.openSession(o, p.observe)
-	if sess == nil {
+	run, code := r.openRun(o, f.utc)
+	if run == nil {
 		return code
 	}
-	defer sess.close()
-	ctx, stop := r.commandContext(o)
-	defer stop()
-	svc := r.newService(ctx, sess, f.utc)
-	defer svc.Close()
+	defer run.close()
+	p, ctx, svc := run.p, run.ctx, run.svc
 
 	user, err := svc.Account(ctx)
 	if err != nil {

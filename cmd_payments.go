@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
-	"github.com/vastdash/vastdash/spend"
 )
 
 // paymentsArgs are the options of the payments command.
@@ -44,10 +42,7 @@ vastdash payments --type credit,transfer
 		RunE: r.runs(func() int { return r.payments(*o, a) }),
 	}
 	fs := cmd.Flags()
-	fs.Var(&checkedValue{typ: "day|time", parse: a.from.parser("--from")}, "from",
-		"first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
-	fs.Var(&checkedValue{typ: "day|time", parse: a.to.parser("--to")}, "to",
-		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
 		a.types, err = parsePaymentTypes(s)
 		return err
@@ -228,10 +223,7 @@ func amountText(c *centsJSON) string {
 // writePaymentTotals writes "42 payment records · in $1,234.00 · out
 // $50.00", what counts nowhere, and the feed's warnings.
 func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
-	var t billing.PaymentTotals
-	for i := range recs {
-		t.Add(&recs[i])
-	}
+	t := billing.TotalPayments(recs)
 	line := billing.Plural(t.Records, "payment record", "payment records") + " · in " + t.In.Credit() + " · out " + t.Out.Credit()
 	if t.Pendings > 0 {
 		line += " · " + billing.Plural(t.Pendings, "pending", "pending") + " (" + t.Pending.Credit() + ", not counted)"
@@ -243,15 +235,6 @@ func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
 	for _, warning := range st.Warnings() {
 		fmt.Fprintf(w, "vastdash: %s\n", oneLine(warning))
 	}
-}
-
-// resolve is the range of --from and --to in loc, or the preset range
-// setting when --from is not given (as charges reads them).
-func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (spend.Range, error) {
-	if !a.from.set() {
-		return spend.PresetRange(preset, now, loc)
-	}
-	return a.timeRange(loc, now)
 }
 
 // records is the progress callback of a feed of what ("payment records"):
@@ -270,32 +253,4 @@ func (p *progress) records(what string) func(billing.State) {
 		}
 		p.showLocked(p.what)
 	}
-}
-
-// commandRun is what a command that reads the billing layer opens: the
-// progress line, the session, the command's context and the service.
-type commandRun struct {
-	p    *progress
-	sess *session
-	ctx  context.Context
-	svc  *billing.Service
-	stop context.CancelFunc
-}
-
-// openRun opens a commandRun (nil and the exit code when the session
-// cannot be opened); close it when done.
-func (r *runner) openRun(o options, utc bool) (*commandRun, int) {
-	p := r.newProgress()
-	sess, code := r.openSession(o, p.observe)
-	if sess == nil {
-		return nil, code
-	}
-	ctx, stop := r.commandContext(o)
-	return &commandRun{p: p, sess: sess, ctx: ctx, stop: stop, svc: r.newService(ctx, sess, utc)}, exitOK
-}
-
-func (c *commandRun) close() {
-	c.svc.Close()
-	c.stop()
-	c.sess.close()
 }

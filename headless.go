@@ -146,3 +146,31 @@ func (p *progress) feed(st billing.State) {
 	}
 	p.showLocked(p.what)
 }
+
+// commandRun is what a command that reads the billing layer opens: the
+// progress line, the session, the command's context and the service.
+type commandRun struct {
+	p    *progress
+	sess *session
+	ctx  context.Context
+	svc  *billing.Service
+	stop context.CancelFunc
+}
+
+// openRun opens a commandRun (nil and the exit code when the session
+// cannot be opened); close it when done.
+func (r *runner) openRun(o options, utc bool) (*commandRun, int) {
+	p := r.newProgress()
+	sess, code := r.openSession(o, p.observe)
+	if sess == nil {
+		return nil, code
+	}
+	ctx, stop := r.commandContext(o)
+	return &commandRun{p: p, sess: sess, ctx: ctx, stop: stop, svc: r.newService(ctx, sess, utc)}, exitOK
+}
+
+func (c *commandRun) close() {
+	c.svc.Close()
+	c.stop()
+	c.sess.close()
+}

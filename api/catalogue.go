@@ -91,11 +91,7 @@ func (c *Client) NotificationTypes(ctx context.Context) (NotificationCatalogue, 
 		perm:   "user_read",
 		pacer:  c.endpointPacer(NotificationTypesPath),
 	}
-	body, err := c.do(ctx, cl)
-	if err != nil {
-		return NotificationCatalogue{}, err
-	}
-	return c.decodeCatalogue(cl.op(), cl.perm, body)
+	return doDecode(ctx, c, cl, c.decodeCatalogue)
 }
 
 // decodeCatalogue decodes {"success":..., "notification_types":[...]}.
@@ -108,30 +104,26 @@ func (c *Client) decodeCatalogue(op, perm string, body []byte) (NotificationCata
 	if err := decodeEnvelope(op, body, &env); err != nil {
 		return NotificationCatalogue{}, err
 	}
-	if string(env.Success) == "false" {
-		return NotificationCatalogue{}, c.statusError(op, http.StatusOK, perm, body)
+	if e := c.refusedOK(op, perm, env.Success, body); e != nil {
+		return NotificationCatalogue{}, e
 	}
-	if len(env.Types) == 0 || isNull(env.Types) {
-		return NotificationCatalogue{}, malformedMsg(op, "the response has no notification_types")
-	}
-	var raws []json.RawMessage
-	if json.Unmarshal(env.Types, &raws) != nil {
-		return NotificationCatalogue{}, malformedMsg(op, "the response has the wrong shape: notification_types is not a list")
-	}
-	cat := NotificationCatalogue{Types: make([]NotificationType, 0, min(len(raws), MaxNotificationTypes))}
-	if len(raws) > MaxNotificationTypes {
-		cat.Skipped = len(raws) - MaxNotificationTypes
-		raws = raws[:MaxNotificationTypes]
-	}
-	seen := make(map[string]bool, len(raws))
-	for _, raw := range raws {
-		t, ok := notificationType(raw)
-		if !ok || seen[t.Key] {
-			cat.Skipped++
-			continue
-		}
-		seen[t.Key] = true
-		cat.Types = append(cat.Types, t)
+	// A key sent twice is skipped like a bad entry: the first one names it.
+	seen := map[string]bool{}
+	var (
+		cat NotificationCatalogue
+		err error
+	)
+	cat.Types, cat.Skipped, err = decodeList(op, env.Types, "notification_types", MaxNotificationTypes,
+		func(raw json.RawMessage) (NotificationType, bool) {
+			t, ok := notificationType(raw)
+			if !ok || seen[t.Key] {
+				return NotificationType{}, false
+			}
+			seen[t.Key] = true
+			return t, true
+		})
+	if err != nil {
+		return NotificationCatalogue{}, err
 	}
 	return cat, nil
 }

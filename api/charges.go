@@ -165,9 +165,5 @@ func (c *Client) fetchCharges(ctx context.Context, query string) (ChargesPage, e
 		perm:   "billing_read",
 		paced:  true,
 	}
-	body, err := c.do(ctx, cl)
-	if err != nil {
-		return ChargesPage{}, err
-	}
-	return c.decodeChargesPage(cl.op(), cl.perm, body)
+	return doDecode(ctx, c, cl, c.decodeChargesPage)
 }

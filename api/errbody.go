@@ -9,6 +9,16 @@ import (
 	"time"
 )
 
+// refusedOK is the error of a 200 whose body says success:false (success
+// is that field as sent), or nil when it does not: such a body refuses the
+// request whatever else it holds.
+func (c *Client) refusedOK(op, perm string, success json.RawMessage, body []byte) *Error {
+	if string(success) != "false" {
+		return nil
+	}
+	return c.statusError(op, http.StatusOK, perm, body)
+}
+
 // statusError classifies a refused request from its status and body.
 // status 200 stands for a 200 whose body said success:false.
 func (c *Client) statusError(op string, status int, perm string, body []byte) *Error {

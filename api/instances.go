@@ -184,11 +184,9 @@ func (c *Client) Instances(ctx context.Context, afterToken string) (InstancesPag
 		perm:   "instance_read",
 		pacer:  c.endpointPacer(InstancesPath),
 	}
-	body, err := c.do(ctx, cl)
-	if err != nil {
-		return InstancesPage{}, err
-	}
-	return c.decodeInstances(cl.op(), cl.perm, body, time.Now().Unix())
+	return doDecode(ctx, c, cl, func(op, perm string, body []byte) (InstancesPage, error) {
+		return c.decodeInstances(op, perm, body, time.Now().Unix())
+	})
 }
 
 // decodeInstances decodes {"instances":[...],"next_token":…,
@@ -204,8 +202,8 @@ func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (Insta
 	if err := decodeEnvelope(op, body, &env); err != nil {
 		return InstancesPage{}, err
 	}
-	if string(env.Success) == "false" {
-		return InstancesPage{}, c.statusError(op, http.StatusOK, perm, body)
+	if e := c.refusedOK(op, perm, env.Success, body); e != nil {
+		return InstancesPage{}, e
 	}
 	p := InstancesPage{}
 	var err error

@@ -153,11 +153,7 @@ func (c *Client) Invoices(ctx context.Context, q InvoicesQuery, afterToken strin
 		perm:   "billing_read",
 		pacer:  c.endpointPacer(InvoicesPath),
 	}
-	body, err := c.do(ctx, cl)
-	if err != nil {
-		return InvoicesPage{}, err
-	}
-	return c.decodeInvoices(cl.op(), cl.perm, body)
+	return doDecode(ctx, c, cl, c.decodeInvoices)
 }
 
 // wireInvoice is one record as sent.
@@ -184,8 +180,7 @@ func (c *Client) decodeInvoices(op, perm string, body []byte) (InvoicesPage, err
 	if err := decodeEnvelope(op, body, &env); err != nil {
 		return InvoicesPage{}, err
 	}
-	if string(env.Success) == "false" {
-		e := c.statusError(op, http.StatusOK, perm, body)
+	if e := c.refusedOK(op, perm, env.Success, body); e != nil {
 		if e.Msg == "" {
 			// {"success": false, "error": "Invalid date range"}: this
 			// endpoint puts its words where others put a code.

@@ -65,6 +65,17 @@ type attemptResult struct {
 	noResponse bool
 }
 
+// doDecode sends cl and decodes the body of an accepted request with decode,
+// which is given the call's op and permission for its errors.
+func doDecode[T any](ctx context.Context, c *Client, cl call, decode func(op, perm string, body []byte) (T, error)) (T, error) {
+	body, err := c.do(ctx, cl)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(cl.op(), cl.perm, body)
+}
+
 // do performs cl with pacing and retries and returns the body of a 2xx
 // response. The body of a 200 may still say success:false; the decoders
 // check that.

@@ -88,8 +88,8 @@ func (c *Client) checkUpdated(op, perm string, body []byte) error {
 		Success json.RawMessage `json:"success"`
 	}
 	_ = json.Unmarshal(t, &w) // valid JSON object; RawMessage takes any value
-	if string(w.Success) == "false" {
-		return c.statusError(op, http.StatusOK, perm, t)
+	if e := c.refusedOK(op, perm, w.Success, t); e != nil {
+		return e
 	}
 	return nil
 }

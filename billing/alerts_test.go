@@ -15,12 +15,21 @@ import (
 // demo starts the demo server and a service on it.
 func demo(t *testing.T) (*demoserver.Server, *Service, *api.Client) {
 	t.Helper()
-	srv, err := demoserver.Start(demoserver.Options{Contracts: 40, Threshold: -1})
+	return startDemo(t, demoserver.Options{Contracts: 40, Threshold: -1}, demoserver.DemoKey,
+		api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
+}
+
+// startDemo starts the demo server with opts and a service on it for key,
+// through a client with copts, in UTC on the server's clock; both stop
+// with the test.
+func startDemo(t *testing.T, opts demoserver.Options, key string, copts ...api.Option) (*demoserver.Server, *Service, *api.Client) {
+	t.Helper()
+	srv, err := demoserver.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
+	client, err := api.New(srv.URL(), key, copts...)
 	if err != nil {
 		t.Fatal(err)
 	}

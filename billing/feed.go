@@ -567,11 +567,7 @@ func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err e
 		f.pages = append(f.pages, kept)
 		f.st.Entries += len(kept)
 		for i := range kept {
-			f.st.Contracts += f.rules.count(&kept[i])
-			if !f.st.Overflow {
-				sum, ok := f.st.Amount.Add(f.rules.amount(&kept[i]))
-				f.st.Amount, f.st.Overflow = sum, !ok
-			}
+			f.st.tally(f.rules.count(&kept[i]), f.rules.amount(&kept[i]))
 		}
 	}
 	f.st.Total = p.Total()
@@ -582,6 +578,17 @@ func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err e
 		f.st.Err = fmt.Errorf("the server sent %s, more than the %s its total allows; stopped", Plural(f.st.Entries, "entry", "entries"), money.Group(int64(f.st.Total)))
 	}
 	return 0
+}
+
+// tally adds an entry of n contracts and amount a to the counts; once the
+// sum has left money.Amount's range it stays marked Overflow and stops
+// adding.
+func (s *State) tally(n int, a money.Amount) {
+	s.Contracts += n
+	if !s.Overflow {
+		sum, ok := s.Amount.Add(a)
+		s.Amount, s.Overflow = sum, !ok
+	}
 }
 
 // restartLocked replaces the pager by a new one from the first page.

@@ -236,3 +236,15 @@ func KeepLabels(entries []api.Charge, labels []string) []api.Charge {
 	}
 	return out
 }
+
+// Recount is st with its contracts and amount counted again over kept, the
+// entries a caller narrowed the feed's to (KeepLabels), the way the feed
+// counts them: a totals line then speaks of what was printed. The rest of
+// st (pages, skipped, warnings) still describes the whole feed.
+func (s State) Recount(kept []api.Charge) State {
+	s.Contracts, s.Amount, s.Overflow = 0, 0, false
+	for i := range kept {
+		s.tally(chargeRules.count(&kept[i]), chargeRules.amount(&kept[i]))
+	}
+	return s
+}

@@ -74,3 +74,19 @@ func TestGroupKeysAndShares(t *testing.T) {
 		}
 	}
 }
+
+// Recount counts what --label kept as the feed counts a page: contracts one
+// by one, the amount summed, an overflow marked; the rest of the state
+// stays that of the whole feed.
+func TestRecountKept(t *testing.T) {
+	st := State{Entries: 9, Contracts: 9, Amount: 99 * money.Dollar, Overflow: true, Skipped: 2}
+	kept := KeepLabels([]api.Charge{labelled(1, "llm", 4*money.Dollar), labelled(2, "sd", money.Dollar), labelled(3, "llm", 2*money.Dollar)}, []string{"llm"})
+	got := st.Recount(kept)
+	if got.Contracts != 2 || got.Amount != 6*money.Dollar || got.Overflow || got.Skipped != 2 || got.Entries != 9 {
+		t.Fatalf("recounted %+v", got)
+	}
+	huge := []api.Charge{labelled(1, "x", money.MaxAmount), labelled(2, "x", money.Dollar)}
+	if got := st.Recount(huge); !got.Overflow || got.Contracts != 2 {
+		t.Fatalf("a sum past the range: %+v", got)
+	}
+}

@@ -115,6 +115,15 @@ type PaymentTotals struct {
 	Unknown  int // records of a type the program does not know
 }
 
+// TotalPayments sums recs by the effect rules.
+func TotalPayments(recs []api.Invoice) PaymentTotals {
+	var t PaymentTotals
+	for i := range recs {
+		t.Add(&recs[i])
+	}
+	return t
+}
+
 // Add counts one record.
 func (t *PaymentTotals) Add(in *api.Invoice) {
 	t.Records++

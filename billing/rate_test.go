@@ -144,20 +144,13 @@ func TestCurrentRateStopsAtThePageCap(t *testing.T) {
 // key on it.
 func rateDemo(t *testing.T, key string, setup func(*demoserver.Server)) *Service {
 	t.Helper()
-	srv, err := demoserver.Start(demoserver.Options{Contracts: 400, Threshold: -1, InstancesThreshold: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, s, _ := startDemo(t, demoserver.Options{Contracts: 400, Threshold: -1, InstancesThreshold: -1}, key,
+		api.WithEndpointThreshold(api.InstancesPath, 0), api.WithTimeout(5*time.Second))
+	// The service reads nothing until asked, so the setup still comes
+	// before its first request.
 	if setup != nil {
 		setup(srv)
 	}
-	client, err := api.New(srv.URL(), key, api.WithEndpointThreshold(api.InstancesPath, 0), api.WithTimeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now))
-	t.Cleanup(s.Close)
 	return s
 }
 

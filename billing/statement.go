@@ -147,10 +147,7 @@ func BuildStatement(in StatementInput) Statement {
 	}
 	for i := range months {
 		m := &months[i]
-		var t PaymentTotals
-		for j := range m.Records {
-			t.Add(&m.Records[j])
-		}
+		t := TotalPayments(m.Records)
 		m.MoneyIn, m.MoneyOut, m.Pending = t.In, t.Out, t.Pending
 	}
 	daily := spend.NewDailyWindow(loc, first, now)

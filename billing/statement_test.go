@@ -339,19 +339,9 @@ func demoService(t *testing.T, opts demoserver.Options, key string) (*demoserver
 		opts.InvoicesThreshold = -1
 	}
 	opts.Now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
-	srv, err := demoserver.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, api.WithChargesThreshold(max(opts.Threshold, 0)),
+	srv, s, _ := startDemo(t, opts, key, api.WithChargesThreshold(max(opts.Threshold, 0)),
 		api.WithEndpointThreshold(api.InvoicesPath, max(opts.InvoicesThreshold, 0)),
 		api.WithPacingMargin(20*time.Millisecond), api.WithTimeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now))
-	t.Cleanup(s.Close)
 	return srv, s
 }
 
@@ -378,5 +368,26 @@ func TestStatementCancelled(t *testing.T) {
 	// leave after it.
 	if n := len(srv.Requests()); n > atCancel+2 {
 		t.Errorf("%d requests, %d when cancelled: the cancellation did not stop the feeds", n, atCancel)
+	}
+}
+
+// TotalPayments sums by the effect rules: a paid top-up in, a refund and a
+// transfer sent out, a pending record and an unknown type counted apart.
+func TestTotalPayments(t *testing.T) {
+	paid := int64(1_700_000_000)
+	recs := []api.Invoice{
+		{Type: "credit", Amount: -25 * money.Dollar, Paid: paid},
+		{Type: "refund", Amount: 10 * money.Dollar, Paid: paid},
+		{Type: "transfer", Amount: -3 * money.Dollar, Paid: paid},
+		{Type: "credit", Amount: -7 * money.Dollar},            // pending
+		{Type: "bonus", Amount: -9 * money.Dollar, Paid: paid}, // unknown
+	}
+	got := TotalPayments(recs)
+	want := PaymentTotals{Records: 5, In: 25 * money.Dollar, Out: 13 * money.Dollar, Pending: 7 * money.Dollar, Pendings: 1, Unknown: 1}
+	if got != want {
+		t.Fatalf("totals %+v, want %+v", got, want)
+	}
+	if (TotalPayments(nil) != PaymentTotals{}) {
+		t.Fatal("no records, yet totals")
 	}
 }

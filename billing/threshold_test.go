@@ -18,20 +18,11 @@ import (
 // it with key.
 func unpaced(t *testing.T, key string, timeout time.Duration) (*demoserver.Server, *Service) {
 	t.Helper()
-	srv, err := demoserver.Start(demoserver.Options{Contracts: 40, Threshold: -1,
-		SettingsThreshold: -1, TypesThreshold: -1, InstancesThreshold: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, api.WithChargesThreshold(0), api.WithTimeout(timeout),
+	srv, s, _ := startDemo(t, demoserver.Options{Contracts: 40, Threshold: -1,
+		SettingsThreshold: -1, TypesThreshold: -1, InstancesThreshold: -1}, key,
+		api.WithChargesThreshold(0), api.WithTimeout(timeout),
 		api.WithBackoff(time.Millisecond, time.Millisecond),
 		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now))
-	t.Cleanup(s.Close)
 	return srv, s
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/vastdash/vastdash/internal/suggest"
 )
 
 // Where is the set of places an action acts in; two actions live in the
@@ -258,38 +260,14 @@ func (b Bindings) check(user map[string][]string) error {
 // unknownAction is the error for a name not in the table, suggesting the
 // nearest one when there is one close enough.
 func unknownAction(n string) string {
-	best, bestD := "", 3
-	for _, a := range Actions {
-		if d := distance(strings.ToLower(n), a.Name); d < bestD {
-			best, bestD = a.Name, d
-		}
+	names := make([]string, len(Actions))
+	for i, a := range Actions {
+		names[i] = a.Name
 	}
-	if best != "" {
-		return fmt.Sprintf("keys: unknown action %q (did you mean %q? README lists every action)", n, best)
+	if near := suggest.Closest(n, names, 2, false); len(near) > 0 {
+		return fmt.Sprintf("keys: unknown action %q (did you mean %q? README lists every action)", n, near[0])
 	}
 	return fmt.Sprintf("keys: unknown action %q (README's keys table lists every action)", n)
-}
-
-// distance is the Levenshtein distance of two short strings.
-func distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // modifiers in the order Bubble Tea writes them.

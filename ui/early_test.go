@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -17,26 +16,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// screenBuffer is a program's output, readable while it runs.
-type screenBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *screenBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
-
 // waitFor waits until the output, escape sequences removed, holds want.
-func (s *screenBuffer) waitFor(t *testing.T, want string) {
+func (s *syncBuffer) waitFor(t *testing.T, want string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		s.mu.Lock()
-		text := ansi.Strip(s.buf.String())
-		s.mu.Unlock()
+		text := ansi.Strip(s.String())
 		if strings.Contains(text, want) {
 			return
 		}
@@ -76,7 +61,7 @@ func (a *accountRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // keyboard; hookSaw reports whether the account request had reached the
 // server by the time Run was about to start the Bubble Tea program (which
 // sets the terminal up and starts the renderer).
-func runDashboard(t *testing.T, rec *accountRecorder, in io.Reader) (out *screenBuffer, hookSaw *atomic.Bool) {
+func runDashboard(t *testing.T, rec *accountRecorder, in io.Reader) (out *syncBuffer, hookSaw *atomic.Bool) {
 	t.Helper()
 	srv := httptest.NewServer(rec)
 	t.Cleanup(srv.Close)
@@ -94,7 +79,7 @@ func runDashboard(t *testing.T, rec *accountRecorder, in io.Reader) (out *screen
 	t.Cleanup(func() { testHookBeforeProgram = nil })
 	base, cancel := context.WithCancel(context.Background())
 	ctx := startContext(t, srv.URL, &http.Client{Transport: &http.Transport{}}, base)
-	out = &screenBuffer{}
+	out = &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(base, ctx, startOpts, &Events{},

@@ -204,22 +204,13 @@ func (s *Server) serveCharges(w http.ResponseWriter, r *http.Request, _ string, 
 		writeError(w, http.StatusBadRequest, "", `format must be "table" or "tree".`)
 		return
 	}
-	latest := true
-	if v := q.Get("latest_first"); v != "" {
-		var ok bool
-		if latest, ok = parseBool(v); !ok {
-			writeError(w, http.StatusBadRequest, "", "latest_first must be true or false.")
-			return
-		}
+	latest, ok := queryLatestFirst(w, q)
+	if !ok {
+		return
 	}
-	limit := defaultLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxLimit {
-			writeError(w, http.StatusBadRequest, "", "limit must be an integer from 1 to 500.")
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, q, defaultLimit, maxLimit)
+	if !ok {
+		return
 	}
 	cur := cursor{V: 1, Gte: gte, Lte: lte, Types: mask, Format: formatName(tree), LatestFirst: latest}
 	var after *cursor

@@ -95,14 +95,9 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request, _ string
 		return
 	}
 	q := r.URL.Query()
-	limit := instancesLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > instancesLimit {
-			writeError(w, http.StatusBadRequest, "", "limit must be an integer from 1 to 25.")
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, q, instancesLimit, instancesLimit)
+	if !ok {
+		return
 	}
 	d := s.data
 	all := d.instances()

@@ -214,21 +214,13 @@ func (s *Server) serveInvoices(w http.ResponseWriter, r *http.Request, _ string,
 		writeJSON(w, http.StatusOK, []byte(`{"success":false,"error":"`+msgInvalidRange+`"}`))
 		return
 	}
-	latest := true
-	if v := q.Get("latest_first"); v != "" {
-		if latest, ok = parseBool(v); !ok {
-			writeError(w, http.StatusBadRequest, "", "latest_first must be true or false.")
-			return
-		}
+	latest, ok := queryLatestFirst(w, q)
+	if !ok {
+		return
 	}
-	limit := invoicesDefaultLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > invoicesMaxLimit {
-			writeError(w, http.StatusBadRequest, "", "limit must be an integer from 1 to 100.")
-			return
-		}
-		limit = n
+	limit, ok := queryLimit(w, q, invoicesDefaultLimit, invoicesMaxLimit)
+	if !ok {
+		return
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(q.Get("select_filters") + "|" + strconv.FormatBool(latest)))

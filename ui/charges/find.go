@@ -3,7 +3,6 @@ package charges
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -37,27 +36,30 @@ func (m *Model) openFind() tea.Cmd {
 // keeps the filter, esc clears it, ↑/↓ move the cursor over the matches,
 // everything else is typed and filters at once.
 func (m *Model) updateFind(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, m.keys.FindClear):
-			m.mode = modeTree
-			m.setFind("")
-			return nil
-		case key.Matches(k, m.keys.FindKeep):
-			m.mode = modeTree
-			return nil
-		case k.Code == tea.KeyUp:
-			m.move(-1)
-			return nil
-		case k.Code == tea.KeyDown:
-			m.move(1)
-			return nil
-		}
+	out, text, cmd := shared.UpdateFind(&m.findInput, msg, m.keys.FindKeep, m.keys.FindClear, m.moveOverMatches)
+	switch out {
+	case shared.FindCleared:
+		m.mode = modeTree
+		m.setFind("")
+	case shared.FindKept:
+		m.mode = modeTree
+	case shared.FindTyped:
+		m.setFind(text)
 	}
-	var cmd tea.Cmd
-	m.findInput, cmd = m.findInput.Update(msg)
-	m.setFind(m.findInput.Value())
 	return cmd
+}
+
+// moveOverMatches moves the cursor on ↑/↓ while the find field is open.
+func (m *Model) moveOverMatches(k tea.KeyPressMsg) bool {
+	switch k.Code {
+	case tea.KeyUp:
+		m.move(-1)
+	case tea.KeyDown:
+		m.move(1)
+	default:
+		return false
+	}
+	return true
 }
 
 // setFind filters the rows by text (trimmed; "" shows every entry) when it

@@ -68,16 +68,7 @@ func Listen(ctx context.Context, f *billing.Feed, after uint64, listener int) te
 	if f == nil {
 		return nil
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return func() tea.Msg {
-		st := f.Wait(ctx, after)
-		if ctx.Err() != nil {
-			return nil // quitting
-		}
-		return FeedMsg{Feed: f, State: st, Listener: listener}
-	}
+	return wait(ctx, f, after, func(st billing.State) tea.Msg { return FeedMsg{Feed: f, State: st, Listener: listener} })
 }
 
 // listeners hands out listener numbers.
@@ -112,11 +103,18 @@ func FollowWith(ctx context.Context, f Waiter, seen uint64, msg func(billing.Sta
 	if st.Closed || (st.Version <= seen && !st.Loading) {
 		return nil
 	}
+	return wait(ctx, f, seen, msg)
+}
+
+// wait is the command of Listen and FollowWith: it blocks until f passes
+// version after and reports msg(state), or nothing once ctx ends (a nil
+// ctx never does).
+func wait(ctx context.Context, f Waiter, after uint64, msg func(billing.State) tea.Msg) tea.Cmd {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	return func() tea.Msg {
-		st := f.Wait(ctx, seen)
+		st := f.Wait(ctx, after)
 		if ctx.Err() != nil {
 			return nil // quitting
 		}

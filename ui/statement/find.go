@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -51,19 +50,15 @@ func (m *Model) openFind() tea.Cmd {
 // enter keeps the text, esc clears it, anything else is typed and filters
 // at once.
 func (m *Model) updateFind(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		switch {
-		case key.Matches(k, m.keys.FindClear):
-			m.finding, m.find = false, ""
-			return nil
-		case key.Matches(k, m.keys.FindKeep):
-			m.finding = false
-			return nil
-		}
+	out, text, cmd := shared.UpdateFind(&m.findInput, msg, m.keys.FindKeep, m.keys.FindClear, nil)
+	switch out {
+	case shared.FindCleared:
+		m.finding, m.find = false, ""
+	case shared.FindKept:
+		m.finding = false
+	case shared.FindTyped:
+		m.find = text
 	}
-	var cmd tea.Cmd
-	m.findInput, cmd = m.findInput.Update(msg)
-	m.find = strings.TrimSpace(m.findInput.Value())
 	return cmd
 }
 
@@ -107,10 +102,7 @@ func effect(in *api.Invoice) money.Amount {
 // recordsTitle is the pane's first line: what it lists, how many, the sum
 // of what counts and the order.
 func (m *Model) recordsTitle(recs []api.Invoice) string {
-	var t billing.PaymentTotals
-	for i := range recs {
-		t.Add(&recs[i])
-	}
+	t := billing.TotalPayments(recs)
 	what := ""
 	switch {
 	case m.find != "":
