@@ -331,7 +331,7 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.say(shared.StatusError, m.ctx.ErrorText(err)+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
-		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — r to retry", 0)
+		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
 	}
 	m.rebuild()
 	return nil
@@ -460,7 +460,7 @@ func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 		return nil
 	case m.doc.IsZero() && m.read != readUnavailable && m.read != readDenied:
 		// A transient failure: the user has nothing to toggle from.
-		m.say(shared.StatusError, "the current preferences must be read before a save — r to retry", 0)
+		m.say(shared.StatusError, "the current preferences must be read before a save — "+m.ctx.Key("reload")+" to retry", 0)
 		return nil
 	}
 	p := sw.Channel.Path

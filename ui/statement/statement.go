@@ -115,7 +115,9 @@ type exportedMsg struct {
 
 // New returns the screen; nothing loads until Shown(true).
 func New(ctx *shared.Context) *Model {
-	return &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
+	m := &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
+	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
+	return m
 }
 
 // Init does nothing: the screen loads when first shown.
@@ -217,7 +219,7 @@ func (m *Model) exportCmd() tea.Cmd {
 	case m.st == nil:
 		return shared.SetStatus(source, shared.StatusInfo, "nothing to export yet: the year is loading", 5*time.Second)
 	case m.st.Incomplete:
-		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete (r to retry, then e)", 0)
+		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete ("+m.ctx.Key("reload")+" to retry, then "+m.keys.Export.Help().Key+")", 0)
 	}
 	st, dir := *m.st, m.exportDir
 	name := "vastdash-statement-" + st.Months[0].Label() + ".." + st.Months[len(st.Months)-1].Label() + ".csv"

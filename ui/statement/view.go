@@ -123,7 +123,7 @@ func (m *Model) table() []string {
 	}
 	note := "reconstructed from today's credit " + st.Credit.Credit() + " · pending not counted"
 	if st.Incomplete {
-		note = "? incomplete: a feed stopped (r to retry) · " + note
+		note = "? incomplete: a feed stopped (" + m.ctx.Key("reload") + " to retry) · " + note
 	}
 	return append(lines[:m.height-1], s.Muted.Render(note))
 }
