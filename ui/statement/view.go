@@ -121,11 +121,22 @@ func (m *Model) table() []string {
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	note := "reconstructed from today's credit " + st.Credit.Credit() + " · pending not counted"
-	if st.Incomplete {
-		note = "? incomplete: a feed stopped (" + m.ctx.Key("reload") + " to retry) · " + note
+	return append(lines[:m.height-1], s.Muted.Render(m.note()))
+}
+
+// note is the table's last line: that the figures are reconstructed from
+// the credit (and, when a feed stopped, that the year is incomplete) in
+// the longest wording that fits, so a narrow terminal keeps the credit
+// whole.
+func (m *Model) note() string {
+	credit := m.st.Credit.Credit()
+	full := "reconstructed from today's credit " + credit + " · pending not counted"
+	if !m.st.Incomplete {
+		return shared.FirstFit(m.width, full, "reconstructed from today's credit "+credit, "from today's credit "+credit, "from credit "+credit)
 	}
-	return append(lines[:m.height-1], s.Muted.Render(note))
+	retry := m.ctx.Key("reload")
+	return shared.FirstFit(m.width, "? incomplete: a feed stopped ("+retry+" to retry) · "+full,
+		"? incomplete ("+retry+" to retry) · from today's credit "+credit, "? incomplete ("+retry+" to retry)", "? incomplete")
 }
 
 // bar draws money in over spend in w cells on one line: the upper half of
@@ -174,8 +185,10 @@ func (m *Model) records(n int) []string {
 		}
 		when, what, amount, note := recordLine(&recs[i], loc)
 		right := shared.PadLeft(amount, amountWidth)
-		if note != "" {
-			right = note + "  " + right
+		if short, _, _ := strings.Cut(note, ":"); note != "" {
+			// The note gives way to its first word ("pending") before the
+			// amount is pushed off the line.
+			right = shared.FirstFit(max(m.width-16, 0), note+"  "+right, short+"  "+right)
 		}
 		w := max(m.width-shared.Width(right)-16, 0)
 		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+right)

@@ -1,0 +1,58 @@
+package statement
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// At 40 columns the note keeps today's credit whole, the records title
+// its sums and each record its amount: they were cut ("credit $2,98…",
+// "in $1,299.…") or pushed off the line by a pending record's note.
+func TestAmountsWholeWhenNarrow(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	u, err := h.m.ctx.Billing.Account(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.m.Update(shared.UserMsg{User: u})
+	h.run(h.m.Shown(true))
+	st := h.m.Statement()
+	if st == nil || len(st.Pending) == 0 {
+		t.Fatalf("the demo should have a pending record: %+v", st)
+	}
+	h.m.SetSize(40, 20)
+	if v := h.view(); !strings.Contains(v, st.Credit.Credit()) {
+		t.Errorf("the note cuts the credit %s:\n%s", st.Credit.Credit(), v)
+	}
+	// The month of a pending record, its records open.
+	made := time.Unix(st.Pending[0].Created, 0)
+	for i := range st.Months {
+		if !st.Months[i].Start.After(made) {
+			h.m.cursor = i
+		}
+	}
+	h.press("enter")
+	v := h.view()
+	golden.AssertFits(t, h.m.View(), 40, 20)
+	var sums billing.PaymentTotals
+	recs := h.m.shownRecords()
+	for i := range recs {
+		sums.Add(&recs[i])
+		if _, _, amount, _ := recordLine(&recs[i], h.m.ctx.Billing.Location()); amount != "" && !strings.Contains(v, amount) {
+			t.Errorf("record amount %s cut:\n%s", amount, v)
+		}
+	}
+	if !strings.Contains(v, "pending") || !strings.Contains(v, "in "+sums.In.String()) {
+		t.Errorf("no pending mark or sum %s:\n%s", sums.In, v)
+	}
+	if strings.Contains(v, "$…") || strings.Contains(v, ".…") {
+		t.Errorf("an amount is cut:\n%s", v)
+	}
+}
