@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/internal/golden"
@@ -54,5 +55,26 @@ func TestAmountsWholeWhenNarrow(t *testing.T) {
 	}
 	if strings.Contains(v, "$…") || strings.Contains(v, ".…") {
 		t.Errorf("an amount is cut:\n%s", v)
+	}
+}
+
+// / while the year loads opens the find field where it can be seen: the
+// footer offered "enter keep the filter" while what was typed showed
+// nowhere.
+func TestFindWhileLoadingShows(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	cmd := h.m.Shown(true)
+	h.press("/")
+	for _, k := range "coin" {
+		h.typeKey(string(k))
+	}
+	if v := h.view(); !strings.Contains(v, "loading the year") || !strings.Contains(v, "coin") {
+		t.Fatalf("the find field is not shown while loading:\n%s", v)
+	}
+	h.run(cmd)
+	h.typeKey("enter")
+	if v := h.view(); !strings.Contains(v, `find "coin"`) {
+		t.Errorf("the text typed while loading did not filter:\n%s", v)
 	}
 }

@@ -44,6 +44,11 @@ func (m *Model) View() string {
 		lines = append(lines, s.Error.Render("no statement: "+m.ctx.ErrorText(m.err)))
 	case m.st == nil:
 		lines = append(lines, s.Muted.Render("loading the year: "+m.progress()))
+		if m.finding {
+			// The field has the keyboard while the year loads: what is
+			// typed shows, and filters the records once they are here.
+			lines = append(lines, "", m.findInput.View())
+		}
 	default:
 		lines = m.table()
 	}
