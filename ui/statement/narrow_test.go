@@ -46,7 +46,7 @@ func TestAmountsWholeWhenNarrow(t *testing.T) {
 	recs := h.m.shownRecords()
 	for i := range recs {
 		sums.Add(&recs[i])
-		if _, _, amount, _ := recordLine(&recs[i], h.m.ctx.Billing.Location()); amount != "" && !strings.Contains(v, amount) {
+		if _, _, amount, _ := h.m.recordLine(&recs[i]); amount != "" && !strings.Contains(v, amount) {
 			t.Errorf("record amount %s cut:\n%s", amount, v)
 		}
 	}
@@ -76,5 +76,28 @@ func TestFindWhileLoadingShows(t *testing.T) {
 	h.typeKey("enter")
 	if v := h.view(); !strings.Contains(v, `find "coin"`) {
 		t.Errorf("the text typed while loading did not filter:\n%s", v)
+	}
+}
+
+// The records of the first month, last December, carry their year: the
+// pane showed "29 Dec 03:04", which reads as this December.
+func TestLastYearsRecordsShowTheYear(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	st := h.m.Statement()
+	if st == nil || st.Months[0].Start.Year() == demoNow.Year() || len(st.Months[0].Records) == 0 {
+		t.Fatalf("the demo's first month should be last year's, with records: %+v", st)
+	}
+	h.m.cursor = 0
+	h.press("enter")
+	v := h.view()
+	last := itoa(st.Months[0].Start.Year())
+	if n := strings.Count(v, " Dec  "+last); n != len(st.Months[0].Records) {
+		t.Errorf("%d of %d records show %s:\n%s", n, len(st.Months[0].Records), last, v)
+	}
+	h.m.cursor = Months - 1
+	if v := h.view(); strings.Contains(v, itoa(demoNow.Year())+" ") {
+		t.Errorf("this year's records show the year:\n%s", v)
 	}
 }

@@ -341,13 +341,21 @@ func (m *Model) progress() string {
 	return billing.StatementProgress{Payments: m.pst, Charges: m.cst}.String()
 }
 
-// recordLine is one payment record for the list under the months.
-func recordLine(in *api.Invoice, loc *time.Location) (when, what, amount, note string) {
+// recordLine is one payment record for the list under the months. Its
+// date carries the year, in place of the time, when it is not this year's:
+// the months reach back into last year, and "29 Dec" alone read as this
+// December, still to come.
+func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 	t := in.Paid
 	if in.Pending() {
 		t = in.Created
 	}
-	when = time.Unix(t, 0).In(loc).Format("02 Jan 15:04")
+	loc := m.ctx.Billing.Location()
+	at := time.Unix(t, 0).In(loc)
+	when = at.Format("02 Jan 15:04")
+	if at.Year() != m.ctx.Clock().In(loc).Year() {
+		when = at.Format("02 Jan  2006")
+	}
 	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
 	if e, counted := billing.Effect(in); counted || billing.PaymentNote(in) == "pending: counted once paid" {
 		amount = e.String()

@@ -182,13 +182,12 @@ func (m *Model) records(n int) []string {
 		lines = append(lines, m.findInput.View())
 	}
 	lines = append(lines, s.Bold.Render(shared.Truncate(m.recordsTitle(recs), m.width)))
-	loc := m.ctx.Billing.Location()
 	for i := range recs {
 		if len(lines) >= n {
 			lines[n-1] = s.Muted.Render("… " + itoa(len(recs)-i+1) + " more")
 			break
 		}
-		when, what, amount, note := recordLine(&recs[i], loc)
+		when, what, amount, note := m.recordLine(&recs[i])
 		right := shared.PadLeft(amount, amountWidth)
 		if short, _, _ := strings.Cut(note, ":"); note != "" {
 			// The note gives way to its first word ("pending") before the
@@ -211,12 +210,11 @@ func (m *Model) pending(n int) []string {
 		return []string{s.Muted.Render("no pending payments · enter shows the selected month's records")}
 	}
 	lines := []string{s.Bold.Render(itoa(len(m.st.Pending)) + " pending, not counted:")}
-	loc := m.ctx.Billing.Location()
 	for i := range m.st.Pending {
 		if len(lines) == n {
 			break
 		}
-		when, what, amount, _ := recordLine(&m.st.Pending[i], loc)
+		when, what, amount, _ := m.recordLine(&m.st.Pending[i])
 		w := max(m.width-amountWidth-16, 0)
 		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+shared.PadLeft(amount, amountWidth))
 	}
