@@ -101,3 +101,29 @@ func TestLastYearsRecordsShowTheYear(t *testing.T) {
 		t.Errorf("this year's records show the year:\n%s", v)
 	}
 }
+
+// esc clears a kept find text, as on the Charges rows, and the help says
+// so: the only way out was / then esc, which nothing told.
+func TestEscClearsKeptFind(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	h.press("/")
+	for _, k := range "coin" {
+		h.typeKey(string(k))
+	}
+	h.typeKey("enter")
+	if v := h.view(); !strings.Contains(v, `find "coin"`) {
+		t.Fatalf("no kept filter:\n%s", v)
+	}
+	if hint := shared.Hint(h.m.Help().ShortHelp()...); !strings.Contains(hint, "esc clear the filter") {
+		t.Errorf("the help does not offer esc: %q", hint)
+	}
+	h.typeKey("esc")
+	if v := h.view(); strings.Contains(v, `find "coin"`) || h.m.find != "" {
+		t.Errorf("esc did not clear the kept filter:\n%s", v)
+	}
+	if hint := shared.Hint(h.m.Help().ShortHelp()...); strings.Contains(hint, "esc") {
+		t.Errorf("esc offered with nothing to clear: %q", hint)
+	}
+}

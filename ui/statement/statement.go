@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -284,6 +285,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Find):
 		m.open = true
 		return m.openFind()
+	case m.find != "" && key.Matches(msg, m.keys.FindClear):
+		// A kept filter clears with esc, as on the Charges rows.
+		m.find = ""
 	case key.Matches(msg, m.keys.Sort):
 		m.open = true
 		m.order = (m.order + 1) % numOrders
@@ -317,7 +321,23 @@ func (m *Model) Help() help.KeyMap {
 	if m.finding {
 		return findHelp{m.keys}
 	}
+	if m.find != "" {
+		return keptHelp{m.keys}
+	}
 	return m.keys
+}
+
+// keptHelp is the help while a find text is kept: esc clears it.
+type keptHelp struct{ k KeyMap }
+
+func (h keptHelp) ShortHelp() []key.Binding {
+	return slices.Insert(h.k.ShortHelp(), 4, h.k.FindClear) // after find
+}
+
+func (h keptHelp) FullHelp() [][]key.Binding {
+	g := h.k.FullHelp()
+	g[1] = append(g[1], h.k.FindClear)
+	return g
 }
 
 // findHelp is the help while the find field has the keyboard.
