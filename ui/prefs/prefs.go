@@ -602,7 +602,7 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 			m.unsure = map[api.PrefPath]bool{}
 		}
 		m.unsure[w.path] = true
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, r to re-read (%s)%s", w.label, word(w.on), reason, suffix), 0)
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to re-read (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
 	case res.Unknown:
 		m.doc = res.Prefs
 		m.settle()

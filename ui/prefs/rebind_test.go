@@ -4,9 +4,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -36,4 +38,22 @@ func TestRetryTextNamesReboundKey(t *testing.T) {
 	if n := s.send(tea.KeyPressMsg{Code: tea.KeyF5}); n != 1 || !s.Loading() {
 		t.Fatal("f5 should re-read")
 	}
+}
+
+// A save whose outcome nobody knows tells the user to press the reload
+// key as bound to read again.
+func TestUnknownOutcomeNamesReboundKey(t *testing.T) {
+	b, err := keymap.Bind(map[string][]string{"reload": {"f5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newServer(t, fullDoc)
+	s := start(t, f, 120, 20, api.WithTimeout(300*time.Millisecond))
+	s.ctx.Keys = b
+	f.set(func(f *fakeServer) {
+		f.putThen = putHang
+		f.getStatusAfterPut = http.StatusInternalServerError
+	})
+	s.do("space")
+	mustSay(t, s, shared.StatusError, "its state is unknown, f5 to re-read")
 }

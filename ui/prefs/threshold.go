@@ -173,7 +173,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		m.say(shared.StatusWarn, "no answer to the threshold save; read again, the server holds "+held+" ("+shared.Safe(err.Error())+")", 0)
 	case res.Unknown:
 		m.th.unknown = true
-		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — r to re-read ("+shared.Safe(err.Error())+")", 0)
+		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — "+m.ctx.Key("reload")+" to re-read ("+shared.Safe(err.Error())+")", 0)
 	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 		m.readOnly = true
 		m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
