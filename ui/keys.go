@@ -64,5 +64,5 @@ func (k keyMap) screenKey(press fmt.Stringer) (screenID, bool) {
 // global too (it re-reads the credit on every screen), but each screen
 // lists it with what it reloads there.
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Screens[0], k.Screens[1], k.Screens[2], k.Next, k.Prev, k.Help, k.Quit, k.ForceQuit}}
+	return [][]key.Binding{append(k.Screens[:], k.Next, k.Prev, k.Help, k.Quit, k.ForceQuit)}
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // TestReloadReboundOnEveryScreen: reload bound to f5 is the key every
-// screen answers and lists, the Overview's and the Notifications' too,
-// and r no longer reloads anything.
+// screen answers and lists, the Overview's, the Notifications' and the
+// Statement's too, and r no longer reloads anything.
 func TestReloadReboundOnEveryScreen(t *testing.T) {
 	b, err := keymap.Bind(map[string][]string{"reload": {"f5"}})
 	if err != nil {
@@ -23,7 +23,7 @@ func TestReloadReboundOnEveryScreen(t *testing.T) {
 	m = New(m.ctx, m.opts)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
 	f5 := tea.KeyPressMsg{Code: tea.KeyF5}
-	for _, s := range []string{"1", "2", "3"} {
+	for _, s := range []string{"1", "2", "3", "4"} {
 		m.Update(press(s))
 		var keys []string
 		for _, col := range m.screen(m.active).Help().FullHelp() {

@@ -157,38 +157,6 @@ func (m *Model) creditView(reason bool) string {
 	return "credit " + st.Credit.Render(text)
 }
 
-// tabLabel is a tab's text, "2 Charges"; each tab is drawn two cells
-// wider ("[2 Charges]" or " 2 Charges "), a space between tabs.
-func tabLabel(i int) string { return string(rune('1'+i)) + " " + screenNames[i] }
-
-// tabAt returns the tab drawn at column x of the tabs row, counted as
-// tabsView draws them.
-func (m *Model) tabAt(x int) (screenID, bool) {
-	left := 0
-	for i := range screenNames {
-		w := shared.Width(tabLabel(i)) + 2
-		if x >= left && x < left+w {
-			return screenID(i), true
-		}
-		left += w + 1
-	}
-	return 0, false
-}
-
-func (m *Model) tabsView() string {
-	st := m.ctx.Styles
-	parts := make([]string, len(screenNames))
-	for i := range screenNames {
-		label := tabLabel(i)
-		if screenID(i) == m.active {
-			parts[i] = st.TabActive.Render("[" + label + "]")
-		} else {
-			parts[i] = st.TabIdle.Render(" " + label + " ")
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 func (m *Model) statusView() string {
 	st := m.ctx.Styles
 	if !m.waitUntil.IsZero() && time.Now().Before(m.waitUntil) {

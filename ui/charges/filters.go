@@ -62,11 +62,16 @@ func typesText(t [3]bool) string {
 }
 
 // summary is the filter bar: "range 30d (23 Oct – 21 Nov) · types all ·
-// format table · newest first".
-func (f filters) summary() string {
+// format table · newest first", or the order of the sort named by sorted
+// ("sort amount, largest first") when the rows are in that instead.
+func (f filters) summary(sorted string) string {
 	order := "newest first"
 	if f.oldest {
 		order = "oldest first"
+	}
+	if sorted != "" {
+		// The rows are in the sort's order, not the server's.
+		order = "sort " + sorted
 	}
 	format := f.format
 	if format == "" {

@@ -163,9 +163,12 @@ func (m *Model) View() string {
 		n++
 	}
 	if fr.filter {
-		bar := m.f.summary()
-		if m.sort != sortServer {
-			bar += " · sort " + sortNames[m.sort]
+		bar := m.f.summary("")
+		switch {
+		case m.sort != sortServer && m.sorted:
+			bar = m.f.summary(sortNames[m.sort])
+		case m.sort != sortServer:
+			bar += " · sort " + sortNames[m.sort] // waiting for the range
 		}
 		line(bar, false)
 	}

@@ -30,7 +30,7 @@ func rememberingHarness(t *testing.T, st config.State, err error) (*harness, str
 func TestStateRestored(t *testing.T) {
 	hs, p := rememberingHarness(t, config.State{Range: "7d", Types: []string{"volume", "instance"}, Format: "tree", Order: "oldest", Sort: "amount"}, nil)
 	bar := hs.lines()[0]
-	for _, want := range []string{"range 7d", "types instance+volume", "format tree", "oldest first", "sort amount"} {
+	for _, want := range []string{"range 7d", "types instance+volume", "format tree", "sort amount"} {
 		if !strings.Contains(bar, want) {
 			t.Errorf("filter bar %q lacks %q", bar, want)
 		}
@@ -41,6 +41,12 @@ func TestStateRestored(t *testing.T) {
 	}
 	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the state was written back unchanged: %v", err)
+	}
+	// Sorted, the bar names the sort in the order's place; back in the
+	// server's order it names the order remembered.
+	hs.settle(hs.press("s", "s"))
+	if bar := hs.lines()[0]; !strings.Contains(bar, "oldest first") {
+		t.Errorf("filter bar %q lacks the remembered order", bar)
 	}
 }
 

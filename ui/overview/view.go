@@ -447,7 +447,7 @@ func (m *Model) statusLines() []line {
 		case fs.Err != nil && errors.Is(fs.Err, errNoService):
 			s = st.Error.Render("✗ charges: " + fs.Err.Error())
 		case fs.Err != nil:
-			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · r to retry")
+			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · "+m.ctx.Key("reload")+" to retry")
 		case fs.Loading && !fs.WaitUntil.IsZero():
 			s = st.Warning.Render("rate limited: retrying shortly")
 		default:

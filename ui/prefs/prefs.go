@@ -331,7 +331,7 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.say(shared.StatusError, m.ctx.ErrorText(err)+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
-		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — r to retry", 0)
+		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
 	}
 	m.rebuild()
 	return nil
@@ -460,7 +460,7 @@ func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 		return nil
 	case m.doc.IsZero() && m.read != readUnavailable && m.read != readDenied:
 		// A transient failure: the user has nothing to toggle from.
-		m.say(shared.StatusError, "the current preferences must be read before a save — r to retry", 0)
+		m.say(shared.StatusError, "the current preferences must be read before a save — "+m.ctx.Key("reload")+" to retry", 0)
 		return nil
 	}
 	p := sw.Channel.Path
@@ -602,7 +602,7 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 			m.unsure = map[api.PrefPath]bool{}
 		}
 		m.unsure[w.path] = true
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, r to re-read (%s)%s", w.label, word(w.on), reason, suffix), 0)
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to re-read (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
 	case res.Unknown:
 		m.doc = res.Prefs
 		m.settle()

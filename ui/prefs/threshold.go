@@ -173,7 +173,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		m.say(shared.StatusWarn, "no answer to the threshold save; read again, the server holds "+held+" ("+shared.Safe(err.Error())+")", 0)
 	case res.Unknown:
 		m.th.unknown = true
-		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — r to re-read ("+shared.Safe(err.Error())+")", 0)
+		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — "+m.ctx.Key("reload")+" to re-read ("+shared.Safe(err.Error())+")", 0)
 	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 		m.readOnly = true
 		m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
@@ -254,35 +254,39 @@ func (m *Model) thresholdState() (string, bool) {
 	return "[ ] off", true
 }
 
-// thresholdLabel is the threshold row's label: the amount, or why there is
-// none.
-func (m *Model) thresholdLabel() string {
+// thresholdLabel is the threshold row's label in w cells: the amount, or
+// why there is none. A narrow row drops the explanation, then the name,
+// before it cuts the amount.
+func (m *Model) thresholdLabel(w int) string {
 	h := m.held()
 	const name = "low-balance threshold"
 	switch {
 	case m.th.unknown:
-		return name + ": unknown after a save with no answer — r re-reads"
+		return shared.FirstFit(w, name+": unknown after a save with no answer — "+m.ctx.Key("reload")+" re-reads", "threshold unknown — "+m.ctx.Key("reload")+" re-reads")
 	case h.Bad != "":
-		return name + ": " + h.String()
+		return shared.Truncate(name+": "+h.String(), w)
 	case !h.Known:
-		return name + ": not set — enter sets it"
+		return shared.FirstFit(w, name+": not set — enter sets it", "threshold not set")
 	}
+	amount := h.Amount.Credit()
 	if !h.On() {
-		return name + ": " + h.Amount.Credit() + " — switched off, no alert fires"
+		return shared.FirstFit(w, name+": "+amount+" — switched off, no alert fires", name+": "+amount, "threshold "+amount, amount)
 	}
-	return name + ": " + h.Amount.Credit() + " — alerts fire below it"
+	return shared.FirstFit(w, name+": "+amount+" — alerts fire below it", name+": "+amount, "threshold "+amount, amount)
 }
 
-// suggestionText is the line under the threshold row; "" when none was
-// asked for.
-func (m *Model) suggestionText() string {
+// suggestionText is the line under the threshold row in w cells; "" when
+// none was asked for. Like the row, it keeps the amount whole.
+func (m *Model) suggestionText(w int) string {
 	switch {
 	case m.th.suggesting && !m.th.suggested:
-		return "suggestion: waiting for the last 7 days of charges…"
+		return shared.Truncate("suggestion: waiting for the last 7 days of charges…", w)
 	case !m.th.suggested:
 		return ""
 	case m.th.sugg.Reason != "":
-		return m.th.sugg.String()
+		return shared.Truncate(m.th.sugg.String(), w)
 	}
-	return m.th.sugg.String() + " — a applies it"
+	a := m.keys.Suggest.Help().Key
+	return shared.FirstFit(w, m.th.sugg.String()+" — "+a+" applies it", m.th.sugg.String(),
+		a+" applies "+m.th.sugg.Amount.Credit(), m.th.sugg.Amount.Credit())
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
@@ -13,7 +12,6 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/money"
-	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -155,12 +153,7 @@ func TestThresholdToggle(t *testing.T) {
 // The suggestion is three days of the burn billing measures, and a saves
 // it.
 func TestThresholdSuggestion(t *testing.T) {
-	srv := startDemo(t, false)
-	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
-	now := srv.Now()
-	r := spend.Range{From: now.AddDate(0, 0, -29).Truncate(24 * time.Hour), To: now}
-	s.send(shared.RangeMsg{Range: r})
-	s.deliver()
+	srv, s := suggested(t, 100, 30)
 	want, err := s.ctx.Billing.SuggestThreshold(context.Background(), api.ChargesQuery{})
 	if err != nil || want.Reason != "" {
 		t.Fatalf("billing's suggestion %+v %v", want, err)
@@ -290,11 +283,7 @@ func TestHelpListsThresholdKeys(t *testing.T) {
 }
 
 func TestGoldenEveryAlert(t *testing.T) {
-	srv := startDemo(t, false)
-	s := demoScreenSized(t, srv, demoserver.DemoKey, 80, 24)
-	now := srv.Now()
-	s.send(shared.RangeMsg{Range: spend.Range{From: now.AddDate(0, 0, -29).Truncate(24 * time.Hour), To: now}})
-	s.deliver()
+	_, s := suggested(t, 80, 24)
 	golden.Check(t, "prefs_80x24.golden", view(s)+"\n")
 	s.press("t")
 	s.typeText("x")

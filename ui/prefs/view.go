@@ -120,7 +120,7 @@ func (m *Model) listLines() ([]string, int) {
 				}
 			}
 			out = append(out, m.thresholdRowText(r == thRow && r == m.cursor))
-			if t := m.suggestionText(); t != "" {
+			if t := m.suggestionText(m.width - 2 - stateWidth - 1); t != "" {
 				out = append(out, strings.Repeat(" ", 2+stateWidth+1)+st.Muted.Render(t))
 			}
 			continue
@@ -217,7 +217,7 @@ func (m *Model) thresholdRowText(selected bool) string {
 	case known:
 		style = st.Muted
 	}
-	cur, label := "  ", m.thresholdLabel()
+	cur, label := "  ", m.thresholdLabel(m.width-2-stateWidth-1)
 	if m.th.editing {
 		// The field comes first: on a narrow screen the words around it
 		// go before any of what is typed does.

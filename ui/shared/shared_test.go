@@ -108,3 +108,17 @@ func TestContextRetryText(t *testing.T) {
 		t.Fatalf("%q, want it to start with %q", got, want)
 	}
 }
+
+func TestFirstFit(t *testing.T) {
+	for _, c := range []struct {
+		w    int
+		want string
+	}{{40, "threshold: $50.00 — alerts fire below"}, {20, "threshold $50.00"}, {10, "$50.00"}, {4, "$50…"}} {
+		if got := FirstFit(c.w, "threshold: $50.00 — alerts fire below", "threshold $50.00", "$50.00"); got != c.want {
+			t.Errorf("FirstFit(%d) = %q, want %q", c.w, got, c.want)
+		}
+	}
+	if FirstFit(5) != "" {
+		t.Error("no texts, no text")
+	}
+}

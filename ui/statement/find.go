@@ -110,5 +110,7 @@ func (m *Model) recordsTitle(recs []api.Invoice) string {
 	case m.cursor < len(m.st.Months):
 		what = m.st.Months[m.cursor].Label() + ": " + billing.Plural(len(recs), "payment record", "payment records")
 	}
-	return what + " · in " + t.In.String() + " · out " + t.Out.String() + " · " + orderNames[m.order]
+	sums := "in " + t.In.String() + " · out " + t.Out.String()
+	// Narrow, the sums go first: the order, then the words, give way.
+	return shared.FirstFit(m.width, what+" · "+sums+" · "+orderNames[m.order], what+" · "+sums, sums+" · "+what)
 }

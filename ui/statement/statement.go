@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,7 +116,9 @@ type exportedMsg struct {
 
 // New returns the screen; nothing loads until Shown(true).
 func New(ctx *shared.Context) *Model {
-	return &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
+	m := &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
+	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
+	return m
 }
 
 // Init does nothing: the screen loads when first shown.
@@ -217,7 +220,7 @@ func (m *Model) exportCmd() tea.Cmd {
 	case m.st == nil:
 		return shared.SetStatus(source, shared.StatusInfo, "nothing to export yet: the year is loading", 5*time.Second)
 	case m.st.Incomplete:
-		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete (r to retry, then e)", 0)
+		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete ("+m.ctx.Key("reload")+" to retry, then "+m.keys.Export.Help().Key+")", 0)
 	}
 	st, dir := *m.st, m.exportDir
 	name := "vastdash-statement-" + st.Months[0].Label() + ".." + st.Months[len(st.Months)-1].Label() + ".csv"
@@ -282,6 +285,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Find):
 		m.open = true
 		return m.openFind()
+	case m.find != "" && key.Matches(msg, m.keys.FindClear):
+		// A kept filter clears with esc, as on the Charges rows.
+		m.find = ""
 	case key.Matches(msg, m.keys.Sort):
 		m.open = true
 		m.order = (m.order + 1) % numOrders
@@ -315,7 +321,23 @@ func (m *Model) Help() help.KeyMap {
 	if m.finding {
 		return findHelp{m.keys}
 	}
+	if m.find != "" {
+		return keptHelp{m.keys}
+	}
 	return m.keys
+}
+
+// keptHelp is the help while a find text is kept: esc clears it.
+type keptHelp struct{ k KeyMap }
+
+func (h keptHelp) ShortHelp() []key.Binding {
+	return slices.Insert(h.k.ShortHelp(), 4, h.k.FindClear) // after find
+}
+
+func (h keptHelp) FullHelp() [][]key.Binding {
+	g := h.k.FullHelp()
+	g[1] = append(g[1], h.k.FindClear)
+	return g
 }
 
 // findHelp is the help while the find field has the keyboard.
@@ -339,13 +361,21 @@ func (m *Model) progress() string {
 	return billing.StatementProgress{Payments: m.pst, Charges: m.cst}.String()
 }
 
-// recordLine is one payment record for the list under the months.
-func recordLine(in *api.Invoice, loc *time.Location) (when, what, amount, note string) {
+// recordLine is one payment record for the list under the months. Its
+// date carries the year, in place of the time, when it is not this year's:
+// the months reach back into last year, and "29 Dec" alone read as this
+// December, still to come.
+func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 	t := in.Paid
 	if in.Pending() {
 		t = in.Created
 	}
-	when = time.Unix(t, 0).In(loc).Format("02 Jan 15:04")
+	loc := m.ctx.Billing.Location()
+	at := time.Unix(t, 0).In(loc)
+	when = at.Format("02 Jan 15:04")
+	if at.Year() != m.ctx.Clock().In(loc).Year() {
+		when = at.Format("02 Jan  2006")
+	}
 	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
 	if e, counted := billing.Effect(in); counted || billing.PaymentNote(in) == "pending: counted once paid" {
 		amount = e.String()

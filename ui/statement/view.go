@@ -44,6 +44,11 @@ func (m *Model) View() string {
 		lines = append(lines, s.Error.Render("no statement: "+m.ctx.ErrorText(m.err)))
 	case m.st == nil:
 		lines = append(lines, s.Muted.Render("loading the year: "+m.progress()))
+		if m.finding {
+			// The field has the keyboard while the year loads: what is
+			// typed shows, and filters the records once they are here.
+			lines = append(lines, "", m.findInput.View())
+		}
 	default:
 		lines = m.table()
 	}
@@ -121,11 +126,22 @@ func (m *Model) table() []string {
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
-	note := "reconstructed from today's credit " + st.Credit.Credit() + " · pending not counted"
-	if st.Incomplete {
-		note = "? incomplete: a feed stopped (r to retry) · " + note
+	return append(lines[:m.height-1], s.Muted.Render(m.note()))
+}
+
+// note is the table's last line: that the figures are reconstructed from
+// the credit (and, when a feed stopped, that the year is incomplete) in
+// the longest wording that fits, so a narrow terminal keeps the credit
+// whole.
+func (m *Model) note() string {
+	credit := m.st.Credit.Credit()
+	full := "reconstructed from today's credit " + credit + " · pending not counted"
+	if !m.st.Incomplete {
+		return shared.FirstFit(m.width, full, "reconstructed from today's credit "+credit, "from today's credit "+credit, "from credit "+credit)
 	}
-	return append(lines[:m.height-1], s.Muted.Render(note))
+	retry := m.ctx.Key("reload")
+	return shared.FirstFit(m.width, "? incomplete: a feed stopped ("+retry+" to retry) · "+full,
+		"? incomplete ("+retry+" to retry) · from today's credit "+credit, "? incomplete ("+retry+" to retry)", "? incomplete")
 }
 
 // bar draws money in over spend in w cells on one line: the upper half of
@@ -166,16 +182,17 @@ func (m *Model) records(n int) []string {
 		lines = append(lines, m.findInput.View())
 	}
 	lines = append(lines, s.Bold.Render(shared.Truncate(m.recordsTitle(recs), m.width)))
-	loc := m.ctx.Billing.Location()
 	for i := range recs {
 		if len(lines) >= n {
 			lines[n-1] = s.Muted.Render("… " + itoa(len(recs)-i+1) + " more")
 			break
 		}
-		when, what, amount, note := recordLine(&recs[i], loc)
+		when, what, amount, note := m.recordLine(&recs[i])
 		right := shared.PadLeft(amount, amountWidth)
-		if note != "" {
-			right = note + "  " + right
+		if short, _, _ := strings.Cut(note, ":"); note != "" {
+			// The note gives way to its first word ("pending") before the
+			// amount is pushed off the line.
+			right = shared.FirstFit(max(m.width-16, 0), note+"  "+right, short+"  "+right)
 		}
 		w := max(m.width-shared.Width(right)-16, 0)
 		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+right)
@@ -193,12 +210,11 @@ func (m *Model) pending(n int) []string {
 		return []string{s.Muted.Render("no pending payments · enter shows the selected month's records")}
 	}
 	lines := []string{s.Bold.Render(itoa(len(m.st.Pending)) + " pending, not counted:")}
-	loc := m.ctx.Billing.Location()
 	for i := range m.st.Pending {
 		if len(lines) == n {
 			break
 		}
-		when, what, amount, _ := recordLine(&m.st.Pending[i], loc)
+		when, what, amount, _ := m.recordLine(&m.st.Pending[i])
 		w := max(m.width-amountWidth-16, 0)
 		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+shared.PadLeft(amount, amountWidth))
 	}

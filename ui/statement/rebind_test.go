@@ -1,0 +1,51 @@
+package statement
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// With reload bound to f5 in [keys], the screen answers f5 and not r, and
+// its texts name f5: "r to retry" sent users to a key that did nothing.
+func TestReloadAsBound(t *testing.T) {
+	b, err := keymap.Bind(map[string][]string{"reload": {"f5"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, demoserver.DemoKey, &demoserver.Fault{Path: "/api/v1/invoices", Status: 200, Times: 1,
+		Body: `{"success":false,"error":"Invalid date range"}`})
+	ctx := *h.m.ctx
+	ctx.Keys = b
+	h.m = New(&ctx)
+	h.m.SetSize(100, 20)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	if st := h.m.Statement(); st == nil || !st.Incomplete {
+		t.Fatalf("statement %+v", st)
+	}
+	if v := h.view(); !strings.Contains(v, "(f5 to retry)") || strings.Contains(v, "r to retry") {
+		t.Errorf("the note does not name f5:\n%s", v)
+	}
+	h.press("e")
+	if s := h.lastStatus(); !strings.Contains(s, "f5 to retry, then e") {
+		t.Errorf("export refusal %q", s)
+	}
+	if got := h.m.Help().ShortHelp(); !strings.Contains(shared.Hint(got...), "f5 reload the year") {
+		t.Errorf("help %q", shared.Hint(got...))
+	}
+	h.press("r")
+	if st := h.m.Statement(); st == nil || !st.Incomplete {
+		t.Fatal("r still reloads")
+	}
+	h.run(h.m.Update(tea.KeyPressMsg{Code: tea.KeyF5}))
+	if st := h.m.Statement(); st == nil || st.Incomplete {
+		t.Fatalf("f5 did not retry: %+v", st)
+	}
+}
