@@ -103,6 +103,9 @@ type Model struct {
 	// rows are in it (a sort needing the whole range waits for it).
 	sort   sortKind
 	sorted bool
+	// quietSort: the sort was remembered from the last run, not asked
+	// for now; it lands without a "sorted by" on the status line.
+	quietSort bool
 
 	// The feed of the current filters and how far the screen has followed
 	// it: seen is the last version folded, entries the top-level entries

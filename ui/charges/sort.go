@@ -32,7 +32,7 @@ var sortNames = [numSorts]string{"server order", "amount, largest first", "durat
 // it (want keeps asking while the sort is on) and lands when it is loaded.
 func (m *Model) cycleSort() {
 	m.sort = (m.sort + 1) % numSorts
-	m.sorted = false
+	m.sorted, m.quietSort = false, false
 	if m.sort == sortServer || m.st.Done {
 		m.applySort()
 	}
@@ -42,7 +42,9 @@ func (m *Model) cycleSort() {
 func (m *Model) applySort() {
 	m.sorted = true
 	m.rebuild()
-	m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
+	if !m.quietSort {
+		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
+	}
 }
 
 // sortDue applies a sort that was waiting for the range once it is loaded.

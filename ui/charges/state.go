@@ -108,7 +108,7 @@ func (m *Model) restore() {
 	}
 	if st.Sort != "" {
 		if i := slices.Index(sortKeys[:], st.Sort); i >= 0 {
-			m.sort = sortKind(i)
+			m.sort, m.quietSort = sortKind(i), true
 		} else {
 			bad = append(bad, fmt.Sprintf("sort %q", st.Sort))
 		}

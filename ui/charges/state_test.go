@@ -35,6 +35,12 @@ func TestStateRestored(t *testing.T) {
 			t.Errorf("filter bar %q lacks %q", bar, want)
 		}
 	}
+	// The remembered sort lands once the range is loaded, quietly: the
+	// bar names it, and a "sorted by" nobody asked for this run would
+	// show on whatever screen is open.
+	if !hs.m.sorted || hs.sentStatus("sorted by") {
+		t.Errorf("remembered sort applied %v, statuses %v", hs.m.sorted, hs.statuses)
+	}
 	q := hs.pager(0).q
 	if q.Format != api.FormatTree || !q.OldestFirst || len(q.Types) != 2 || q.To.Sub(q.From) > 7*24*3600e9 {
 		t.Errorf("first query %+v", q)
