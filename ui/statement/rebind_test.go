@@ -49,3 +49,31 @@ func TestReloadAsBound(t *testing.T) {
 		t.Fatalf("f5 did not retry: %+v", st)
 	}
 }
+
+// With search bound to ctrl+f and export to x in [keys], the Statement's
+// find and export follow them as the Charges screen's do: one binding for
+// the same action on every list.
+func TestSharedActionsAsBound(t *testing.T) {
+	b, err := keymap.Bind(map[string][]string{"search": {"ctrl+f"}, "export": {"x"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, demoserver.DemoKey, nil)
+	ctx := *h.m.ctx
+	ctx.Keys = b
+	h.m = New(&ctx)
+	h.m.SetSize(100, 20)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	h.press("/")
+	if h.m.finding {
+		t.Fatal("/ still opens the find field")
+	}
+	h.run(h.m.Update(tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}))
+	if !h.m.finding {
+		t.Fatal("ctrl+f does not open the find field")
+	}
+	if hint := shared.Hint(h.m.Help().FullHelp()[0]...) + shared.Hint(h.m.Help().ShortHelp()...); strings.Contains(hint, "/ find") {
+		t.Errorf("the help still names /: %q", hint)
+	}
+}

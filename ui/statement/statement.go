@@ -117,7 +117,15 @@ type exportedMsg struct {
 // New returns the screen; nothing loads until Shown(true).
 func New(ctx *shared.Context) *Model {
 	m := &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
-	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
+	// The keys the Charges screen shares with this one follow [keys] here
+	// too: a user who binds search to ctrl+f means it on every list.
+	for action, b := range map[string]*key.Binding{
+		"reload": &m.keys.Reload, "up": &m.keys.Up, "down": &m.keys.Down, "copy": &m.keys.Copy,
+		"export": &m.keys.Export, "search": &m.keys.Find, "sort": &m.keys.Sort,
+		"search-keep": &m.keys.FindKeep, "search-clear": &m.keys.FindClear,
+	} {
+		shared.Rebind(b, ctx.Keys, action)
+	}
 	return m
 }
 
