@@ -123,6 +123,10 @@ type Model struct {
 
 	seq      int     // numbers requests so a stale answer is ignored
 	reading  bool    // a GET is in flight
+	// readSaid: the status line holds a read's words (its failure, or
+	// "still reading"), which a successful read clears; any other
+	// message (a save's) is not the read's to clear.
+	readSaid bool
 	saving   *intent // the save in flight, if any
 	queue    []intent
 	readOnly bool    // a PUT was refused for lack of user_write
@@ -238,6 +242,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // update replaces it. Text "" clears the screen's line.
 func (m *Model) say(kind shared.StatusKind, text string, ttl time.Duration) {
 	m.note = &shared.StatusMsg{Source: statusSource, Kind: kind, Text: text, TTL: ttl}
+	m.readSaid = false
+}
+
+// sayRead is say for a read's own words, which the next good read clears.
+func (m *Model) sayRead(kind shared.StatusKind, text string, ttl time.Duration) {
+	m.say(kind, text, ttl)
+	m.readSaid = true
 }
 
 func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
@@ -322,16 +333,18 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 	case err == nil:
 		m.doc, m.read = msg.prefs, readOK
 		m.settle()
-		m.say(shared.StatusInfo, "", 0)
+		if m.readSaid {
+			m.say(shared.StatusInfo, "", 0)
+		}
 	case errors.Is(err, api.ErrNotFound):
 		m.read = readUnavailable
-		m.say(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
+		m.sayRead(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
 	case errors.Is(err, api.ErrPermission):
 		m.read = readDenied
-		m.say(shared.StatusError, m.ctx.ErrorText(err)+" — the preferences can't be read; a toggle asks before replacing them", 0)
+		m.sayRead(shared.StatusError, m.ctx.ErrorText(err)+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
-		m.say(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
+		m.sayRead(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
 	}
 	m.rebuild()
 	return nil
@@ -456,11 +469,11 @@ func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 		m.say(shared.StatusError, readOnlyText, 0)
 		return nil
 	case m.reading:
-		m.say(shared.StatusInfo, "still reading the preferences…", noteTTL)
+		m.sayRead(shared.StatusInfo, "still reading the preferences…", noteTTL)
 		return nil
 	case m.doc.IsZero() && m.read != readUnavailable && m.read != readDenied:
 		// A transient failure: the user has nothing to toggle from.
-		m.say(shared.StatusError, "the current preferences must be read before a save — "+m.ctx.Key("reload")+" to retry", 0)
+		m.sayRead(shared.StatusError, "the current preferences must be read before a save — "+m.ctx.Key("reload")+" to retry", 0)
 		return nil
 	}
 	p := sw.Channel.Path

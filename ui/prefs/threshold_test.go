@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
@@ -14,6 +15,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/theme"
 )
 
 // typeText types s into the focused field, one key a character.
@@ -288,4 +290,43 @@ func TestGoldenEveryAlert(t *testing.T) {
 	s.press("t")
 	s.typeText("x")
 	golden.Check(t, "prefs_edit_80x24.golden", ansi.Strip(s.View())+"\n")
+}
+
+// A read of the preferences that lands after a threshold save was refused
+// does not wipe the refusal off the status line: the message is the
+// save's, not the read's (the fault test of the refused PUT saw it vanish
+// whenever the read was the slower one).
+func TestLateReadKeepsSaveMessage(t *testing.T) {
+	srv := startDemo(t, false)
+	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Status: 403,
+		Body: `{"success":false,"error":"permission_denied","msg":"API key lacks permission user_write"}`})
+	c, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second),
+		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	svc := newService(t, ctx, c)
+	u, err := svc.Account(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
+	s.SetSize(100, 30)
+	s.send(shared.UserMsg{User: u}) // the read is held, not delivered
+	if len(s.held) != 1 {
+		t.Fatalf("%d answers held, want the read", len(s.held))
+	}
+	read := s.held[0]
+	s.held = nil
+	s.press("t")
+	s.press("ctrl+u")
+	s.typeText("20")
+	s.press("enter")
+	s.deliver() // the refusal
+	mustSay(t, s, shared.StatusError, "could not save the threshold")
+	s.send(read)
+	s.deliver()
+	mustSay(t, s, shared.StatusError, "could not save the threshold")
 }
