@@ -121,8 +121,8 @@ type Model struct {
 	// read could settle: doc's value for them may be wrong.
 	unsure map[api.PrefPath]bool
 
-	seq      int     // numbers requests so a stale answer is ignored
-	reading  bool    // a GET is in flight
+	seq     int  // numbers requests so a stale answer is ignored
+	reading bool // a GET is in flight
 	// readSaid: the status line holds a read's words (its failure, or
 	// "still reading"), which a successful read clears; any other
 	// message (a save's) is not the read's to clear.
