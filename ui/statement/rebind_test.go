@@ -77,3 +77,22 @@ func TestSharedActionsAsBound(t *testing.T) {
 		t.Errorf("the help still names /: %q", hint)
 	}
 }
+
+// An account refresh (the live credit, every minute) rebuilds the
+// statement; it does not wipe the note of what the user just did.
+func TestRefreshKeepsCopyNote(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	if st := h.m.Statement(); st == nil || st.Incomplete {
+		t.Fatalf("statement %+v", st)
+	}
+	h.press("y")
+	if !strings.HasPrefix(h.lastStatus(), "copied ") {
+		t.Fatalf("status %q", h.lastStatus())
+	}
+	h.run(h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}}))
+	if !strings.HasPrefix(h.lastStatus(), "copied ") {
+		t.Errorf("the refresh wiped the note: %q", h.lastStatus())
+	}
+}

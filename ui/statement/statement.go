@@ -104,6 +104,10 @@ type Model struct {
 
 	find      string // the find text; "" when none
 	finding   bool   // the find field has the keyboard
+	// said is what the feeds last put on the status line ("" nothing):
+	// settle sends only a change, so an account refresh rebuilding the
+	// statement does not wipe a "copied" or "exported" note.
+	said string
 	findInput textinput.Model
 	order     sortOrder
 }
@@ -265,7 +269,7 @@ func (m *Model) settle() tea.Cmd {
 		// The months run back from the credit: without it there is no
 		// statement to show.
 		m.err = fmt.Errorf("the statement runs back from the credit, which could not be read: %w", m.creditErr)
-		return shared.SetStatus(source, shared.StatusError, m.ctx.RetryText("statement", m.err), 0)
+		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	}
 	st := m.ctx.Billing.StatementOf(m.pf, m.cf, m.credit, m.from, m.ctx.Clock())
 	m.st = &st
@@ -273,11 +277,20 @@ func (m *Model) settle() tea.Cmd {
 	m.err = errors.Join(m.pst.Err, m.cst.Err)
 	switch {
 	case m.err != nil:
-		return shared.SetStatus(source, shared.StatusError, m.ctx.RetryText("statement", m.err), 0)
+		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	case len(m.pst.Warnings())+len(m.cst.Warnings()) > 0:
-		return shared.SetStatus(source, shared.StatusWarn, strings.Join(append(m.pst.Warnings(), m.cst.Warnings()...), "; "), 0)
+		return m.feedStatus(shared.StatusWarn, strings.Join(append(m.pst.Warnings(), m.cst.Warnings()...), "; "))
 	}
-	return shared.SetStatus(source, shared.StatusInfo, "", 0)
+	return m.feedStatus(shared.StatusInfo, "")
+}
+
+// feedStatus puts what the feeds say on the status line when it changed.
+func (m *Model) feedStatus(kind shared.StatusKind, text string) tea.Cmd {
+	if text == m.said {
+		return nil
+	}
+	m.said = text
+	return shared.SetStatus(source, kind, text, 0)
 }
 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
@@ -313,7 +326,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.cf.Retry()
 			m.st, m.err = nil, nil
 			m.pst, m.cst = m.pf.State(), m.cf.State()
-			return tea.Batch(m.followPay(), m.followCharges(), shared.SetStatus(source, shared.StatusInfo, "", 0))
+			return tea.Batch(m.followPay(), m.followCharges(), m.feedStatus(shared.StatusInfo, ""))
 		}
 		return m.load(true)
 	}
