@@ -102,12 +102,12 @@ type Model struct {
 	// exportDir is where e writes ("": the working folder; tests set it).
 	exportDir string
 
-	find      string // the find text; "" when none
-	finding   bool   // the find field has the keyboard
+	find    string // the find text; "" when none
+	finding bool   // the find field has the keyboard
 	// said is what the feeds last put on the status line ("" nothing):
 	// settle sends only a change, so an account refresh rebuilding the
 	// statement does not wipe a "copied" or "exported" note.
-	said string
+	said      string
 	findInput textinput.Model
 	order     sortOrder
 }
