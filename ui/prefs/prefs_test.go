@@ -695,7 +695,7 @@ func TestUnknownOutcome(t *testing.T) {
 		state string
 	}{
 		{
-			name: "timeout", then: putHang, opts: []api.Option{api.WithTimeout(300 * time.Millisecond)},
+			name: "timeout", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)},
 			kind: shared.StatusWarn, say: []string{"no answer to the save of low credit by email off; read again, the server holds low credit by email off", "no response in time"},
 			state: "[ ] off",
 		},
@@ -705,7 +705,7 @@ func TestUnknownOutcome(t *testing.T) {
 			state: "[ ] off",
 		},
 		{
-			name: "timeout, read fails too", then: putHang, opts: []api.Option{api.WithTimeout(300 * time.Millisecond)}, failGet: true,
+			name: "timeout, read fails too", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)}, failGet: true,
 			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time"},
 			state: "[?] unknown",
 		},
