@@ -401,9 +401,19 @@ func TestRateLimitWaitsThenRetries(t *testing.T) {
 	}
 	t.Run("waiting", func(t *testing.T) {
 		// A minute's wait: the screen is looked at while it lasts; the
-		// test's end stops it.
-		hs := newHarness(t, 80, 24, limited(time.Minute))
-		hs.run(hs.m.Init()) // the first change: the 429 and its wait
+		// test's end stops it. The first request is held until the screen
+		// listens, so the first change it hears is the 429 and its wait
+		// (not one its Init already folded, after which it would hear
+		// only the end of the wait).
+		gate := make(chan struct{})
+		hs := newHarness(t, 80, 24, func(q api.ChargesQuery) *fakePager {
+			p := limited(time.Minute)(q)
+			p.gate = gate
+			return p
+		})
+		cmd := hs.m.Init()
+		go func() { gate <- struct{}{} }() // the first request only: the 429
+		hs.run(cmd)
 		v := hs.view()
 		if !hs.m.Loading() || !strings.Contains(v, "waiting for the rate limit") || strings.Contains(v, "retry") {
 			t.Fatalf("rate limit: loading %v:\n%s", hs.m.Loading(), v)
