@@ -45,6 +45,16 @@ func demoScreen(t *testing.T, s *demoserver.Server, key string) *screen {
 // waiting the documented 5 s.
 func demoScreenSized(t *testing.T, s *demoserver.Server, key string, w, h int) *screen {
 	t.Helper()
+	m, u := demoScreenBare(t, s, key, w, h)
+	m.send(shared.UserMsg{User: u})
+	m.deliver()
+	return m
+}
+
+// demoScreenBare is the screen against s before the account reached it,
+// and that account: the test decides when the read it starts lands.
+func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int) (*screen, api.User) {
+	t.Helper()
 	c, err := api.New(s.URL(), key, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second),
 		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
 	if err != nil {
@@ -59,9 +69,7 @@ func demoScreenSized(t *testing.T, s *demoserver.Server, key string, w, h int) *
 	}
 	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
 	m.SetSize(w, h)
-	m.send(shared.UserMsg{User: u})
-	m.deliver()
-	return m
+	return m, u
 }
 
 // flipped is doc with client.low_credit.<channel> set to on.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
@@ -15,7 +14,6 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
-	"github.com/vastdash/vastdash/ui/theme"
 )
 
 // typeText types s into the focused field, one key a character.
@@ -300,20 +298,7 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 	srv := startDemo(t, false)
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Status: 403,
 		Body: `{"success":false,"error":"permission_denied","msg":"API key lacks permission user_write"}`})
-	c, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second),
-		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	svc := newService(t, ctx, c)
-	u, err := svc.Account(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
-	s.SetSize(100, 30)
+	s, u := demoScreenBare(t, srv, demoserver.DemoKey, 100, 30)
 	s.send(shared.UserMsg{User: u}) // the read is held, not delivered
 	if len(s.held) != 1 {
 		t.Fatalf("%d answers held, want the read", len(s.held))
