@@ -5,71 +5,19 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var testNow = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
-
-// fakePages hands out fixed pages; errs holds an error to return once in
-// place of the page of that index. It is safe for the feed's goroutine and
-// the test to use at once.
-type fakePages struct {
-	mu    sync.Mutex
-	pages [][]api.Charge
-	total int
-	next  int
-	errs  map[int]error
-	calls int
-	// gate, when set, is received from before each answer, so a test
-	// decides when a page arrives.
-	gate chan struct{}
-}
-
-func (p *fakePages) Next(ctx context.Context) (api.ChargesPage, error) {
-	if p.gate != nil {
-		select {
-		case <-p.gate:
-		case <-ctx.Done():
-			return api.ChargesPage{}, ctx.Err()
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.calls++
-	if err, ok := p.errs[p.next]; ok {
-		delete(p.errs, p.next)
-		return api.ChargesPage{}, err
-	}
-	if p.next >= len(p.pages) {
-		return api.ChargesPage{}, api.ErrPagerDone
-	}
-	pg := api.ChargesPage{Results: p.pages[p.next], Total: p.total, Count: len(p.pages[p.next])}
-	p.next++
-	return pg, nil
-}
-
-func (p *fakePages) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.next >= len(p.pages)
-}
-
-func (p *fakePages) Total() int { return p.total }
-
-func (p *fakePages) Calls() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.calls
-}
 
 // contract is a plausible instance contract of the given id and amount.
 func contract(id int, amount money.Amount) api.Charge {
@@ -93,7 +41,7 @@ func pagesOf(n, per int) [][]api.Charge {
 
 // newService is a service whose feeds page through src (a fresh source for
 // each new pager when src is a func).
-func newService(t *testing.T, src func() *fakePages) *Service {
+func newService(t *testing.T, src func() *billingtest.Pager) *Service {
 	t.Helper()
 	s := New(context.Background(), nil,
 		WithPages(func(api.ChargesQuery) PageSource { return src() }),
@@ -116,8 +64,8 @@ func all(t *testing.T, f *Feed) ([]api.Charge, State, error) {
 }
 
 func TestFeedIsSharedByQuery(t *testing.T) {
-	src := &fakePages{pages: pagesOf(3, 2), total: 6}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pagesOf(3, 2), Contracts: 6}
+	s := newService(t, func() *billingtest.Pager { return src })
 	a, b := s.Feed(query()), s.Feed(query())
 	defer a.Release()
 	defer b.Release()
@@ -141,8 +89,8 @@ func TestFeedIsSharedByQuery(t *testing.T) {
 }
 
 func TestFeedLoadsOnDemand(t *testing.T) {
-	src := &fakePages{pages: pagesOf(5, 2), total: 10}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pagesOf(5, 2), Contracts: 10}
+	s := newService(t, func() *billingtest.Pager { return src })
 	q := query()
 	q.Limit = 2
 	f := s.Feed(q)
@@ -194,8 +142,8 @@ func TestFeedRefusesImplausibleValues(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pages := pagesOf(1, 3)
 			mutate(&pages[0][1])
-			src := &fakePages{pages: pages, total: 3}
-			s := newService(t, func() *fakePages { return src })
+			src := &billingtest.Pager{Pages: pages, Contracts: 3}
+			s := newService(t, func() *billingtest.Pager { return src })
 			f := s.Feed(query())
 			defer f.Release()
 			got, st, err := all(t, f)
@@ -214,8 +162,8 @@ func TestTwelveHugeAmountsDoNotWrap(t *testing.T) {
 	for i := range page {
 		page[i] = contract(i+1, 999_999_999_999_999_000) // $999,999,999,999,999 each
 	}
-	src := &fakePages{pages: [][]api.Charge{page, {contract(99, money.Dollar)}}, total: 13}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: [][]api.Charge{page, {contract(99, money.Dollar)}}, Contracts: 13}
+	s := newService(t, func() *billingtest.Pager { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	_, st, err := all(t, f)
@@ -227,8 +175,8 @@ func TestTwelveHugeAmountsDoNotWrap(t *testing.T) {
 func TestFeedDropsRepeatedContracts(t *testing.T) {
 	pages := pagesOf(2, 3)
 	pages[1][0] = pages[0][2] // the server repeats a contract on the next page
-	src := &fakePages{pages: pages, total: 6}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pages, Contracts: 6}
+	s := newService(t, func() *billingtest.Pager { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	got, st, err := all(t, f)
@@ -241,8 +189,8 @@ func TestFeedDropsRepeatedContracts(t *testing.T) {
 }
 
 func TestFeedStopsBeyondTheTotal(t *testing.T) {
-	src := &fakePages{pages: pagesOf(40, 100), total: 100}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pagesOf(40, 100), Contracts: 100}
+	s := newService(t, func() *billingtest.Pager { return src })
 	f := s.Feed(api.ChargesQuery{From: query().From, To: query().To, Limit: 100})
 	defer f.Release()
 	_, st, err := all(t, f)
@@ -253,10 +201,10 @@ func TestFeedStopsBeyondTheTotal(t *testing.T) {
 
 func TestFeedRestartsAfterARefusedToken(t *testing.T) {
 	pages := pagesOf(3, 2)
-	first := &fakePages{pages: pages, total: 6, errs: map[int]error{2: &api.Error{Kind: api.ErrInvalidToken, Status: 400}}}
-	second := &fakePages{pages: pages, total: 6}
+	first := &billingtest.Pager{Pages: pages, Contracts: 6, Errs: map[int]error{2: &api.Error{Kind: api.ErrInvalidToken, Status: 400}}}
+	second := &billingtest.Pager{Pages: pages, Contracts: 6}
 	n := 0
-	s := newService(t, func() *fakePages {
+	s := newService(t, func() *billingtest.Pager {
 		n++
 		if n == 1 {
 			return first
@@ -273,8 +221,8 @@ func TestFeedRestartsAfterARefusedToken(t *testing.T) {
 
 func TestFeedWaitsOutRateLimits(t *testing.T) {
 	limited := &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: time.Millisecond}
-	src := &fakePages{pages: pagesOf(2, 1), total: 2, errs: map[int]error{1: limited}}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2, Errs: map[int]error{1: limited}}
+	s := newService(t, func() *billingtest.Pager { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	got, _, err := all(t, f)
@@ -303,8 +251,8 @@ func (r refusing) Done() bool                                    { return false 
 func (r refusing) Total() int                                    { return -1 }
 
 func TestRetryResumesAFailedFeed(t *testing.T) {
-	src := &fakePages{pages: pagesOf(2, 1), total: 2, errs: map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500}}}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2, Errs: map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500}}}
+	s := newService(t, func() *billingtest.Pager { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	if _, st, err := all(t, f); !errors.Is(err, api.ErrServer) || st.Entries != 1 {
@@ -318,8 +266,8 @@ func TestRetryResumesAFailedFeed(t *testing.T) {
 }
 
 func TestReleaseStopsTheLoader(t *testing.T) {
-	src := &fakePages{pages: pagesOf(3, 1), total: 3, gate: make(chan struct{})}
-	s := newService(t, func() *fakePages { return src })
+	src := &billingtest.Pager{Pages: pagesOf(3, 1), Contracts: 3, Gate: make(chan struct{})}
+	s := newService(t, func() *billingtest.Pager { return src })
 	f := s.Feed(query())
 	f.WantAll()
 	f.Release()
@@ -336,7 +284,7 @@ func TestReleaseStopsTheLoader(t *testing.T) {
 
 func TestFreshFeedStartsOver(t *testing.T) {
 	n := 0
-	s := newService(t, func() *fakePages { n++; return &fakePages{pages: pagesOf(1, 1), total: 1} })
+	s := newService(t, func() *billingtest.Pager { n++; return &billingtest.Pager{Pages: pagesOf(1, 1), Contracts: 1} })
 	a := s.Feed(query())
 	defer a.Release()
 	all(t, a)
@@ -358,7 +306,7 @@ func TestFreshFeedStartsOver(t *testing.T) {
 // A listener of an idle feed is let go when the service closes, whatever
 // its own context.
 func TestWaitEndsWhenTheServiceCloses(t *testing.T) {
-	src := &fakePages{pages: pagesOf(2, 1), total: 2}
+	src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2}
 	s := New(context.Background(), nil, WithPages(func(api.ChargesQuery) PageSource { return src }))
 	f := s.Feed(query())
 	f.More()
@@ -386,8 +334,8 @@ func TestFeedEndsNotLoading(t *testing.T) {
 		if i%2 == 1 {
 			errs[1] = &api.Error{Kind: api.ErrServer, Status: 500}
 		}
-		src := &fakePages{pages: pagesOf(2, 1), total: 2, errs: errs}
-		s := newService(t, func() *fakePages { return src })
+		src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2, Errs: errs}
+		s := newService(t, func() *billingtest.Pager { return src })
 		f := s.Feed(query())
 		_, st, err := all(t, f)
 		if (err != nil) != (i%2 == 1) {

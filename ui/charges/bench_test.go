@@ -6,6 +6,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
@@ -22,7 +23,7 @@ func benchModel(b *testing.B, n int, expandAll bool) *Model {
 	all := contracts(1, n)
 	ctx := testContext(theme.New(true))
 	ctx.Billing = testService(b, ctx.Base, func(api.ChargesQuery) billing.PageSource {
-		return &fakePager{pages: pagesOf(all, 500)}
+		return billingtest.Paged(all, 500)
 	})
 	m := New(ctx)
 	m.SetSize(120, 40)

@@ -21,7 +21,7 @@ func TestExportWritesWhatIsShown(t *testing.T) {
 	hs := newHarness(t, 100, 24, gated(es, 100)) // the second page waits for the test
 	hs.m.exportDir = t.TempDir()
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	hs.m.Update(keyMsg("/"))
 	hs.typeText("a100")
@@ -32,7 +32,7 @@ func TestExportWritesWhatIsShown(t *testing.T) {
 	if !strings.HasPrefix(hs.m.sent.text, "loading the rest of the range to export it: page 2") {
 		t.Errorf("status %q", hs.m.sent.text)
 	}
-	hs.pager(0).open(5)
+	hs.pager(0).Allow(5)
 	hs.settle(cmd)
 	name := "vastdash-charges-2026-10-23..2026-11-21.csv"
 	path := filepath.Join(hs.m.exportDir, name)

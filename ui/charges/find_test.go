@@ -27,7 +27,7 @@ func TestFindFiltersAsYouType(t *testing.T) {
 	// rows filtered are exactly the first page's.
 	hs := newHarness(t, 100, 24, gated(es, 100))
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	if hs.m.entries != 100 {
 		t.Fatalf("%d entries loaded, want the first page", hs.m.entries)
@@ -67,7 +67,7 @@ func TestFindFiltersAsYouType(t *testing.T) {
 	// typeText dropped the commands of the keys typed, the listener
 	// among them (with the field's blink, which never ends): forget it.
 	hs.m.listening = false
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(hs.press("G"))
 	if !hs.m.st.Done || hs.m.tree.Len() != 3 {
 		t.Fatalf("done %v, rows %v", hs.m.st.Done, hs.rowNames())
@@ -91,7 +91,7 @@ func TestFindFiltersAsYouType(t *testing.T) {
 func TestFindEscInFieldClears(t *testing.T) {
 	hs := newHarness(t, 100, 24, gated(findEntries(), 100)) // one page only
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	hs.press("/") // not settled: the field's cursor blinks forever
 	hs.typeText("job-7")

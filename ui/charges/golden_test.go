@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -35,8 +36,8 @@ func TestGolden80x24(t *testing.T) {
 func TestGolden100x30(t *testing.T) {
 	es := append([]api.Charge{serverlessEndpoint(7, 2, 2)}, contracts(1, 40)...)
 	es[3].Meta.Label = "🚀 deploy"
-	hs := newHarness(t, 100, 30, func(q api.ChargesQuery) *fakePager {
-		return &fakePager{pages: pagesOf(es, 100)}
+	hs := newHarness(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager {
+		return billingtest.Paged(es, 100)
 	})
 	hs.m.ctx.Styles = theme.New(true)
 	hs.settle(hs.m.Init())

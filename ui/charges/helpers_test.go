@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
@@ -85,91 +86,6 @@ func contracts(first, n int) []api.Charge {
 	return out
 }
 
-// fakePager hands out prepared pages; fail makes the call with that index
-// (0-based, counting every call) fail instead. The feed calls it from its
-// loader goroutine while the test reads it, hence the lock. With gate set,
-// every call first waits for a token on it (or the feed's end): a test
-// holds a page "in flight" for as long as it likes.
-type fakePager struct {
-	q     api.ChargesQuery
-	pages []api.ChargesPage
-	fail  map[int]error
-	gate  chan struct{}
-
-	mu    sync.Mutex
-	calls int // calls answered (past the gate)
-	next  int
-	ctxs  []context.Context // the context of every call, as it started
-}
-
-func (p *fakePager) Next(ctx context.Context) (api.ChargesPage, error) {
-	p.mu.Lock()
-	p.ctxs = append(p.ctxs, ctx) // before the gate: a held call counts here
-	p.mu.Unlock()
-	if p.gate != nil {
-		select {
-		case <-p.gate:
-		case <-ctx.Done():
-			return api.ChargesPage{}, ctx.Err()
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	call := p.calls
-	p.calls++
-	if err := p.fail[call]; err != nil {
-		return api.ChargesPage{}, err
-	}
-	if p.next >= len(p.pages) {
-		return api.ChargesPage{}, api.ErrPagerDone
-	}
-	pg := p.pages[p.next]
-	p.next++
-	return pg, nil
-}
-
-func (p *fakePager) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.next >= len(p.pages)
-}
-
-func (p *fakePager) Total() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.next == 0 {
-		return -1
-	}
-	return p.pages[0].Total
-}
-
-// Calls is how many times Next was called.
-func (p *fakePager) Calls() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.calls
-}
-
-// open lets n calls through the gate.
-func (p *fakePager) open(n int) {
-	for range n {
-		p.gate <- struct{}{}
-	}
-}
-
-// pagesOf cuts entries into pages of size per, with Total set to len(entries).
-func pagesOf(entries []api.Charge, per int) []api.ChargesPage {
-	var out []api.ChargesPage
-	for i := 0; i < len(entries); i += per {
-		j := min(i+per, len(entries))
-		out = append(out, api.ChargesPage{Count: j - i, Total: len(entries), Results: entries[i:j]})
-	}
-	if len(out) == 0 {
-		out = append(out, api.ChargesPage{})
-	}
-	return out
-}
-
 // harness is a screen on a billing layer whose pagers are fakes made by
 // mk; pagers records them in the order the feeds asked for them. It plays
 // the root's part: it runs the screen's commands, hands their messages back
@@ -180,7 +96,7 @@ type harness struct {
 	svc *billing.Service
 
 	mu     sync.Mutex // the feeds ask for pagers from their loaders too
-	pagers []*fakePager
+	pagers []*billingtest.Pager
 
 	status   shared.StatusMsg   // the status line as the root shows it
 	statuses []shared.StatusMsg // every status message, in order
@@ -221,7 +137,7 @@ func testService(tb testing.TB, base context.Context, pages func(api.ChargesQuer
 }
 
 // newHarness builds a w×h screen whose every pager serves mk(query).
-func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *fakePager) *harness {
+func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *billingtest.Pager) *harness {
 	hs := &harness{t: t}
 	ctx := testContext(plainStyles())
 	base, cancel := context.WithCancel(context.Background())
@@ -229,7 +145,7 @@ func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *fakePager) 
 	ctx.Base = base
 	ctx.Billing = testService(t, base, func(q api.ChargesQuery) billing.PageSource {
 		p := mk(q)
-		p.q = q
+		p.Query = q
 		hs.mu.Lock()
 		hs.pagers = append(hs.pagers, p)
 		hs.mu.Unlock()
@@ -242,7 +158,7 @@ func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *fakePager) 
 }
 
 // pager returns the i-th pager made.
-func (hs *harness) pager(i int) *fakePager {
+func (hs *harness) pager(i int) *billingtest.Pager {
 	hs.t.Helper()
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
@@ -260,8 +176,8 @@ func (hs *harness) numPagers() int {
 }
 
 // servePages makes every pager serve entries in pages of per.
-func servePages(entries []api.Charge, per int) func(api.ChargesQuery) *fakePager {
-	return func(api.ChargesQuery) *fakePager { return &fakePager{pages: pagesOf(entries, per)} }
+func servePages(entries []api.Charge, per int) func(api.ChargesQuery) *billingtest.Pager {
+	return func(api.ChargesQuery) *billingtest.Pager { return billingtest.Paged(entries, per) }
 }
 
 // run executes cmd — a Listen blocks until the feed changes, which it does

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -71,15 +72,15 @@ func TestExpandCollapseAndParent(t *testing.T) {
 }
 
 func TestTreeFormatNestedWrappers(t *testing.T) {
-	hs := newHarness(t, 120, 30, func(q api.ChargesQuery) *fakePager {
+	hs := newHarness(t, 120, 30, func(q api.ChargesQuery) *billingtest.Pager {
 		if q.Format == api.FormatTree {
-			return &fakePager{pages: pagesOf([]api.Charge{serverlessEndpoint(7, 2, 2), contract(1, 0)}, 100)}
+			return billingtest.Paged([]api.Charge{serverlessEndpoint(7, 2, 2), contract(1, 0)}, 100)
 		}
-		return &fakePager{pages: pagesOf(contracts(1, 5), 100)}
+		return billingtest.Paged(contracts(1, 5), 100)
 	})
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("f"))
-	if hs.m.Query().Format != api.FormatTree || hs.pager(1).q.Format != api.FormatTree {
+	if hs.m.Query().Format != api.FormatTree || hs.pager(1).Query.Format != api.FormatTree {
 		t.Fatalf("f did not switch to the tree format: %+v", hs.m.Query())
 	}
 	hs.press("enter", "j", "enter", "j", "enter")
@@ -104,12 +105,14 @@ func TestTreeFormatNestedWrappers(t *testing.T) {
 }
 
 // gated serves entries in pages of per, every request held until the test
-// lets it through (fakePager.open): the way to look at the screen while a
+// lets it through (Pager.Allow): the way to look at the screen while a
 // page is in flight.
-func gated(entries []api.Charge, per int) func(api.ChargesQuery) *fakePager {
+func gated(entries []api.Charge, per int) func(api.ChargesQuery) *billingtest.Pager {
 	gate := make(chan struct{}, 1000)
-	return func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: pagesOf(entries, per), gate: gate}
+	return func(api.ChargesQuery) *billingtest.Pager {
+		p := billingtest.Paged(entries, per)
+		p.Gate = gate
+		return p
 	}
 }
 
@@ -123,7 +126,7 @@ func TestLazyPagingAsksOnePageAtATime(t *testing.T) {
 	if v := hs.view(); !strings.Contains(v, "loading charges: page 1…") || !hs.m.Loading() {
 		t.Fatalf("a slow first page should say it is loading (loading %v):\n%s", hs.m.Loading(), v)
 	}
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	if hs.m.tree.Len() != 100 || hs.pager(0).Calls() != 1 {
 		t.Fatalf("first paint should load exactly one page: %d rows, %d calls", hs.m.tree.Len(), hs.pager(0).Calls())
@@ -147,7 +150,7 @@ func TestLazyPagingAsksOnePageAtATime(t *testing.T) {
 	if f := hs.lines()[29]; !strings.Contains(f, want) {
 		t.Errorf("footer %q, want %q", f, want)
 	}
-	hs.pager(0).open(10) // more than asked for: only what the screen wants is loaded
+	hs.pager(0).Allow(10) // more than asked for: only what the screen wants is loaded
 	hs.settle(tea.Batch(cmds...))
 	if hs.m.tree.Len() != 200 || hs.pager(0).Calls() != 2 || hs.m.Loading() {
 		t.Fatalf("after the page: %d rows, %d requests (want one more), loading %v",
@@ -165,13 +168,13 @@ func TestEndKeepsLoadingAndFollows(t *testing.T) {
 	all := contracts(1, 300)
 	hs := newHarness(t, 120, 30, gated(all, 100))
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	cmd = hs.press("G")
 	if hs.m.cursor != 99 || !hs.m.Loading() {
 		t.Fatalf("G: cursor %d, loading %v", hs.m.cursor, hs.m.Loading())
 	}
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	for hs.m.tree.Len() < 200 {
 		cmd = hs.run(cmd)
 	}
@@ -182,7 +185,7 @@ func TestEndKeepsLoadingAndFollows(t *testing.T) {
 		t.Fatal("G should keep loading onward")
 	}
 	cmd = tea.Batch(cmd, hs.press("k")) // the user moves while the last page is loading
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	if hs.m.cursor != 198 {
 		t.Fatalf("cursor should stay where the user put it, at 198, got %d", hs.m.cursor)
@@ -213,7 +216,7 @@ func waitClosed(t *testing.T, f *billing.Feed) {
 func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
 	hs := newHarness(t, 120, 30, gated(contracts(1, 300), 100))
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	if len(hs.ranges) != 1 || hs.ranges[0].Preset != "30d" {
 		t.Fatalf("Init announced %v, want the 30d range", hs.ranges)
@@ -226,7 +229,7 @@ func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
 	if r := hs.m.Range(); r.Preset != "90d" || !r.From.Equal(time.Date(2026, 8, 24, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("d: range %v", r)
 	}
-	if hs.numPagers() != 2 || !hs.pager(1).q.From.Equal(hs.m.Range().From) {
+	if hs.numPagers() != 2 || !hs.pager(1).Query.From.Equal(hs.m.Range().From) {
 		t.Fatalf("no new pager for the new range: %d pagers", hs.numPagers())
 	}
 	// The old range's feed is released: its request is cancelled and it
@@ -243,7 +246,7 @@ func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
 	if !hs.m.Loading() {
 		t.Error("the new range's request no longer counts as loading")
 	}
-	hs.pager(1).open(1)
+	hs.pager(1).Allow(1)
 	hs.settle(fresh)
 	if hs.m.tree.Len() != 100 || hs.pager(1).Calls() != 1 {
 		t.Fatalf("new range: %d rows", hs.m.tree.Len())
@@ -290,11 +293,8 @@ func TestQuickFilterChangesLeaveOneFeed(t *testing.T) {
 }
 
 func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
-	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{
-			pages: pagesOf(contracts(1, 300), 100),
-			fail:  map[int]error{1: &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 502}},
-		}
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return billingtest.Paged(contracts(1, 300), 100).With(map[int]error{1: &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 502}})
 	})
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("G"))
@@ -324,11 +324,8 @@ func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
 }
 
 func TestFirstPageErrorAndRetry(t *testing.T) {
-	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
-		return &fakePager{
-			pages: pagesOf(contracts(1, 10), 100),
-			fail:  map[int]error{0: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/charges/", Err: errors.New("connection refused\x1b[2J")}},
-		}
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *billingtest.Pager {
+		return billingtest.Paged(contracts(1, 10), 100).With(map[int]error{0: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/charges/", Err: errors.New("connection refused\x1b[2J")}})
 	})
 	hs.settle(hs.m.Init())
 	v := hs.m.View()
@@ -363,8 +360,8 @@ func TestReloadStartsOver(t *testing.T) {
 }
 
 func TestPermissionMessage(t *testing.T) {
-	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *fakePager {
-		return &fakePager{fail: map[int]error{0: &api.Error{Kind: api.ErrPermission, Permission: "billing_read", Status: 401}}}
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *billingtest.Pager {
+		return billingtest.Paged(nil, 100).With(map[int]error{0: &api.Error{Kind: api.ErrPermission, Permission: "billing_read", Status: 401}})
 	})
 	hs.settle(hs.m.Init())
 	v := hs.view()
@@ -391,12 +388,9 @@ func TestEmptyRange(t *testing.T) {
 // is waiting (and keeps the spinner going) instead of failing, and the rows
 // come once the wait is over. No timer of the screen's own is involved.
 func TestRateLimitWaitsThenRetries(t *testing.T) {
-	limited := func(threshold time.Duration) func(api.ChargesQuery) *fakePager {
-		return func(api.ChargesQuery) *fakePager {
-			return &fakePager{
-				pages: pagesOf(contracts(1, 5), 100),
-				fail:  map[int]error{0: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: threshold}},
-			}
+	limited := func(threshold time.Duration) func(api.ChargesQuery) *billingtest.Pager {
+		return func(api.ChargesQuery) *billingtest.Pager {
+			return billingtest.Paged(contracts(1, 5), 100).With(map[int]error{0: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: threshold}})
 		}
 	}
 	t.Run("waiting", func(t *testing.T) {
@@ -406,9 +400,9 @@ func TestRateLimitWaitsThenRetries(t *testing.T) {
 		// (not one its Init already folded, after which it would hear
 		// only the end of the wait).
 		gate := make(chan struct{})
-		hs := newHarness(t, 80, 24, func(q api.ChargesQuery) *fakePager {
+		hs := newHarness(t, 80, 24, func(q api.ChargesQuery) *billingtest.Pager {
 			p := limited(time.Minute)(q)
-			p.gate = gate
+			p.Gate = gate
 			return p
 		})
 		cmd := hs.m.Init()
@@ -434,12 +428,14 @@ func TestDroppedEntriesAreCounted(t *testing.T) {
 	es := contracts(1, 3)
 	bad := contract(9, 9)
 	bad.End = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC).Unix() // a broken server
-	pages := []api.ChargesPage{
-		{Count: 2, Total: 4, Results: []api.Charge{es[0], bad}},
-		{Count: 2, Total: 4, Results: []api.Charge{es[1], es[0]}}, // es[0] again
-		{Count: 1, Total: 4, Results: es[2:]},
+	pages := [][]api.Charge{
+		{es[0], bad},
+		{es[1], es[0]}, // es[0] again
+		es[2:],
 	}
-	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *fakePager { return &fakePager{pages: pages} })
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: pages, Contracts: 4}
+	})
 	hs.settle(hs.m.Init())
 	assertRows(t, hs.rowNames(), []string{"0:instance-1", "0:instance-2", "0:instance-3"})
 	if f := hs.lines()[29]; !strings.Contains(f, "3 of 4 contracts · "+sumOf(es).String()+" loaded · 1 malformed skipped · 1 duplicate dropped · all loaded") {
@@ -536,10 +532,10 @@ func TestEverySizeFits(t *testing.T) {
 				if state == "empty" {
 					entries = nil
 				}
-				hs := newHarness(t, w, h, func(api.ChargesQuery) *fakePager {
-					p := &fakePager{pages: pagesOf(entries, 10)}
+				hs := newHarness(t, w, h, func(api.ChargesQuery) *billingtest.Pager {
+					p := billingtest.Paged(entries, 10)
 					if state == "error" {
-						p.fail = map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500, Msg: "日本語のエラー"}}
+						p.Errs = map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500, Msg: "日本語のエラー"}}
 					}
 					return p
 				})
@@ -618,7 +614,7 @@ func TestCustomRangeInput(t *testing.T) {
 		!r.To.Equal(time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)) {
 		t.Fatalf("after enter: capturing %v, range %+v", hs.m.Capturing(), r)
 	}
-	if hs.numPagers() != 2 || !hs.pager(1).q.To.Equal(r.To) {
+	if hs.numPagers() != 2 || !hs.pager(1).Query.To.Equal(r.To) {
 		t.Fatal("the custom range was not requested")
 	}
 	if last := hs.ranges[len(hs.ranges)-1]; !last.From.Equal(r.From) || !last.To.Equal(r.To) {
@@ -658,7 +654,7 @@ func TestTypePicker(t *testing.T) {
 	if len(q.Types) != 2 || q.Types[0] != api.TypeInstance || q.Types[1] != api.TypeServerless {
 		t.Fatalf("types %v", q.Types)
 	}
-	if hs.numPagers() != 2 || len(hs.pager(1).q.Types) != 2 {
+	if hs.numPagers() != 2 || len(hs.pager(1).Query.Types) != 2 {
 		t.Fatal("the type filter was not requested")
 	}
 	if l := hs.lines()[0]; !strings.Contains(l, "· types instance+serverless ·") {
@@ -683,7 +679,7 @@ func TestOrderAndFormatToggles(t *testing.T) {
 	hs.settle(hs.m.Init())
 	announced := len(hs.ranges)
 	hs.settle(hs.press("o"))
-	if !hs.m.Query().OldestFirst || !hs.pager(1).q.OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
+	if !hs.m.Query().OldestFirst || !hs.pager(1).Query.OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
 		t.Fatal("o did not switch to oldest first")
 	}
 	hs.settle(hs.press("f", "f"))

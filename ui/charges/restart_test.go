@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 )
 
 // invalidToken is the client's error for a refused pagination token.
@@ -22,12 +23,12 @@ func TestInvalidTokenKeepsRowsWithoutDoubles(t *testing.T) {
 	entries := contracts(1, 30)
 	fresh := append(contracts(100, 1), entries...) // the server gained a contract
 	made := 0
-	hs := newHarness(t, 100, 60, func(api.ChargesQuery) *fakePager {
+	hs := newHarness(t, 100, 60, func(api.ChargesQuery) *billingtest.Pager {
 		// Called by the feed: once at the start, once for the restart.
 		if made++; made > 1 {
-			return &fakePager{pages: pagesOf(fresh, 10)}
+			return billingtest.Paged(fresh, 10)
 		}
-		return &fakePager{pages: pagesOf(entries, 10), fail: map[int]error{1: invalidToken}}
+		return billingtest.Paged(entries, 10).With(map[int]error{1: invalidToken})
 	})
 	// The screen is taller than all rows, so it pages to the end by itself.
 	hs.settle(hs.m.Init())

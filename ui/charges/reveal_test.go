@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 )
 
 func TestRevealLoadedEntry(t *testing.T) {
@@ -24,7 +25,7 @@ func TestRevealLoadedEntry(t *testing.T) {
 func TestRevealLoadsUntilFound(t *testing.T) {
 	hs := newHarness(t, 120, 30, gated(contracts(1, 500), 100))
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	cmd = hs.m.Reveal("instance-250")
 	if !hs.m.Loading() {
@@ -33,7 +34,7 @@ func TestRevealLoadsUntilFound(t *testing.T) {
 	if hs.m.cursor != 99 {
 		t.Errorf("while searching the cursor should follow the end like G: %d", hs.m.cursor)
 	}
-	hs.pager(0).open(10) // more than needed: the search asks only for what it needs
+	hs.pager(0).Allow(10) // more than needed: the search asks only for what it needs
 	hs.settle(cmd)
 	if !hs.sentStatus("looking for instance-250…") {
 		t.Errorf("the status line never said what the screen was looking for: %v", hs.statuses)
@@ -83,11 +84,11 @@ func TestRevealMissingEntry(t *testing.T) {
 func TestRevealCancelledByMovement(t *testing.T) {
 	hs := newHarness(t, 120, 30, gated(contracts(1, 500), 100))
 	cmd := hs.m.Init()
-	hs.pager(0).open(1)
+	hs.pager(0).Allow(1)
 	hs.settle(cmd)
 	cmd = hs.m.Reveal("instance-450")
 	cmd = tea.Batch(cmd, hs.press("k"))
-	hs.pager(0).open(10)
+	hs.pager(0).Allow(10)
 	hs.settle(cmd)
 	if n := hs.pager(0).Calls(); n != 2 || hs.m.tree.Len() != 200 {
 		t.Fatalf("loading went on after the user moved: %d requests, %d rows", n, hs.m.tree.Len())
@@ -123,11 +124,8 @@ func TestRevealNestedInTreeFormat(t *testing.T) {
 }
 
 func TestRevealClosesTheModalAndRetriesAfterError(t *testing.T) {
-	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{
-			pages: pagesOf(contracts(1, 300), 100),
-			fail:  map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 502}},
-		}
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return billingtest.Paged(contracts(1, 300), 100).With(map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 502}})
 	})
 	hs.settle(hs.m.Init())
 	hs.press("c") // its cursor blink is not run: it would blink forever

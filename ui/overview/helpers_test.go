@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
@@ -53,81 +54,11 @@ func preset(t *testing.T, name string) spend.Range {
 	return r
 }
 
-// fakePager hands out fixed pages; errs holds an error to return once
-// instead of the page of that index. A feed calls it from its loader
-// goroutine, so it locks. With a gate, every Next first waits for a token
-// (or for the load to be cancelled): a test lets pages through one at a
-// time and sees each state in turn.
-type fakePager struct {
-	mu    sync.Mutex
-	pages [][]api.Charge
-	total int
-	next  int
-	errs  map[int]error
-	calls int
-	gate  chan struct{}
-}
-
-func (p *fakePager) Next(ctx context.Context) (api.ChargesPage, error) {
-	if p.gate != nil {
-		select {
-		case <-p.gate:
-		case <-ctx.Done():
-			return api.ChargesPage{}, ctx.Err()
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.calls++
-	if err := ctx.Err(); err != nil {
-		return api.ChargesPage{}, err
-	}
-	if err, ok := p.errs[p.next]; ok {
-		delete(p.errs, p.next)
-		return api.ChargesPage{}, err
-	}
-	if p.next >= len(p.pages) {
-		return api.ChargesPage{}, api.ErrPagerDone
-	}
-	pg := api.ChargesPage{Results: p.pages[p.next], Total: p.total, Count: len(p.pages[p.next])}
-	p.next++
-	return pg, nil
-}
-
-func (p *fakePager) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.next >= len(p.pages)
-}
-
-func (p *fakePager) Total() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.next == 0 {
-		return -1
-	}
-	return p.total
-}
-
-// Calls is how many times Next was called.
-func (p *fakePager) Calls() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.calls
-}
-
 // gated makes p wait for a token before every page; the channel is
 // buffered so a test can hand out tokens without blocking.
-func gated(p *fakePager) *fakePager {
-	p.gate = make(chan struct{}, 64)
+func gated(p *billingtest.Pager) *billingtest.Pager {
+	p.Gate = make(chan struct{}, 64)
 	return p
-}
-
-// allow lets n more requests through p's gate.
-func (p *fakePager) allow(n int) {
-	for range n {
-		p.gate <- struct{}{}
-	}
 }
 
 // queries records the queries feeds were made for (each new feed, and each

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -39,7 +40,7 @@ func testCharges() []api.Charge {
 
 // modelWith is a model over a billing layer whose feeds page through
 // pages; the queries feeds asked pagers for are kept.
-func modelWith(tb testing.TB, w, h int, pages func(api.ChargesQuery) *fakePager, opts ...billing.Option) (*Model, *driver, *queries) {
+func modelWith(tb testing.TB, w, h int, pages func(api.ChargesQuery) *billingtest.Pager, opts ...billing.Option) (*Model, *driver, *queries) {
 	tb.Helper()
 	ctx := newCtx()
 	qs := &queries{}
@@ -54,8 +55,8 @@ func modelWith(tb testing.TB, w, h int, pages func(api.ChargesQuery) *fakePager,
 
 func loaded(tb testing.TB, w, h int, cs []api.Charge) (*Model, *driver) {
 	tb.Helper()
-	m, d, _ := modelWith(tb, w, h, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(cs, 10), total: len(cs)}
+	m, d, _ := modelWith(tb, w, h, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 	})
 	d.run(tb, m.Update(shared.UserMsg{User: testUser()}))
 	d.run(tb, m.Init())
@@ -187,9 +188,9 @@ func TestCompactSplitsWhenShort(t *testing.T) {
 
 func TestLoadsEveryPageAndFolds(t *testing.T) {
 	cs := fixture()
-	var pager *fakePager
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		pager = &fakePager{pages: paged(cs, 10), total: len(cs)}
+	var pager *billingtest.Pager
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		pager = &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 		return pager
 	})
 	d.run(t, m.Init())
@@ -217,23 +218,23 @@ func TestLoadsEveryPageAndFolds(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	cs := fixture()
-	pager := gated(&fakePager{pages: paged(cs, 11), total: 1600}) // the server says 1,600 match: 4 pages of 500
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager { return pager })
+	pager := gated(&billingtest.Pager{Pages: paged(cs, 11), Contracts: 1600}) // the server says 1,600 match: 4 pages of 500
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager { return pager })
 	cmd := m.Init()
 	if !m.Loading() || !strings.Contains(view(m), "loading charges…") {
 		t.Fatalf("before the first page (loading=%v):\n%s", m.Loading(), view(m))
 	}
-	pager.allow(1)
+	pager.Allow(1)
 	d.runUntil(t, cmd, pagesIn(m, 1))
 	if !strings.Contains(view(m), "loading charges: page 1 of 4") {
 		t.Errorf("after one page:\n%s", view(m))
 	}
-	pager.allow(1)
+	pager.Allow(1)
 	d.runUntil(t, nil, pagesIn(m, 2))
 	if !strings.Contains(view(m), "loading charges: page 2 of 4") {
 		t.Errorf("after two pages:\n%s", view(m))
 	}
-	pager.allow(64)
+	pager.Allow(64)
 	d.run(t, nil)
 	if !strings.Contains(view(m), "all 42 contracts loaded") || m.Loading() {
 		t.Errorf("at the end (loading=%v):\n%s", m.Loading(), view(m))
@@ -305,10 +306,10 @@ func TestRunwayReasons(t *testing.T) {
 	}
 
 	// Partial: the first of several pages.
-	pager := gated(&fakePager{pages: paged(fixture(), 10), total: 42})
-	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager { return pager })
+	pager := gated(&billingtest.Pager{Pages: paged(fixture(), 10), Contracts: 42})
+	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager { return pager })
 	d.send(t, shared.UserMsg{User: testUser()})
-	pager.allow(1)
+	pager.Allow(1)
 	d.runUntil(t, m.Init(), pagesIn(m, 1))
 	if l := lineWith(t, m, "Runway"); !strings.Contains(l, "— charges still loading") {
 		t.Errorf("partial: %q", l)
@@ -409,8 +410,8 @@ func TestServerTextSanitized(t *testing.T) {
 
 func TestRangeChangeDropsLateAnswers(t *testing.T) {
 	cs := fixture()
-	m, d, qs := modelWith(t, 100, 30, func(q api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(cs, 10), total: len(cs)}
+	m, d, qs := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 	})
 	late := feedMsg(t, m.Init()) // news of 30d, arriving after the range changed
 
@@ -442,8 +443,8 @@ func TestRangeChangeDropsLateAnswers(t *testing.T) {
 }
 
 func TestSameDaysDoNotReload(t *testing.T) {
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(fixture(), 50), total: 42}
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(fixture(), 50), Contracts: 42}
 	})
 	r := preset(t, "30d")
 	d.send(t, shared.RangeMsg{Range: r})
@@ -462,11 +463,11 @@ func TestSameDaysDoNotReload(t *testing.T) {
 func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 	rangeData := fixture()[:10]
 	burnData := testCharges()
-	m, d, qs := modelWith(t, 100, 40, func(q api.ChargesQuery) *fakePager {
+	m, d, qs := modelWith(t, 100, 40, func(q api.ChargesQuery) *billingtest.Pager {
 		if q.From.Equal(time.Date(2026, 11, 14, 0, 0, 0, 0, time.UTC)) {
-			return &fakePager{pages: paged(burnData, 2), total: len(burnData)}
+			return &billingtest.Pager{Pages: paged(burnData, 2), Contracts: len(burnData)}
 		}
-		return &fakePager{pages: paged(rangeData, 3), total: len(rangeData)}
+		return &billingtest.Pager{Pages: paged(rangeData, 3), Contracts: len(rangeData)}
 	})
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.send(t, shared.RangeMsg{Range: preset(t, "last-month")})
@@ -509,11 +510,11 @@ func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 func TestFailedPageRetriedWithR(t *testing.T) {
 	cs := fixture()
 	boom := &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 500, Msg: "internal \x1b[31merror"}
-	var pager *fakePager
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		p := &fakePager{pages: paged(cs, 10), total: len(cs)}
+	var pager *billingtest.Pager
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		p := &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 		if pager == nil {
-			p.errs = map[int]error{2: boom} // the first load fails once
+			p.Errs = map[int]error{2: boom} // the first load fails once
 			pager = p
 		}
 		return p
@@ -585,8 +586,8 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 		return &api.Error{Kind: api.ErrRateLimited, Op: "GET /api/v0/charges/", Status: 429, Threshold: wait}
 	}
 	// A wait the test does not sit through: it ends with the test.
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(cs, 10), total: len(cs), errs: map[int]error{1: limited(time.Minute)}}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs), Errs: map[int]error{1: limited(time.Minute)}}
 	})
 	d.runUntil(t, m.Init(), func() bool { return !m.main.st.WaitUntil.IsZero() })
 	if !m.Loading() || !strings.Contains(view(m), "rate limited: retrying shortly") {
@@ -598,8 +599,8 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 	}
 
 	// A short wait, sat through.
-	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(cs, 10), total: len(cs), errs: map[int]error{1: limited(time.Millisecond)}}
+	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs), Errs: map[int]error{1: limited(time.Millisecond)}}
 	})
 	d.run(t, m.Init())
 	if v := view(m); !strings.Contains(v, "all 42 contracts loaded") || m.Loading() || strings.Contains(v, "rate limited") {
@@ -609,8 +610,8 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 
 func TestPermissionErrorKeepsCredit(t *testing.T) {
 	denied := &api.Error{Kind: api.ErrPermission, Op: "GET /api/v0/charges/", Status: 401, Permission: "billing_read"}
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{errs: map[int]error{0: denied}, pages: [][]api.Charge{nil}}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Errs: map[int]error{0: denied}, Pages: [][]api.Charge{nil}}
 	})
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.run(t, m.Init())
@@ -674,16 +675,16 @@ func TestEverySizeExact(t *testing.T) {
 		},
 		"full": func(t *testing.T) *Model { m, _ := loaded(t, 1, 1, fixture()); return m },
 		"partial": func(t *testing.T) *Model {
-			pager := gated(&fakePager{pages: paged(fixture(), 10), total: 1600})
-			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *fakePager { return pager })
+			pager := gated(&billingtest.Pager{Pages: paged(fixture(), 10), Contracts: 1600})
+			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *billingtest.Pager { return pager })
 			d.send(t, shared.UserMsg{User: testUser()})
-			pager.allow(1)
+			pager.Allow(1)
 			d.runUntil(t, m.Init(), pagesIn(m, 1))
 			return m
 		},
 		"denied": func(t *testing.T) *Model {
-			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *fakePager {
-				return &fakePager{errs: map[int]error{0: denied}, pages: [][]api.Charge{nil}}
+			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *billingtest.Pager {
+				return &billingtest.Pager{Errs: map[int]error{0: denied}, Pages: [][]api.Charge{nil}}
 			})
 			d.send(t, shared.UserMsg{User: testUser()})
 			d.run(t, m.Init())
@@ -783,9 +784,9 @@ func TestViewCacheFollowsChanges(t *testing.T) {
 
 func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
 	cs := fixture()
-	var ninety *fakePager
-	m, d, _ := modelWith(t, 100, 30, func(q api.ChargesQuery) *fakePager {
-		p := &fakePager{pages: paged(cs, 10), total: len(cs)}
+	var ninety *billingtest.Pager
+	m, d, _ := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager {
+		p := &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 		if q.From.Equal(preset(t, "90d").From) {
 			ninety = gated(p)
 			return ninety
@@ -800,7 +801,7 @@ func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
 
 	// 90d also covers the window: while it loads, the 30d figures stand.
 	cmd := m.Update(shared.RangeMsg{Range: preset(t, "90d")})
-	ninety.allow(1)
+	ninety.Allow(1)
 	d.runUntil(t, cmd, pagesIn(m, 1))
 	if !strings.Contains(view(m), "loading charges:") {
 		t.Fatalf("90d should still be loading:\n%s", view(m))
@@ -814,7 +815,7 @@ func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
 	if len(d.runways) != runways {
 		t.Errorf("the root was told of a runway change that did not happen: %+v", d.runways[runways:])
 	}
-	ninety.allow(64)
+	ninety.Allow(64)
 	d.run(t, nil)
 	if m.kept != nil {
 		t.Error("the kept figures should go once the new load is complete")
@@ -828,7 +829,7 @@ func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
 	if l := lineWith(t, m, "Burn"); !strings.Contains(l, "loading") {
 		t.Errorf("after r the figures should be measured again: %q", l)
 	}
-	ninety.allow(64) // the fresh feed's pager
+	ninety.Allow(64) // the fresh feed's pager
 	d.run(t, cmd)
 	if l := lineWith(t, m, "Burn"); !strings.Contains(l, figures) {
 		t.Errorf("after the reload: %q", l)
@@ -882,8 +883,8 @@ func TestHostileTimesBounded(t *testing.T) {
 // every page, key or repeated account.
 func TestRunwayMsgOnChange(t *testing.T) {
 	cs := fixture()
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(cs, 10), total: len(cs)}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 	})
 	d.run(t, m.Init())
 	if len(d.runways) != 1 || d.runways[0].OK || d.runways[0].Runway.Reason != "account not loaded yet" {
@@ -939,8 +940,8 @@ func TestRepeatedContractCountedOnce(t *testing.T) {
 	cs := fixture()
 	pages := paged(cs, 10)
 	pages[1] = append(append([]api.Charge(nil), pages[1]...), cs[0])
-	m, d, _ := modelWith(t, 100, 40, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: pages, total: len(cs)}
+	m, d, _ := modelWith(t, 100, 40, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: pages, Contracts: len(cs)}
 	})
 	d.run(t, m.Init())
 	var tot spend.Totals

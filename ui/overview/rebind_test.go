@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -18,8 +19,8 @@ func TestRetryHintNamesReboundKey(t *testing.T) {
 	}
 	cs := fixture()
 	boom := &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 500, Msg: "internal error"}
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
-		return &fakePager{pages: paged(cs, 10), total: len(cs), errs: map[int]error{2: boom}}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs), Errs: map[int]error{2: boom}}
 	})
 	m.ctx.Keys = b
 	d.send(t, shared.UserMsg{User: testUser()})

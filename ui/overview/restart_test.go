@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -18,11 +19,11 @@ var invalidToken = &api.Error{Kind: api.ErrInvalidToken, Op: "GET /api/v0/charge
 func TestRefusedTokenCountsOnce(t *testing.T) {
 	cs := fixture()
 	n := 0
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *fakePager {
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
 		n++ // at the feed's creation, then at its restart: never at once
-		p := &fakePager{pages: paged(cs, 10), total: len(cs)}
+		p := &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
 		if n == 1 {
-			p.errs = map[int]error{2: invalidToken}
+			p.Errs = map[int]error{2: invalidToken}
 		}
 		return p
 	})
