@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,10 +30,16 @@ func testModel(t *testing.T) *Model { return buildModel(t, nil, 100) }
 // buildModel is testModel with client under the billing layer (nil: none)
 // and the window width.
 func buildModel(t *testing.T, client *api.Client, width int) *Model {
+	return buildModelPaging(t, client, width, func() billing.PageSource { return &onePage{} })
+}
+
+// buildModelPaging is buildModel whose feeds page through what pages
+// makes, one source a load.
+func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() billing.PageSource) *Model {
 	t.Helper()
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	svc := billing.New(context.Background(), client,
-		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &onePage{} }),
+		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return pages() }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	t.Cleanup(svc.Close)
 	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
@@ -670,9 +677,11 @@ func TestLowCreditSaysWhy(t *testing.T) {
 // the account again, and the screen still gets the key.
 func TestReloadReadsTheCreditEverywhere(t *testing.T) {
 	for _, id := range []string{"1", "2", "3"} {
-		m := testModel(t)
+		var loads atomic.Int32
+		m := buildModelPaging(t, nil, 100, func() billing.PageSource { loads.Add(1); return &onePage{} })
 		m.Update(shared.UserMsg{User: api.User{ID: 7, Email: "me@example.com", Credit: money.Dollar}})
 		m.Update(press(id))
+		before := loads.Load()
 		_, cmd := m.Update(press("r"))
 		if !m.userLoading {
 			t.Errorf("screen %s: r does not reload the credit", id)
@@ -680,10 +689,11 @@ func TestReloadReadsTheCreditEverywhere(t *testing.T) {
 		if _, ok := awaitMsg[shared.UserMsg](cmd); !ok {
 			t.Errorf("screen %s: r sent no account request", id)
 		}
-		if id == "2" {
-			if _, ok := awaitMsg[shared.FeedMsg](cmd); !ok {
-				t.Error("r on Charges did not reach the screen: no load followed")
-			}
+		// The Charges screen loads its range again: a new page source (r
+		// on Notifications makes none). Whether a FeedMsg follows depends
+		// on whether the one page was folded while the key was handled.
+		if id == "2" && loads.Load() == before {
+			t.Error("r on Charges did not reach the screen: no load followed")
 		}
 		if id == "3" && !m.prefs.Loading() {
 			t.Error("r on Notifications did not reach the screen")
