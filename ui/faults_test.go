@@ -745,7 +745,7 @@ func TestFaultCatalogue(t *testing.T) {
 			r.press("space")
 			r.waitFor("the save", contains("saved: low credit by email"))
 			r.quit()
-			if n := len(r.model.prefs.Help().FullHelp()); n == 0 {
+			if n := len(r.model.notifications.Help().FullHelp()); n == 0 {
 				t.Error("no help")
 			}
 			if got := countSwitches(r.model); got != want {
@@ -758,9 +758,9 @@ func TestFaultCatalogue(t *testing.T) {
 // countSwitches reads, after quit, how many switches the screen lists, on
 // an area tall enough to hold them all.
 func countSwitches(m *Model) int {
-	m.prefs.SetSize(100, 200)
+	m.notifications.SetSize(100, 200)
 	n := 0
-	for _, line := range strings.Split(ansi.Strip(m.prefs.View()), "\n") {
+	for _, line := range strings.Split(ansi.Strip(m.notifications.View()), "\n") {
 		if strings.Contains(line, " by ") && (strings.Contains(line, "] on") || strings.Contains(line, "] off") || strings.Contains(line, "locked")) {
 			n++
 		}

@@ -1,7 +1,7 @@
 // Package ui is the root Bubble Tea model of vastdash: the header with the
 // credit, the screen tabs, the one status line and the help line, and the
-// routing of messages to the screens in ui/overview, ui/charges and
-// ui/prefs.
+// routing of messages to the screens in ui/overview, ui/charges,
+// ui/notifications and ui/statement.
 //
 // The root holds each screen as a typed field and talks to them only with
 // messages: the account (shared.UserMsg), the range the Charges screen shows
@@ -23,8 +23,8 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/charges"
+	"github.com/vastdash/vastdash/ui/notifications"
 	"github.com/vastdash/vastdash/ui/overview"
-	"github.com/vastdash/vastdash/ui/prefs"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/statement"
 	"github.com/vastdash/vastdash/ui/theme"
@@ -69,11 +69,11 @@ type Model struct {
 	ctx  *shared.Context
 	opts Options
 
-	overview *overview.Model
-	charges  *charges.Model
-	prefs    *prefs.Model
-	stmt     *statement.Model
-	active   screenID
+	overview      *overview.Model
+	charges       *charges.Model
+	notifications *notifications.Model
+	stmt          *statement.Model
+	active        screenID
 
 	width, height int
 	keys          keyMap
@@ -115,16 +115,16 @@ func New(ctx *shared.Context, opts Options) *Model {
 		ctx.Styles = theme.New(opts.Dark)
 	}
 	m := &Model{
-		ctx:         ctx,
-		opts:        opts,
-		overview:    overview.New(ctx),
-		charges:     charges.New(ctx),
-		prefs:       prefs.New(ctx),
-		stmt:        statement.New(ctx),
-		active:      screenOverview,
-		keys:        newKeyMap(ctx.Keys),
-		spin:        spinner.New(spinner.WithSpinner(spinner.MiniDot)),
-		userLoading: true,
+		ctx:           ctx,
+		opts:          opts,
+		overview:      overview.New(ctx),
+		charges:       charges.New(ctx),
+		notifications: notifications.New(ctx),
+		stmt:          statement.New(ctx),
+		active:        screenOverview,
+		keys:          newKeyMap(ctx.Keys),
+		spin:          spinner.New(spinner.WithSpinner(spinner.MiniDot)),
+		userLoading:   true,
 	}
 	m.applyStyles()
 	return m
@@ -136,7 +136,7 @@ func (m *Model) screen(id screenID) shared.Screen {
 	case screenCharges:
 		return m.charges
 	case screenPrefs:
-		return m.prefs
+		return m.notifications
 	case screenStatement:
 		return m.stmt
 	}
@@ -145,7 +145,7 @@ func (m *Model) screen(id screenID) shared.Screen {
 
 // screens lists every screen, in tab order.
 func (m *Model) screens() [numScreens]shared.Screen {
-	return [numScreens]shared.Screen{m.overview, m.charges, m.prefs, m.stmt}
+	return [numScreens]shared.Screen{m.overview, m.charges, m.notifications, m.stmt}
 }
 
 // Init requests the account (under Run: hands over the answer of the

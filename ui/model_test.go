@@ -695,7 +695,7 @@ func TestReloadReadsTheCreditEverywhere(t *testing.T) {
 		if id == "2" && loads.Load() == before {
 			t.Error("r on Charges did not reach the screen: no load followed")
 		}
-		if id == "3" && !m.prefs.Loading() {
+		if id == "3" && !m.notifications.Loading() {
 			t.Error("r on Notifications did not reach the screen")
 		}
 		// A second r while the account loads asks once.

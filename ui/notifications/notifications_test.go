@@ -1,4 +1,4 @@
-package prefs
+package notifications
 
 import (
 	"bytes"
@@ -1029,11 +1029,11 @@ func TestGolden(t *testing.T) {
 	s := start(t, f, 100, 30)
 	s.press("down")
 	s.do("space")
-	golden.Check(t, "prefs_100x30.golden", view(s))
+	golden.Check(t, "notifications_100x30.golden", view(s))
 
 	g := newServer(t, "{}")
 	g.getStatus = http.StatusMethodNotAllowed
 	s = start(t, g, 100, 30)
 	s.press("space")
-	golden.Check(t, "prefs_confirm_100x30.golden", view(s))
+	golden.Check(t, "notifications_confirm_100x30.golden", view(s))
 }

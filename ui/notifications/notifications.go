@@ -1,4 +1,4 @@
-// Package prefs is the Notifications screen of vastdash: the account's
+// Package notifications is the Notifications screen of vastdash: the account's
 // low-balance threshold and every alert of its notification preferences,
 // grouped by context, each channel a switch saved as soon as it is toggled.
 //
@@ -12,7 +12,7 @@
 // billing.Service.SaveThreshold, which reads the account again afterwards:
 // the screen shows that, never what it sent. The screen speaks through the
 // root's one status line (shared.SetStatus), never a line of its own.
-package prefs
+package notifications
 
 import (
 	"context"

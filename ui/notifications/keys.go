@@ -1,4 +1,4 @@
-package prefs
+package notifications
 
 import "charm.land/bubbles/v2/key"
 

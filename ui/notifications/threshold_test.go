@@ -1,4 +1,4 @@
-package prefs
+package notifications
 
 import (
 	"context"
@@ -284,10 +284,10 @@ func TestHelpListsThresholdKeys(t *testing.T) {
 
 func TestGoldenEveryAlert(t *testing.T) {
 	_, s := suggested(t, 80, 24)
-	golden.Check(t, "prefs_80x24.golden", view(s)+"\n")
+	golden.Check(t, "notifications_80x24.golden", view(s)+"\n")
 	s.press("t")
 	s.typeText("x")
-	golden.Check(t, "prefs_edit_80x24.golden", ansi.Strip(s.View())+"\n")
+	golden.Check(t, "notifications_edit_80x24.golden", ansi.Strip(s.View())+"\n")
 }
 
 // A read of the preferences that lands after a threshold save was refused
