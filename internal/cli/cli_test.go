@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"io"
@@ -307,11 +307,14 @@ func TestManPage(t *testing.T) {
 // TestREADMEShowsTheHelp keeps README's copy of `vastdash --help` true.
 // The help wraps at the terminal's width, so words are compared, not
 // lines. After a change to the commands or flags, regenerate it with
-// VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp .
+// VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp ./internal/cli
+// readmePath is the repository's README, seen from this package's folder.
+const readmePath = "../../README.md"
+
 func TestREADMEShowsTheHelp(t *testing.T) {
 	isolate(t)
 	const begin, end = "<!-- vastdash --help -->\n```\n", "```\n<!-- end of vastdash --help -->"
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile(readmePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,13 +339,13 @@ func TestREADMEShowsTheHelp(t *testing.T) {
 			lines = append(lines, strings.TrimRight(l, " "))
 		}
 		doc = doc[:i+len(begin)] + strings.Join(lines, "\n") + "\n" + doc[j:]
-		if err := os.WriteFile("README.md", []byte(doc), 0o644); err != nil {
+		if err := os.WriteFile(readmePath, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if got, want := strings.Fields(doc[i+len(begin):j]), strings.Fields(help); !slices.Equal(got, want) {
 		t.Errorf("README.md's copy of vastdash --help is out of date; run\n"+
-			"VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp .\nREADME:\n%s\nhelp:\n%s", strings.Join(got, " "), strings.Join(want, " "))
+			"VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp ./internal/cli\nREADME:\n%s\nhelp:\n%s", strings.Join(got, " "), strings.Join(want, " "))
 	}
 }

@@ -1,12 +1,9 @@
-package main
+package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -423,48 +420,6 @@ func TestHeadlessStdoutFull(t *testing.T) {
 				r.stdout = &fullWriter{room: row.room}
 			}, row.args...)
 			res.failed(t, exitRuntime, "cannot write the answer: no space left on device")
-		})
-	}
-}
-
-// The same with a real process whose stdout is /dev/full, where there is
-// one: the file is the real one, not a stand-in with a friendlier error.
-func TestHeadlessDevFull(t *testing.T) {
-	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skipf("no /dev/full: %v", err)
-	}
-	defer full.Close()
-	bin, err := buildBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := startServer(t, demoserver.Options{Contracts: 100})
-	home := t.TempDir()
-	for _, args := range [][]string{
-		{"credit"},
-		{"credit", "--json"},
-		{"notifications"},
-		append([]string{"charges", "--output", "csv"}, wholeSpan()...),
-		append([]string{"charges"}, wholeSpan()...),
-		{"--help"},
-		{"--version"},
-		{"completion", "fish"},
-		{"man"},
-	} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			cmd := exec.Command(bin, append([]string{"--url", srv.URL()}, args...)...)
-			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "VAST_API_KEY="+demoserver.DemoKey, "VAST_URL=")
-			var errb strings.Builder
-			cmd.Stdout, cmd.Stderr = full, &errb
-			err := cmd.Run()
-			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != exitRuntime {
-				t.Fatalf("%v: %v, want exit %d (stderr %q)", args, err, exitRuntime, errb.String())
-			}
-			if got := errb.String(); got != "vastdash: cannot write the answer: no space left on device\n" {
-				t.Errorf("stderr %q, want one line saying the answer could not be written", got)
-			}
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -182,7 +182,7 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 
 // No run may leave a goroutine behind: every request ends with its command.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { removeBinary() }))
+	goleak.VerifyTestMain(m)
 }
 
 func TestTimeoutFlag(t *testing.T) {
