@@ -129,7 +129,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 	enumFlag(cmd, &a.format, "format", []string{string(api.FormatTable), string(api.FormatTree)},
 		"table: one row per contract; tree: serverless contracts grouped\nunder their endpoint and workergroup")
 	fs.BoolVar(&a.items, "items", false, "add each entry's items (gpu, disk, bwd, bwu; for tree wrappers\ntheir contracts and theirs) after it")
-	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "days and times in UTC (default: the settings timezone)")
 	groups := make([]string, len(billing.GroupKeys))
 	for i, k := range billing.GroupKeys {

@@ -49,7 +49,7 @@ func run(args []string, e *env) (code int) {
 			code = exitRuntime
 		}
 	}()
-	x := &execution{env: e}
+	x := &execution{env: e, args: args}
 	return x.execute(args)
 }
 
@@ -70,6 +70,7 @@ var commands = []func(x *execution) *cobra.Command{
 // the error the command returned. Only the parse hooks and runE write it.
 type execution struct {
 	env     *env
+	args    []string
 	globals globals
 	usage   *usageErr
 	err     error
@@ -239,7 +240,7 @@ func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context
 // error the command's RunE is skipped here.
 func (x *execution) keepUsageErrors(c *cobra.Command) {
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		x.usage = &usageErr{cmd: c, err: flagError(c, err)}
+		x.usage = &usageErr{cmd: c, err: flagError(c, err, x.args)}
 		return nil
 	})
 	var walk func(c *cobra.Command)

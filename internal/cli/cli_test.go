@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -107,10 +108,10 @@ func TestUsageErrorsSuggest(t *testing.T) {
 		{[]string{"charges", "--group"}, "unknown flag --group (did you mean --group-by?)"},
 		{[]string{"--api-key", "x", "credit"}, "unknown flag --api-key (did you mean --api-key-file?) (see vastdash credit --help)"},
 		{[]string{"credit", "--timout", "1s"}, "unknown flag --timout (did you mean --timeout?)"},
-		{[]string{"charges", "--jsn"}, "unknown flag --jsn (see vastdash charges --help)"},
+		{[]string{"charges", "--jsn"}, "unknown flag --jsn (did you mean --json?) (see vastdash charges --help)"},
 		{[]string{"credit", "-x"}, "unknown flag -x (see vastdash credit --help)"},
 		{[]string{"--json", "credit"}, "--json goes after the command: vastdash credit --json (see vastdash --help)"},
-		{[]string{"--utc", "charges"}, "--utc goes after the command (charges, credit, payments or statement): vastdash charges --utc"},
+		{[]string{"--utc", "charges"}, "--utc goes after the command: vastdash charges --utc"},
 		{[]string{"credti"}, `unknown command "credti" (did you mean credit?) (see vastdash --help)`},
 		{[]string{"charge"}, `unknown command "charge" (did you mean charges?)`},
 		{[]string{"bogus"}, `unknown command "bogus" (see vastdash --help)`},
@@ -431,5 +432,22 @@ func TestUsageErrorsExit2(t *testing.T) {
 		for k := range c.env {
 			t.Setenv(k, "")
 		}
+	}
+}
+
+// One machine switch: every command that prints takes --output and --json,
+// its shorthand, and the two give the same answer.
+func TestJSONIsTheOutputShorthand(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 30})
+	for _, args := range [][]string{{"credit"}, append([]string{"charges"}, wholeSpan()...), {"payments", "--from", "2026-01-01"}, {"statement", "--months", "2"}} {
+		long := headless(t, srv, demoserver.DemoKey, append(args, "--output", "json")...)
+		short := headless(t, srv, demoserver.DemoKey, append(args, "--json")...)
+		long.ok(t)
+		short.ok(t)
+		if long.out != short.out || !json.Valid([]byte(short.out)) {
+			t.Errorf("%v: --json %q differs from --output json %q", args, short.out, long.out)
+		}
+		both := headless(t, srv, demoserver.DemoKey, append(args, "--json", "--output", "text")...)
+		both.failed(t, exitUsage, "none of the others can be")
 	}
 }

@@ -1,12 +1,17 @@
 package cli
 
 import (
+	"slices"
+	"strconv"
+
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -39,6 +44,45 @@ func (s *Session) answer(write func(w io.Writer) error) error {
 	}
 	return nil
 }
+
+// outputFlags defines the one machine switch every command that prints
+// takes: --output FORMAT, one of formats (the first is the default, "text"),
+// and --json, its shorthand. p receives the format.
+func outputFlags(cmd *cobra.Command, p *string, formats ...string) {
+	*p = formats[0]
+	usage := orList(formats)
+	switch {
+	case slices.Contains(formats, "csv"):
+		usage = "text (an aligned table), csv or json"
+	case len(formats) == 2:
+		usage = "text or json"
+	}
+	enumFlag(cmd, p, "output", formats, usage)
+	f := cmd.Flags().VarPF(&jsonShorthand{p}, "json", "", "the same as --output json")
+	f.NoOptDefVal = "true"
+	cmd.MarkFlagsMutuallyExclusive("output", "json")
+}
+
+// jsonShorthand is --json: --output json in one word.
+type jsonShorthand struct{ p *string }
+
+func (v *jsonShorthand) String() string { return strconv.FormatBool(v.p != nil && *v.p == "json") }
+
+func (v *jsonShorthand) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return badValue("--json %s: want true or false", argText(s))
+	}
+	if on {
+		*v.p = "json"
+	}
+	return nil
+}
+
+func (v *jsonShorthand) Type() string { return "bool" }
+
+// IsBoolFlag lets --json stand alone, as a bool flag does.
+func (v *jsonShorthand) IsBoolFlag() bool { return true }
 
 // linesOf writes lines, one per line.
 func linesOf(lines []string) func(w io.Writer) error {

@@ -51,7 +51,7 @@ vastdash payments --type credit,transfer
 		return err
 	}}, "type", "any of "+strings.Join(billing.PaymentTypes, ",")+" (default: all)")
 	completeWith(cmd, "type", billing.PaymentTypes...)
-	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "days and times in UTC (default: the settings timezone)")
 	return cmd
 }
