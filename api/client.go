@@ -29,7 +29,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -49,6 +51,7 @@ const (
 // Printing a Client with fmt shows only its base URL.
 type Client struct {
 	base    string        // without trailing slash
+	run     string        // the autoscaler's base: AutoscalerURL, or base when it is not ConsoleURL
 	key     func() string // see keyFunc
 	hc      *http.Client
 	version string
@@ -67,6 +70,18 @@ type Client struct {
 	margin      time.Duration     // WithPacingMargin; 0: the pacer's default
 	backoffBase time.Duration
 	backoffCap  time.Duration
+
+	// secrets are the endpoints' and worker groups' own keys seen in
+	// answers (see learnSecret): redacted like the key from any text the
+	// client builds.
+	secrets *secretSet
+}
+
+// secretSet is the secrets a client learned; behind a pointer, so that a
+// Client value (printed, copied in a test) carries no lock.
+type secretSet struct {
+	mu   sync.Mutex
+	list []string
 }
 
 // keyFunc hides the key inside a closure. fmt prints a func as an address
@@ -206,8 +221,14 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
+	run := base
+	if base == ConsoleURL {
+		run = AutoscalerURL
+	}
 	c := &Client{
 		base:        base,
+		run:         run,
+		secrets:     &secretSet{},
 		key:         keyFunc(key),
 		version:     "dev",
 		timeout:     DefaultTimeout,
@@ -334,11 +355,43 @@ func (c *Client) Format(f fmt.State, verb rune) {
 	_, _ = f.Write([]byte(c.String()))
 }
 
-// redact replaces every occurrence of the key in server-controlled text.
+// redact replaces every occurrence of the key, and of every secret
+// learned, in server-controlled text.
 func (c *Client) redact(s string) string {
-	key := c.key()
-	if key == "" || !strings.Contains(s, key) {
+	if key := c.key(); key != "" && strings.Contains(s, key) {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	}
+	if c.secrets == nil {
 		return s
 	}
-	return strings.ReplaceAll(s, key, "[redacted]")
+	c.secrets.mu.Lock()
+	defer c.secrets.mu.Unlock()
+	for _, sec := range c.secrets.list {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+// maxSecrets bounds the secrets a client remembers: an account has a few
+// endpoints, and a hostile server must not grow the list without end.
+const maxSecrets = 256
+
+// minSecretLen is the shortest secret redacted: shorter text occurs by
+// chance (an "x" would blank every x of every message).
+const minSecretLen = 8
+
+// learnSecret remembers an endpoint's or worker group's api_key, which
+// its answer carries, so that no error text the client builds afterwards
+// can quote it (an error body that echoes it, say).
+func (c *Client) learnSecret(s string) {
+	if len(s) < minSecretLen {
+		return
+	}
+	c.secrets.mu.Lock()
+	defer c.secrets.mu.Unlock()
+	if len(c.secrets.list) < maxSecrets && !slices.Contains(c.secrets.list, s) {
+		c.secrets.list = append(c.secrets.list, s)
+	}
 }

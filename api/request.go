@@ -46,7 +46,10 @@ type call struct {
 	query  string // encoded query, without "?"
 	body   []byte // nil: no body
 	perm   string // permission a scoped key needs (for ErrPermission)
-	paced  bool   // goes through the charges pacer
+	// base, when set, replaces the client's base URL (the autoscaler's
+	// calls).
+	base  string
+	paced bool // goes through the charges pacer
 	// pacer, when paced is false, is the endpoint's own pacer (see
 	// Client.endpointPacer); nil: not paced.
 	pacer *pacer
@@ -172,6 +175,9 @@ func (c *Client) attempt(ctx context.Context, cl *call, op string) attemptResult
 		body = bytes.NewReader(cl.body)
 	}
 	u := c.base + cl.path
+	if cl.base != "" {
+		u = cl.base + cl.path
+	}
 	if cl.query != "" {
 		u += "?" + cl.query
 	}
