@@ -126,34 +126,15 @@ func (r CurrentRate) Note() string {
 // NeedsPermission set, so each front end can say so in its place and go on.
 func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 	r := CurrentRate{AsOf: s.Now()}
-	var src InstanceSource
-	switch {
-	case s.instances != nil:
-		src = s.instances()
-	case s.client != nil:
-		src = s.client.InstancePager()
-	default:
-		return CurrentRate{}, errNoClient
+	rd, err := s.readInstances(ctx)
+	if err != nil {
+		return CurrentRate{}, err
 	}
-	for pages := 0; !src.Done(); pages++ {
-		if pages == MaxRatePages {
-			r.Partial = true
-			break
-		}
-		page, err := src.Next(ctx)
-		if errors.Is(err, api.ErrPagerDone) {
-			break
-		}
-		if errors.Is(err, api.ErrPermission) {
-			// The endpoint needs nothing else: a refusal that names no
-			// permission is still this one.
-			return CurrentRate{AsOf: r.AsOf, NeedsPermission: NeedsInstanceRead}, nil
-		}
-		if err != nil {
-			return CurrentRate{}, err
-		}
-		r.add(page)
+	if rd.needsPermission != "" {
+		return CurrentRate{AsOf: r.AsOf, NeedsPermission: rd.needsPermission}, nil
 	}
+	r.Partial, r.Skipped = rd.partial, rd.skipped
+	r.add(rd.instances)
 	slices.SortFunc(r.Billing, func(a, b api.Instance) int {
 		if a.Running() != b.Running() {
 			if a.Running() {
@@ -166,22 +147,67 @@ func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 	return r, nil
 }
 
-// add folds one page in.
-func (r *CurrentRate) add(p api.InstancesPage) {
-	r.Read += len(p.Instances)
-	r.Skipped += p.Skipped
-	for _, in := range p.Instances {
+// add folds the instances in. An offline instance bills nothing.
+func (r *CurrentRate) add(instances []api.Instance) {
+	r.Read += len(instances)
+	for _, in := range instances {
 		switch {
 		case in.Running():
 			r.PerHour += in.DPHTotal
 			r.Running++
 			r.Billing = append(r.Billing, in)
-		case in.StorageTotalCost > 0:
-			r.Storage += in.StorageTotalCost
+		case in.Billing() > 0:
+			r.Storage += in.Billing()
 			r.Stored++
 			r.Billing = append(r.Billing, in)
 		}
 	}
+}
+
+// instanceReading is every instance one reading took: up to MaxRatePages
+// pages (partial when the server had more), the entries the server sent
+// that vastdash refused (skipped), or the permission the key lacks.
+type instanceReading struct {
+	instances       []api.Instance
+	skipped         int
+	partial         bool
+	needsPermission string
+}
+
+// readInstances reads the account's instances, paced by the client; a key
+// without instance_read is not an error but a reading that says so.
+func (s *Service) readInstances(ctx context.Context) (instanceReading, error) {
+	var src InstanceSource
+	switch {
+	case s.instances != nil:
+		src = s.instances()
+	case s.client != nil:
+		src = s.client.InstancePager()
+	default:
+		return instanceReading{}, errNoClient
+	}
+	var rd instanceReading
+	for pages := 0; !src.Done(); pages++ {
+		if pages == MaxRatePages {
+			rd.partial = true
+			break
+		}
+		page, err := src.Next(ctx)
+		if errors.Is(err, api.ErrPagerDone) {
+			break
+		}
+		if errors.Is(err, api.ErrPermission) {
+			// The endpoint needs nothing else: a refusal that names no
+			// permission is still this one.
+			return instanceReading{needsPermission: NeedsInstanceRead}, nil
+		}
+		if err != nil {
+			return instanceReading{}, err
+		}
+		rd.instances = append(rd.instances, page.Instances...)
+		rd.skipped += page.Skipped
+	}
+	return rd, nil
 }
 
 // Alarm is one reason to tell the user at once that the money is running
