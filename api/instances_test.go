@@ -81,21 +81,21 @@ func TestInstancesDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.NextToken != "abc" || p.Total != 40 || p.Skipped != 0 || len(p.Instances) != 3 {
+	if p.NextToken != "abc" || p.Total != 40 || p.Skipped != 0 || len(p.Results) != 3 {
 		t.Fatalf("%+v", p)
 	}
 	want := Instance{ID: 101, Status: "running", Label: "train", NumGPUs: 2, GPUName: "RTX 4090",
 		DPHTotal: 812_346, StorageTotalCost: 12_500, StartDate: 1772000000}
-	if p.Instances[0] != want {
-		t.Errorf("got %+v\nwant %+v", p.Instances[0], want)
+	if p.Results[0] != want {
+		t.Errorf("got %+v\nwant %+v", p.Results[0], want)
 	}
-	if !p.Instances[0].Running() || p.Instances[0].Billing() != 812_346 {
-		t.Errorf("running instance bills %v", p.Instances[0].Billing())
+	if !p.Results[0].Running() || p.Results[0].Billing() != 812_346 {
+		t.Errorf("running instance bills %v", p.Results[0].Billing())
 	}
-	if in := p.Instances[1]; in != (Instance{ID: 102}) {
+	if in := p.Results[1]; in != (Instance{ID: 102}) {
 		t.Errorf("sparse %+v", in)
 	}
-	if in := p.Instances[2]; in.Running() || in.Billing() != 0 || in.DPHTotal != MaxRate {
+	if in := p.Results[2]; in.Running() || in.Billing() != 0 || in.DPHTotal != MaxRate {
 		t.Errorf("exited %+v", in)
 	}
 }
@@ -116,10 +116,10 @@ func TestInstancesSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Skipped != len(bad) || len(p.Instances) != 1 || p.Total != -1 || p.NextToken != "" {
-		t.Fatalf("skipped %d of %d, kept %d, %+v", p.Skipped, len(bad), len(p.Instances), p)
+	if p.Skipped != len(bad) || len(p.Results) != 1 || p.Total != -1 || p.NextToken != "" {
+		t.Fatalf("skipped %d of %d, kept %d, %+v", p.Skipped, len(bad), len(p.Results), p)
 	}
-	in := p.Instances[0]
+	in := p.Results[0]
 	if len(in.Label) > maxLabelLen || len(in.GPUName) > maxGPUNameLen || len(in.Status) > maxStatusLen || in.Label == "" {
 		t.Errorf("not cut: %d %d %d", len(in.Label), len(in.GPUName), len(in.Status))
 	}
@@ -139,8 +139,8 @@ func TestInstancesBoundPerPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Instances) != MaxLimit || p.Skipped != 3 {
-		t.Fatalf("kept %d skipped %d", len(p.Instances), p.Skipped)
+	if len(p.Results) != MaxLimit || p.Skipped != 3 {
+		t.Fatalf("kept %d skipped %d", len(p.Results), p.Skipped)
 	}
 }
 
@@ -230,8 +230,8 @@ func TestInstancePager(t *testing.T) {
 		}
 		n++
 	}
-	if n != 75 || !p.Done() || p.Total() != 60 || p.Loaded() != 75 || f.count() != 3 {
-		t.Fatalf("n %d done %v total %d loaded %d requests %d", n, p.Done(), p.Total(), p.Loaded(), f.count())
+	if n != 75 || !p.Done() || p.Total() != 60 || f.count() != 3 {
+		t.Fatalf("n %d done %v total %d requests %d", n, p.Done(), p.Total(), f.count())
 	}
 	if _, err := p.Next(context.Background()); !errors.Is(err, ErrPagerDone) {
 		t.Fatalf("after the end: %v", err)

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -213,39 +213,9 @@ func TestStatementMonthsBounds(t *testing.T) {
 	}
 }
 
-// fakePayments hands out fixed pages of records; errs fails a page once.
-type fakePayments struct {
-	mu    sync.Mutex
-	pages [][]api.Invoice
-	next  int
-	errs  map[int]error
-}
-
-func (p *fakePayments) Next(context.Context) (api.InvoicesPage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err, ok := p.errs[p.next]; ok {
-		delete(p.errs, p.next)
-		return api.InvoicesPage{}, err
-	}
-	if p.next >= len(p.pages) {
-		return api.InvoicesPage{}, api.ErrPagerDone
-	}
-	p.next++
-	return api.InvoicesPage{Results: p.pages[p.next-1], Total: 4}, nil
-}
-
-func (p *fakePayments) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.next >= len(p.pages)
-}
-
-func (p *fakePayments) Total() int { return 4 }
-
-func payService(t *testing.T, src func() PaymentSource) *Service {
+func payService(t *testing.T, src func() *billingtest.Pager[api.Invoice]) *Service {
 	t.Helper()
-	s := New(context.Background(), nil, WithPaymentPages(func(api.InvoicesQuery) PaymentSource { return src() }),
+	s := New(context.Background(), nil, withPaymentPages(func(api.InvoicesQuery) Source[api.Invoice] { return src() }),
 		WithClock(func() time.Time { return testNow }), WithLocation(time.UTC), WithRateWait(time.Millisecond))
 	t.Cleanup(s.Close)
 	return s
@@ -259,8 +229,8 @@ func payQuery() api.InvoicesQuery {
 func TestPaymentsFeedDropsRepeatedRecords(t *testing.T) {
 	at := testNow.Add(-time.Hour)
 	a, b := rec("a", "credit", -25_000, at, at), rec("b", "refund", 5_000, at, at)
-	src := &fakePayments{pages: [][]api.Invoice{{a, b}, {a}}}
-	s := payService(t, func() PaymentSource { return src })
+	src := &billingtest.Pager[api.Invoice]{Pages: [][]api.Invoice{{a, b}, {a}}, Matching: 4}
+	s := payService(t, func() *billingtest.Pager[api.Invoice] { return src })
 	f := s.PaymentsFeed(payQuery())
 	defer f.Release()
 	got, st, err := f.All(context.Background(), nil)
@@ -276,15 +246,15 @@ func TestPaymentsFeedDropsRepeatedRecords(t *testing.T) {
 // once; a second refusal is the error.
 func TestPaymentsFeedRestartsOnARefusedToken(t *testing.T) {
 	at := testNow.Add(-time.Hour)
-	pages := [][]api.Invoice{{rec("a", "credit", -1000, at, at)}, {rec("b", "credit", -2000, at, at)}}
+	recs := []api.Invoice{rec("a", "credit", -1000, at, at), rec("b", "credit", -2000, at, at)}
 	refused := &api.Error{Kind: api.ErrInvalidToken, Status: 400}
 	n := 0
-	s := payService(t, func() PaymentSource {
+	s := payService(t, func() *billingtest.Pager[api.Invoice] {
 		n++
 		if n == 1 {
-			return &fakePayments{pages: pages, errs: map[int]error{1: refused}}
+			return billingtest.Paged(recs, 1).With(map[int]error{1: refused})
 		}
-		return &fakePayments{pages: pages}
+		return billingtest.Paged(recs, 1)
 	})
 	f := s.PaymentsFeed(payQuery())
 	defer f.Release()
