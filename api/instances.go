@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
 	"math"
 	"net/http"
 	"net/url"
@@ -284,5 +285,6 @@ func instance(raw json.RawMessage, now int64) (Instance, bool) {
 
 // InstancePager starts paging the account's instances (25 a page).
 func (c *Client) InstancePager() *Pager[Instance] {
-	return newPager(instancesOp, InstancesLimit, c.Instances)
+	key := func(h *maphash.Hash, in *Instance) { maphash.WriteComparable(h, in.ID) }
+	return newPager(instancesOp, InstancesLimit, key, c.Instances)
 }

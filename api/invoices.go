@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"net/http"
 	"net/url"
 	"slices"
@@ -269,7 +270,8 @@ func invoiceID(raw json.RawMessage) (string, bool) {
 // invalid q makes the first Next fail with ErrUsage.
 func (c *Client) InvoicePager(q InvoicesQuery) *Pager[Invoice] {
 	q.Services = slices.Clone(q.Services)
-	return newPager(invoicesOp, InvoicesLimit, func(ctx context.Context, token string) (InvoicesPage, error) {
+	key := func(h *maphash.Hash, in *Invoice) { h.WriteString(in.ID) }
+	return newPager(invoicesOp, InvoicesLimit, key, func(ctx context.Context, token string) (InvoicesPage, error) {
 		return c.Invoices(ctx, q, token)
 	})
 }

@@ -419,3 +419,158 @@ func TestPagerPagesBeyondTotal(t *testing.T) {
 		})
 	}
 }
+
+// endpoint is one paged endpoint as the hostile servers below serve it:
+// body renders a page of rows with those ids, a total (-1: none) and a
+// next token; pager pages it (ceiling: the pager's ceiling of entries, 0
+// for the default) and reports how many entries each page held.
+type endpoint struct {
+	name  string
+	limit int
+	body  func(ids []int, total int, next string) string
+	pager func(c *Client, ceiling int) func(context.Context) (int, error)
+}
+
+// reader reads p a page at a time, its ceiling of entries lowered to
+// ceiling when > 0.
+func reader[E any](p *Pager[E], ceiling int) func(context.Context) (int, error) {
+	if ceiling > 0 {
+		p.ceiling = ceiling
+	}
+	return func(ctx context.Context) (int, error) {
+		pg, err := p.Next(ctx)
+		return len(pg.Results), err
+	}
+}
+
+// withTotal is `,"field":n`, or nothing for a total < 0.
+func withTotal(field string, n int) string {
+	if n < 0 {
+		return ""
+	}
+	return fmt.Sprintf(`,%q:%d`, field, n)
+}
+
+func endpoints() []endpoint {
+	const limit = 5
+	return []endpoint{
+		{"charges", limit, func(ids []int, total int, next string) string {
+			var rows []string
+			for _, id := range ids {
+				rows = append(rows, contractJSON(id, 1))
+			}
+			return fmt.Sprintf(`{"success":true,"next_token":%q%s,"results":[%s]}`, next, withTotal("total", total), strings.Join(rows, ","))
+		}, func(c *Client, ceiling int) func(context.Context) (int, error) {
+			q := testQuery()
+			q.Limit = limit
+			return reader(c.ChargePager(q), ceiling)
+		}},
+		{"payment records", InvoicesLimit, func(ids []int, total int, next string) string {
+			var rows []string
+			for _, id := range ids {
+				rows = append(rows, fmt.Sprintf(`{"start":1767225600,"end":1767225601,"type":"credit","amount":-1,"metadata":{"invoice_id":"%d"}}`, id))
+			}
+			return fmt.Sprintf(`{"success":true,"next_token":%q%s,"results":[%s]}`, next, withTotal("total", total), strings.Join(rows, ","))
+		}, func(c *Client, ceiling int) func(context.Context) (int, error) {
+			return reader(c.InvoicePager(invoicesQuery()), ceiling)
+		}},
+		{"instances", InstancesLimit, func(ids []int, total int, next string) string {
+			var rows []string
+			for _, id := range ids {
+				rows = append(rows, fmt.Sprintf(`{"id":%d,"actual_status":"running","dph_total":0.5}`, id))
+			}
+			return fmt.Sprintf(`{"instances":[%s],"next_token":%q%s}`, strings.Join(rows, ","), next, withTotal("total_instances", total))
+		}, func(c *Client, ceiling int) func(context.Context) (int, error) {
+			return reader(c.InstancePager(), ceiling)
+		}},
+	}
+}
+
+// A server that always has another page is stopped, on every endpoint:
+// the same rows under a fresh token each time, a total that stays one
+// page ahead of what was sent, or fresh rows without a total or an end.
+// Each stops within a few requests (the last within the pager's ceiling,
+// lowered here), with one line that says what the server did.
+func TestPagerStopsAServerThatNeverEnds(t *testing.T) {
+	type answer struct {
+		ids   []int
+		total int
+	}
+	same := func(n, limit int) answer { return answer{[]int{1, 2, 3}, -1} }
+	fresh := func(n int) []int { return []int{3*n + 1, 3*n + 2, 3*n + 3} }
+	cases := []struct {
+		name    string
+		page    func(n, limit int) answer // the n-th answer (0-based)
+		ceiling int                       // the pager's ceiling of entries; 0: the default
+		words   string                    // in the error
+		most    int                       // requests at most
+	}{
+		{"the same rows under fresh tokens, no total", same,
+			0, "the server kept sending pages with nothing new after 3 pages; stopped", 3},
+		{"the same rows under fresh tokens, the total one page ahead",
+			func(n, limit int) answer { return answer{[]int{1, 2, 3}, (n + 2) * limit} },
+			0, "; stopped", 3},
+		{"fresh rows, the total one page ahead",
+			func(n, limit int) answer { return answer{fresh(n), (n + 2) * limit} },
+			0, "the server's count grew from ", 4},
+		{"fresh rows, no total, no end",
+			func(n, limit int) answer { return answer{fresh(n), -1} },
+			30, "without an end or a total; stopped", 12},
+		{"fresh rows, a total beyond the ceiling",
+			func(n, limit int) answer { return answer{fresh(n), 1_000_000_000} },
+			30, "the server counts 1,000,000,000 entries, more than the 30 vastdash reads at once; stopped after", 12},
+	}
+	for _, ep := range endpoints() {
+		for _, tc := range cases {
+			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
+				f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+					a := tc.page(n, ep.limit)
+					reply(w, 200, ep.body(a.ids, a.total, fmt.Sprintf("t%d", n+1)))
+				})
+				next := ep.pager(f.client(t, noEndpointPacing()...), tc.ceiling)
+				var err error
+				for i := 0; err == nil; i++ {
+					if i > 1000 {
+						t.Fatalf("%d pages over %d requests and no error", i, f.count())
+					}
+					_, err = next(context.Background())
+				}
+				e := apiErr(t, err, ErrMalformed)
+				t.Logf("%d requests: %v", f.count(), e)
+				if !strings.Contains(e.Error(), tc.words) || strings.Contains(e.Error(), "\n") || f.count() > tc.most {
+					t.Fatalf("after %d requests (at most %d): %q, want it to say %q", f.count(), tc.most, e, tc.words)
+				}
+			})
+		}
+	}
+}
+
+// What a real server may do while paging is not an error: one page that
+// repeats rows already sent (the list shifted) and a total that grows by a
+// few entries (a contract started).
+func TestPagerToleratesAShiftWhilePaging(t *testing.T) {
+	ids := [][]int{{1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, {11, 12, 13, 14}}
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		var rows []string
+		for _, id := range ids[n] {
+			rows = append(rows, contractJSON(id, 1))
+		}
+		next := ""
+		if n+1 < len(ids) {
+			next = fmt.Sprintf("t%d", n+1)
+		}
+		reply(w, 200, pageJSON(rows, 12+n/2, next))
+	})
+	q := testQuery()
+	q.Limit = 5
+	seen := map[int]bool{}
+	for ch, err := range f.client(t).ChargePager(q).All(context.Background()) {
+		if err != nil {
+			t.Fatalf("after %d contracts: %v", len(seen), err)
+		}
+		seen[contractID(t, ch)] = true
+	}
+	if len(seen) != 14 || f.count() != 4 {
+		t.Fatalf("%d contracts over %d requests, want 14 over 4", len(seen), f.count())
+	}
+}

@@ -242,7 +242,6 @@ func TestFeedWaitsOutRateLimits(t *testing.T) {
 	}
 }
 
-
 func TestRetryResumesAFailedFeed(t *testing.T) {
 	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 1), Matching: 2, Errs: map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500}}}
 	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
@@ -277,7 +276,10 @@ func TestReleaseStopsTheLoader(t *testing.T) {
 
 func TestFreshFeedStartsOver(t *testing.T) {
 	n := 0
-	s := newService(t, func() *billingtest.Pager[api.Charge] { n++; return &billingtest.Pager[api.Charge]{Pages: pagesOf(1, 1), Matching: 1} })
+	s := newService(t, func() *billingtest.Pager[api.Charge] {
+		n++
+		return &billingtest.Pager[api.Charge]{Pages: pagesOf(1, 1), Matching: 1}
+	})
 	a := s.Feed(query())
 	defer a.Release()
 	all(t, a)
