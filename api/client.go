@@ -138,9 +138,10 @@ func WithPacingMargin(d time.Duration) Option {
 // the rate limit"). It is called from the goroutine making the request.
 func WithObserver(f func(Event)) Option { return func(c *Client) { c.observe = f } }
 
-// WithMaxBody caps the size of a response body (default 32 MiB); a larger
-// body fails with ErrTooLarge. n <= 0 keeps the default.
-func WithMaxBody(n int64) Option {
+// withMaxBody caps the size of a response body (default 32 MiB; tests
+// lower it); a larger body fails with ErrTooLarge. n <= 0 keeps the
+// default.
+func withMaxBody(n int64) Option {
 	return func(c *Client) {
 		if n > 0 {
 			c.maxBody = n

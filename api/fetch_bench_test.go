@@ -90,7 +90,7 @@ func fetch(tb testing.TB, s fetchSpec) fetchRun {
 	var run fetchRun
 	seen := make(map[string]bool, s.contracts)
 	start := time.Now()
-	for ch, err := range c.ChargePager(ChargesQuery{From: from, To: to, Limit: s.limit}).All(ctx) {
+	for ch, err := range everyEntry(ctx, c.ChargePager(ChargesQuery{From: from, To: to, Limit: s.limit})) {
 		if err != nil {
 			tb.Fatalf("after %d contracts: %v", run.got, err)
 		}

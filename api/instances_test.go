@@ -224,7 +224,7 @@ func TestInstancePager(t *testing.T) {
 	f := pagesFake(t, 25, []string{"t1", "t2", ""}, 60)
 	p := f.client(t, noEndpointPacing()...).InstancePager()
 	n := 0
-	for _, err := range p.All(context.Background()) {
+	for _, err := range everyEntry(context.Background(), p) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func TestInstancesDemo(t *testing.T) {
 	}
 	p := c.InstancePager()
 	var got []Instance
-	for in, err := range p.All(context.Background()) {
+	for in, err := range everyEntry(context.Background(), p) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -172,7 +172,7 @@ func TestInvoicesPacedApartFromCharges(t *testing.T) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		for _, err := range c.ChargePager(ChargesQuery{From: s.Now().AddDate(-1, 0, 0), To: s.Now(), Limit: MaxLimit}).All(ctx) {
+		for _, err := range everyEntry(ctx, c.ChargePager(ChargesQuery{From: s.Now().AddDate(-1, 0, 0), To: s.Now(), Limit: MaxLimit})) {
 			if err != nil {
 				errC = err
 				return

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"iter"
 	"slices"
 
 	"github.com/vastdash/vastdash/money"
@@ -256,24 +255,3 @@ func (p *Pager[E]) Done() bool { return p.done }
 // Total is the server's count of matching entries (-1 before the first
 // page, or while the server has not said).
 func (p *Pager[E]) Total() int { return p.total }
-
-// All yields every remaining entry, fetching pages as needed. An error is
-// yielded once (with a zero entry) and ends the sequence; pages stop being
-// fetched as soon as the consumer breaks.
-func (p *Pager[E]) All(ctx context.Context) iter.Seq2[E, error] {
-	return func(yield func(E, error) bool) {
-		for !p.done {
-			page, err := p.Next(ctx)
-			if err != nil {
-				var zero E
-				yield(zero, err)
-				return
-			}
-			for _, e := range page.Results {
-				if !yield(e, nil) {
-					return
-				}
-			}
-		}
-	}
-}

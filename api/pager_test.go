@@ -138,7 +138,7 @@ func TestClientAllAndEarlyBreak(t *testing.T) {
 	c := f.client(t)
 
 	n := 0
-	for ch, err := range c.ChargePager(testQuery()).All(context.Background()) {
+	for ch, err := range everyEntry(context.Background(), c.ChargePager(testQuery())) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestClientAllAndEarlyBreak(t *testing.T) {
 
 	before := f.count()
 	n = 0
-	for _, err := range c.ChargePager(testQuery()).All(context.Background()) {
+	for _, err := range everyEntry(context.Background(), c.ChargePager(testQuery())) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -177,7 +177,7 @@ func TestAllYieldsErrorOnce(t *testing.T) {
 		srv.handle(w, r, n)
 	})
 	entries, errs := 0, 0
-	for _, err := range f.client(t).ChargePager(testQuery()).All(context.Background()) {
+	for _, err := range everyEntry(context.Background(), f.client(t).ChargePager(testQuery())) {
 		if err != nil {
 			errs++
 			apiErr(t, err, ErrInvalidToken)
@@ -564,7 +564,7 @@ func TestPagerToleratesAShiftWhilePaging(t *testing.T) {
 	q := testQuery()
 	q.Limit = 5
 	seen := map[int]bool{}
-	for ch, err := range f.client(t).ChargePager(q).All(context.Background()) {
+	for ch, err := range everyEntry(context.Background(), f.client(t).ChargePager(q)) {
 		if err != nil {
 			t.Fatalf("after %d contracts: %v", len(seen), err)
 		}

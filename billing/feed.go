@@ -119,7 +119,7 @@ func Plural(n int, one, many string) string {
 }
 
 // Feed loads the pages of one charges query, once, for every listener. It
-// loads on demand (Want, More, WantAll), one page at a time through the
+// loads on demand (Want, WantAll), one page at a time through the
 // client, whose pacer keeps all feeds of a key at one request per threshold.
 // Pages are kept exactly as received after the bounds check: listeners read
 // them with Pages and must treat them as read-only.
@@ -303,17 +303,6 @@ func (f *feed[Q, E]) Want(n int) {
 	defer f.mu.Unlock()
 	if f.want >= 0 && n > f.want {
 		f.want = n
-	}
-	f.startLocked()
-}
-
-// More asks for one page more than has arrived (the dashboard's lazy
-// loading as the cursor nears the end).
-func (f *feed[Q, E]) More() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.want >= 0 {
-		f.want = max(f.want, f.st.Entries+1)
 	}
 	f.startLocked()
 }

@@ -98,10 +98,10 @@ func TestFeedLoadsOnDemand(t *testing.T) {
 	if st := f.State(); st.Loading || src.Calls() != 0 {
 		t.Fatal("a feed nobody asked anything of is loading")
 	}
-	f.More()
+	f.Want(1)
 	st := waitFor(t, f, func(st State) bool { return !st.Loading })
 	if st.Entries != 2 || src.Calls() != 1 {
-		t.Fatalf("More: %d entries after %d requests, want one page", st.Entries, src.Calls())
+		t.Fatalf("Want(1): %d entries after %d requests, want one page", st.Entries, src.Calls())
 	}
 	if st.Progress() != "page 1 of 5" {
 		t.Errorf("progress %q", st.Progress())
@@ -304,7 +304,7 @@ func TestWaitEndsWhenTheServiceCloses(t *testing.T) {
 	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 1), Matching: 2}
 	s := New(context.Background(), nil, WithPages(func(api.ChargesQuery) Source[api.Charge] { return src }))
 	f := s.Feed(query())
-	f.More()
+	f.Want(1)
 	st := waitFor(t, f, func(st State) bool { return !st.Loading })
 	got := make(chan State, 1)
 	go func() { got <- f.Wait(context.Background(), st.Version) }()
