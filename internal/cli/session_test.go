@@ -195,3 +195,15 @@ func TestTimeoutFlag(t *testing.T) {
 		t.Fatalf("negative timeout: %d %q", code, errOut)
 	}
 }
+
+// A server that cannot be reached is said in the dashboard's words: the
+// host and port, the cause, and what to check — not Go's dial error.
+func TestUnreachableServerInUsersWords(t *testing.T) {
+	isolate(t)
+	t.Setenv("VAST_API_KEY", demoserver.DemoKey)
+	code, out, errOut := runMain("--url", "http://127.0.0.1:9", "credit")
+	want := "vastdash: cannot reach 127.0.0.1:9 (connection refused) — check the URL (--url / VAST_URL) and the network\n"
+	if code != exitRuntime || out != "" || errOut != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, want)
+	}
+}
