@@ -23,13 +23,28 @@ func (s *Service) Explain(err error) string {
 	if err == nil {
 		return ""
 	}
-	switch {
-	case errors.Is(err, api.ErrTransport):
-		return "cannot reach " + s.Server() + transportCause(err) + " — check the URL (--url / VAST_URL) and the network"
-	case errors.Is(err, api.ErrTimeout):
-		return s.Server() + " did not answer in time — check the network (--timeout sets how long to wait)"
+	text := err.Error()
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		var words string
+		switch {
+		case errors.Is(ae, api.ErrTransport):
+			words = "cannot reach " + s.Server() + transportCause(ae) + " — check the URL (--url / VAST_URL) and the network"
+		case errors.Is(ae, api.ErrTimeout):
+			words = s.Server() + " did not answer " + ae.Op + " in time — check the network (--timeout sets how long to wait)"
+		}
+		// The wire's words are replaced where they stand, so what the
+		// caller said around them ("the outcome of the save is unknown
+		// (…)") stays.
+		if wire := ae.Error(); words != "" {
+			if i := strings.Index(text, wire); i >= 0 {
+				text = text[:i] + words + text[i+len(wire):]
+			} else {
+				text = words
+			}
+		}
 	}
-	return strings.TrimSpace(sanitize.String(err.Error()))
+	return strings.TrimSpace(sanitize.String(text))
 }
 
 // transportCause is the last words of a transport error's cause in

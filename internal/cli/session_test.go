@@ -188,7 +188,7 @@ func TestTimeoutFlag(t *testing.T) {
 	isolate(t)
 	// The demo server answers after 60 ms; a 1 ms timeout gives up first.
 	code, out, errOut := runMain("--demo", "--timeout", "1ms", "credit")
-	if code != 1 || out != "" || !strings.Contains(errOut, "no response in time") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "did not answer GET /api/v0/users/current/ in time") {
 		t.Fatalf("--timeout 1ms: %d %q %q", code, out, errOut)
 	}
 	if code, _, errOut := runMain("--demo", "--timeout", "-1s", "credit"); code != 2 || !strings.Contains(errOut, "--timeout") {
