@@ -272,8 +272,9 @@ func TestInstancePagerStops(t *testing.T) {
 // sum of what is billing matches the server's ground truth.
 func TestInstancesDemo(t *testing.T) {
 	const th = 50 * time.Millisecond
-	s, c := demo(t, demoserver.Options{InstancesThreshold: th}, demoserver.KeyNoBilling,
-		WithEndpointThreshold(InstancesPath, th), WithPacingMargin(20*time.Millisecond))
+	clk := demoserver.NewClock(1)
+	s, c := demo(t, demoserver.Options{InstancesThreshold: th, Clock: clk.Now}, demoserver.KeyNoBilling,
+		WithEndpointThreshold(InstancesPath, th), WithClock(clk))
 	truth := s.Instances()
 	if len(truth) <= InstancesLimit {
 		t.Fatalf("only %d instances: paging untested", len(truth))

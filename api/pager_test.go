@@ -132,7 +132,9 @@ func TestPagerWalksEveryPage(t *testing.T) {
 	}
 }
 
-func TestClientAllAndEarlyBreak(t *testing.T) {
+// Every entry once and in order, and a reader that stops after 150
+// entries has cost two pages, not thirteen.
+func TestPagerFetchesOnlyWhatIsRead(t *testing.T) {
 	srv := &chargesServer{n: 1234, amount: func(i int) int64 { return 1 }}
 	f := newFake(t, srv.handle)
 	c := f.client(t)
@@ -166,8 +168,8 @@ func TestClientAllAndEarlyBreak(t *testing.T) {
 	}
 }
 
-// An error mid-way is yielded once and ends the sequence.
-func TestAllYieldsErrorOnce(t *testing.T) {
+// An error mid-way reaches the reader once, after the pages before it.
+func TestPagerErrorMidWay(t *testing.T) {
 	srv := &chargesServer{n: 500, amount: func(i int) int64 { return 1 }}
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n == 2 {
