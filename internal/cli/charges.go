@@ -62,7 +62,7 @@ func (a *chargesArgs) check() error {
 	if a.to.set() && !a.from.set() {
 		return errors.New("--to needs --from")
 	}
-	if a.from.set() && a.to.set() && (a.from.day == "") == (a.to.day == "") {
+	if a.from.set() && a.to.set() && a.from.preset == "" && a.to.preset == "" && (a.from.day == "") == (a.to.day == "") {
 		if _, err := a.timeRange(time.UTC, time.Now()); err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 		RunE: x.commandRun(&a.utc, func() error { return a.check() }, func(ctx context.Context, s *Session) error { return charges(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
-	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
+	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time like 2026-11-20T08:00:00Z,\nor a range word: "+strings.Join(billing.Presets, ", ")+"\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
 		types, err := parseTypes(s)
 		a.types = append(a.types, types...)

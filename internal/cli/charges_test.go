@@ -681,6 +681,14 @@ func TestChargesFromToTimes(t *testing.T) {
 			"2026-11-19T23:00:00Z", "2026-11-20T06:00:00Z"},
 		{"a time to the end of today", "UTC", []string{"--from", "2026-11-21T10:00:00Z"},
 			"2026-11-21T10:00:00Z", "2026-11-21T23:59:59Z"},
+		// The dashboard's range words (demoNow is 21 Nov 2026).
+		{"a word alone is its whole range", "Europe/Berlin", []string{"--from", "last-month"},
+			"2026-09-30T22:00:00Z", "2026-10-31T22:59:59Z"},
+		{"7d", "UTC", []string{"--from", "7D"}, "2026-11-15T00:00:00Z", "2026-11-21T23:59:59Z"},
+		{"a word to a day", "UTC", []string{"--from", "last-month", "--to", "2026-11-03"},
+			"2026-10-01T00:00:00Z", "2026-11-03T23:59:59Z"},
+		{"a day to the end of a word", "UTC", []string{"--from", "2026-09-15", "--to", "last-month"},
+			"2026-09-15T00:00:00Z", "2026-10-31T23:59:59Z"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -45,7 +45,7 @@ vastdash payments --type credit,transfer
 		}),
 	}
 	fs := cmd.Flags()
-	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
+	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time, or a range word:\n"+strings.Join(billing.Presets, ", ")+" (default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
 		a.types, err = parsePaymentTypes(s)
 		return err
