@@ -7,8 +7,9 @@
 // the previous one was sent, and never before its response has ended, so
 // normal use does not provoke a 429 (see pacer); a 429 that happens anyway
 // widens the margin for the rest of the Client's life. The account
-// settings (5 s), notification catalogue (2 s) and instances (1 s)
-// endpoints are paced the same way, each on a budget of its own
+// settings (5 s), notification catalogue (2 s), instances (1 s), invoices
+// (3 s), volumes (5.5 s), serverless endpoints (3 s) and worker groups
+// (2 s) endpoints are paced the same way, each on a budget of its own
 // (WithEndpointThreshold). A 429 is waited out
 // (the threshold the body names, plus 0–25% jitter, at most 60 s) and
 // retried up to 5 times, for any method. GETs also
@@ -70,6 +71,7 @@ type Client struct {
 	margin      time.Duration     // WithPacingMargin; 0: the pacer's default
 	backoffBase time.Duration
 	backoffCap  time.Duration
+	clock       Clock // what pacing and retries wait on (WithClock)
 
 	// secrets are the endpoints' and worker groups' own keys seen in
 	// answers (see learnSecret): redacted like the key from any text the
@@ -126,8 +128,10 @@ func WithChargesThreshold(d time.Duration) Option {
 
 // WithEndpointThreshold sets the minimum interval between calls of one
 // paced endpoint other than charges, named by its path constant
-// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s by
-// default); 0 disables its pacing (tests). Other paths are ignored.
+// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s,
+// InvoicesPath 3 s, VolumesPath 5.5 s, EndpointJobsPath 3 s,
+// WorkerGroupsPath 2 s by default); 0 disables its pacing (tests). Other
+// paths are ignored.
 func WithEndpointThreshold(path string, d time.Duration) Option {
 	return func(c *Client) {
 		if _, ok := c.endpoint[path]; ok {
@@ -153,9 +157,22 @@ func WithPacingMargin(d time.Duration) Option {
 // the rate limit"). It is called from the goroutine making the request.
 func WithObserver(f func(Event)) Option { return func(c *Client) { c.observe = f } }
 
-// WithMaxBody caps the size of a response body (default 32 MiB); a larger
-// body fails with ErrTooLarge. n <= 0 keeps the default.
-func WithMaxBody(n int64) Option {
+// WithClock makes pacing and retries wait on clk instead of the wall
+// clock: a test's demoserver.Clock, shared with the demo server, moves only
+// when told, so pacing is exact however loaded the machine. nil keeps the
+// wall clock.
+func WithClock(clk Clock) Option {
+	return func(c *Client) {
+		if clk != nil {
+			c.clock = clk
+		}
+	}
+}
+
+// withMaxBody caps the size of a response body (default 32 MiB; tests
+// lower it); a larger body fails with ErrTooLarge. n <= 0 keeps the
+// default.
+func withMaxBody(n int64) Option {
 	return func(c *Client) {
 		if n > 0 {
 			c.maxBody = n
@@ -237,6 +254,7 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 		backoffBase: DefaultBackoffBase,
 		backoffCap:  DefaultBackoffCap,
 		endpoint:    defaultEndpointThresholds(),
+		clock:       wallClock{},
 	}
 	for _, o := range opts {
 		o(c)
@@ -249,13 +267,13 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	}
 	c.hc = safeHTTPClient(c.hc)
 	if c.threshold > 0 {
-		c.pacer = newPacer(c.threshold)
+		c.pacer = newPacer(c.threshold, c.clock)
 		c.pacer.margin = max(c.pacer.margin, c.margin)
 	}
 	c.pacers = make(map[string]*pacer, len(c.endpoint))
 	for path, d := range c.endpoint {
 		if d > 0 {
-			p := newPacer(d)
+			p := newPacer(d, c.clock)
 			p.margin = max(p.margin, c.margin)
 			c.pacers[path] = p
 		}

@@ -28,10 +28,10 @@ func TestInstancesDecodeAuditFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Skipped != 3 || len(p.Instances) != 5 {
-		t.Fatalf("kept %d, skipped %d", len(p.Instances), p.Skipped)
+	if p.Skipped != 3 || len(p.Results) != 5 {
+		t.Fatalf("kept %d, skipped %d", len(p.Results), p.Skipped)
 	}
-	in := p.Instances
+	in := p.Results
 	if in[0].IntendedStatus != "stopped" || in[0].GPUUtilKnown || in[0].DiskSpace != 200_000 || in[0].Billing() != 77_800 {
 		t.Errorf("stopped: %+v", in[0])
 	}

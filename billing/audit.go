@@ -435,8 +435,8 @@ func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 	if len(want) == 0 {
 		return nil
 	}
-	src := s.pager(api.ChargesQuery{From: from, To: a.AsOf, Types: []api.ContractType{api.TypeInstance, api.TypeVolume},
-		Format: api.FormatTable, Limit: api.MaxLimit})
+	src := source(s, s.pages, (*api.Client).ChargePager, api.ChargesQuery{From: from, To: a.AsOf,
+		Types: []api.ContractType{api.TypeInstance, api.TypeVolume}, Format: api.FormatTable, Limit: api.MaxLimit})
 	if src == nil {
 		return nil
 	}

@@ -13,17 +13,9 @@ import (
 	"github.com/vastdash/vastdash/spend"
 )
 
-// InstanceSource hands out the pages of the account's instances;
-// *api.InstancePager is one. Tests put their own under a Service with
-// WithInstances.
-type InstanceSource interface {
-	Next(ctx context.Context) (api.InstancesPage, error)
-	Done() bool
-}
-
-// WithInstances makes CurrentRate read through fn instead of the client's
-// instance pager: the seam the front ends' tests use.
-func WithInstances(fn func() InstanceSource) Option {
+// withInstances makes CurrentRate read through fn instead of the client's
+// instance pager (tests).
+func withInstances(fn func() Source[api.Instance]) Option {
 	return func(s *Service) { s.instances = fn }
 }
 
@@ -177,7 +169,7 @@ type instanceReading struct {
 // readInstances reads the account's instances, paced by the client; a key
 // without instance_read is not an error but a reading that says so.
 func (s *Service) readInstances(ctx context.Context) (instanceReading, error) {
-	var src InstanceSource
+	var src Source[api.Instance]
 	switch {
 	case s.instances != nil:
 		src = s.instances()
@@ -204,7 +196,7 @@ func (s *Service) readInstances(ctx context.Context) (instanceReading, error) {
 		if err != nil {
 			return instanceReading{}, err
 		}
-		rd.instances = append(rd.instances, page.Instances...)
+		rd.instances = append(rd.instances, page.Results...)
 		rd.skipped += page.Skipped
 	}
 	return rd, nil
