@@ -30,6 +30,11 @@ type env struct {
 	now func() time.Time
 	// isTerminal says whether a writer is a terminal (progress on stderr).
 	isTerminal func(w io.Writer) bool
+	// stdin is where the answer to a question is read; canAsk says
+	// whether a question can be asked at all (stdin and stderr are a
+	// terminal).
+	stdin  io.Reader
+	canAsk func() bool
 	// width is how many columns the terminal behind w has, 0 when w is
 	// not a terminal (a pipe keeps every column of a table).
 	width func(w io.Writer) int
@@ -46,9 +51,11 @@ func processEnv(version string) *env {
 		stdout:     os.Stdout,
 		stderr:     os.Stderr,
 		version:    versionOf(version),
-		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		demo:       demoserver.Options{Latency: 60 * time.Millisecond, Leaks: true},
 		now:        time.Now,
 		isTerminal: isTerminal,
+		stdin:      os.Stdin,
+		canAsk:     func() bool { return term.IsTerminal(os.Stdin.Fd()) && isTerminal(os.Stderr) },
 		width:      terminalWidth,
 		context:    signalContext,
 	}
