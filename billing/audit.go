@@ -88,7 +88,9 @@ type Leak struct {
 	// Why says in a few words what makes it a leak.
 	Why string
 	// Source is the contract to show in the charges: "instance-5",
-	// "volume-7", "endpoint-9".
+	// "volume-7"; an endpoint's is its first ready worker's (the charges
+	// list workers as instances; the endpoint is a wrapper of the tree
+	// format only).
 	Source string
 }
 
@@ -373,18 +375,21 @@ func storageLeak(kind LeakKind, id int64, label string, rate api.Rate, start int
 // and the others' storage, each priced from its instance.
 func endpointLeak(e endpointReading, byID map[int64]api.Instance) (Leak, bool) {
 	live, cold := 0, 0
+	var first int64
 	for _, w := range e.workers {
 		if w.CurLoad != 0 || w.CurLoadRollingAvg != 0 || w.ReqsWorking != 0 {
 			return Leak{}, false
 		}
 		if slices.Contains(readyWorker, w.Status) || slices.Contains(loadingWorker, w.Status) {
-			live++
+			if live++; live == 1 {
+				first = w.ID
+			}
 		}
 	}
 	if live == 0 {
 		return Leak{}, false
 	}
-	l := Leak{Kind: LeakIdleEndpoint, ID: e.ID, Label: e.Name, Source: "endpoint-" + strconv.FormatInt(e.ID, 10)}
+	l := Leak{Kind: LeakIdleEndpoint, ID: e.ID, Label: e.Name, Source: "instance-" + strconv.FormatInt(first, 10)}
 	unpriced := 0
 	for _, w := range e.workers {
 		in, ok := byID[w.ID]

@@ -114,6 +114,11 @@ func TestAuditFindsEachLeakAndNoDecoy(t *testing.T) {
 	if len(a.Leaks) != want || want < 7 {
 		t.Fatalf("%d leaks, want %d (the generated data must hold stopped instances for this test to mean anything)", len(a.Leaks), want)
 	}
+	// enter on the endpoint shows its ready worker: the charges list
+	// workers as instances.
+	if l, _ := findLeak(a, demoserver.LeakIdleEndpoint); l.Source != "instance-"+strconv.FormatInt(demoserver.LeakWorkerReady, 10) {
+		t.Errorf("endpoint source %q", l.Source)
+	}
 	var total api.Rate
 	for i, l := range a.Leaks {
 		total += l.PerHour

@@ -33,6 +33,8 @@ const (
 	Field                        // the Charges custom-range field (c)
 	Find                         // the Charges find field (/)
 	Always                       // every place, text fields too
+	Leaks                        // the Audit's rows
+	Answer                       // the Audit's prompt to answer a price increase
 )
 
 // places lists the sets of places whose keys are matched together; a key
@@ -47,6 +49,8 @@ var places = []struct {
 	{"the Charges range field", Field | Always},
 	{"the Charges find field", Find | Always},
 	{"the help pane", HelpPane | Always},
+	{"the Audit", Everywhere | Leaks | Always},
+	{"the Audit's answer prompt", Answer | Always},
 }
 
 // Action is one rebindable action.
@@ -63,6 +67,7 @@ var Actions = []Action{
 	{"charges", []string{"2"}, "Charges", Everywhere | HelpPane},
 	{"notifications", []string{"3"}, "Notifications", Everywhere | HelpPane},
 	{"statement", []string{"4"}, "Statement", Everywhere | HelpPane},
+	{"audit", []string{"5"}, "Audit", Everywhere | HelpPane},
 	{"next-screen", []string{"tab"}, "next screen", Everywhere | HelpPane},
 	{"prev-screen", []string{"shift+tab"}, "previous screen", Everywhere | HelpPane},
 	{"reload", []string{"r"}, "reload (credit too) / retry", Everywhere | Rows},
@@ -78,8 +83,8 @@ var Actions = []Action{
 	{"help-top", []string{"g", "home"}, "top", HelpPane},
 	{"help-bottom", []string{"G", "end"}, "bottom", HelpPane},
 
-	{"up", []string{"up", "k"}, "up", Rows | Detail},
-	{"down", []string{"down", "j"}, "down", Rows | Detail},
+	{"up", []string{"up", "k"}, "up", Rows | Detail | Leaks},
+	{"down", []string{"down", "j"}, "down", Rows | Detail | Leaks},
 	{"page-up", []string{"pgup"}, "page up", Rows | Detail},
 	{"page-down", []string{"pgdown"}, "page down", Rows | Detail},
 	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
@@ -112,6 +117,12 @@ var Actions = []Action{
 	{"pick-right", []string{"right", "l"}, "move right", Picker},
 	{"apply", []string{"enter"}, "apply", Picker | Field},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
+
+	{"reveal", []string{"enter"}, "show in charges", Leaks},
+	{"answer-accept", []string{"a"}, "accept increase", Leaks},
+	{"answer-reject", []string{"x"}, "reject increase", Leaks},
+	{"answer-yes", []string{"y"}, "send the answer", Answer},
+	{"answer-no", []string{"n", "esc"}, "do not send", Answer},
 }
 
 // Bindings maps every action's name to its keys. The zero value (nil)

@@ -112,6 +112,9 @@ type Model struct {
 	// good one stays on screen beside it).
 	rate    *billing.CurrentRate
 	rateErr error
+	// audit is the last reading of the leaks (shared.AuditMsg), for the
+	// one line that sends to the Audit screen; nil before the first.
+	audit *billing.Audit
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
@@ -293,6 +296,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.Err == nil {
 			r := msg.Rate
 			m.rate = &r
+		}
+	case shared.AuditMsg:
+		if msg.Err == nil {
+			m.ver++
+			a := msg.Audit
+			m.audit = &a
 		}
 	case shared.RangeMsg:
 		cmd = m.setRange(msg.Range)
