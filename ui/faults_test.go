@@ -125,7 +125,7 @@ func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Option
 	base, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, srv: srv, seen: make(chan struct{}, 1), done: make(chan error, 1)}
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithRateWait(opts.Threshold))
-	r.ctx = &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
+	r.ctx = &shared.Context{Base: base, Billing: svc, DefaultRange: "90d"}
 	r.model = New(r.ctx, Options{Demo: true, Theme: "dark", Dark: true})
 	r.prog = newProgram(base, fprobe{Model: r.model, r: r}, events,
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
@@ -419,7 +419,7 @@ func TestFaultInvalidToken(t *testing.T) {
 	r.press("2", "G")
 	first := r.waitFor("all rows", allLoaded)
 	// The model is read only after quit; the footer shows the count now.
-	if n := money.Group(int64(len(r.srv.Contracts(demoserver.Filter{Gte: r.ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: r.ctx.Now().Unix()})))); !strings.Contains(first, n+" of "+n+" contracts") {
+	if n := money.Group(int64(len(r.srv.Contracts(demoserver.Filter{Gte: r.ctx.Clock().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: r.ctx.Clock().Unix()})))); !strings.Contains(first, n+" of "+n+" contracts") {
 		t.Errorf("footer does not count the %s contracts:\n%s", n, first)
 	}
 	r.press("1")

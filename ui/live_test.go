@@ -20,14 +20,13 @@ import (
 // test moves.
 func liveModel(t *testing.T, refresh time.Duration, noBell bool) (*Model, *time.Time) {
 	t.Helper()
-	m := testModel(t)
+	clock := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	m := buildModelAt(t, nil, 100, func() billing.PageSource { return &onePage{} }, func() time.Time { return clock })
 	m.opts.Refresh, m.opts.NoBell = refresh, noBell
 	// Timers end with the test, not a minute later (goleak).
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	m.ctx.Base = base
-	clock := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	m.ctx.Now = func() time.Time { return clock }
 	return m, &clock
 }
 

@@ -36,14 +36,19 @@ func buildModel(t *testing.T, client *api.Client, width int) *Model {
 // buildModelPaging is buildModel whose feeds page through what pages
 // makes, one source a load.
 func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() billing.PageSource) *Model {
-	t.Helper()
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	return buildModelAt(t, client, width, pages, func() time.Time { return now })
+}
+
+// buildModelAt is buildModelPaging on clock: the billing service's, which
+// every screen and the root read.
+func buildModelAt(t *testing.T, client *api.Client, width int, pages func() billing.PageSource, clock func() time.Time) *Model {
+	t.Helper()
 	svc := billing.New(context.Background(), client,
 		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return pages() }),
-		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+		billing.WithClock(clock), billing.WithLocation(time.UTC))
 	t.Cleanup(svc.Close)
-	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: width, Height: 30})
 	return m

@@ -209,8 +209,6 @@ func (r *runner) dashboard(o options) int {
 	defer svc.Close()
 	ctx := &shared.Context{
 		Billing:      svc,
-		Location:     sess.settings.Location,
-		Now:          time.Now,
 		DefaultRange: sess.settings.Range,
 		Keys:         sess.settings.Keys,
 	}

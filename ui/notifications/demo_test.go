@@ -67,7 +67,7 @@ func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
+	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false)})
 	m.SetSize(w, h)
 	return m, u
 }

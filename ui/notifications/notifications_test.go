@@ -209,7 +209,7 @@ func newCtx(t *testing.T, url string, opts ...api.Option) *shared.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	svc := newService(t, ctx, c)
-	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), Location: time.UTC}
+	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true)}
 }
 
 // newService is the billing layer the tests use: a fixed clock, UTC days,
