@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -41,7 +40,7 @@ func TestUnknownOutcomeNamesReboundKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := newServer(t, fullDoc)
-	s := start(t, f, 120, 20, api.WithTimeout(300*time.Millisecond))
+	s := start(t, f, 120, 20)
 	s.ctx.Keys = b
 	f.set(func(f *fakeServer) {
 		f.putThen = putHang
