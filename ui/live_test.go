@@ -21,7 +21,7 @@ import (
 func liveModel(t *testing.T, refresh time.Duration, noBell bool) (*Model, *time.Time) {
 	t.Helper()
 	clock := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	m := buildModelAt(t, nil, 100, func() billing.PageSource { return &onePage{} }, func() time.Time { return clock })
+	m := buildModelAt(t, nil, 100, func() billing.Source[api.Charge] { return onePage() }, func() time.Time { return clock })
 	m.opts.Refresh, m.opts.NoBell = refresh, noBell
 	return m, &clock
 }
