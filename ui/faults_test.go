@@ -163,7 +163,9 @@ func startRigHang(t *testing.T, opts demoserver.Options, setup func(*demoserver.
 // waitFor blocks until the screen satisfies cond.
 func (r *rig) waitFor(what string, cond func(string) bool) string {
 	r.t.Helper()
-	deadline := time.After(15 * time.Second)
+	// Only a real failure waits this long: on a machine loaded with other
+	// builds, loading every page has taken more than 15 s.
+	deadline := time.After(time.Minute)
 	for {
 		r.mu.Lock()
 		s := r.screen
