@@ -36,10 +36,10 @@ type KeyMap struct {
 
 func newKeyMap(b keymap.Bindings) KeyMap {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
-	reload := k("reload")
-	reload.SetHelp(reload.Help().Key, "read again")
 	return KeyMap{Up: k("up"), Down: k("down"), Reveal: k("reveal"), Accept: k("answer-accept"), Reject: k("answer-reject"),
-		Reload: reload, Yes: k("answer-yes"), No: k("answer-no")}
+		Reload: shared.BindingAs(b, "reload", "read again"),
+		// The prompt's keys are the Notifications save prompt's.
+		Yes: shared.BindingAs(b, "prompt-yes", "send the answer"), No: shared.BindingAs(b, "prompt-no", "do not send")}
 }
 
 // ShortHelp is the one-line help.

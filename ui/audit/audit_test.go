@@ -56,7 +56,7 @@ func newHarness(t *testing.T, key string, keys keymap.Bindings) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	svc := billing.New(ctx, c, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	t.Cleanup(func() { cancel(); svc.Close() })
-	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC, Now: srv.Now, Keys: keys})
+	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Keys: keys})
 	m.SetSize(80, 20) // the screen's area in an 80×24 terminal
 	h := &harness{t: t, srv: srv, m: m}
 	h.read()
@@ -280,7 +280,7 @@ func TestAuditScreenUnreadable(t *testing.T) {
 // The keys are the table's: rebound, the screen follows, and the hints
 // name them as bound.
 func TestAuditScreenRebound(t *testing.T) {
-	keys, err := keymap.Bind(map[string][]string{"answer-accept": {"A"}, "answer-yes": {"enter"}})
+	keys, err := keymap.Bind(map[string][]string{"answer-accept": {"A"}, "prompt-yes": {"Y"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestAuditScreenRebound(t *testing.T) {
 	if h.m.Capturing() {
 		t.Fatal("a still accepts")
 	}
-	h.press("A", "enter")
+	h.press("A", "Y")
 	if len(h.srv.Decided()) != 1 {
 		t.Fatalf("decided %v", h.srv.Decided())
 	}
