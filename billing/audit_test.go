@@ -27,7 +27,7 @@ func auditDemo(t *testing.T, key string) (*demoserver.Server, *Service) {
 		Threshold: th, InstancesThreshold: th, VolumesThreshold: 2 * th, EndpointsThreshold: th, WorkerGroupsThreshold: th},
 		key, api.WithChargesThreshold(th), api.WithEndpointThreshold(api.InstancesPath, th),
 		api.WithEndpointThreshold(api.VolumesPath, 2*th), api.WithEndpointThreshold(api.EndpointJobsPath, th),
-		api.WithEndpointThreshold(api.WorkerGroupsPath, th), api.WithPacingMargin(15*time.Millisecond))
+		api.WithEndpointThreshold(api.WorkerGroupsPath, th), api.WithPacingMargin(25*time.Millisecond))
 	return srv, s
 }
 

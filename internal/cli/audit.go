@@ -207,7 +207,9 @@ func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
 	for _, pc := range res.Increases {
 		out.PriceIncreases = append(out.PriceIncreases, newIncreaseJSON(pc, loc))
 	}
-	out.Unreadable = append(out.Unreadable, res.Unreadable...)
+	for _, u := range res.Unreadable {
+		out.Unreadable = append(out.Unreadable, sanitize.String(u))
+	}
 	return out
 }
 
@@ -244,7 +246,7 @@ func writeAudit(w io.Writer, res billing.Audit, loc *time.Location, width int) e
 		bw.line("total " + res.TotalText() + " (" + billing.Plural(len(res.Leaks), "leak", "leaks") + ")")
 	}
 	for _, u := range res.Unreadable {
-		bw.line(u)
+		bw.line(sanitize.String(u))
 	}
 	if len(res.Increases) > 0 {
 		bw.line("")

@@ -36,8 +36,12 @@ type harness struct {
 }
 
 func newHarness(t *testing.T, key string, keys keymap.Bindings) *harness {
+	return newHarnessOpts(t, key, keys, false)
+}
+
+func newHarnessOpts(t *testing.T, key string, keys keymap.Bindings, hostile bool) *harness {
 	t.Helper()
-	srv, err := demoserver.Start(demoserver.Options{Now: demoNow, Contracts: 300, Leaks: true, Threshold: -1,
+	srv, err := demoserver.Start(demoserver.Options{Now: demoNow, Contracts: 300, Leaks: true, Hostile: hostile, Threshold: -1,
 		InstancesThreshold: -1, VolumesThreshold: -1, EndpointsThreshold: -1, WorkerGroupsThreshold: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -295,5 +299,21 @@ func TestAuditScreenRebound(t *testing.T) {
 	h.press("A", "Y")
 	if len(h.srv.Decided()) != 1 {
 		t.Fatalf("decided %v", h.srv.Decided())
+	}
+}
+
+// Labels and endpoint names are server text: whatever escapes they carry
+// reach the terminal as visible text, never as sequences.
+func TestAuditScreenHostile(t *testing.T) {
+	h := newHarnessOpts(t, demoserver.DemoKey, nil, true)
+	for _, w := range []int{80, 40} {
+		h.m.SetSize(w, 20)
+		v := h.m.View()
+		golden.AssertFits(t, v, w, 20)
+		// The styles write SGR only (ESC [ … m); a hostile label brings
+		// OSC (ESC ]), C1 CSI and bidi overrides.
+		if strings.Contains(v, "\x1b]") || strings.ContainsAny(v, "\u009b\u202e") {
+			t.Fatalf("%d: raw control text reached the screen:\n%q", w, v)
+		}
 	}
 }

@@ -246,7 +246,7 @@ func (m *Model) lines() []line {
 	var ls []line
 	add := func(s string) { ls = append(ls, line{text: s, row: -1}) }
 	for _, u := range a.Unreadable {
-		add(st.Warning.Render("⚠ " + u))
+		add(st.Warning.Render("⚠ " + shared.Safe(u)))
 	}
 	if len(a.Increases) > 0 {
 		head := st.ColHeader.Render("Price increases waiting for an answer")
