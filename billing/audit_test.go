@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -413,4 +415,64 @@ func TestAnswerIncrease(t *testing.T) {
 	if srv.Decided()[demoserver.LeakIncreaseBusy] {
 		t.Fatal("the refused answer was recorded")
 	}
+}
+
+// gatedInstances serves one page once gate closes, counting the pages
+// asked for.
+type gatedInstances struct {
+	gate   chan struct{}
+	mu     sync.Mutex
+	served int
+}
+
+func (g *gatedInstances) Next(ctx context.Context) (api.Page[api.Instance], error) {
+	<-g.gate
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.served > 0 {
+		return api.Page[api.Instance]{}, api.ErrPagerDone
+	}
+	g.served++
+	return api.Page[api.Instance]{Results: []api.Instance{
+		{ID: 1, Status: "running", IntendedStatus: "running", DPHTotal: 500_000, GPUUtilKnown: true},
+		{ID: 2, Status: "exited", IntendedStatus: "stopped", StorageTotalCost: 20_000},
+	}}, nil
+}
+
+func (g *gatedInstances) Done() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.served > 0
+}
+
+func (g *gatedInstances) Total() int { return -1 }
+
+// The rate and the audit start together (at start, on r, on a refresh):
+// they share one reading of the instances rather than paging the endpoint
+// twice side by side on one pacing budget, which provoked a 429.
+func TestRateAndAuditShareOneInstanceReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &gatedInstances{gate: make(chan struct{})}
+		s := New(context.Background(), nil, WithClock(func() time.Time { return auditNow }), WithLocation(time.UTC),
+			withInstances(func() Source[api.Instance] { return src }))
+		defer s.Close()
+		var (
+			rate CurrentRate
+			a    Audit
+			errs [2]error
+			wg   sync.WaitGroup
+		)
+		wg.Add(2)
+		go func() { defer wg.Done(); rate, errs[0] = s.CurrentRate(context.Background()) }()
+		go func() { defer wg.Done(); a, errs[1] = s.Audit(context.Background()) }()
+		synctest.Wait() // both readers wait: one on the page, one on the reading
+		close(src.gate)
+		wg.Wait()
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatal(errs)
+		}
+		if src.served != 1 || rate.PerHour != 500_000 || rate.Storage != 20_000 || len(a.Leaks) != 2 {
+			t.Fatalf("%d pages served; rate %s + %s; leaks %+v", src.served, rate.PerHour.Decimal(), rate.Storage.Decimal(), a.Leaks)
+		}
+	})
 }

@@ -166,9 +166,51 @@ type instanceReading struct {
 	needsPermission string
 }
 
+// instanceCall is one instance reading, shared by the readers that ask
+// while it runs.
+type instanceCall struct {
+	done chan struct{}
+	rd   instanceReading
+	err  error
+}
+
 // readInstances reads the account's instances, paced by the client; a key
-// without instance_read is not an error but a reading that says so.
+// without instance_read is not an error but a reading that says so. A
+// reader arriving while a reading runs shares it (its own ctx still ends
+// its wait): two readers side by side would page the same endpoint twice
+// and, interleaved on one pacing budget, provoke a 429 on a loaded network.
 func (s *Service) readInstances(ctx context.Context) (instanceReading, error) {
+	s.mu.Lock()
+	call := s.reading
+	owner := call == nil
+	if owner {
+		call = &instanceCall{done: make(chan struct{})}
+		s.reading = call
+	}
+	s.mu.Unlock()
+	if owner {
+		call.rd, call.err = s.pageInstances(ctx)
+		s.mu.Lock()
+		s.reading = nil
+		s.mu.Unlock()
+		close(call.done)
+	}
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		return instanceReading{}, ctx.Err()
+	}
+	if call.err != nil {
+		return instanceReading{}, call.err
+	}
+	// A copy: each reader may append to or sort its own.
+	rd := call.rd
+	rd.instances = slices.Clone(rd.instances)
+	return rd, nil
+}
+
+// pageInstances pages the instances, up to MaxRatePages pages.
+func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
 	var src Source[api.Instance]
 	switch {
 	case s.instances != nil:
