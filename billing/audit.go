@@ -81,7 +81,7 @@ type Leak struct {
 	Since time.Time
 	// SoFar is what it has cost since then, SoFarKnown false when unknown;
 	// SoFarExact says it is the contract's disk items from the charges
-	// rather than PerHour × age.
+	// (Service.ExactSoFar) rather than PerHour × age.
 	SoFar      money.Amount
 	SoFarKnown bool
 	SoFarExact bool
@@ -132,6 +132,9 @@ type Audit struct {
 	// estimated).
 	Notes []string
 	AsOf  time.Time
+	// SoFarRead says ExactSoFar has consulted the charges for this
+	// reading.
+	SoFarRead bool
 }
 
 // Complete reports that every section was read.
@@ -163,10 +166,12 @@ var (
 
 // Audit reads the instances, volumes, serverless endpoints (their worker
 // groups and workers) and pending price increases, each endpoint paced by
-// the client, and finds the leaks. A section the key may not read is a line
-// in Unreadable, not an error; so is an endpoint whose workers the
-// autoscaler would not list. Any other failure (the network, the server)
-// is the error.
+// the client, and finds the leaks; so far is PerHour × age until
+// ExactSoFar reads the charges (the dashboard does that only while its
+// Audit screen is shown: the charges' one pacing budget is the screens'
+// too). A section the key may not read is a line in Unreadable, not an
+// error; so is an endpoint whose workers the autoscaler would not list.
+// Any other failure (the network, the server) is the error.
 func (s *Service) Audit(ctx context.Context) (Audit, error) {
 	if s.client == nil && s.instances == nil {
 		return Audit{}, errNoClient
@@ -228,9 +233,6 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 		if l, ok := endpointLeak(e, byID); ok {
 			a.Leaks = append(a.Leaks, l)
 		}
-	}
-	if err := s.exactSoFar(ctx, &a); err != nil {
-		return Audit{}, err
 	}
 	a.Increases = priceChanges(incs, byID)
 	a.finish()
@@ -355,7 +357,7 @@ func instanceLeak(in api.Instance, now time.Time) (Leak, bool) {
 }
 
 // storageLeak is a disk billed for nothing since start: so far is rate ×
-// age until the charges say better (exactSoFar).
+// age until the charges say better (ExactSoFar).
 func storageLeak(kind LeakKind, id int64, label string, rate api.Rate, start int64, now time.Time, why, prefix string) Leak {
 	l := Leak{Kind: kind, ID: id, Label: label, PerHour: rate, PerHourKnown: true, Why: why,
 		Source: prefix + strconv.FormatInt(id, 10)}
@@ -422,10 +424,21 @@ func endpointLeak(e endpointReading, byID map[int64]api.Instance) (Leak, bool) {
 	return l, true
 }
 
-// exactSoFar replaces rate × age by the contract's disk items where the
-// charges have them: one bounded read of the instance and volume contracts
-// since the oldest leak began. Without billing_read, or past the bound, so
-// far stays the estimate and a note says so.
+// ExactSoFar is a with so far replaced by the contract's disk items where
+// the charges have them: one bounded read of the instance and volume
+// contracts since the oldest leak began. Without billing_read, past the
+// bound, or when the charges fail, so far stays the estimate and a note
+// says so; only the context ending is an error.
+func (s *Service) ExactSoFar(ctx context.Context, a Audit) (Audit, error) {
+	a.Leaks = slices.Clone(a.Leaks)
+	a.Notes = slices.Clone(a.Notes)
+	if err := s.exactSoFar(ctx, &a); err != nil {
+		return Audit{}, err
+	}
+	a.SoFarRead = true
+	return a, nil
+}
+
 func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 	want := map[string]int{}
 	var from time.Time

@@ -202,8 +202,9 @@ type statusExpiredMsg struct{ seq int }
 // loading.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	// The Statement screen loads its year the first time it is shown.
-	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement))
+	// The Statement screen loads its year the first time it is shown; the
+	// Audit reads the charges for so far while it is.
+	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement), m.audit.Shown(m.active == screenAudit))
 	return m, tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
 }
 

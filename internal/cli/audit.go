@@ -166,6 +166,9 @@ func (e *errLeaks) Error() string { return e.msg }
 func audit(ctx context.Context, s *Session, a auditArgs) error {
 	s.progress.show("auditing: instances, volumes, serverless endpoints, price increases")
 	res, err := s.Billing.Audit(ctx)
+	if err == nil {
+		res, err = s.Billing.ExactSoFar(ctx, res)
+	}
 	s.progress.done()
 	if err != nil {
 		return err

@@ -85,6 +85,19 @@ type Model struct {
 	// confirm is the answer waiting for y or n; sending the one on its
 	// way to the server.
 	confirm, sending *answer
+	// shown is whether the screen is the active one; refining is the
+	// reading whose so far the charges are being read for (zero: none),
+	// refined the last one they were read for, done or failed.
+	shown             bool
+	refining, refined time.Time
+}
+
+// soFarMsg is a reading with so far from the charges (billing.ExactSoFar),
+// for the reading of asOf.
+type soFarMsg struct {
+	audit billing.Audit
+	asOf  time.Time
+	err   error
 }
 
 // New returns the screen; it reads nothing itself (the root sends the
@@ -114,9 +127,30 @@ func (m *Model) Help() help.KeyMap {
 // cannot leave it open behind another screen.
 func (m *Model) Capturing() bool { return m.confirm != nil }
 
-// Loading reports an answer on its way (the root's spinner covers the
-// readings).
-func (m *Model) Loading() bool { return m.sending != nil }
+// Loading reports an answer on its way, or the charges being read for so
+// far (the root's spinner covers the readings).
+func (m *Model) Loading() bool { return m.sending != nil || !m.refining.IsZero() }
+
+// Shown is called by the root after every update with whether the screen
+// is the active one. While it is, each reading gets its so far from the
+// charges: they share the one charges budget with the other screens, so
+// the dashboard reads them only for someone looking.
+func (m *Model) Shown(on bool) tea.Cmd {
+	m.shown = on
+	a := m.audit
+	if !on || a == nil || a.SoFarRead || !m.refining.IsZero() || m.refined.Equal(a.AsOf) {
+		return nil
+	}
+	m.refining = a.AsOf
+	svc, base, reading := m.ctx.Billing, m.ctx.Base, *a
+	return func() tea.Msg {
+		if svc == nil {
+			return soFarMsg{asOf: reading.AsOf, err: errors.New("no API client configured")}
+		}
+		out, err := svc.ExactSoFar(base, reading)
+		return soFarMsg{audit: out, asOf: reading.AsOf, err: err}
+	}
+}
 
 // rows counts the selectable rows.
 func (m *Model) rows() int {
@@ -158,6 +192,13 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return shared.SetStatus(source, shared.StatusInfo, "that price increase is no longer pending", 5*time.Second)
 		}
 		m.scroll()
+	case soFarMsg:
+		m.refining, m.refined = time.Time{}, msg.asOf
+		if msg.err == nil && m.audit != nil && m.audit.AsOf.Equal(msg.asOf) {
+			a := msg.audit
+			m.audit = &a
+			m.scroll()
+		}
 	case answeredMsg:
 		m.sending = nil
 		return tea.Batch(m.answered(msg), func() tea.Msg { return shared.AuditReloadMsg{} })

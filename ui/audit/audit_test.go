@@ -67,11 +67,14 @@ func newHarnessOpts(t *testing.T, key string, keys keymap.Bindings, hostile bool
 	return h
 }
 
-// read is the root's reading, handed to the screen.
+// read is the root's reading, handed to the screen, which is shown (as
+// the root tells it after every update): its so far is read from the
+// charges.
 func (h *harness) read() {
 	h.t.Helper()
 	a, err := h.m.ctx.Billing.Audit(context.Background())
 	h.run(func() tea.Msg { return shared.AuditMsg{Audit: a, Err: err} })
+	h.run(h.m.Shown(true))
 }
 
 // run runs cmd and every command the messages it yields lead to; an
@@ -315,5 +318,39 @@ func TestAuditScreenHostile(t *testing.T) {
 		if strings.Contains(v, "\x1b]") || strings.ContainsAny(v, "\u009b\u202e") {
 			t.Fatalf("%d: raw control text reached the screen:\n%q", w, v)
 		}
+	}
+}
+
+// So far is an estimate (≈) until the screen is shown; then the charges
+// are read for it once, and the disk items replace the estimate.
+func TestAuditScreenReadsSoFarWhenShown(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	a, err := h.m.ctx.Billing.Audit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.AsOf = a.AsOf.Add(time.Minute) // a new reading
+	h.m.Update(shared.AuditMsg{Audit: a})
+	h.m.Update(shared.AuditMsg{Audit: a})
+	if h.m.Shown(false) != nil || !strings.Contains(h.view(), "≈$22.") {
+		t.Fatalf("hidden, it read the charges, or so far is not marked an estimate:\n%s", h.view())
+	}
+	h.srv.ResetRequests()
+	cmd := h.m.Shown(true)
+	if cmd == nil || h.m.Shown(true) != nil || !h.m.Loading() {
+		t.Fatal("shown: no one read of the charges")
+	}
+	h.run(cmd)
+	if h.m.Shown(true) != nil || h.m.Loading() || !h.m.audit.SoFarRead || strings.Contains(h.view(), "≈$22.") || !strings.Contains(h.view(), "$22.406") {
+		t.Fatalf("so far not from the charges:\n%s", h.view())
+	}
+	n := 0
+	for _, r := range h.srv.Requests() {
+		if strings.HasPrefix(r.Path, "/api/v0/charges") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d charges requests", n)
 	}
 }
