@@ -35,6 +35,13 @@ func (m *Model) render() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
+	if m.tooLarge() {
+		w, h := m.width, m.height
+		if tooLarge(m.termW, m.termH) {
+			w, h = m.termW, m.termH
+		}
+		return m.tooLargeLine(w, h)
+	}
 	top := []string{m.headerView()}
 	if m.height >= minHeightTabs {
 		top = append(top, m.tabsView())

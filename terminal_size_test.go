@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// peakRSS is the most memory process pid has held (VmHWM), in bytes.
+func peakRSS(t testing.TB, pid int) int64 {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				t.Fatalf("VmHWM: %v", err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmHWM in /proc/%d/status", pid)
+	return 0
+}
+
+// cooked reports that the terminal echoes and reads lines again: what
+// Bubble Tea's raw mode turned off, and a shell needs back.
+func cooked(t testing.TB, tty *os.File) bool {
+	t.Helper()
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tio.Lflag&unix.ECHO != 0 && tio.Lflag&unix.ICANON != 0
+}
+
+// hugeBudget is the memory the dashboard may hold in a terminal of any
+// size (issue 27, item 14).
+const hugeBudget = 400 << 20
+
+// A terminal far larger than any screen the dashboard draws gets one line
+// saying so, in little memory, and q quits with the terminal restored.
+// Bubble Tea sizes two buffers of 112-byte cells to the terminal: at
+// 3000×2000 the dashboard once peaked at 1.5 GB and took 14 s to quit, and
+// at 10000×10000 it died out of memory, the terminal left raw.
+func TestHugeTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []struct{ cols, rows uint16 }{{3000, 2000}, {10000, 10000}} {
+		t.Run(fmt.Sprintf("%dx%d", size.cols, size.rows), func(t *testing.T) {
+			r := startDashboardSize(t, bin, size.cols, size.rows)
+			r.waitOutput(t, "terminal too large")
+			if peak := peakRSS(t, r.cmd.Process.Pid); peak >= hugeBudget {
+				t.Errorf("peak memory %d MB, want under %d MB", peak>>20, hugeBudget>>20)
+			}
+			if _, err := io.WriteString(r.tty, "q"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-r.done:
+				if err != nil {
+					t.Fatalf("q: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("q did not end the dashboard within 10 s")
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for !restored(r.output()) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !restored(r.output()) || !cooked(t, r.tty) {
+				t.Fatal("the terminal was not restored")
+			}
+		})
+	}
+}
