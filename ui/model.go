@@ -81,6 +81,7 @@ type Model struct {
 	// the one line drawn.
 	termW, termH int
 	keys         keyMap
+	chrome       chromeCache
 	spin         spinner.Model
 	// helpOpen shows every key of the active screen in place of its body;
 	// helpTop is the first line of the pane shown when it must scroll.
