@@ -523,3 +523,70 @@ func percentile(xs []float64, q float64) float64 {
 	slices.Sort(s)
 	return s[min(int(math.Ceil(q*float64(len(s))))-1, len(s)-1)]
 }
+
+// cpuTime is the CPU time the threads of t's process have used so far,
+// to the nanosecond (/proc/PID/task/*/schedstat; /proc/PID/stat counts in
+// 10 ms ticks, too coarse for an idle program).
+func (t *ptyTerm) cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	dir := fmt.Sprintf("/proc/%d/task", t.cmd.Process.Pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sum time.Duration
+	for _, task := range tasks {
+		data, err := os.ReadFile(filepath.Join(dir, task.Name(), "schedstat"))
+		if err != nil {
+			continue // the thread just ended
+		}
+		f := strings.Fields(string(data))
+		if len(f) == 0 {
+			b.Fatalf("%s/schedstat: %q", task.Name(), data)
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum
+}
+
+// idleWindow is how long one iteration of BenchmarkIdle watches.
+const idleWindow = 10 * time.Second
+
+// BenchmarkIdle is the CPU the built dashboard (`--demo`, default
+// settings, 80×24 pseudo-terminal) uses sitting idle once every screen has
+// loaded, beside the bare Bubble Tea yardstick over the same window of
+// idleWindow, as a percentage of one core. Both wake only for Bubble Tea's
+// renderer ticker (60 a second) unless something changes; the refresh
+// (every 60 s by default) reads the credit and the rate. Goal (issue 21):
+// no more than the yardstick + 0.1% of a core.
+func BenchmarkIdle(b *testing.B) {
+	bin, yard, env := dashboardBeside(b)
+	v := startPty(b, env, []string{"vastdash", "DEMO", "quit"}, bin, "--demo")
+	defer v.stop()
+	y := startPty(b, env, []string{"line 1", "yardstick ready"}, yard)
+	defer y.stop()
+	v.firstFrame(b)
+	y.firstFrame(b)
+	for _, k := range []string{"2", "3", "4", "1"} {
+		_, _ = v.tty.WriteString(k)
+		v.settle(b, 300*time.Millisecond, time.Minute)
+	}
+	v.settle(b, time.Second, time.Minute)
+	y.settle(b, time.Second, time.Minute)
+	var vs, ys []float64
+	for b.Loop() {
+		v0, y0 := v.cpuTime(b), y.cpuTime(b)
+		time.Sleep(idleWindow)
+		v1, y1 := v.cpuTime(b), y.cpuTime(b)
+		vs = append(vs, 100*float64(v1-v0)/float64(idleWindow))
+		ys = append(ys, 100*float64(y1-y0)/float64(idleWindow))
+	}
+	b.ReportMetric(median(vs), "%core-idle")
+	b.ReportMetric(median(ys), "%core-yardstick")
+	b.ReportMetric(median(vs)-median(ys), "%core-over-yardstick")
+	b.ReportMetric(0, "ns/op")
+}
