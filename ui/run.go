@@ -11,8 +11,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ui/internal/termguard"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -84,6 +86,13 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	}
 	if sized {
 		all = append(all, termOpts...)
+		if term.IsTerminal(os.Stdin.Fd()) {
+			// Bubble Tea restores the terminal on every end it sees; the
+			// guard on the ones it cannot (a fatal error, a kill).
+			// Without one the dashboard runs as before.
+			guard, _ := termguard.Start(os.Stdin)
+			defer guard.Release()
+		}
 	}
 	p := newProgram(base, m, events, append(all, progOpts...)...)
 	if testHookBeforeProgram != nil {

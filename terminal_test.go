@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,5 +90,48 @@ func TestHugeTerminal(t *testing.T) {
 				t.Fatal("the terminal was not restored")
 			}
 		})
+	}
+}
+
+// A dashboard killed outright (SIGKILL; a fatal runtime error ends the
+// same way, past every defer) cannot restore the terminal: its guard
+// process does, and says so on the terminal. Before the guard, the shell
+// was left raw in the alternate screen.
+func TestKilledDashboardLeavesTheTerminalRestored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := startDashboardSize(t, bin, 80, 24)
+	r.waitOutput(t, "DEMO")
+	// The guard starts beside the first frame; wait for it to run.
+	// (Each thread lists the children it forked.)
+	children := fmt.Sprintf("/proc/%d/task/*/children", r.cmd.Process.Pid)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		files, _ := filepath.Glob(children)
+		kids := ""
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			kids += string(b)
+		}
+		if len(strings.Fields(kids)) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no guard process within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := r.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-r.done
+	r.waitOutput(t, "the terminal was restored")
+	if !restored(r.output()) || !cooked(t, r.tty) {
+		t.Fatal("the terminal was not restored")
 	}
 }
