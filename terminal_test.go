@@ -135,3 +135,39 @@ func TestKilledDashboardLeavesTheTerminalRestored(t *testing.T) {
 		t.Fatal("the terminal was not restored")
 	}
 }
+
+// BenchmarkTerminalSize is the dashboard's peak memory (VmHWM), 2 s
+// after its first frame (--demo loads everything meanwhile), and the time
+// q then takes to end it, in a terminal of the largest size it draws in
+// (1000×500, every cell drawn) and in two above it (one line). Goal
+// (issue 27): under 400 MB at 3000×2000, nothing growing with the window
+// beyond what is drawn.
+func BenchmarkTerminalSize(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds and runs the binary")
+	}
+	bin := buildVastdash(b)
+	for _, c := range []struct {
+		cols, rows uint16
+		want       string
+	}{{1000, 500, "quit"}, {3000, 2000, "terminal too large"}, {10000, 10000, "terminal too large"}} {
+		b.Run(fmt.Sprintf("%dx%d", c.cols, c.rows), func(b *testing.B) {
+			var peak, quit []float64
+			for b.Loop() {
+				r := startDashboardSize(b, bin, c.cols, c.rows)
+				r.waitOutput(b, c.want)
+				time.Sleep(2 * time.Second) // the demo's loads land meanwhile, drawn or not
+				peak = append(peak, float64(peakRSS(b, r.cmd.Process.Pid))/(1<<20))
+				start := time.Now()
+				if _, err := io.WriteString(r.tty, "q"); err != nil {
+					b.Fatal(err)
+				}
+				<-r.done
+				quit = append(quit, ms(time.Since(start)))
+			}
+			b.ReportMetric(median(peak), "MB-peak")
+			b.ReportMetric(median(quit), "ms-to-quit")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
