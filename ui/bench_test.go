@@ -51,8 +51,7 @@ func loadedRoot(b *testing.B, n, w, h int) *Model {
 		billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return billingtest.Paged(all, api.MaxLimit) }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	b.Cleanup(svc.Close)
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	loop := newCmdLoop()
 	b.Cleanup(loop.close)
