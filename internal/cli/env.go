@@ -33,6 +33,10 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// serve makes the exporter of serve: set in the vastdash-serve
+	// program (MainServe) and in tests; nil in vastdash, whose serve runs
+	// vastdash-serve.
+	serve NewServeBackend
 }
 
 // processEnv is the env of the process: its standard streams, the wall
