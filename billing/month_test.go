@@ -45,7 +45,7 @@ func TestMonthSpendOfCountsTheMonthsSecondsOnly(t *testing.T) {
 // agrees with the statement's current month to the mill; a key without
 // billing_read gets the error naming it.
 func TestMonthSoFarMatchesTheStatement(t *testing.T) {
-	srv, s := demoService(t, demoserver.Options{Contracts: 800}, demoserver.DemoKey)
+	srv, s := demoService(t, demoserver.Options{Contracts: 800}, demoserver.DemoKey, nil)
 	now := s.Now()
 	var last State
 	m, err := s.MonthSoFar(context.Background(), func(st State) { last = st })
@@ -66,7 +66,7 @@ func TestMonthSoFarMatchesTheStatement(t *testing.T) {
 		t.Fatalf("month so far %v equals the whole of the contracts read: nothing of last month's part was cut", m.Spend)
 	}
 
-	_, nb := demoService(t, demoserver.Options{}, demoserver.KeyNoBilling)
+	_, nb := demoService(t, demoserver.Options{}, demoserver.KeyNoBilling, nil)
 	_, err = nb.MonthSoFar(context.Background(), nil)
 	if !errors.Is(err, api.ErrPermission) || !strings.Contains(err.Error(), "billing_read") {
 		t.Fatalf("err %v, want the billing_read permission", err)

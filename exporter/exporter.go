@@ -218,7 +218,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 		case errors.Is(err, api.ErrPermission):
 			e.refused(part(p), err)
 		default:
-			fails = append(fails, partNames[p]+": "+sanitize.Short(err.Error(), 300))
+			fails = append(fails, partNames[p]+": "+sanitize.Short(svc.Explain(err), 300))
 		}
 	}
 

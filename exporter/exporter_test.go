@@ -201,12 +201,12 @@ func TestExpositionHoldsTheAccountsFigures(t *testing.T) {
 	r.refresh()
 	body, fams := r.scrape(t)
 
-	if got, want := mustValue(t, fams, "vast_credit_dollars"), money.Amount(r.srv.Credit()).Dollars(); got != want {
+	if got, want := mustValue(t, fams, "vast_credit_dollars"), dollars(money.Amount(r.srv.Credit())); got != want {
 		t.Errorf("credit %v, want %v", got, want)
 	}
 	th, _ := r.srv.BalanceThreshold()
-	if got := mustValue(t, fams, "vast_low_balance_threshold_dollars"); got != money.Amount(th).Dollars() {
-		t.Errorf("threshold %v, want %v", got, money.Amount(th).Dollars())
+	if got := mustValue(t, fams, "vast_low_balance_threshold_dollars"); got != dollars(money.Amount(th)) {
+		t.Errorf("threshold %v, want %v", got, dollars(money.Amount(th)))
 	}
 	if mustValue(t, fams, "vast_low_balance_threshold_enabled") != 1 || mustValue(t, fams, "vast_up") != 1 {
 		t.Errorf("threshold enabled or vast_up not 1:\n%s", body)
@@ -252,8 +252,8 @@ func TestExpositionHoldsTheAccountsFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := mustValue(t, fams, "vast_month_spend_dollars"); got != st.Months[0].Spend.Dollars() || got <= 0 {
-		t.Errorf("month so far %v, the statement says %v", got, st.Months[0].Spend.Dollars())
+	if got := mustValue(t, fams, "vast_month_spend_dollars"); got != dollars(st.Months[0].Spend) || got <= 0 {
+		t.Errorf("month so far %v, the statement says %v", got, dollars(st.Months[0].Spend))
 	}
 	if _, ok := value(fams, "vast_budget_dollars"); ok {
 		t.Error("vast_budget_dollars without a budget setting")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 )
 
@@ -86,7 +87,11 @@ func gpuLabel(in api.Instance) string {
 	return strconv.Itoa(in.NumGPUs) + "x " + name
 }
 
-// dollarsPerHour is a rate in dollars, exact to the float's precision.
+// dollars is an amount as a sample's float: money keeps thousandths.
+func dollars(a money.Amount) float64 { return float64(a) / float64(money.Dollar) }
+
+// dollarsPerHour is a rate as a sample's float: api.Rate keeps
+// millionths of a dollar an hour.
 func dollarsPerHour(r api.Rate) float64 { return float64(r) / 1e6 }
 
 // sample is one value of the exposition, built at refresh.
@@ -118,10 +123,10 @@ func (r *reading) build() []sample {
 		out = append(out, gauge(descLastRefresh, float64(r.ok.UnixMilli())/1000))
 	}
 	if a := r.account; a != nil {
-		out = append(out, gauge(descCredit, a.credit.Dollars()),
+		out = append(out, gauge(descCredit, dollars(a.credit)),
 			gauge(descThresholdEnabled, boolValue(a.threshold.On())))
 		if a.threshold.Known {
-			out = append(out, gauge(descThreshold, a.threshold.Amount.Dollars()))
+			out = append(out, gauge(descThreshold, dollars(a.threshold.Amount)))
 		}
 	}
 	if c := r.rate; c != nil {
@@ -150,7 +155,7 @@ func (r *reading) build() []sample {
 		}
 	}
 	if m := r.month; m != nil {
-		out = append(out, gauge(descMonth, m.Spend.Dollars()))
+		out = append(out, gauge(descMonth, dollars(m.Spend)))
 	}
 	return out
 }

@@ -79,7 +79,7 @@ func newServeCommand(x *execution) *cobra.Command {
 		Short: "serve the account's figures to Prometheus at http://127.0.0.1:9109/metrics",
 		Long: `Serve the account's figures to Prometheus: GET /metrics in the Prometheus text format (OpenMetrics when the scraper asks for it), GET /healthz (200 when the last refresh worked, else 503 and why) and an index at /.
 
-One refresh reads the account, the instances and this month's charges (these at most every 5 minutes) through the same rules as the dashboard, every ` + "`refresh`" + ` of the settings (default 60s; "0" there still means 60s here). A scrape is answered from the last values and never reaches the API, however many scrapers there are.
+One refresh reads the account, the instances and this month's charges (these at most every 5 minutes) through the same rules as the dashboard, every refresh of the settings (default 60s; "0" there still means 60s here). A scrape is answered from the last values and never reaches the API, however many scrapers there are.
 
 The API down, /metrics keeps the last values with vast_up 0 and recovers by itself. A permission the key lacks leaves its metrics out, and the log says so once. The log is one line per event on stderr: key=value text, or JSON for log shippers. SIGTERM or ctrl+c lets the scrapes in flight finish and exits 0 within a second.
 
@@ -118,7 +118,7 @@ curl -s localhost:9109/metrics | grep ^vast_
 			return execServe(x.args)
 		})(c, args)
 	}
-	cmd.Flags().StringVar(&a.listen, "listen", defaultListen, "the address to serve on, HOST:PORT; not loopback: a warning,\nthe figures become readable from that network")
+	cmd.Flags().StringVar(&a.listen, "listen", defaultListen, "the `address` to serve on, HOST:PORT; not loopback: a warning,\nthe figures become readable from that network")
 	a.logFormat = "text"
 	enumFlag(cmd, &a.logFormat, "log-format", []string{"text", "json"}, "the log on stderr: text (key=value) or json, one line per event")
 	return cmd
