@@ -48,8 +48,7 @@ func BenchmarkRootKeypress(b *testing.B) {
 		billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return billingtest.Paged(all, api.MaxLimit) }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	defer svc.Close()
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	loop := newCmdLoop()
 	defer loop.close()
