@@ -36,9 +36,7 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
-	// serve makes the exporter of serve: set in the vastdash-serve
-	// program (MainServe) and in tests; nil in vastdash, whose serve runs
-	// vastdash-serve.
+	// serve makes the exporter of serve (tests give a stand-in).
 	serve NewServeBackend
 }
 
@@ -51,6 +49,7 @@ func processEnv(version string) *env {
 		stderr:     os.Stderr,
 		version:    versionOf(version),
 		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		serve:      newExporter,
 		now:        time.Now,
 		isTerminal: isTerminal,
 		width:      terminalWidth,

@@ -16,19 +16,14 @@ import (
 
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/exporter"
 )
 
-// serve is built here with its flags, help and checks, in every binary;
-// the exporter itself (package exporter, and client_golang under it) is
-// linked into the vastdash-serve program only. Linked into vastdash it
-// made every start of every command pay for its package inits and size:
-// 1.4 ms more CPU for `vastdash credit` (+40%), past the start-up budget.
-// vastdash's serve checks the flags and then replaces itself with
-// vastdash-serve, run with the same arguments (see execServe).
-
-// ServeProgram is the name of the program that serves: vastdash with the
-// exporter linked in.
-const ServeProgram = "vastdash-serve"
+// serve runs the exporter (package exporter, client_golang under it) in
+// this process. Nothing of it runs before serve does: the exporter keeps
+// its own registry (not client_golang's default one), made when serve
+// starts, so the other commands pay only client_golang's package inits,
+// which the CI guard keeps in the start-up budget with the rest.
 
 // ServeBackend is the exporter as serve uses it (package exporter's
 // *Exporter).
@@ -48,12 +43,10 @@ type ServeBackend interface {
 // index page names version.
 type NewServeBackend func(log *slog.Logger, version string) ServeBackend
 
-// MainServe is Main for the vastdash-serve program: the same command line,
-// with serve run in this process by backend.
-func MainServe(args []string, version string, backend NewServeBackend) int {
-	e := processEnv(version)
-	e.serve = backend
-	return run(args, e)
+// newExporter is the serve backend of the process: the Prometheus
+// exporter.
+func newExporter(log *slog.Logger, version string) ServeBackend {
+	return exporter.New(exporter.Options{Log: log, Version: version})
 }
 
 // defaultListen is loopback: the account's figures are for this machine
@@ -83,7 +76,7 @@ One refresh reads the account, the instances and this month's charges (these at 
 
 The API down, /metrics keeps the last values with vast_up 0 and recovers by itself. A permission the key lacks leaves its metrics out, and the log says so once. The log is one line per event on stderr: key=value text, or JSON for log shippers. SIGTERM or ctrl+c lets the scrapes in flight finish and exits 0 within a second.
 
-The address is loopback unless --listen says otherwise; any other address logs a warning, since the account's figures become readable from that network. The exporter is the program ` + ServeProgram + `, which serve runs: build it beside vastdash. See "Monitoring" in the README for systemd, a Prometheus configuration, alerting rules and a Grafana dashboard.`,
+The address is loopback unless --listen says otherwise; any other address logs a warning, since the account's figures become readable from that network. See "Monitoring" in the README for systemd, a Prometheus configuration, alerting rules and a Grafana dashboard.`,
 		Example: `
 vastdash serve
 vastdash serve --listen :9109 --log-format json
@@ -102,22 +95,9 @@ curl -s localhost:9109/metrics | grep ^vast_
 		return nil
 	}
 	transport := func(next http.RoundTripper) http.RoundTripper { return a.backend.Transport(next) }
-	inProcess := x.commandRunWith(nil, transport, prepare, func(ctx context.Context, s *Session) error {
+	cmd.RunE = x.commandRunWith(nil, transport, prepare, func(ctx context.Context, s *Session) error {
 		return serve(ctx, s, a)
 	})
-	cmd.RunE = func(c *cobra.Command, args []string) error {
-		if x.env.serve != nil {
-			return inProcess(c, args)
-		}
-		// This program does not link the exporter: check, then hand
-		// over to the one that does.
-		return x.runE(func(*cobra.Command) error {
-			if err := checkListen(a.listen); err != nil {
-				return usageError(err)
-			}
-			return execServe(x.args)
-		})(c, args)
-	}
 	cmd.Flags().StringVar(&a.listen, "listen", defaultListen, "the `address` to serve on, HOST:PORT; not loopback: a warning,\nthe figures become readable from that network")
 	a.logFormat = "text"
 	enumFlag(cmd, &a.logFormat, "log-format", []string{"text", "json"}, "the log on stderr: text (key=value) or json, one line per event")
@@ -140,8 +120,7 @@ func checkListen(addr string) error {
 	return nil
 }
 
-// serve is the serve command in the program that links the exporter: it
-// listens, refreshes and serves until ctx ends (a signal), then drains and
+// serve is the serve command: it listens, refreshes and serves until ctx ends (a signal), then drains and
 // returns nil.
 func serve(ctx context.Context, s *Session, a *serveArgs) error {
 	// The log is all serve writes on stderr: no progress line.

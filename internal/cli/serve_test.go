@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,13 +18,10 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
-	"github.com/vastdash/vastdash/exporter"
 )
 
-// exporterBackend is what cmd/vastdash-serve gives MainServe.
-func exporterBackend(log *slog.Logger, version string) ServeBackend {
-	return exporter.New(exporter.Options{Log: log, Version: version})
-}
+// exporterBackend is the process's serve backend.
+var exporterBackend = newExporter
 
 // syncBuffer is a stderr the server's goroutines and the test share.
 type syncBuffer struct {
@@ -244,15 +240,4 @@ func TestServeRefusals(t *testing.T) {
 	defer busy.Close()
 	res := headlessWith(t, srv, demoserver.DemoKey, func(e *env) { e.serve = exporterBackend }, "serve", "--listen", busy.Addr().String())
 	res.failed(t, exitRuntime, "cannot listen on "+busy.Addr().String())
-}
-
-// vastdash without vastdash-serve beside it or on PATH: one line saying
-// how to build it, after the flags were checked.
-func TestServeWithoutTheServeProgram(t *testing.T) {
-	srv := serveServer(t)
-	t.Setenv("PATH", t.TempDir())
-	res := headless(t, srv, demoserver.DemoKey, "serve")
-	res.failed(t, exitRuntime, "needs the vastdash-serve program")
-	res = headless(t, srv, demoserver.DemoKey, "serve", "--listen", "x")
-	res.failed(t, exitUsage, "--listen")
 }

@@ -25,18 +25,16 @@ var Floors = [][]string{
 	{"ui"},
 	// The command line: the dashboard command and every headless one.
 	{"internal/cli"},
-	// The doors: vastdash, and vastdash-serve (the same commands with the
-	// Prometheus exporter linked in).
-	{".", "cmd/vastdash-serve"},
+	// The door.
+	{"."},
 }
 
 // Forbidden are imports the floors allow but the design does not, by the
 // importing package: the commands reach the domain only through billing
-// (spend's arithmetic is billing's business), the exporter (client_golang)
-// is linked into vastdash-serve only, never into vastdash's start, and the
-// wire's stand-in serves tests and --demo only. Test files are exempt.
+// (spend's arithmetic is billing's business), and the wire's stand-in
+// serves tests and --demo only. Test files are exempt.
 var Forbidden = map[string][]string{
-	"internal/cli": {"spend", "exporter"},
+	"internal/cli": {"spend"},
 	"ui":           {"api/demoserver"},
 	"billing":      {"api/demoserver", "config"},
 	// The exporter's figures are billing's; it never reads the settings
