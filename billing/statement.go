@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,10 +76,30 @@ type StatementInput struct {
 	PaymentsStopped, ChargesStopped bool
 }
 
-// MonthStart is the first instant of t's calendar month in loc.
-func MonthStart(t time.Time, loc *time.Location) time.Time {
-	t = t.In(loc)
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
+// MonthStart is the first instant of t's calendar month in loc: the first
+// instant of its first local day, in every zone (spend.MonthStart), so a
+// month whose midnight does not exist still begins on its own 1st.
+func MonthStart(t time.Time, loc *time.Location) time.Time { return spend.MonthStart(t, loc) }
+
+// LastMonths is the span of a statement of the last n months at now: the
+// first instant of the month n−1 before now's, and of now's month. Both
+// front ends ask for "the last N months" through it (the command's
+// --months, the screen's twelve).
+func LastMonths(now time.Time, loc *time.Location, n int) (from, to time.Time) {
+	to = MonthStart(now, loc)
+	return spend.AddMonths(to, 1-max(n, 1)), to
+}
+
+// ParseMonth reads a month typed as YYYY-MM as its first instant in loc.
+func ParseMonth(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.Parse("2006-01", strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a month like 2026-11", s)
+	}
+	// Parsed in UTC, then placed: parsed in loc, a month whose first
+	// midnight is skipped would come back as the last hour of the month
+	// before.
+	return spend.DayStart(t.Year(), t.Month(), 1, loc), nil
 }
 
 // StatementMonths checks a month range (any instants of the first and last
@@ -118,7 +139,7 @@ func BuildStatement(in StatementInput) Statement {
 	n := monthsBetween(first, MonthStart(now, loc)) + 1
 	months := make([]Month, n)
 	for i := range months {
-		months[i].Start = first.AddDate(0, i, 0)
+		months[i].Start = spend.AddMonths(first, i)
 	}
 	// index of the month holding unix time t; -1 before the first.
 	index := func(t int64) int {

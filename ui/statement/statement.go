@@ -152,7 +152,7 @@ func (m *Model) Shown(active bool) tea.Cmd {
 func (m *Model) load(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	m.release()
-	m.from = billing.MonthStart(m.ctx.Clock(), svc.Location()).AddDate(0, 1-Months, 0)
+	m.from, _ = billing.LastMonths(m.ctx.Clock(), svc.Location(), Months)
 	pq, cq := svc.StatementQueries(m.from)
 	if fresh {
 		m.pf, m.cf = svc.FreshPaymentsFeed(pq), svc.FreshFeed(cq)
