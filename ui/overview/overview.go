@@ -120,7 +120,7 @@ type Model struct {
 	totals spend.Totals
 	labels *billing.Grouping // spend per label, the split users ask for by job
 	top    []topEntry
-	daily  *spend.Daily // bounded to the range's days
+	daily  *spend.Daily // bounded to the range's days (months, for a long range)
 	cursor int          // index into top
 
 	// meter measures the burn rate. It is fed from main when the range
@@ -200,7 +200,9 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	m.release(m.main)
 	m.main, m.cursor = nil, 0
 	m.totals, m.top = spend.Totals{}, nil
-	m.daily = spend.NewDailyWindow(m.ctx.Loc(), m.rng.From, m.rng.To)
+	// A range too long to chart by the day (a custom range reaching back
+	// past ten years) is spread by the month, so no part of it is cut.
+	m.daily = spend.NewPeriodWindow(m.ctx.Loc(), m.rng.From, m.rng.To, spend.PeriodFor(m.rng.From, m.rng.To, m.ctx.Loc()))
 	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
 	if svc == nil {
 		m.release(m.burn)

@@ -231,7 +231,7 @@ func (m *Model) place(ls []line, w, h int, days []spend.DayTotal) []string {
 	}
 	var cl []line
 	if ch > 0 {
-		for _, s := range chart(days, w, ch, m.styles()) {
+		for _, s := range chart(days, m.daily.Period(), w, ch, m.styles()) {
 			cl = append(cl, line{text: s, prio: prioChart})
 		}
 	}
