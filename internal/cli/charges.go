@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/csv"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,9 +99,9 @@ func contractType(s string) (api.ContractType, bool) {
 	return "", false
 }
 
-// chargesCommand is `vastdash charges`: its help and flags, each value
-// checked as it is parsed; r.charges runs it.
-func (r *runner) chargesCommand(o *options) *cobra.Command {
+// newChargesCommand is `vastdash charges`: its help and flags, each value
+// checked as it is parsed; charges runs it.
+func newChargesCommand(x *execution) *cobra.Command {
 	a := chargesArgs{format: string(api.FormatTable), output: "text"}
 	cmd := &cobra.Command{
 		Use:   "charges",
@@ -116,7 +116,7 @@ vastdash charges --group-by label
 vastdash charges --type serverless --format tree --items --output json | jq .
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int { return r.charges(*o, a) }),
+		RunE: x.commandRun(&a.utc, func() error { return a.check() }, func(ctx context.Context, s *Session) error { return charges(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
 	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
@@ -149,21 +149,12 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 }
 
 // charges is the charges command, after its flags were parsed.
-func (r *runner) charges(o options, a chargesArgs) int {
-	if err := a.check(); err != nil {
-		return r.usageError("charges", err)
-	}
-
-	run, code := r.openRun(o, a.utc)
-	if run == nil {
-		return code
-	}
-	defer run.close()
-	p, ctx, svc := run.p, run.ctx, run.svc
+func charges(ctx context.Context, s *Session, a chargesArgs) error {
+	svc := s.Billing
 	loc := svc.Location()
-	rng, err := a.resolve(run.sess.settings.Range, r.now(), loc)
+	rng, err := a.resolve(s.Settings.Range, svc.Now(), loc)
 	if err != nil {
-		return r.usageError("charges", err)
+		return usageError(err)
 	}
 
 	// The range's query as every part of the program asks it, narrowed by
@@ -172,10 +163,10 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	q.Types, q.Format, q.OldestFirst = a.types, api.Format(a.format), a.oldest
 	f := svc.Feed(q)
 	defer f.Release()
-	entries, st, err := f.All(ctx, p.feed)
-	p.done()
+	entries, st, err := f.All(ctx, s.progress.feed)
+	s.progress.done()
 	if err != nil {
-		return r.runtimeError(err)
+		return err
 	}
 	if len(a.labels) > 0 {
 		entries = billing.KeepLabels(entries, a.labels)
@@ -184,30 +175,30 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
 		g.Add(entries)
-		code = r.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) })
-		if code == exitOK {
-			writeTotals(r.stderr, st)
+		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
+			return err
 		}
-		return code
+		writeTotals(s.stderr, st)
+		return nil
 	}
 
 	// Every entry is in memory and checked, so nothing but stdout can fail
 	// from here: a failed load has left stdout empty, and the answer is
 	// streamed rather than rendered into a second copy of it.
-	code = r.answer(func(w io.Writer) error {
+	err = s.answer(func(w io.Writer) error {
 		switch a.output {
 		case "csv":
 			return export.WriteCSV(w, entries, a.items, loc)
 		case "json":
-			return writeJSON(w, entries, a.items, loc)
+			return writeChargesJSON(w, entries, a.items, loc)
 		}
 		return writeText(w, entries, a.items, loc)
 	})
-	if code != exitOK {
-		return code
+	if err != nil {
+		return err
 	}
-	writeTotals(r.stderr, st)
-	return exitOK
+	writeTotals(s.stderr, st)
+	return nil
 }
 
 // groupJSON is one group of the --group-by JSON answer; share is the
@@ -235,11 +226,7 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 		for _, gr := range groups {
 			rows = append(rows, []string{export.Cell(gr.Key), fmt.Sprint(gr.Count), gr.Amount.Decimal(), share(gr.Amount)})
 		}
-		cw := csv.NewWriter(w)
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		return cw.Error()
+		return writeCSV(w, rows)
 	case "json":
 		out := struct {
 			By     billing.GroupKey `json:"by"`
@@ -254,9 +241,7 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 			}
 			out.Groups = append(out.Groups, j)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	rows := [][]string{{strings.ToUpper(string(by)), "COUNT", "AMOUNT", "SHARE"}}
 	for _, gr := range groups {
@@ -266,37 +251,7 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 		}
 		rows = append(rows, []string{cut(gr.Key, maxLabelCells), money.Group(int64(gr.Count)), gr.Amount.String(), s})
 	}
-	return writeAligned(w, rows, 1)
-}
-
-// writeAligned writes a small table (a grouping's rows, never one per
-// contract), columns from right on right-aligned, two spaces apart.
-func writeAligned(w io.Writer, rows [][]string, right int) error {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], ansi.StringWidth(cell))
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i >= right {
-				b.WriteString(pad + cell)
-			} else if i < len(row)-1 {
-				b.WriteString(cell + pad)
-			} else {
-				b.WriteString(cell)
-			}
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeTable(w, rows, 1)
 }
 
 // writeTotals writes the feed's totals line ("1,234 contracts · $4,321.000")
@@ -312,19 +267,9 @@ func writeTotals(w io.Writer, st billing.State) {
 	// The totals line has said the overflow already.
 	st.Overflow = false
 	for _, warning := range st.Warnings() {
-		fmt.Fprintf(w, "vastdash: %s\n", oneLine(warning))
+		warn(w, warning)
 	}
 }
-
-// The walk over entries and the time formats are those of the CSV export,
-// which the dashboard's e shares with --output csv: the text and JSON
-// outputs use them too, so the three agree.
-var (
-	walk       = export.Walk
-	formatTime = export.Time
-	timeIn     = export.In
-	rfc3339    = export.RFC3339
-)
 
 // chargeJSON is one entry of the JSON output. Amount is a JSON number with
 // exactly 3 decimals (money.Amount's MarshalJSON), never a float.
@@ -370,14 +315,13 @@ func toJSON(c *api.Charge, items bool, loc *time.Location) chargeJSON {
 	return j
 }
 
-func writeJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+// writeChargesJSON writes entries as a JSON array.
+func writeChargesJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
 	out := make([]chargeJSON, len(entries))
 	for i := range entries {
 		out[i] = toJSON(&entries[i], items, loc)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // "<" in a description stays readable; still valid JSON
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 // textTime is the text table's time format: minutes are enough to read.
@@ -398,11 +342,6 @@ const (
 	maxLabelCells       = 40
 	maxDescriptionCells = 60
 )
-
-// cut sanitizes a server's string and caps its display width at cells.
-func cut(s string, cells int) string {
-	return ansi.Truncate(sanitize.String(s), cells, "…")
-}
 
 // newTextRow is the row of c, an entry or an item at depth.
 func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/spend"
 )
 
 // bound is --from or --to: a whole day, YYYY-MM-DD, which begins and ends
@@ -51,7 +50,7 @@ func (b bound) resolve(loc *time.Location, end bool) (time.Time, error) {
 	if b.day == "" {
 		return b.at, nil
 	}
-	r, err := spend.ParseRange(b.day, loc)
+	r, err := billing.ParseRange(b.day, time.Time{}, loc)
 	if end {
 		return r.To, err
 	}
@@ -69,9 +68,9 @@ func (b bound) text() string {
 // timeRange resolves --from and --to in loc; --to defaults to the end of
 // the day of now. A day without --to is the open range "FROM..", read by
 // the same code as the dashboard's range field.
-func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (spend.Range, error) {
+func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (billing.Range, error) {
 	if a.from.day != "" && !a.to.set() {
-		return spend.ParseRangeAt(a.from.day+"..", now, loc)
+		return billing.ParseRange(a.from.day+"..", now, loc)
 	}
 	to := a.to
 	if !to.set() {
@@ -79,23 +78,23 @@ func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (spend.Range, 
 	}
 	from, err := a.from.resolve(loc, false)
 	if err != nil {
-		return spend.Range{}, err
+		return billing.Range{}, err
 	}
 	until, err := to.resolve(loc, true)
 	if err != nil {
-		return spend.Range{}, err
+		return billing.Range{}, err
 	}
 	if until.Before(from) {
-		return spend.Range{}, fmt.Errorf("%w: --to %s is before --from %s", spend.ErrRange, to.text(), a.from.text())
+		return billing.Range{}, fmt.Errorf("%w: --to %s is before --from %s", billing.ErrRange, to.text(), a.from.text())
 	}
-	return spend.Range{From: from, To: until}, nil
+	return billing.Range{From: from, To: until}, nil
 }
 
 // resolve is the range of --from and --to in loc, or the preset range
 // setting when --from is not given (as charges reads them).
-func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (spend.Range, error) {
+func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (billing.Range, error) {
 	if !a.from.set() {
-		return spend.PresetRange(preset, now, loc)
+		return billing.PresetRange(preset, now, loc)
 	}
 	return a.timeRange(loc, now)
 }

@@ -33,7 +33,7 @@ func faultRunTimeout(t *testing.T, f *demoserver.Fault, timeout time.Duration, a
 	if f != nil {
 		srv.AddFault(*f)
 	}
-	res := headlessWith(t, srv, canaryKey, func(r *runner) {
+	res := headlessWith(t, srv, canaryKey, func(r *env) {
 		r.clientOptions = append(r.clientOptions,
 			api.WithTimeout(timeout), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
 	}, args...)
@@ -128,7 +128,7 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 func TestHeadlessSaveOutcomeUnknownStdoutFull(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 10})
 	srv.AddFault(demoserver.Fault{Method: "PUT", Hang: true})
-	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+	res := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
 		r.stdout = &fullWriter{}
 		r.clientOptions = append(r.clientOptions,
 			api.WithTimeout(300*time.Millisecond), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
@@ -416,7 +416,7 @@ func TestHeadlessStdoutFull(t *testing.T) {
 	for _, row := range rows {
 		t.Run(fmt.Sprintf("%s/room %d", strings.Join(row.args, " "), row.room), func(t *testing.T) {
 			srv := startServer(t, demoserver.Options{Contracts: 600})
-			res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+			res := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
 				r.stdout = &fullWriter{room: row.room}
 			}, row.args...)
 			res.failed(t, exitRuntime, "cannot write the answer: no space left on device")
