@@ -278,8 +278,10 @@ func (m *Model) settle() tea.Cmd {
 	switch {
 	case m.err != nil:
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
-	case len(m.pst.Warnings())+len(m.cst.Warnings()) > 0:
-		return m.feedStatus(shared.StatusWarn, strings.Join(append(m.pst.Warnings(), m.cst.Warnings()...), "; "))
+	case len(st.Warnings) > 0:
+		// What the feeds skipped is left out of the figures: said as the
+		// commands say it.
+		return m.feedStatus(shared.StatusWarn, strings.Join(st.Warnings, "; "))
 	}
 	return m.feedStatus(shared.StatusInfo, "")
 }
@@ -398,10 +400,10 @@ func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 		when = at.Format("02 Jan  2006")
 	}
 	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
-	if e, counted := billing.Effect(in); counted || billing.PaymentNote(in) == "pending: counted once paid" {
+	if e, known := billing.Effect(in); known {
 		amount = e.String()
 	}
-	return when, what, amount, billing.PaymentNote(in)
+	return when, what, amount, billing.StandingOf(in, m.ctx.Clock()).Note()
 }
 
 // itoa is strconv.Itoa, for the view.
