@@ -203,3 +203,26 @@ func TestPaymentsDatedInTheFutureDoNotCount(t *testing.T) {
 		t.Errorf("statement text lists no future records:\n%s", text.out)
 	}
 }
+
+// Item 2: a grouping by day from 2015-01-01 answered an empty list, exit
+// 0, its days past the first 3,660 dropped. It is refused with the limit,
+// exit 2, before any request; ten years by day answer every day that has
+// spend, the last one included.
+func TestGroupByDayNeverAnswersEmpty(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 40})
+	res := headless(t, srv, demoserver.DemoKey, "charges", "--from", "2015-01-01", "--group-by", "day", "--utc", "--output", "json")
+	res.failed(t, exitUsage, "a grouping by day covers at most 3,660 days (ten years); 2015-01-01 to 2026-11-21 is 4,343 days")
+	if n := len(chargesRequests(srv)); n != 0 {
+		t.Errorf("%d charges requests before the refusal", n)
+	}
+	from := demoNow.AddDate(0, 0, -3659).Format(time.DateOnly)
+	res = headless(t, srv, demoserver.DemoKey, "charges", "--from", from, "--group-by", "day", "--utc", "--output", "json")
+	res.ok(t)
+	var got struct {
+		Groups []groupJSON  `json:"groups"`
+		Total  money.Amount `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(res.out), &got); err != nil || len(got.Groups) == 0 || got.Groups[len(got.Groups)-1].Group != "2026-11-21" || got.Total <= 0 {
+		t.Fatalf("%v: %s", err, res.out)
+	}
+}
