@@ -300,6 +300,11 @@ func (s *Service) Statement(ctx context.Context, from, to time.Time, progress fu
 		user, errs[2] = s.Account(ctx)
 	}()
 	wg.Wait()
+	if errs[2] == nil {
+		// The months run back from the credit: without it there is no
+		// statement, never one from $0.
+		_, errs[2] = CreditOf(user)
+	}
 	st := s.StatementOf(pf, cf, user.Credit, from, to)
 	for i, err := range errs {
 		if err != nil {

@@ -226,3 +226,17 @@ func TestGroupByDayNeverAnswersEmpty(t *testing.T) {
 		t.Fatalf("%v: %s", err, res.out)
 	}
 }
+
+// Item 8: an account record with "credit": null, or no credit field. The
+// credit is not $0.00: credit fails naming the field (text and JSON), and
+// statement, which runs back from the credit, fails too.
+func TestNoCreditIsAnError(t *testing.T) {
+	for _, null := range []bool{true, false} {
+		srv := startServer(t, demoserver.Options{Contracts: 20, InvoicesThreshold: threshold})
+		srv.AddFault(demoserver.DropCredit(null))
+		for _, args := range [][]string{{"credit"}, {"credit", "--json"}, {"credit", "--runway", "--rate"}} {
+			headless(t, srv, demoserver.DemoKey, args...).failed(t, exitRuntime, `the account record holds no credit figure (field "credit")`)
+		}
+		paidRun(t, srv, demoserver.DemoKey, "statement", "--months", "1").failed(t, exitRuntime, `credit: the account record holds no credit figure (field "credit")`)
+	}
+}

@@ -428,28 +428,15 @@ func sameDay(a, b time.Time) bool {
 	return ay == by && am == bm && ad == bd && a.Location() == b.Location()
 }
 
-// estimate is the burn and runway figures (billing's Meter.Estimate) with
-// the screen's own reasons: no account yet, no range yet. b is nil before
-// any range.
+// estimate is the burn and runway figures of the account and the burn
+// source (billing.EstimateFor, reasons included). b is nil before any
+// range.
 func (m *Model) estimate() (billing.Estimate, *burnFigures) {
 	b := m.burnSource()
-	var credit money.Amount
-	if m.user != nil {
-		credit = m.user.Credit
+	if b == nil {
+		return billing.EstimateFor(m.user, nil, billing.State{}, m.ctx.Clock()), nil
 	}
-	var e billing.Estimate
-	switch {
-	case b != nil:
-		e = b.meter.Estimate(credit, b.st)
-	case credit <= 0:
-		e.Runway = spend.RunwayFor(credit, spend.Burn{}, false, m.ctx.Clock())
-	default:
-		e.Runway = spend.Runway{Reason: "charges still loading"}
-	}
-	if m.user == nil {
-		e.Runway = spend.Runway{Reason: "account not loaded yet"}
-	}
-	return e, b
+	return billing.EstimateFor(m.user, b.meter, b.st, m.ctx.Clock()), b
 }
 
 // runway is how long the credit lasts; its Reason says why there is no

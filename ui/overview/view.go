@@ -317,6 +317,9 @@ func (m *Model) accountLines(w int, big bool) []line {
 	credit := u.Credit.Credit()
 	style, state := st.Credit, ""
 	switch {
+	case u.CreditMissing:
+		// Never $0.00: the record holds no figure.
+		credit, style = "unknown", st.Warning
 	case u.Credit <= 0:
 		style, state = st.CreditNeg, "at or below zero"
 	case billing.LowBalance(*u):

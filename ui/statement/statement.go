@@ -203,10 +203,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.cst = msg.State
 		return tea.Batch(m.settle(), m.followCharges())
 	case shared.UserMsg:
-		if msg.Err == nil {
-			m.credit, m.hasCredit, m.creditErr = msg.User.Credit, true, nil
-		} else {
-			m.creditErr = msg.Err
+		credit, err := msg.User.Credit, msg.Err
+		if err == nil {
+			credit, err = billing.CreditOf(msg.User)
+		}
+		switch {
+		case err == nil:
+			m.credit, m.hasCredit, m.creditErr = credit, true, nil
+		case errors.Is(err, billing.ErrNoCredit):
+			// A record without a credit figure: the months, which run back
+			// from it, are not shown, not even those built on an earlier one.
+			m.hasCredit, m.creditErr, m.st = false, err, nil
+		default:
+			m.creditErr = err
 		}
 		return m.settle()
 	case tea.KeyPressMsg:
