@@ -240,3 +240,46 @@ func TestNoCreditIsAnError(t *testing.T) {
 		paidRun(t, srv, demoserver.DemoKey, "statement", "--months", "1").failed(t, exitRuntime, `credit: the account record holds no credit figure (field "credit")`)
 	}
 }
+
+// Item 9, the threshold: a PUT the server applied and a gateway answered
+// 502 with an HTML page. The account is read again and printed; the change
+// took, so the answer is whole (exit 0) and stderr says the answer was
+// lost.
+func TestThresholdSaveAnswered502IsReadAgain(t *testing.T) {
+	srv := alertServer(t)
+	srv.AddFault(demoserver.Fault{Method: "PUT", Path: "/api/v0/users", Applied: true, Status: 502, ContentType: "text/html", Body: "<html>502 Bad Gateway</html>"})
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--threshold", "25")
+	if res.code != exitOK || res.out != "low-balance threshold: $25.00, enabled\n" ||
+		!strings.Contains(res.errOut, "the threshold save's answer was lost") || !strings.Contains(res.errOut, "(HTTP 502)") ||
+		!strings.Contains(res.errOut, "read again, the server holds it: saved") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
+	}
+}
+
+// Item 10: --threshold with switches. Switches the server refuses (400)
+// after the threshold was saved: exit 1, the threshold printed as the
+// server holds it, and the line says the threshold was saved and the
+// switches were not. A switch refused before any write saves nothing.
+func TestThresholdAndSwitchesBothOrNeither(t *testing.T) {
+	srv := alertServer(t)
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--threshold", "25", "--set", "client.instance_outbd.email=off")
+	res.failed(t, exitRuntime, "hold no switch client.instance_outbd.email")
+	if puts := putsTo(srv, "/"); len(puts) != 0 {
+		t.Fatalf("a switch that cannot be saved, yet %d PUTs", len(puts))
+	}
+	if th, _ := srv.BalanceThreshold(); th != 50_000 {
+		t.Fatalf("the threshold changed to %d", th)
+	}
+
+	srv.AddFault(demoserver.Fault{Method: "PUT", Path: fmt.Sprintf("/api/v0/users/%d/notification-prefs", srv.UserID()), Status: 400,
+		Body: `{"success":false,"error":"bad_request","msg":"webhooks are not set up"}`})
+	res = headless(t, srv, demoserver.DemoKey, "notifications", "--threshold", "25", "--webhooks", "on")
+	if res.code != exitRuntime || res.out != "low-balance threshold: $25.00, enabled\n" ||
+		!strings.Contains(res.errOut, "the low-balance threshold ($25.00, enabled) was saved; the switches were not: ") ||
+		!strings.Contains(res.errOut, "webhooks are not set up") || strings.Count(res.errOut, "\n") != 1 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
+	}
+	if th, _ := srv.BalanceThreshold(); th != 25_000 {
+		t.Fatalf("the server holds %d", th)
+	}
+}
