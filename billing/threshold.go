@@ -266,7 +266,7 @@ func checkThreshold(a money.Amount) error {
 	switch {
 	case a < 0:
 		return errors.New("the threshold cannot be negative")
-	case a%10 != 0:
+	case !a.WholeCents():
 		return errors.New("the threshold takes at most two decimals (whole cents)")
 	case a > MaxThreshold:
 		return errors.New("the threshold can be at most " + MaxThreshold.Credit())
@@ -306,11 +306,8 @@ func (m *Meter) Suggest(st State) Suggestion {
 	case per > MaxThreshold/SuggestDays:
 		return Suggestion{Reason: fmt.Sprintf("%d days of your spend is beyond %s", SuggestDays, MaxThreshold.Credit())}
 	}
-	a := per * SuggestDays
-	if r := a % 10; r != 0 {
-		a += 10 - r // up to the cent: a warning a little early, never late
-	}
-	return Suggestion{Amount: a, PerDay: per}
+	// Up to the cent: a warning a little early, never late.
+	return Suggestion{Amount: (per * SuggestDays).CentsUp(), PerDay: per}
 }
 
 // SuggestThreshold reads the charges the burn needs, from the feed the
