@@ -37,7 +37,7 @@ func newStatementCommand(x *execution) *cobra.Command {
 		Short: "print a monthly statement: opening, money in, money out, spend, closing",
 		Long: `Print one row per calendar month (in the settings timezone): the credit at the month's start (opening), what came in (paid top-ups and transfers received), what went out (refunds, reserved-instance prepays, transfers sent, payouts), what was spent (the charges spread over the month's days, as the Overview's chart does) and the credit at its end (closing).
 
-The current month closes at the credit now and each earlier month at the next one's opening, so that opening = closing − money in + money out + spend, exactly to the thousandth: the figures are a reconstruction from today's credit, not the server's ledger. Pending records are listed beside it and counted nowhere.
+The current month closes at the credit now and each earlier month at the next one's opening, so that opening = closing − money in + money out + spend, exactly to the thousandth: the figures are a reconstruction from today's credit, not the server's ledger. Pending records are listed beside it and counted nowhere, and so are records dated in the future. A payment record counts in the month of its payment, at most 31 days after it was made; the records are read from 31 days before the first month, so a month reads the same however many are asked for. Amounts are in thousandths of a dollar, as the API sends them, so the records add up to the months.
 
 It reads the payment records (100 a page, one request every 3 s) and the charges (500 a page, one a second) side by side, from the first month to today.`,
 		Example: `
