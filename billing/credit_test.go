@@ -43,7 +43,7 @@ func TestNoCreditIsNotZero(t *testing.T) {
 	}
 
 	for _, null := range []bool{true, false} {
-		srv, s := demoService(t, demoserver.Options{Contracts: 20}, demoserver.DemoKey)
+		srv, s := demoService(t, demoserver.Options{Contracts: 20}, demoserver.DemoKey, nil)
 		srv.AddFault(demoserver.DropCredit(null))
 		from, to := LastMonths(s.Now(), time.UTC, 1)
 		_, err := s.Statement(context.Background(), from, to, nil)

@@ -88,7 +88,7 @@ func TestStatementLeavesOutRecordsDatedInTheFuture(t *testing.T) {
 func TestStatementCarriesTheFeedsWarnings(t *testing.T) {
 	at := testNow.Add(-48 * time.Hour).Unix()
 	body := demoserver.InvoicesPage([]demoserver.Invoice{{ID: "a", Created: at, Paid: at, Type: "credit", Amount: -25_000}}, demoserver.BrokenInvoices(at)...)
-	srv, s := demoService(t, demoserver.Options{Contracts: 20}, demoserver.DemoKey)
+	srv, s := demoService(t, demoserver.Options{Contracts: 20}, demoserver.DemoKey, nil)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Status: 200, Body: body})
 	from, to := LastMonths(s.Now(), time.UTC, 1)
 	st, err := s.Statement(context.Background(), from, to, nil)

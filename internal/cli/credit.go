@@ -35,8 +35,8 @@ type runwayJSON struct {
 
 // creditFlags are the options of credit.
 type creditFlags struct {
-	json, runway, utc bool
-	rate              bool
+	output            string // text or json
+	runway, utc, rate bool
 }
 
 // newCreditCommand is `vastdash credit`: its help and flags; credit runs
@@ -61,7 +61,7 @@ vastdash credit --rate
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&f.runway, "runway", false, "add the burn rate of the last 7 complete days and how long\nthe credit lasts at it (also reads those days' charges)")
-	fs.BoolVar(&f.json, "json", false, "answer in JSON: credit and email; with --runway also burn_per_day,\nrunway_days (null without an estimate, runway_note says why)\nand runway_until")
+	outputFlags(cmd, &f.output, "text", "json")
 	fs.BoolVar(&f.rate, "rate", false, "add what the running instances cost per hour now and how long\nthe credit lasts at it (reads the instances, 25 a second;\nneeds instance_read). JSON: rate_per_hour, storage_per_hour,\nrate_runway_days, rate_runway_until, rate_note")
 	fs.BoolVar(&f.utc, "utc", false, "days begin at midnight UTC (default: the settings timezone)")
 	return cmd
@@ -109,7 +109,7 @@ func credit(ctx context.Context, s *Session, f creditFlags) error {
 		line += text
 	}
 
-	if f.json {
+	if f.output == "json" {
 		return s.answer(func(w io.Writer) error { return writeJSON(w, out) })
 	}
 	return s.answer(linesOf([]string{line}))

@@ -121,7 +121,8 @@ func (v *enumValue) Set(s string) error {
 	return badValue("unknown --%s %s (want %s)", v.name, argText(s), orList(v.allowed))
 }
 
-func (v *enumValue) Type() string { return "word" }
+// Type is the choices, which the help shows as the placeholder.
+func (v *enumValue) Type() string { return strings.Join(v.allowed, "|") }
 
 // enumFlag adds to cmd a flag taking one of allowed, stored in p (which
 // holds the default), and completes it in the shell.
@@ -192,10 +193,11 @@ func noArgs(c *cobra.Command, args []string) error {
 	return nil
 }
 
-// flagError rewrites pflag's errors in vastdash's words: "--flag" style,
+// flagError rewrites pflag's errors in vastdash's words (args are the
+// command line, for the command a misplaced flag belongs to): "--flag" style,
 // a suggestion for a mistyped name, a value's own message, and never the
 // whole word typed, which may be a key pasted in the wrong place.
-func flagError(c *cobra.Command, err error) error {
+func flagError(c *cobra.Command, err error, args []string) error {
 	var (
 		own      *flagValueError
 		unknown  *pflag.NotExistError
@@ -213,7 +215,15 @@ func flagError(c *cobra.Command, err error) error {
 		if looksLikeKey(name) {
 			return errors.New("unknown flag (a name that looks like an API key, not shown)")
 		}
-		if owners := commandsWithFlag(c, name); len(owners) == 1 {
+		owners := commandsWithFlag(c, name)
+		// The command typed after the flag, when it is one of them.
+		for _, a := range args {
+			if slices.Contains(owners, a) {
+				owners = []string{a}
+				break
+			}
+		}
+		if len(owners) == 1 {
 			return fmt.Errorf("--%s goes after the command: vastdash %s --%s", name, owners[0], name)
 		} else if len(owners) > 1 {
 			return fmt.Errorf("--%s goes after the command (%s): vastdash %s --%s", name, orList(owners), owners[0], name)

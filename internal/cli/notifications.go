@@ -245,7 +245,7 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 		return s.partial(lines, errors.New("the server's answer does not hold the change asked for: the switches printed are what it holds"))
 	}
 	if sr.Lost {
-		warn(s.stderr, "the save's answer was lost ("+err.Error()+"); read again, the server holds the change: saved")
+		warn(s.stderr, "the save's answer was lost ("+svc.Explain(err)+"); read again, the server holds the change: saved")
 	}
 	return s.answer(linesOf(lines))
 }
@@ -257,7 +257,7 @@ func thresholdOutcome(s *Session, r billing.ThresholdResult, err error) error {
 	switch r.Outcome {
 	case billing.Saved:
 		if r.Lost {
-			warn(s.stderr, "the threshold save's answer was lost ("+err.Error()+"); read again, the server holds it: saved")
+			warn(s.stderr, "the threshold save's answer was lost ("+s.Billing.Explain(err)+"); read again, the server holds it: saved")
 		}
 		return nil
 	case billing.Differs:

@@ -69,7 +69,7 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 	}
 	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.from, "from")}, "from", "first month, YYYY-MM (instead of --months)")
 	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.to, "to")}, "to", "last month, YYYY-MM (default: the current month; needs --from)")
-	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
 	cmd.MarkFlagsMutuallyExclusive("months", "from")
 	return cmd

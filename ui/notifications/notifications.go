@@ -585,11 +585,11 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 	switch {
 	case res.Lost && res.Outcome == billing.Saved:
 		m.say(shared.StatusOK, fmt.Sprintf("saved: %s %s — the save's answer was lost (%s), and a read says the change took",
-			w.label, word(got), shared.Safe(msg.err.Error())), noteTTL)
+			w.label, word(got), m.ctx.ErrorText(msg.err)), noteTTL)
 	case res.Lost:
 		suffix := m.dropQueue()
 		m.say(shared.StatusWarn, fmt.Sprintf("not saved: the answer to the save of %s %s was lost; read again, the server holds %s %s (%s)%s",
-			w.label, word(w.on), w.label, billing.SwitchState(m.doc, w.path), shared.Safe(msg.err.Error()), suffix), 0)
+			w.label, word(w.on), w.label, billing.SwitchState(m.doc, w.path), m.ctx.ErrorText(msg.err), suffix), 0)
 		return nil
 	case res.Unchanged:
 		m.say(shared.StatusOK, "nothing to save: the server already holds "+w.label+" "+word(got), noteTTL)

@@ -714,12 +714,12 @@ func TestUnknownOutcome(t *testing.T) {
 	}{
 		{
 			name: "timeout, took", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)},
-			kind: shared.StatusOK, say: []string{"saved: low credit by email off — the save's answer was lost", "no response in time", "a read says the change took"},
+			kind: shared.StatusOK, say: []string{"saved: low credit by email off — the save's answer was lost", "in time", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{
 			name: "reset, took", then: putReset,
-			kind: shared.StatusOK, say: []string{"saved: low credit by email off", "network error", "a read says the change took"},
+			kind: shared.StatusOK, say: []string{"saved: low credit by email off", "cannot reach", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{

@@ -168,14 +168,14 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 	case billing.Saved:
 		text := "saved: the server holds the threshold " + held
 		if res.Lost {
-			text += " — the save's answer was lost (" + shared.Safe(err.Error()) + "), and a read says the change took"
+			text += " — the save's answer was lost (" + m.ctx.ErrorText(err) + "), and a read says the change took"
 		}
 		m.say(shared.StatusOK, text, noteTTL)
 	case billing.Differs:
 		text := "the server holds the threshold " + held + " (vastdash sent " + res.Sent.String() + ")"
 		if res.Lost {
 			text = "not saved: the threshold save's answer was lost; read again, the server holds " + held +
-				" (vastdash sent " + res.Sent.String() + "; " + shared.Safe(err.Error()) + ")"
+				" (vastdash sent " + res.Sent.String() + "; " + m.ctx.ErrorText(err) + ")"
 		}
 		m.say(shared.StatusWarn, text, 0)
 	case billing.Unknown:

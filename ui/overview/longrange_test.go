@@ -22,8 +22,8 @@ func TestOverviewChartsARangeLongerThanTenYears(t *testing.T) {
 		t.Fatal(err)
 	}
 	one := api.Charge{Type: "instance", Source: "instance-1", Start: now.Add(-30 * time.Hour).Unix(), End: now.Add(-6 * time.Hour).Unix(), Amount: 1_500}
-	m, d, _ := modelWith(t, 100, 40, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: [][]api.Charge{{one}}, Contracts: 1}
+	m, d, _ := modelWith(t, 100, 40, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: [][]api.Charge{{one}}, Matching: 1}
 	})
 	d.run(t, m.Update(shared.UserMsg{User: testUser()}))
 	d.run(t, m.Update(shared.RangeMsg{Range: r}))
