@@ -20,6 +20,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/hang"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -34,7 +35,7 @@ const prefsPath = "/api/v0/users/42/notification-prefs/"
 // What the fake server does after it has stored a PUT's document.
 const (
 	putAnswer  = iota // answer with the document (the normal case)
-	putHang           // answer nothing until the client gives up (a timeout)
+	putHang           // answer nothing until the client gives up (a timeout: see client)
 	putReset          // close the connection without an answer
 	putGateway        // answer 502 with a gateway's HTML page
 	// putGatewayUnsaved answers 502 with the HTML page without storing
@@ -221,7 +222,7 @@ func newCtx(t *testing.T, url string, opts ...api.Option) *shared.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	svc := newService(t, ctx, c)
-	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), Location: time.UTC}
+	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true)}
 }
 
 // newService is the billing layer the tests use: a fixed clock, UTC days,
@@ -333,10 +334,22 @@ func (s *screen) deliver() {
 	}
 }
 
+// client is an HTTP client of f that gives up on a PUT f holds (putHang)
+// after hang.Wait, as a client's timeout would; every other request has
+// the tests' client timeout of seconds, so a loaded machine cannot turn a
+// good answer into a timeout.
+func (f *fakeServer) client() *http.Client {
+	return &http.Client{Transport: &hang.Transport{Held: func(r *http.Request) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return r.Method == http.MethodPut && f.putStatus == 0 && f.putThen == putHang
+	}}}
+}
+
 // start builds the screen against f, delivers the account and runs the GET.
 func start(t *testing.T, f *fakeServer, w, h int, opts ...api.Option) *screen {
 	t.Helper()
-	s := newScreen(t, newCtx(t, f.srv.URL, opts...))
+	s := newScreen(t, newCtx(t, f.srv.URL, append([]api.Option{api.WithHTTPClient(f.client())}, opts...)...))
 	s.SetSize(w, h)
 	if s.Init() != nil {
 		t.Fatal("Init should wait for the account")
@@ -366,8 +379,9 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyPgUp}
 	case "pgdown":
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "ctrl+u":
-		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
 	}
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
@@ -704,7 +718,6 @@ func TestUnknownOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		then    int
-		opts    []api.Option
 		failGet bool
 		queue   bool // a change is queued behind the save
 		// what the status says and the email row shows afterwards
@@ -713,7 +726,7 @@ func TestUnknownOutcome(t *testing.T) {
 		state string
 	}{
 		{
-			name: "timeout, took", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)},
+			name: "timeout, took", then: putHang,
 			kind: shared.StatusOK, say: []string{"saved: low credit by email off — the save's answer was lost", "in time", "a read says the change took"},
 			state: "[ ] off",
 		},
@@ -734,14 +747,14 @@ func TestUnknownOutcome(t *testing.T) {
 			state: "[x] on",
 		},
 		{
-			name: "timeout, read fails too", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)}, failGet: true, queue: true,
+			name: "timeout, read fails too", then: putHang, failGet: true, queue: true,
 			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time", "(1 queued change dropped)"},
 			state: "[?] unknown",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newServer(t, fullDoc)
-			s := start(t, f, 160, 20, tc.opts...)
+			s := start(t, f, 160, 20)
 			// The server applies the PUT (or not), but its answer never
 			// arrives whole.
 			f.set(func(f *fakeServer) {

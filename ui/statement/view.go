@@ -209,7 +209,7 @@ func (m *Model) pending(n int) []string {
 		return nil
 	}
 	if len(m.st.Pending)+len(m.st.Future) == 0 {
-		return []string{s.Muted.Render("no pending payments · enter shows the selected month's records")}
+		return []string{s.Muted.Render("no pending payments · " + m.ctx.Key("records") + " shows the selected month's records")}
 	}
 	var lines []string
 	list := func(title string, recs []api.Invoice) {
