@@ -123,8 +123,10 @@ func (r *reading) build() []sample {
 		out = append(out, gauge(descLastRefresh, float64(r.ok.UnixMilli())/1000))
 	}
 	if a := r.account; a != nil {
-		out = append(out, gauge(descCredit, dollars(a.credit)),
-			gauge(descThresholdEnabled, boolValue(a.threshold.On())))
+		if a.creditKnown {
+			out = append(out, gauge(descCredit, dollars(a.credit)))
+		}
+		out = append(out, gauge(descThresholdEnabled, boolValue(a.threshold.On())))
 		if a.threshold.Known {
 			out = append(out, gauge(descThreshold, dollars(a.threshold.Amount)))
 		}
