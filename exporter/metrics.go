@@ -167,6 +167,8 @@ func (r *reading) build() []sample {
 // the credit is gone.
 func runwaySeconds(a *accountValues, c *billing.CurrentRate) (float64, bool) {
 	switch {
+	case !a.creditKnown:
+		return 0, false // no credit figure: no runway, never 0
 	case a.credit <= 0:
 		return 0, true
 	case c.Total() <= 0:
