@@ -127,9 +127,9 @@ type reading struct {
 
 // accountValues is what the exporter keeps of the account record.
 type accountValues struct {
-	credit      money.Amount
-	creditKnown bool // false: the record holds no credit figure, none is exported
-	threshold   billing.Threshold
+	credit        money.Amount
+	creditMissing bool // the record holds no credit figure: none is exported
+	threshold     billing.Threshold
 }
 
 // New returns an exporter with its registry: the vast_ metrics, the Go
@@ -226,7 +226,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 	switch err := errs[partAccount]; {
 	case err == nil:
 		cr, cerr := billing.CreditOf(user)
-		next.account = &accountValues{credit: cr, creditKnown: cerr == nil, threshold: billing.ThresholdOf(user)}
+		next.account = &accountValues{credit: cr, creditMissing: cerr != nil, threshold: billing.ThresholdOf(user)}
 		if cerr != nil {
 			// Never exported as $0: the series is left out and the
 			// refresh counts as failed, saying why.

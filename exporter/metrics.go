@@ -123,7 +123,7 @@ func (r *reading) build() []sample {
 		out = append(out, gauge(descLastRefresh, float64(r.ok.UnixMilli())/1000))
 	}
 	if a := r.account; a != nil {
-		if a.creditKnown {
+		if !a.creditMissing {
 			out = append(out, gauge(descCredit, dollars(a.credit)))
 		}
 		out = append(out, gauge(descThresholdEnabled, boolValue(a.threshold.On())))
@@ -167,7 +167,7 @@ func (r *reading) build() []sample {
 // the credit is gone.
 func runwaySeconds(a *accountValues, c *billing.CurrentRate) (float64, bool) {
 	switch {
-	case !a.creditKnown:
+	case a.creditMissing:
 		return 0, false // no credit figure: no runway, never 0
 	case a.credit <= 0:
 		return 0, true
