@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -135,6 +136,42 @@ type Audit struct {
 	// SoFarRead says ExactSoFar has consulted the charges for this
 	// reading.
 	SoFarRead bool
+	// missing are the sections not read, for Knows.
+	missing map[string]bool
+}
+
+// Knows reports whether the reading could find every leak of kind k:
+// each section its rule needs was read (the instances for the stopped
+// instances and idle GPUs; the volumes for the orphans; the instances,
+// the endpoints and every endpoint's workers for the idle endpoints).
+// When it does not, the kind's sum is unknown, not $0.
+func (a Audit) Knows(k LeakKind) bool {
+	need := map[LeakKind][]string{
+		LeakStoppedInstance: {sectionInstances},
+		LeakIdleGPU:         {sectionInstances},
+		LeakOrphanVolume:    {sectionVolumes},
+		LeakIdleEndpoint:    {sectionInstances, sectionServerless, sectionWorkers},
+	}[k]
+	for _, sec := range need {
+		if a.missing[sec] {
+			return false
+		}
+	}
+	return true
+}
+
+// LeakKinds are the kinds, in the order the answers list them.
+var LeakKinds = []LeakKind{LeakStoppedInstance, LeakOrphanVolume, LeakIdleEndpoint, LeakIdleGPU}
+
+// PerKind is the sum per hour of the leaks of kind k.
+func (a Audit) PerKind(k LeakKind) api.Rate {
+	var sum api.Rate
+	for _, l := range a.Leaks {
+		if l.Kind == k {
+			sum += l.PerHour
+		}
+	}
+	return sum
 }
 
 // Complete reports that every section was read.
@@ -146,6 +183,8 @@ const (
 	sectionVolumes    = "volumes"
 	sectionServerless = "serverless endpoints"
 	sectionIncreases  = "price increases"
+	// sectionWorkers stands for every endpoint's workers in Knows.
+	sectionWorkers = "workers"
 )
 
 // NeedsMisc is the permission the serverless endpoints need.
@@ -242,6 +281,18 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 // unreadable adds the line of a section the key may not read.
 func (a *Audit) unreadable(section, perm string) {
 	a.Unreadable = append(a.Unreadable, section+": not read — this API key lacks the "+perm+" permission")
+	a.miss(section)
+}
+
+// miss notes a section not read; an endpoint's workers stand for them all.
+func (a *Audit) miss(section string) {
+	if a.missing == nil {
+		a.missing = map[string]bool{}
+	}
+	if strings.HasSuffix(section, "'s workers") {
+		section = sectionWorkers
+	}
+	a.missing[section] = true
 }
 
 // readable sorts a section's failure: a refusal (a missing permission, an
@@ -259,6 +310,7 @@ func (a *Audit) readable(section, perm string, err error) (bool, error) {
 		a.unreadable(section, perm)
 	case errors.Is(err, api.ErrNotFound), errors.Is(err, api.ErrBadRequest):
 		a.Unreadable = append(a.Unreadable, section+": not read — "+err.Error())
+		a.miss(section)
 	default:
 		return false, err
 	}
@@ -316,6 +368,7 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 		}
 		if wl.Skipped > 0 {
 			// Traffic unknown for some: the endpoint cannot be called idle.
+			a.miss(sectionWorkers)
 			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+" the autoscaler sent could not be read")
 			continue
 		}
