@@ -29,3 +29,6 @@ func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) 
 func ParseRange(s string, now time.Time, loc *time.Location) (Range, error) {
 	return spend.ParseRangeAt(s, now, loc)
 }
+
+// Presets are the range words, in the order the dashboard cycles them.
+var Presets = spend.Presets

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/vastdash/vastdash/api"
@@ -62,7 +61,7 @@ func (a *chargesArgs) check() error {
 	if a.to.set() && !a.from.set() {
 		return errors.New("--to needs --from")
 	}
-	if a.from.set() && a.to.set() && (a.from.day == "") == (a.to.day == "") {
+	if a.from.set() && a.to.set() && a.from.preset == "" && a.to.preset == "" && (a.from.day == "") == (a.to.day == "") {
 		if _, err := a.timeRange(time.UTC, time.Now()); err != nil {
 			return err
 		}
@@ -119,7 +118,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 		RunE: x.commandRun(&a.utc, func() error { return a.check() }, func(ctx context.Context, s *Session) error { return charges(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
-	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
+	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time like 2026-11-20T08:00:00Z,\nor a range word: "+strings.Join(billing.Presets, ", ")+"\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
 		types, err := parseTypes(s)
 		a.types = append(a.types, types...)
@@ -192,7 +191,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 		case "json":
 			return writeChargesJSON(w, entries, a.items, loc)
 		}
-		return writeText(w, entries, a.items, loc)
+		return writeText(w, entries, a.items, loc, s.width)
 	})
 	if err != nil {
 		return err
@@ -327,24 +326,45 @@ func writeChargesJSON(w io.Writer, entries []api.Charge, items bool, loc *time.L
 // textTime is the text table's time format: minutes are enough to read.
 const textTime = "2006-01-02 15:04"
 
-// textRow is one row of the text table.
-type textRow [10]string
-
-var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "TEMPLATE", "ENDPOINT", "WORKERGROUP", "DESCRIPTION", "AMOUNT"}
-
-// The widest the text table shows a server's string, in terminal cells; a
-// longer one is cut and ends in "…" (csv and json keep it whole). Without a
-// cap one 1 MB label pads every row to 1 MB: 500 rows made 525 MB. Type
-// includes the indentation of items.
+// The text table's columns. The widest a server's string is shown, in
+// terminal cells, is capped: a longer one is cut and ends in "…" (csv and
+// json keep it whole). Without a cap one 1 MB label pads every row to 1 MB:
+// 500 rows made 525 MB. Type includes the indentation of items.
 const (
-	maxTypeCells        = 24
-	maxSourceCells      = 40
-	maxLabelCells       = 40
-	maxDescriptionCells = 60
+	colStart = iota
+	colEnd
+	colType
+	colSource
+	colLabel
+	colTemplate
+	colEndpoint
+	colWorkergroup
+	colDescription
+	colAmount
 )
 
-// newTextRow is the row of c, an entry or an item at depth.
-func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
+const maxLabelCells = 40
+
+var chargesColumns = []column{
+	{header: "START"}, {header: "END"}, {header: "TYPE", most: 24}, {header: "SOURCE", most: 40},
+	{header: "LABEL", most: maxLabelCells}, {header: "TEMPLATE"}, {header: "ENDPOINT"}, {header: "WORKERGROUP"},
+	{header: "DESCRIPTION", most: 60}, {header: "AMOUNT", right: true},
+}
+
+// chargesFit is how the charges table meets a narrow terminal, in this
+// order (README states it): the three ids go, then the end (the start and
+// the amount say most), the description shrinks to 24 cells and the label
+// to 12, then the label goes, the source shrinks to 16, the description to
+// 12 and then goes, then the type, and last the source shrinks to 8.
+// START, SOURCE and AMOUNT stay.
+var chargesFit = []fitStep{
+	{colTemplate, 0}, {colWorkergroup, 0}, {colEndpoint, 0}, {colEnd, 0},
+	{colDescription, 24}, {colLabel, 12}, {colLabel, 0}, {colSource, 16},
+	{colDescription, 12}, {colDescription, 0}, {colType, 0}, {colSource, 8},
+}
+
+// textRow is the row of c, an entry or an item at depth.
+func textRow(c *api.Charge, depth int, loc *time.Location) []string {
 	when := func(unix int64) string {
 		if unix == 0 {
 			return "-"
@@ -352,69 +372,40 @@ func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 		return timeIn(unix, loc).Format(textTime)
 	}
 	ids := export.IDs(c)
-	return textRow{
+	return []string{
 		when(c.Start),
 		when(c.End),
 		// Real trees are four levels deep; deeper indentation is cut too.
-		cut(strings.Repeat("  ", depth)+c.Type, maxTypeCells),
-		cut(c.Source, maxSourceCells),
-		cut(c.Meta.Label, maxLabelCells),
+		strings.Repeat("  ", depth) + c.Type,
+		c.Source,
+		c.Meta.Label,
 		ids[0], ids[1], ids[2],
-		cut(c.Description, maxDescriptionCells),
+		c.Description,
 		c.Amount.String(),
 	}
 }
 
 // writeText writes an aligned table: one row per entry, items indented
-// under it, the amount right-aligned last. Nothing follows the rows (the
-// totals go to stderr), so the output can be piped as is. It walks the
-// entries twice, once for the column widths and once to write, so it
-// holds one row at a time; with every cell capped, output and memory
-// grow with the number of rows only.
-func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+// under it, the amount right-aligned last, fitted to a terminal's width.
+// Nothing follows the rows (the totals go to stderr), so the output can be
+// piped as is. With every cell capped, output and memory grow with the
+// number of rows only.
+func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location, width int) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	var widths [len(textHeader)]int
-	measure := func(row textRow) {
-		for i, cell := range row {
-			widths[i] = max(widths[i], ansi.StringWidth(cell))
-		}
-	}
-	measure(textHeader)
-	for i := range entries {
-		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
-			measure(newTextRow(c, depth, loc))
-		})
-	}
-	var (
-		line strings.Builder
-		err  error
-	)
-	write := func(row textRow) {
-		if err != nil {
-			return
-		}
-		line.Reset()
-		last := len(row) - 1
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
-			if i == last {
-				line.WriteString(pad + cell + "\n")
-				continue
+	t := &table{cols: chargesColumns, fit: chargesFit, width: width}
+	return t.write(w, func(yield func([]string) bool) {
+		for i := range entries {
+			stop := false
+			walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
+				if !stop && !yield(textRow(c, depth, loc)) {
+					stop = true
+				}
+			})
+			if stop {
+				return
 			}
-			line.WriteString(cell + pad + "  ")
 		}
-		_, err = io.WriteString(w, line.String())
-	}
-	write(textHeader)
-	for i := range entries {
-		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
-			write(newTextRow(c, depth, loc))
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }

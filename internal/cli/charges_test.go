@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -345,7 +346,7 @@ func TestWriteTextGrowsWithRowsOnly(t *testing.T) {
 		var w countingWriter
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if err := writeText(&w, entries, false, time.UTC); err != nil {
+		if err := writeText(&w, entries, false, time.UTC, 0); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
@@ -681,6 +682,14 @@ func TestChargesFromToTimes(t *testing.T) {
 			"2026-11-19T23:00:00Z", "2026-11-20T06:00:00Z"},
 		{"a time to the end of today", "UTC", []string{"--from", "2026-11-21T10:00:00Z"},
 			"2026-11-21T10:00:00Z", "2026-11-21T23:59:59Z"},
+		// The dashboard's range words (demoNow is 21 Nov 2026).
+		{"a word alone is its whole range", "Europe/Berlin", []string{"--from", "last-month"},
+			"2026-09-30T22:00:00Z", "2026-10-31T22:59:59Z"},
+		{"7d", "UTC", []string{"--from", "7D"}, "2026-11-15T00:00:00Z", "2026-11-21T23:59:59Z"},
+		{"a word to a day", "UTC", []string{"--from", "last-month", "--to", "2026-11-03"},
+			"2026-10-01T00:00:00Z", "2026-11-03T23:59:59Z"},
+		{"a day to the end of a word", "UTC", []string{"--from", "2026-09-15", "--to", "last-month"},
+			"2026-09-15T00:00:00Z", "2026-10-31T23:59:59Z"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -760,5 +769,40 @@ func TestConfigFlag(t *testing.T) {
 	headless(t, srv, demoserver.DemoKey, "credit", "--config", missing).failed(t, exitUsage, missing+": cannot read settings")
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("bad settings sent %d requests", n)
+	}
+}
+
+// On a terminal the text table fits its width, giving up columns in the
+// stated order (the ids, then the end, …) while START, SOURCE and AMOUNT
+// stay; in a pipe every column is kept whole.
+func TestTextFitsTheTerminal(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 80})
+	args := append([]string{"charges", "--items"}, wholeSpan()...)
+	pipe := headless(t, srv, demoserver.DemoKey, args...)
+	pipe.ok(t)
+	if head := strings.Fields(strings.SplitN(pipe.out, "\n", 2)[0]); len(head) != len(chargesColumns) {
+		t.Fatalf("a pipe got the columns %v, want all %d", head, len(chargesColumns))
+	}
+	for _, width := range []int{200, 120, 80, 60, 40} {
+		res := headlessWith(t, srv, demoserver.DemoKey, func(e *env) { e.width = func(io.Writer) int { return width } }, args...)
+		res.ok(t)
+		lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+		head := strings.Fields(lines[0])
+		for _, must := range []string{"START", "SOURCE", "AMOUNT"} {
+			if !slices.Contains(head, must) {
+				t.Errorf("width %d: %s dropped: %v", width, must, head)
+			}
+		}
+		if width <= 120 && slices.Contains(head, "TEMPLATE") {
+			t.Errorf("width %d: the ids kept before the description shrank: %v", width, head)
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > width {
+				t.Fatalf("width %d: line %d is %d cells: %q", width, i, w, l)
+			}
+			if i > 0 && !amountAtEnd.MatchString(l) {
+				t.Fatalf("width %d: line %d does not end with its amount: %q", width, i, l)
+			}
+		}
 	}
 }

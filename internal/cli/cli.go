@@ -226,8 +226,13 @@ func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context
 		s.progress = p
 		err = f(ctx, s)
 		p.done()
-		if err != nil && context.Cause(ctx) == errDeadline {
+		var ue *usageErr
+		switch {
+		case err == nil, errors.As(err, &ue):
+		case context.Cause(ctx) == errDeadline:
 			err = fmt.Errorf("%w: %w", errDeadline, err)
+		default:
+			err = &explained{err, s.Billing.Explain(err)}
 		}
 		return err
 	})

@@ -40,7 +40,7 @@ func TestFlagValuesCheckedAtParse(t *testing.T) {
 		{[]string{"charges", "--format", "list"}, `unknown --format "list" (want table or tree)`},
 		{[]string{"charges", "--group-by", "user"}, `--group-by: unknown grouping "user" (want label, template, endpoint, workergroup, type or day)`},
 		{[]string{"charges", "--type", "gpu"}, `unknown --type "gpu"`},
-		{[]string{"charges", "--from", "2026-11-20T08:00:00"}, `--from "2026-11-20T08:00:00" is not a date like 2026-11-01 or a time like 2026-11-01T08:00:00Z`},
+		{[]string{"charges", "--from", "2026-11-20T08:00:00"}, `--from "2026-11-20T08:00:00" is not a date like 2026-11-01, a time like 2026-11-01T08:00:00Z or one of 24h, 7d, 30d, 90d, this-month or last-month`},
 		{[]string{"charges", "--from", "2026-11-01", "--to", "tomorrow"}, `--to "tomorrow" is not a date`},
 		{[]string{"charges", "--from", "2100-01-01T00:00:00Z"}, "--from 2100-01-01 is outside the days vastdash accepts"},
 		{[]string{"charges", "--items=yes"}, `--items "yes": want true or false`},

@@ -30,6 +30,9 @@ type env struct {
 	now func() time.Time
 	// isTerminal says whether a writer is a terminal (progress on stderr).
 	isTerminal func(w io.Writer) bool
+	// width is how many columns the terminal behind w has, 0 when w is
+	// not a terminal (a pipe keeps every column of a table).
+	width func(w io.Writer) int
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
@@ -46,6 +49,7 @@ func processEnv(version string) *env {
 		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
 		now:        time.Now,
 		isTerminal: isTerminal,
+		width:      terminalWidth,
 		context:    signalContext,
 	}
 }
@@ -54,6 +58,20 @@ func processEnv(version string) *env {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// terminalWidth is the width of the terminal behind w, 0 when there is
+// none.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return cols
 }
 
 // signalContext is cancelled by ctrl+c or SIGTERM, so a run in progress

@@ -55,6 +55,17 @@ type writeErr struct{ err error }
 func (e *writeErr) Error() string { return "cannot write the answer: " + unwrapPath(e.err).Error() }
 func (e *writeErr) Unwrap() error { return e.err }
 
+// explained is an error told in a user's words by the billing layer (a
+// server that cannot be reached named with its host and what to check), as
+// the dashboard tells it.
+type explained struct {
+	err  error
+	text string
+}
+
+func (e *explained) Error() string { return e.text }
+func (e *explained) Unwrap() error { return e.err }
+
 // errDeadline is the cause of a command context whose --deadline passed.
 var errDeadline = errors.New("the --deadline passed")
 

@@ -113,35 +113,151 @@ func writeCSV(w io.Writer, rows [][]string) error {
 	return cw.Error()
 }
 
-// writeTable writes a small table (a grouping's rows, a statement's
-// months, payment records) with the columns aligned two spaces apart, those
-// from right on right-aligned, the header first.
-func writeTable(w io.Writer, rows [][]string, right int) error {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], ansi.StringWidth(cell))
+// column is one column of a text table: its header, whether it is aligned
+// right (amounts), and the most cells a cell takes (0: no cap), whatever the
+// width, so that one huge server string cannot widen every row.
+type column struct {
+	header string
+	right  bool
+	most   int
+}
+
+// fitStep is one step of a table's way into a narrow terminal: column col
+// shrinks to cells, or with cells 0 drops.
+type fitStep struct{ col, cells int }
+
+// table is a text table. On a terminal (width > 0) it fits the width as gh
+// and kubectl tables do, taking the steps of fit in their stated order
+// until it fits (a shrink gives up only the cells needed); in a pipe (width
+// 0) every column is kept whole.
+type table struct {
+	cols  []column
+	fit   []fitStep
+	width int
+}
+
+// layout is the cells each column gets, 0 for a dropped column.
+func (t *table) layout(widths []int) []int {
+	got := slices.Clone(widths)
+	total := func() int {
+		n, shown := 0, 0
+		for _, w := range got {
+			if w > 0 {
+				n += w
+				shown++
+			}
+		}
+		return n + 2*max(shown-1, 0)
+	}
+	if t.width <= 0 {
+		return got
+	}
+	for _, st := range t.fit {
+		over := total() - t.width
+		if over <= 0 {
+			break
+		}
+		switch {
+		case got[st.col] == 0:
+		case st.cells == 0:
+			got[st.col] = 0
+		case got[st.col] > st.cells:
+			got[st.col] = max(st.cells, got[st.col]-over)
 		}
 	}
-	var b strings.Builder
-	for _, row := range rows {
+	return got
+}
+
+// cell is s sanitized and capped at the column's most cells.
+func (c column) cell(s string) string {
+	if c.most > 0 {
+		return cut(s, c.most)
+	}
+	return sanitize.String(s)
+}
+
+// write writes the header and the rows rows yields, twice walked: once to
+// measure, once to write, so that a long table is held one row at a time.
+func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
+	widths := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		widths[i] = ansi.StringWidth(c.header)
+	}
+	for row := range rows {
 		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
-			if i > 0 {
-				b.WriteString("  ")
+			widths[i] = max(widths[i], ansi.StringWidth(t.cols[i].cell(cell)))
+		}
+	}
+	shown := t.layout(widths)
+	last := -1
+	for i, n := range shown {
+		if n > 0 {
+			last = i
+		}
+	}
+	var (
+		line strings.Builder
+		err  error
+	)
+	put := func(row []string, header bool) bool {
+		line.Reset()
+		first := true
+		for i, cell := range row {
+			n := shown[i]
+			if n == 0 {
+				continue
 			}
-			if i >= right {
-				b.WriteString(pad + cell)
-			} else if i < len(row)-1 {
-				b.WriteString(cell + pad)
-			} else {
-				b.WriteString(cell)
+			if !first {
+				line.WriteString("  ")
+			}
+			first = false
+			if !header {
+				cell = t.cols[i].cell(cell)
+			}
+			cell = ansi.Truncate(cell, n, "…")
+			pad := strings.Repeat(" ", n-ansi.StringWidth(cell))
+			switch {
+			case t.cols[i].right:
+				line.WriteString(pad + cell)
+			case i == last:
+				line.WriteString(cell) // no trailing spaces
+			default:
+				line.WriteString(cell + pad)
 			}
 		}
-		b.WriteByte('\n')
+		line.WriteByte('\n')
+		_, err = io.WriteString(w, line.String())
+		return err == nil
 	}
-	_, err := io.WriteString(w, b.String())
+	headers := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		headers[i] = c.header
+	}
+	if !put(headers, true) {
+		return err
+	}
+	for row := range rows {
+		if !put(row, false) {
+			break
+		}
+	}
 	return err
+}
+
+// writeTable writes a small table given whole, the header row first, the
+// columns from right on aligned right, every column kept.
+func writeTable(w io.Writer, rows [][]string, right int) error {
+	t := &table{}
+	for i, h := range rows[0] {
+		t.cols = append(t.cols, column{header: h, right: i >= right})
+	}
+	return t.write(w, func(yield func([]string) bool) {
+		for _, r := range rows[1:] {
+			if !yield(r) {
+				return
+			}
+		}
+	})
 }
 
 // cut sanitizes a server's string and caps its display width at cells.

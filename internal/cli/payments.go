@@ -45,7 +45,7 @@ vastdash payments --type credit,transfer
 		}),
 	}
 	fs := cmd.Flags()
-	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
+	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time, or a range word:\n"+strings.Join(billing.Presets, ", ")+" (default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
 		a.types, err = parsePaymentTypes(s)
 		return err
@@ -94,7 +94,7 @@ func payments(ctx context.Context, s *Session, a paymentsArgs) error {
 	if len(a.types) > 0 {
 		recs = slices.DeleteFunc(recs, func(in api.Invoice) bool { return !slices.Contains(a.types, in.Type) })
 	}
-	if err := s.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc) }); err != nil {
+	if err := s.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc, s.width) }); err != nil {
 		return err
 	}
 	writePaymentTotals(s.stderr, recs, st)
@@ -166,7 +166,7 @@ func newPaymentRow(in *api.Invoice, loc *time.Location) paymentRow {
 }
 
 // writePayments writes the records in the output format.
-func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location) error {
+func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location, width int) error {
 	rows := make([]paymentRow, len(recs))
 	for i := range recs {
 		rows[i] = newPaymentRow(&recs[i], loc)
@@ -182,19 +182,35 @@ func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Loc
 		}
 		return writeCSV(w, table)
 	}
-	// The note before the amount, so that the amounts line up at the
-	// right edge.
-	table := [][]string{{"INVOICE", "CREATED", "PAID", "STATUS", "TYPE", "SERVICE", "SOURCE", "DESCRIPTION", "NOTE", "AMOUNT"}}
-	for i, r := range rows {
-		paid := "—"
-		if !recs[i].Pending() {
-			paid = formatTime(recs[i].Paid, loc)
+	t := &table{cols: paymentColumns, fit: paymentsFit, width: width}
+	return t.write(w, func(yield func([]string) bool) {
+		for i, r := range rows {
+			paid := "—"
+			if !recs[i].Pending() {
+				paid = formatTime(recs[i].Paid, loc)
+			}
+			if !yield([]string{r.ID, formatTime(recs[i].Created, loc), paid, r.Status, r.Type, r.Service, r.Source,
+				r.Description, r.Note, amountText(r.Amount)}) {
+				return
+			}
 		}
-		table = append(table, []string{cut(r.ID, 24), formatTime(recs[i].Created, loc), paid, r.Status, cut(r.Type, 12),
-			cut(r.Service, 16), cut(r.Source, 32), cut(r.Description, 48), r.Note, amountText(r.Amount)})
-	}
-	return writeTable(w, table, 9)
+	})
 }
+
+// The payments table's columns, the note before the amount so that the
+// amounts line up at the right edge.
+var paymentColumns = []column{
+	{header: "INVOICE", most: 24}, {header: "CREATED"}, {header: "PAID"}, {header: "STATUS"}, {header: "TYPE", most: 12},
+	{header: "SERVICE", most: 16}, {header: "SOURCE", most: 32}, {header: "DESCRIPTION", most: 48}, {header: "NOTE"},
+	{header: "AMOUNT", right: true},
+}
+
+// paymentsFit is how the payments table meets a narrow terminal, in this
+// order: the service goes, then the paid time (the status says whether it
+// was), the description shrinks to 20 cells and the source to 14, then the
+// description goes and the invoice id shrinks to 10. The created time,
+// status, type, note and amount stay.
+var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {6, 14}, {7, 0}, {0, 10}}
 
 func deref(s *string) string {
 	if s == nil {

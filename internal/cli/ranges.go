@@ -2,23 +2,26 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
+	"github.com/spf13/cobra"
 	"github.com/vastdash/vastdash/billing"
 )
 
 // bound is --from or --to: a whole day, YYYY-MM-DD, which begins and ends
-// in the user's time zone; or an instant, RFC 3339, for a window shorter
-// than a day. The zero bound was not given.
+// in the user's time zone; an instant, RFC 3339, for a window shorter than
+// a day; or a word of the dashboard's range presets (7d, this-month, …),
+// whose range begins (--from) or ends (--to) there. The zero bound was not
+// given.
 type bound struct {
-	day string    // "2026-11-01", or "" for an instant
-	at  time.Time // the instant, to the second
+	day    string    // "2026-11-01"
+	at     time.Time // the instant, to the second
+	preset string    // "7d", "last-month"
 }
 
-func (b bound) set() bool { return b.day != "" || !b.at.IsZero() }
+func (b bound) set() bool { return b.day != "" || !b.at.IsZero() || b.preset != "" }
 
 // parser is the flag parser of b: it checks the syntax and that the day or
 // instant lies where charges can (billing.CheckRange: 0001-01-01 is also
@@ -26,6 +29,10 @@ func (b bound) set() bool { return b.day != "" || !b.at.IsZero() }
 func (b *bound) parser(flag string) func(string) error {
 	return func(s string) error {
 		s = strings.TrimSpace(s)
+		if w := strings.ToLower(s); slices.Contains(billing.Presets, w) {
+			*b = bound{preset: w}
+			return nil
+		}
 		var nb bound
 		t, err := time.Parse(time.DateOnly, s)
 		if err == nil {
@@ -34,7 +41,8 @@ func (b *bound) parser(flag string) func(string) error {
 			// The API counts in whole seconds.
 			nb.at = t.Truncate(time.Second)
 		} else {
-			return badValue("%s %s is not a date like 2026-11-01 or a time like 2026-11-01T08:00:00Z", flag, argText(s))
+			return badValue("%s %s is not a date like 2026-11-01, a time like 2026-11-01T08:00:00Z or one of %s",
+				flag, argText(s), orList(billing.Presets))
 		}
 		if err := billing.CheckRange(t, t); err != nil {
 			return badValue("%s %v", flag, err)
@@ -44,13 +52,21 @@ func (b *bound) parser(flag string) func(string) error {
 	}
 }
 
-// resolve is b in loc: a day's first second, or with end its last (the
-// API's upper bound is inclusive); an instant as it is.
-func (b bound) resolve(loc *time.Location, end bool) (time.Time, error) {
-	if b.day == "" {
+// resolve is b in loc at now: a day's or a preset's first second, or with
+// end its last (the API's upper bound is inclusive); an instant as it is.
+func (b bound) resolve(loc *time.Location, now time.Time, end bool) (time.Time, error) {
+	var (
+		r   billing.Range
+		err error
+	)
+	switch {
+	case b.preset != "":
+		r, err = billing.PresetRange(b.preset, now, loc)
+	case b.day != "":
+		r, err = billing.ParseRange(b.day, now, loc)
+	default:
 		return b.at, nil
 	}
-	r, err := billing.ParseRange(b.day, time.Time{}, loc)
 	if end {
 		return r.To, err
 	}
@@ -59,7 +75,10 @@ func (b bound) resolve(loc *time.Location, end bool) (time.Time, error) {
 
 // text is b as the user gave it, for an error.
 func (b bound) text() string {
-	if b.day != "" {
+	switch {
+	case b.preset != "":
+		return b.preset
+	case b.day != "":
 		return b.day
 	}
 	return b.at.Format(time.RFC3339)
@@ -67,20 +86,24 @@ func (b bound) text() string {
 
 // timeRange resolves --from and --to in loc; --to defaults to the end of
 // the day of now. A day without --to is the open range "FROM..", read by
-// the same code as the dashboard's range field.
+// the same code as the dashboard's range field; a preset without --to is
+// the preset's whole range, as on the dashboard.
 func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (billing.Range, error) {
-	if a.from.day != "" && !a.to.set() {
+	switch {
+	case a.from.preset != "" && !a.to.set():
+		return billing.PresetRange(a.from.preset, now, loc)
+	case a.from.day != "" && !a.to.set():
 		return billing.ParseRange(a.from.day+"..", now, loc)
 	}
 	to := a.to
 	if !to.set() {
 		to = bound{day: now.In(loc).Format(time.DateOnly)}
 	}
-	from, err := a.from.resolve(loc, false)
+	from, err := a.from.resolve(loc, now, false)
 	if err != nil {
 		return billing.Range{}, err
 	}
-	until, err := to.resolve(loc, true)
+	until, err := to.resolve(loc, now, true)
 	if err != nil {
 		return billing.Range{}, err
 	}
@@ -102,8 +125,12 @@ func (a chargesArgs) resolve(preset string, now time.Time, loc *time.Location) (
 // rangeFlags defines --from and --to on fs, each value checked as it is
 // parsed (charges and payments read a range the same way); fromHelp is
 // --from's help.
-func rangeFlags(fs *pflag.FlagSet, from, to *bound, fromHelp string) {
-	fs.Var(&checkedValue{typ: "day|time", parse: from.parser("--from")}, "from", fromHelp)
-	fs.Var(&checkedValue{typ: "day|time", parse: to.parser("--to")}, "to",
-		"last day, inclusive, or an RFC 3339 time (default: today; needs --from)")
+func rangeFlags(cmd *cobra.Command, from, to *bound, fromHelp string) {
+	fs := cmd.Flags()
+	fs.Var(&checkedValue{typ: "day|time|word", parse: from.parser("--from")}, "from", fromHelp)
+	fs.Var(&checkedValue{typ: "day|time|word", parse: to.parser("--to")}, "to",
+		"last day, inclusive, an RFC 3339 time, or the end of a range word\n(default: today; needs --from)")
+	// The words complete; a date is typed.
+	completeWith(cmd, "from", billing.Presets...)
+	completeWith(cmd, "to", billing.Presets...)
 }

@@ -43,6 +43,8 @@ type Session struct {
 	Host string
 
 	stdout, stderr io.Writer
+	// width is the terminal's width behind stdout, 0 in a pipe.
+	width int
 	// progress is the status line on stderr (commands only).
 	progress *progress
 	demo     *demoserver.Server
@@ -64,7 +66,7 @@ type sessionOptions struct {
 // configuration errors (exit 2) but for a demo server that cannot start.
 func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	cfg := config.DefaultEnv()
-	s := &Session{stdout: e.stdout, stderr: e.stderr}
+	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout)}
 	var baseURL, key string
 	if g.demo {
 		settings, err := config.LoadSettings(cfg, g.flags.ConfigFile)

@@ -188,10 +188,22 @@ func TestTimeoutFlag(t *testing.T) {
 	isolate(t)
 	// The demo server answers after 60 ms; a 1 ms timeout gives up first.
 	code, out, errOut := runMain("--demo", "--timeout", "1ms", "credit")
-	if code != 1 || out != "" || !strings.Contains(errOut, "no response in time") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "did not answer GET /api/v0/users/current/ in time") {
 		t.Fatalf("--timeout 1ms: %d %q %q", code, out, errOut)
 	}
 	if code, _, errOut := runMain("--demo", "--timeout", "-1s", "credit"); code != 2 || !strings.Contains(errOut, "--timeout") {
 		t.Fatalf("negative timeout: %d %q", code, errOut)
+	}
+}
+
+// A server that cannot be reached is said in the dashboard's words: the
+// host and port, the cause, and what to check — not Go's dial error.
+func TestUnreachableServerInUsersWords(t *testing.T) {
+	isolate(t)
+	t.Setenv("VAST_API_KEY", demoserver.DemoKey)
+	code, out, errOut := runMain("--url", "http://127.0.0.1:9", "credit")
+	want := "vastdash: cannot reach 127.0.0.1:9 (connection refused) — check the URL (--url / VAST_URL) and the network\n"
+	if code != exitRuntime || out != "" || errOut != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, want)
 	}
 }
