@@ -31,6 +31,21 @@ const MaxWebhooksPerAccount = 4
 // is on while no webhook carries its event.
 const NoWebhookText = "No webhook registered"
 
+// ErrWebhookInput is matched by every refusal of what the user typed for
+// a webhook — its name, URL or events — made before anything is sent: a
+// front end tells it as a mistake to correct (the command line exits 2).
+var ErrWebhookInput = errors.New("the webhook cannot be saved as typed")
+
+// inputError is a refusal of the user's input.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == ErrWebhookInput }
+
+func bad(msg string) error { return &inputError{msg: msg} }
+
+func badf(format string, a ...any) error { return bad(fmt.Sprintf(format, a...)) }
+
 // resolveTimeout bounds the look-up of a URL's host name: a resolver that
 // hangs must not hold a save.
 const resolveTimeout = 3 * time.Second
@@ -74,11 +89,11 @@ func CheckWebhookName(name string) (string, error) {
 	n := strings.TrimSpace(name)
 	switch {
 	case n == "":
-		return "", errors.New("give the webhook a name")
+		return "", bad("give the webhook a name")
 	case utf8.RuneCountInString(n) > api.MaxWebhookName:
-		return "", fmt.Errorf("the name is %d characters long; the platform takes at most %d", utf8.RuneCountInString(n), api.MaxWebhookName)
+		return "", badf("the name is %d characters long; the platform takes at most %d", utf8.RuneCountInString(n), api.MaxWebhookName)
 	case !utf8.ValidString(n) || sanitize.String(n) != n:
-		return "", errors.New("the name holds control characters or invisible formatting")
+		return "", bad("the name holds control characters or invisible formatting")
 	}
 	return n, nil
 }
@@ -92,28 +107,28 @@ func CheckWebhookName(name string) (string, error) {
 func ParseWebhookURL(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
-		return "", errors.New("type the URL the alerts go to, https://…")
+		return "", bad("type the URL the alerts go to, https://…")
 	}
 	if n := utf8.RuneCountInString(s); n > api.MaxWebhookURL {
-		return "", fmt.Errorf("the URL is %d characters long; the platform takes at most %d", n, api.MaxWebhookURL)
+		return "", badf("the URL is %d characters long; the platform takes at most %d", n, api.MaxWebhookURL)
 	}
 	if strings.IndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0 {
-		return "", errors.New("the URL holds spaces or control characters")
+		return "", bad("the URL holds spaces or control characters")
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", errors.New("the URL cannot be read as a URL")
+		return "", bad("the URL cannot be read as a URL")
 	}
 	switch {
 	case !strings.EqualFold(u.Scheme, "https"):
-		return "", errors.New("the URL must begin with https:// — the platform delivers only over https")
+		return "", bad("the URL must begin with https:// — the platform delivers only over https")
 	case u.User != nil:
-		return "", errors.New("the URL holds credentials (user@ or user:password@); the platform refuses them, and each delivery is signed instead")
+		return "", bad("the URL holds credentials (user@ or user:password@); the platform refuses them, and each delivery is signed instead")
 	case u.Host == "" || u.Hostname() == "":
-		return "", errors.New("the URL has no host")
+		return "", bad("the URL has no host")
 	}
 	if why := targetProblem(u.Hostname()); why != "" {
-		return "", errors.New("the URL points at " + why + "; the platform delivers only to public addresses")
+		return "", bad("the URL points at " + why + "; the platform delivers only to public addresses")
 	}
 	return s, nil
 }
@@ -195,14 +210,9 @@ func addrKind(a netip.Addr) string {
 // in the order given. Without the catalogue nothing can be checked, and
 // that is the error.
 func CheckWebhookEvents(events []string, cat api.NotificationCatalogue, cerr error) ([]string, error) {
-	var out []string
-	for _, e := range events {
-		if e = strings.TrimSpace(e); e != "" && !slices.Contains(out, e) {
-			out = append(out, e)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("pick at least one event for the webhook to carry, e.g. client:low_credit")
+	out, err := PickedEvents(events)
+	if err != nil {
+		return nil, err
 	}
 	if cerr != nil || len(cat.Types) == 0 {
 		why := "it is empty"
@@ -221,12 +231,27 @@ func CheckWebhookEvents(events []string, cat api.NotificationCatalogue, cerr err
 		}
 		msg := fmt.Sprintf("%q is not an event of the notification catalogue", sanitize.Short(e, 40))
 		if near := suggest.Closest(e, keys, 3, false); len(near) > 0 {
-			return nil, errors.New(msg + " (did you mean " + near[0] + "?)")
+			return nil, bad(msg + " (did you mean " + near[0] + "?)")
 		}
-		return nil, errors.New(msg + " (its keys look like " + keys[0] + ")")
+		return nil, bad(msg + " (its keys look like " + keys[0] + ")")
 	}
 	if len(out) > api.MaxWebhookEvents {
-		return nil, fmt.Errorf("a webhook carries at most %d events", api.MaxWebhookEvents)
+		return nil, badf("a webhook carries at most %d events", api.MaxWebhookEvents)
+	}
+	return out, nil
+}
+
+// PickedEvents is the first of CheckWebhookEvents' checks, the one that
+// needs no catalogue: the events trimmed, each once, and at least one.
+func PickedEvents(events []string) ([]string, error) {
+	var out []string
+	for _, e := range events {
+		if e = strings.TrimSpace(e); e != "" && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, bad("pick at least one event for the webhook to carry, e.g. client:low_credit")
 	}
 	return out, nil
 }
@@ -251,7 +276,7 @@ func (s *Service) checkHost(ctx context.Context, raw string) error {
 	}
 	for _, a := range addrs {
 		if kind := addrKind(a); kind != "" {
-			return fmt.Errorf("the URL's host %s resolves to %s, %s; the platform delivers only to public addresses", sanitize.Short(host, 60), a, kind)
+			return badf("the URL's host %s resolves to %s, %s; the platform delivers only to public addresses", sanitize.Short(host, 60), a, kind)
 		}
 	}
 	return nil
@@ -304,13 +329,28 @@ var ErrWebhookLimit = fmt.Errorf("the account has %d webhooks, the most the plat
 // list just read does not hold.
 var ErrNoSuchWebhook = errors.New("no such webhook")
 
-type noSuchWebhookError struct{ id string }
+// noSuchWebhookError names the webhook; cause is the server's 404, if
+// that is how it is known.
+type noSuchWebhookError struct {
+	id    string
+	cause error
+}
 
 func (e *noSuchWebhookError) Error() string {
-	return "the account has no webhook " + sanitize.Short(e.id, 64) + " (vastdash webhooks lists them)"
+	return "the account has no webhook " + sanitize.Short(e.id, 64)
 }
 
 func (e *noSuchWebhookError) Is(target error) bool { return target == ErrNoSuchWebhook }
+func (e *noSuchWebhookError) Unwrap() error        { return e.cause }
+
+// missing tells a 404 on webhook id's own path as what it means: no such
+// webhook (the endpoints exist: the list answered).
+func missing(id string, err error) error {
+	if errors.Is(err, api.ErrNotFound) {
+		return &noSuchWebhookError{id: id, cause: err}
+	}
+	return err
+}
 
 // WebhookResult is the outcome of a change to the webhooks.
 type WebhookResult struct {
@@ -339,7 +379,7 @@ type WebhookResult struct {
 // reread reads the list after a change (err: the change's error) and
 // fills res: Read and List, and Webhook/Found for id ("" for none).
 func (s *Service) reread(ctx context.Context, res *WebhookResult, id string, err error) error {
-	res.Unknown = err != nil
+	res.Unknown = err != nil && outcomeUnknown(err)
 	l, rerr := s.client.Webhooks(ctx)
 	if rerr == nil {
 		res.List, res.Read = l, true
@@ -424,7 +464,7 @@ func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) 
 		return WebhookResult{}, err
 	}
 	if ch.Name == nil && ch.URL == nil && ch.Events == nil {
-		return WebhookResult{}, errors.New("nothing to change: give a name, a URL or events")
+		return WebhookResult{}, bad("nothing to change: give a name, a URL or events")
 	}
 	var err error
 	next := api.WebhookSpec{}
@@ -470,7 +510,7 @@ func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) 
 	}
 	res := WebhookResult{}
 	err = s.afterChange(ctx, &res, id, s.client.UpdateWebhook(ctx, id, spec))
-	return res, err
+	return res, missing(id, err)
 }
 
 // DeleteWebhook removes webhook id, then reads the list again: Found
@@ -481,7 +521,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, id string) (WebhookResult, 
 	}
 	var res WebhookResult
 	err := s.afterChange(ctx, &res, id, s.client.DeleteWebhook(ctx, id))
-	return res, err
+	return res, missing(id, err)
 }
 
 // RotateWebhookSecret gives webhook id a new signing secret, returned in
@@ -493,7 +533,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, id string) (WebhookRe
 	secret, err := s.client.RotateWebhookSecret(ctx, id)
 	res := WebhookResult{Secret: secret}
 	err = s.afterChange(ctx, &res, id, err)
-	return res, err
+	return res, missing(id, err)
 }
 
 // TestWebhook asks for a test delivery to webhook id.
@@ -501,7 +541,8 @@ func (s *Service) TestWebhook(ctx context.Context, id string) (api.WebhookTest, 
 	if s.client == nil {
 		return api.WebhookTest{}, errNoClient
 	}
-	return s.client.TestWebhook(ctx, id)
+	res, err := s.client.TestWebhook(ctx, id)
+	return res, missing(id, err)
 }
 
 // TestText says how a test delivery went, in words both front ends show:

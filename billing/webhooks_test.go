@@ -118,8 +118,8 @@ func TestAddWebhookRefusesBadInput(t *testing.T) {
 		t.Run(row.name, func(t *testing.T) {
 			srv, s, _ := hooked(t, 5*time.Second)
 			res, err := s.AddWebhook(context.Background(), row.in, nil)
-			if err == nil || !strings.Contains(err.Error(), row.want) {
-				t.Fatalf("error %v, want it to say %q", err, row.want)
+			if err == nil || !strings.Contains(err.Error(), row.want) || !errors.Is(err, ErrWebhookInput) {
+				t.Fatalf("error %v, want an input error saying %q", err, row.want)
 			}
 			if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "\x1b") {
 				t.Errorf("the error repeats what it must not: %q", err)
@@ -164,7 +164,7 @@ func TestAddWebhookNeedsTheCatalogue(t *testing.T) {
 	srv, s, _ := hooked(t, 5*time.Second)
 	srv.AddFault(demoserver.Fault{Path: "/api/v0/notification-types", Status: 500, Body: `{"msg":"down"}`})
 	_, err := s.AddWebhook(context.Background(), WebhookInput{"n", "https://hooks.example.com/a", lowCredit}, nil)
-	if err == nil || !strings.Contains(err.Error(), "the events cannot be checked") {
+	if err == nil || !strings.Contains(err.Error(), "the events cannot be checked") || errors.Is(err, ErrWebhookInput) {
 		t.Fatalf("error %v", err)
 	}
 	if calls := webhookCalls(srv); len(calls) != 0 {
@@ -310,9 +310,10 @@ func TestDeleteWebhook(t *testing.T) {
 	if err != nil || res.Found || !res.Read || len(res.List.Webhooks) != 1 {
 		t.Fatalf("delete: %+v %v", res, err)
 	}
-	// Already gone: the server's 404, and the list read again shows it.
+	// Already gone: the server's 404 told as no such webhook, and the
+	// list read again shows it.
 	res, err = s.DeleteWebhook(ctx, "2")
-	if !errors.Is(err, api.ErrNotFound) || !res.Read || res.Found {
+	if !errors.Is(err, ErrNoSuchWebhook) || !errors.Is(err, api.ErrNotFound) || err.Error() != "the account has no webhook 2" || !res.Read || res.Found {
 		t.Fatalf("second delete: %+v %v", res, err)
 	}
 }
