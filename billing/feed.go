@@ -119,7 +119,7 @@ func Plural(n int, one, many string) string {
 }
 
 // Feed loads the pages of one charges query, once, for every listener. It
-// loads on demand (Want, More, WantAll), one page at a time through the
+// loads on demand (Want, WantAll), one page at a time through the
 // client, whose pacer keeps all feeds of a key at one request per threshold.
 // Pages are kept exactly as received after the bounds check: listeners read
 // them with Pages and must treat them as read-only.
@@ -139,7 +139,7 @@ type feed[Q, E any] struct {
 
 	mu         sync.Mutex
 	refs       int
-	pager      pageSource[E]
+	pager      Source[E]
 	running    bool
 	want       int // top-level entries wanted; -1: every page
 	pages      [][]E
@@ -186,7 +186,7 @@ type entryRules[Q, E any] struct {
 	// key share a feed.
 	key   func(Q) string
 	limit func(Q) int // page size (the server default when the query sets none)
-	pager func(*Service, Q) pageSource[E]
+	pager func(*Service, Q) Source[E]
 	check func(*E) error // the value bounds; an entry failing them is skipped
 	// id is the identity by which a repeated entry is dropped ("": never).
 	id      func(*E) string
@@ -195,19 +195,29 @@ type entryRules[Q, E any] struct {
 	records bool                  // warnings speak of payment records, not contracts
 }
 
-// pageSource is one page of a feed's entries at a time.
-type pageSource[E any] interface {
-	next(ctx context.Context) (entries []E, skipped int, err error)
+// Source hands out the pages of one query of one endpoint, one at a time:
+// *api.Pager is one, which stops a server that would page forever; the
+// tests substitute billingtest.Pager (WithPages). A source is used by one
+// goroutine at a time.
+type Source[E any] interface {
+	// Next returns the next page, or api.ErrPagerDone after the last.
+	Next(ctx context.Context) (api.Page[E], error)
+	// Done reports that the last page has been handed out.
 	Done() bool
+	// Total is the server's count of matching entries, -1 while unknown.
 	Total() int
 }
 
-// chargePages adapts a PageSource (the pager or a test's fake).
-type chargePages struct{ PageSource }
-
-func (p chargePages) next(ctx context.Context) ([]api.Charge, int, error) {
-	pg, err := p.Next(ctx)
-	return pg.Results, pg.Skipped, err
+// source is the page source of q: the tests' fake when one is set, else
+// the client's pager; nil without either (a Service without a client).
+func source[Q, E any](s *Service, fake func(Q) Source[E], pager func(*api.Client, Q) *api.Pager[E], q Q) Source[E] {
+	switch {
+	case fake != nil:
+		return fake(q)
+	case s.client != nil:
+		return pager(s.client, q)
+	}
+	return nil
 }
 
 var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
@@ -219,11 +229,8 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 		}
 		return q.Limit
 	},
-	pager: func(s *Service, q api.ChargesQuery) pageSource[api.Charge] {
-		if p := s.pager(q); p != nil {
-			return chargePages{p}
-		}
-		return nil
+	pager: func(s *Service, q api.ChargesQuery) Source[api.Charge] {
+		return source(s, s.pages, (*api.Client).ChargePager, q)
 	},
 	check: CheckCharge,
 	id: func(e *api.Charge) string {
@@ -261,24 +268,6 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 	return f
 }
 
-// PageSource is what a feed needs of an *api.Pager; tests of the front
-// ends substitute fakes (WithPages) to drive a screen without a network.
-type PageSource interface {
-	Next(ctx context.Context) (api.ChargesPage, error)
-	Done() bool
-	Total() int
-}
-
-func (s *Service) pager(q api.ChargesQuery) PageSource {
-	if s.pages != nil {
-		return s.pages(q)
-	}
-	if s.client == nil {
-		return nil
-	}
-	return s.client.Pager(q)
-}
-
 // Query returns the feed's query.
 func (f *feed[Q, E]) Query() Q { return f.q }
 
@@ -314,17 +303,6 @@ func (f *feed[Q, E]) Want(n int) {
 	defer f.mu.Unlock()
 	if f.want >= 0 && n > f.want {
 		f.want = n
-	}
-	f.startLocked()
-}
-
-// More asks for one page more than has arrived (the dashboard's lazy
-// loading as the cursor nears the end).
-func (f *feed[Q, E]) More() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.want >= 0 {
-		f.want = max(f.want, f.st.Entries+1)
 	}
 	f.startLocked()
 }
@@ -477,12 +455,12 @@ func (f *feed[Q, E]) loop() {
 		p := f.pager
 		f.mu.Unlock()
 
-		entries, skipped, err := p.next(f.ctx)
+		page, err := p.Next(f.ctx)
 
 		f.mu.Lock()
 		wait := time.Duration(0)
 		if f.ctx.Err() == nil {
-			wait = f.foldLocked(p, entries, skipped, err)
+			wait = f.foldLocked(p, page, err)
 			if wait == 0 && !f.needMoreLocked() {
 				// The load ended (done, failed, or as much as was
 				// wanted): say so in the same state that carries the
@@ -513,7 +491,7 @@ func (f *feed[Q, E]) loop() {
 
 // foldLocked takes one answer of pager p into the feed and returns how long
 // to wait before the next request (a 429 being waited out).
-func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err error) time.Duration {
+func (f *feed[Q, E]) foldLocked(p Source[E], page api.Page[E], err error) time.Duration {
 	if p != f.pager {
 		return 0 // a restart replaced the pager while this request ran
 	}
@@ -544,10 +522,10 @@ func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err e
 	}
 	f.rateRounds = 0
 	f.st.Pages++
-	f.st.Skipped += skipped
-	kept := make([]E, 0, len(entries))
-	for i := range entries {
-		e := &entries[i]
+	f.st.Skipped += page.Skipped
+	kept := make([]E, 0, len(page.Results))
+	for i := range page.Results {
+		e := &page.Results[i]
 		if f.rules.check(e) != nil {
 			f.st.Skipped++
 			continue

@@ -356,7 +356,7 @@ func TestFaultHang(t *testing.T) {
 	})
 	r.press("2")
 	r.waitFor("the timeout", func(s string) bool {
-		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer in time") && strings.Contains(s, "r to retry")
+		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer GET /api/v0/charges/ in time") && strings.Contains(s, "r to retry")
 	})
 	r.press("3")
 	r.waitFor("the switches", contains("low credit by email"))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -30,16 +30,16 @@ func testModel(t *testing.T) *Model { return buildModel(t, nil, 100) }
 // buildModel is testModel with client under the billing layer (nil: none)
 // and the window width.
 func buildModel(t *testing.T, client *api.Client, width int) *Model {
-	return buildModelPaging(t, client, width, func() billing.PageSource { return &onePage{} })
+	return buildModelPaging(t, client, width, func() billing.Source[api.Charge] { return onePage() })
 }
 
 // buildModelPaging is buildModel whose feeds page through what pages
 // makes, one source a load.
-func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() billing.PageSource) *Model {
+func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() billing.Source[api.Charge]) *Model {
 	t.Helper()
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	svc := billing.New(context.Background(), client,
-		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return pages() }),
+		billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return pages() }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	t.Cleanup(svc.Close)
 	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
@@ -50,34 +50,14 @@ func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() 
 }
 
 // onePage is a page source with one page of three contracts.
-type onePage struct {
-	mu   sync.Mutex
-	done bool
-}
-
-func (p *onePage) Next(context.Context) (api.ChargesPage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done {
-		return api.ChargesPage{}, api.ErrPagerDone
-	}
-	p.done = true
+func onePage() *billingtest.Pager[api.Charge] {
 	end := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC).Unix()
-	res := []api.Charge{
+	return billingtest.Paged([]api.Charge{
 		{Type: "instance", Source: "instance-42", Start: end - 7200, End: end, Amount: 3 * money.Dollar},
 		{Type: "instance", Source: "instance-43", Start: end - 3600, End: end, Amount: money.Dollar},
 		{Type: "volume", Source: "volume-7", Start: end - 86400, End: end, Amount: 2 * money.Dollar},
-	}
-	return api.ChargesPage{Results: res, Total: 3, Count: 3}, nil
+	}, 3)
 }
-
-func (p *onePage) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.done
-}
-
-func (p *onePage) Total() int { return 3 }
 
 func press(s string) tea.KeyPressMsg {
 	switch s {
@@ -678,7 +658,7 @@ func TestLowCreditSaysWhy(t *testing.T) {
 func TestReloadReadsTheCreditEverywhere(t *testing.T) {
 	for _, id := range []string{"1", "2", "3"} {
 		var loads atomic.Int32
-		m := buildModelPaging(t, nil, 100, func() billing.PageSource { loads.Add(1); return &onePage{} })
+		m := buildModelPaging(t, nil, 100, func() billing.Source[api.Charge] { loads.Add(1); return onePage() })
 		m.Update(shared.UserMsg{User: api.User{ID: 7, Email: "me@example.com", Credit: money.Dollar}})
 		m.Update(press(id))
 		before := loads.Load()

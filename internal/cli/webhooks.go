@@ -35,7 +35,7 @@ func newWebhooksCommand(x *execution) *cobra.Command {
 	a := webhooksArgs{}
 	cmd := &cobra.Command{
 		Use:   "webhooks",
-		Short: "list, add, edit, delete, test the webhooks alerts are delivered to; rotate their secrets",
+		Short: "list and manage the webhooks alerts are delivered to",
 		Long: `List the account's webhooks, where a notification whose webhooks switch is on is delivered: each one's id, name, the host it delivers to, the events it carries and when it last changed.
 
 A webhooks switch (vastdash notifications --webhooks on) delivers to these; with no webhook carrying its event it delivers nowhere. The platform keeps at most 4 webhooks per account. A webhook's signing secret is shown once, when it is added or rotated: deliveries carry X-Vast-Signature-256, sha256= and the HMAC-SHA256 of "<X-Vast-Timestamp>.<body>" with it.

@@ -19,8 +19,8 @@ func TestRetryHintNamesReboundKey(t *testing.T) {
 	}
 	cs := fixture()
 	boom := &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 500, Msg: "internal error"}
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs), Errs: map[int]error{2: boom}}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs), Errs: map[int]error{2: boom}}
 	})
 	m.ctx.Keys = b
 	d.send(t, shared.UserMsg{User: testUser()})
