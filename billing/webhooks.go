@@ -617,3 +617,29 @@ func WebhookHost(raw string) string {
 	}
 	return sanitize.String(u.Host)
 }
+
+// EventName names an event of a webhook by the catalogue ("Low credit"),
+// else its key; sanitized and bounded like every alert's name.
+func EventName(cat api.NotificationCatalogue, cerr error, event string) string {
+	ctx, slug, ok := strings.Cut(event, ":")
+	if !ok {
+		return showKey(event)
+	}
+	if cerr == nil {
+		if t, found := cat.Find(ctx, slug); found {
+			if n := showText(t.DisplayName); n != "" {
+				return n
+			}
+		}
+	}
+	return showKey(event)
+}
+
+// WebhookName names a webhook for a line of text: its name, sanitized and
+// bounded like an alert's, else "webhook ID".
+func WebhookName(w api.Webhook) string {
+	if n := showText(w.Name); n != "" {
+		return n
+	}
+	return "webhook " + w.ID
+}

@@ -20,19 +20,24 @@ import (
 
 // Where is the set of places an action acts in; two actions live in the
 // same place must not share a key.
-type Where uint16
+type Where uint32
 
 // The places keys act in. Everywhere is the root's keys, which come before
 // a screen's own (except while a text field has the keyboard).
 const (
-	Everywhere Where = 1 << iota // any screen, no text field open
-	HelpPane                     // the ? pane, which takes the keyboard
-	Rows                         // the Charges rows
-	Detail                       // the Charges detail pane (i)
-	Picker                       // the Charges type picker (t)
-	Field                        // the Charges custom-range field (c)
-	Find                         // the Charges find field (/)
-	Always                       // every place, text fields too
+	Everywhere  Where = 1 << iota // any screen, no text field open
+	HelpPane                      // the ? pane, which takes the keyboard
+	Rows                          // the Charges rows
+	Detail                        // the Charges detail pane (i)
+	Picker                        // the Charges type picker (t)
+	Field                         // the Charges custom-range field (c)
+	Find                          // the Charges find field (/)
+	Always                        // every place, text fields too
+	Hooks                         // the Notifications list, any row
+	HookRow                       // the Notifications list, the cursor on a webhook
+	HookForm                      // the webhook form, a text field (name, URL) focused
+	HookEvents                    // the webhook form, its events focused
+	SecretPanel                   // a webhook's new secret, shown once
 )
 
 // places lists the sets of places whose keys are matched together; a key
@@ -47,6 +52,10 @@ var places = []struct {
 	{"the Charges range field", Field | Always},
 	{"the Charges find field", Find | Always},
 	{"the help pane", HelpPane | Always},
+	{"the Notifications webhooks", Everywhere | Hooks | HookRow | Always},
+	{"the webhook form's fields", HookForm | Always},
+	{"the webhook form's events", HookEvents | Always},
+	{"the secret panel", Everywhere | SecretPanel | Always},
 }
 
 // Action is one rebindable action.
@@ -112,6 +121,21 @@ var Actions = []Action{
 	{"pick-right", []string{"right", "l"}, "move right", Picker},
 	{"apply", []string{"enter"}, "apply", Picker | Field},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
+
+	{"webhook-add", []string{"n"}, "add webhook", Hooks},
+	{"webhook-edit", []string{"enter"}, "edit webhook", HookRow},
+	{"webhook-delete", []string{"d", "delete"}, "delete webhook", HookRow},
+	{"webhook-test", []string{"s"}, "send a test", HookRow},
+	{"webhook-rotate", []string{"R"}, "rotate secret", HookRow},
+	{"form-next", []string{"tab"}, "next field", HookForm | HookEvents},
+	{"form-prev", []string{"shift+tab"}, "previous field", HookForm | HookEvents},
+	{"form-save", []string{"enter"}, "save webhook", HookForm | HookEvents},
+	{"form-cancel", []string{"esc"}, "cancel", HookForm | HookEvents},
+	{"event-up", []string{"up", "k"}, "previous event", HookEvents},
+	{"event-down", []string{"down", "j"}, "next event", HookEvents},
+	{"event-pick", []string{"space", "x"}, "pick event", HookEvents},
+	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
+	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
 }
 
 // Bindings maps every action's name to its keys. The zero value (nil)
@@ -216,7 +240,7 @@ func Bind(user map[string][]string) (Bindings, error) {
 			if err != nil {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %v", n, k, err)}
 			}
-			if a, _ := Lookup(n); a.Where&(Field|Find) != 0 && typed(nk) {
+			if a, _ := Lookup(n); a.Where&(Field|Find|HookForm) != 0 && typed(nk) {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %s acts while a text field has the keyboard, where %q is typed; bind it to a key with ctrl or alt, or a named key", n, k, n, nk)}
 			}
 			if !slices.Contains(keys, nk) {

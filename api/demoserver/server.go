@@ -217,8 +217,11 @@ func New(opts Options) *Server {
 	}
 	s.invoices = s.data.payments(opts.Seed, opts.Payments)
 	s.secretRNG = rand.New(rand.NewPCG(opts.Seed, 0x7365637265747321))
-	for _, w := range defaultWebhooks(opts.Now.Unix()) {
+	for i, w := range defaultWebhooks(opts.Now.Unix()) {
 		w.Secret = s.newSecret()
+		if opts.Hostile {
+			w.Name = hostile(w.Name, int64(40+i))
+		}
 		s.webhooks = append(s.webhooks, w)
 		s.nextWebhook = w.ID + 1
 	}

@@ -24,6 +24,10 @@ type KeyMap struct {
 	Suggest key.Binding
 	Save    key.Binding
 	Cancel  key.Binding
+
+	// webhooks are the Webhooks section's keys (webhooks.go), as Help
+	// enabled them.
+	webhooks []key.Binding
 }
 
 // DefaultKeyMap returns the screen's bindings: a copy of one map built
@@ -54,7 +58,7 @@ func newKeyMap() KeyMap {
 
 // ShortHelp is the one-line help: the enabled bindings in reading order.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.Edit, k.Enable, k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}
+	return append([]key.Binding{k.Up, k.Down, k.Toggle, k.Edit, k.Enable, k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}, k.webhooks...)
 }
 
 // FullHelp groups the bindings: moving, acting on switches, the threshold,
@@ -65,5 +69,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Toggle, k.Reload},
 		{k.Edit, k.Enable, k.Suggest, k.Save, k.Cancel},
 		{k.Yes, k.No, k.Flip},
+		k.webhooks,
 	}
 }
