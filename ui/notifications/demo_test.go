@@ -11,6 +11,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -56,6 +57,13 @@ func demoScreenSized(t *testing.T, s *demoserver.Server, key string, w, h int) *
 // are added to the client's.
 func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int, opts ...api.Option) (*screen, api.User) {
 	t.Helper()
+	return demoScreenKeys(t, s, key, w, h, nil, opts...)
+}
+
+// demoScreenKeys is demoScreenBare with the keys bound as keys binds them
+// (nil: the defaults).
+func demoScreenKeys(t *testing.T, s *demoserver.Server, key string, w, h int, keys keymap.Bindings, opts ...api.Option) (*screen, api.User) {
+	t.Helper()
 	c, err := api.New(s.URL(), key, append([]api.Option{api.WithChargesThreshold(0), api.WithTimeout(5 * time.Second),
 		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0),
 		api.WithEndpointThreshold(api.WebhooksPath, 0)}, opts...)...)
@@ -69,7 +77,7 @@ func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int, op
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
+	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Keys: keys})
 	m.SetSize(w, h)
 	return m, u
 }

@@ -86,7 +86,7 @@ func TestWebhooksSectionAndUnheard(t *testing.T) {
 	mustShow(t, s, "Webhooks · where the webhooks switches deliver · 2 of 4",
 		"ops alerts → hooks.example.com · Instance status changed, Payment failed",
 		"old pager → pager.example.invalid · Instance status changed",
-		"+ add a webhook (n)")
+		"+ add a webhook (+)")
 	v := view(s)
 	for _, want := range []string{"Serverless scaling by webhooks · ! No webhook registered", "Machine offline by webhooks · ! No webhook registered"} {
 		if !strings.Contains(v, want) {
@@ -104,7 +104,7 @@ func TestWebhooksSectionAndUnheard(t *testing.T) {
 	if !strings.Contains(cursorLine(s), webhooks+" · ! No webhook registered") {
 		t.Fatalf("switched on:\n%s", view(s))
 	}
-	mustShow(t, s, "! No webhook registered carries client:low_credit: this alert is delivered nowhere — n adds a webhook for it")
+	mustShow(t, s, "! No webhook registered carries client:low_credit: this alert is delivered nowhere — + adds a webhook for it")
 	// A webhook that carries it appears (the console added it): r reads
 	// it, and the warning goes.
 	hooks := srv.Webhooks()
@@ -145,7 +145,7 @@ func TestWebhooksAdd(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
 	toRow(t, s, webhooks)
-	s.press("n")
+	s.press("+")
 	if !s.Capturing() || !strings.Contains(view(s), "[x] Low credit") || !strings.Contains(view(s), "Add a webhook") {
 		t.Fatalf("the form:\n%s", view(s))
 	}
@@ -266,7 +266,7 @@ func TestWebhooksFifthRefused(t *testing.T) {
 	}
 	srv.SetWebhooks(hooks)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
-	s.press("n")
+	s.press("+")
 	mustSay(t, s, shared.StatusError, "the account has 4 webhooks, the most the platform allows: delete one first")
 	if s.hooks.form != nil {
 		t.Fatal("the form opened")
@@ -334,7 +334,7 @@ func TestWebhooksAddOutcomeUnknown(t *testing.T) {
 	s.deliver()
 	srv.AddFault(demoserver.Fault{Method: http.MethodPost, Path: "/api/v0/webhooks", Hang: true})
 	toRow(t, s, webhooks)
-	s.press("n")
+	s.press("+")
 	s.typeText("late")
 	s.press("tab")
 	s.typeInto("https://hooks.example.com/late")
@@ -354,7 +354,7 @@ func TestWebhooksNarrow(t *testing.T) {
 	if !strings.Contains(cursorLine(s), "pager.example.invalid") {
 		t.Fatalf("the host is cut: %q", cursorLine(s))
 	}
-	s.press("n")
+	s.press("+")
 	golden.AssertFits(t, s.View(), 40, 12)
 	s.press("tab")
 	s.press("tab")
@@ -370,24 +370,21 @@ func TestWebhooksNarrow(t *testing.T) {
 // The section's keys come from the key table: rebound, they act and the
 // help shows them.
 func TestWebhooksKeysRebound(t *testing.T) {
-	b, err := keymap.Bind(map[string][]string{"webhook-add": {"+"}, "webhook-test": {"T"}})
+	b, err := keymap.Bind(map[string][]string{"webhook-add": {"N"}, "webhook-test": {"T"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := startDemo(t, false)
-	m, u := demoScreenBare(t, srv, demoserver.DemoKey, 100, 40)
-	m.ctx.Keys = b
-	s := newScreen(t, m.ctx)
-	s.SetSize(100, 40)
+	s, u := demoScreenKeys(t, srv, demoserver.DemoKey, 100, 40, b)
 	s.send(shared.UserMsg{User: u})
 	s.deliver()
-	s.press("n")
-	if s.hooks.form != nil {
-		t.Fatal("n still adds")
-	}
 	s.press("+")
+	if s.hooks.form != nil {
+		t.Fatal("+ still adds")
+	}
+	s.press("N")
 	if s.hooks.form == nil {
-		t.Fatal("+ does not add")
+		t.Fatal("N does not add")
 	}
 	s.press("esc")
 	toRow(t, s, "ops alerts →")
@@ -397,7 +394,7 @@ func TestWebhooksKeysRebound(t *testing.T) {
 			keys = append(keys, k.Help().Key+" "+k.Help().Desc)
 		}
 	}
-	if got := strings.Join(keys, ", "); !strings.Contains(got, "+ add webhook") || !strings.Contains(got, "T send a test") || strings.Contains(got, "toggle") {
+	if got := strings.Join(keys, ", "); !strings.Contains(got, "N add webhook") || !strings.Contains(got, "T send a test") || strings.Contains(got, "toggle") {
 		t.Fatalf("help %s", got)
 	}
 	s.do("T")
