@@ -123,29 +123,30 @@ func ParseWebhookURL(raw string) (string, error) {
 	case !strings.EqualFold(u.Scheme, "https"):
 		return "", bad("the URL must begin with https:// — the platform delivers only over https")
 	case u.User != nil:
-		return "", bad("the URL holds credentials (user@ or user:password@); the platform refuses them, and each delivery is signed instead")
+		return "", bad("the URL holds credentials (user:password@), which the platform refuses")
 	case u.Host == "" || u.Hostname() == "":
 		return "", bad("the URL has no host")
 	}
 	if why := targetProblem(u.Hostname()); why != "" {
-		return "", bad("the URL points at " + why + "; the platform delivers only to public addresses")
+		return "", bad(why)
 	}
 	return s, nil
 }
 
-// targetProblem says why host cannot receive deliveries ("" when it may):
+// targetProblem says why host cannot receive deliveries, as the refusal
+// says it ("" when it may):
 // a literal address that is not public, a localhost name, or a name made
 // of digits that resolvers read as an address ("2130706433", "127.1").
 func targetProblem(host string) string {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	if a, err := netip.ParseAddr(h); err == nil {
 		if kind := addrKind(a); kind != "" {
-			return a.String() + ", " + kind
+			return "the URL points at " + a.String() + ", " + kind + ", not a public one"
 		}
 		return ""
 	}
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return "localhost, a loopback name"
+		return "the URL points at localhost, a loopback name, not a public host"
 	}
 	labels := strings.Split(h, ".")
 	last := labels[len(labels)-1]
@@ -153,7 +154,7 @@ func targetProblem(host string) string {
 		// No top-level domain is numeric: this is an address written
 		// in a form netip does not read, which the platform's resolver
 		// may.
-		return "a host written as a number, which reads as an address"
+		return "the URL's host is written as a number, which resolvers read as an address"
 	}
 	return ""
 }
@@ -276,7 +277,7 @@ func (s *Service) checkHost(ctx context.Context, raw string) error {
 	}
 	for _, a := range addrs {
 		if kind := addrKind(a); kind != "" {
-			return badf("the URL's host %s resolves to %s, %s; the platform delivers only to public addresses", sanitize.Short(host, 60), a, kind)
+			return badf("the URL's host %s resolves to %s, %s, not a public one", sanitize.Short(host, 60), a, kind)
 		}
 	}
 	return nil
