@@ -10,8 +10,10 @@
 // shows what the server holds. Only one save runs at a time; toggles made
 // meanwhile are queued (see Model). The threshold is saved through
 // billing.Service.SaveThreshold, which reads the account again afterwards:
-// the screen shows that, never what it sent. The screen speaks through the
-// root's one status line (shared.SetStatus), never a line of its own.
+// the screen shows that, never what it sent. Below the alerts, the
+// Webhooks section (webhooks.go) lists where the webhooks switches deliver
+// and manages them. The screen speaks through the root's one status line
+// (shared.SetStatus), never a line of its own.
 package notifications
 
 import (
