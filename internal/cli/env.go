@@ -43,6 +43,8 @@ type env struct {
 	// resolve looks up a webhook URL's host before a save; nil is the
 	// system's resolver (--demo looks nothing up).
 	resolve billing.Resolver
+	// serve makes the exporter of serve (tests give a stand-in).
+	serve NewServeBackend
 }
 
 // processEnv is the env of the process: its standard streams, the wall
@@ -54,6 +56,7 @@ func processEnv(version string) *env {
 		stderr:     os.Stderr,
 		version:    versionOf(version),
 		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		serve:      newExporter,
 		now:        time.Now,
 		isTerminal: isTerminal,
 		width:      terminalWidth,
