@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -42,11 +43,13 @@ func hooksAs(t *testing.T, srv *demoserver.Server, key string, tweak func(*env),
 	}, append([]string{"webhooks"}, args...)...)
 }
 
-// webhookRequests are the requests to the webhooks paths, "METHOD path".
+// webhookRequests are the requests to the webhooks paths the server
+// took, "METHOD path": on a loaded machine a request can arrive inside the
+// 20 ms interval, be refused with a 429 and be sent again.
 func webhookRequests(srv *demoserver.Server) []string {
 	var out []string
 	for _, r := range srv.Requests() {
-		if strings.HasPrefix(r.Path, "/api/v0/webhooks") {
+		if strings.HasPrefix(r.Path, "/api/v0/webhooks") && r.Status != http.StatusTooManyRequests {
 			out = append(out, r.Method+" "+strings.TrimSuffix(r.Path, "/"))
 		}
 	}
