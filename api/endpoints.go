@@ -63,6 +63,7 @@ func defaultEndpointThresholds() map[string]time.Duration {
 		VolumesPath:           DefaultVolumesThreshold,
 		EndpointJobsPath:      DefaultEndpointJobsThreshold,
 		WorkerGroupsPath:      DefaultWorkerGroupsThreshold,
+		WebhooksPath:          DefaultWebhooksThreshold,
 	}
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,11 +92,11 @@ It reads the pending increase and shows it, old → new per hour; on a terminal 
 			return nil
 		},
 		RunE: x.commandRun(&a.utc, func() error {
-			if !a.yes && !x.env.canAsk() {
+			if !a.yes && x.env.asker() == nil {
 				return fmt.Errorf("not on a terminal: add --yes to %s without being asked (nothing was sent)", verb)
 			}
 			return nil
-		}, func(ctx context.Context, s *Session) error { return answerIncrease(ctx, s, a, x.env) }),
+		}, func(ctx context.Context, s *Session) error { return answerIncrease(ctx, s, a, x.env.asker()) }),
 	}
 	outputFlags(cmd, &a.output, "text", "json")
 	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "answer without asking (needed when not on a terminal)")
@@ -334,7 +333,7 @@ type answerJSON struct {
 // answerIncrease is audit accept or audit reject, after the flags and the
 // argument were parsed: read the increase, ask (on a terminal, without
 // --yes), send the one answer, say what it means.
-func answerIncrease(ctx context.Context, s *Session, a answerArgs, e *env) error {
+func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(string) (bool, error)) error {
 	pc, err := s.Billing.PendingIncrease(ctx, a.instanceID)
 	if err != nil {
 		return err
@@ -346,7 +345,7 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, e *env) error
 	}
 	what := describeIncrease(pc, loc)
 	if !a.yes {
-		ok, err := ask(ctx, e.stdin, s.stderr, verb+" "+what+"? [y/N] ")
+		ok, err := ask(verb + " " + what + "?")
 		if err != nil {
 			return err
 		}
@@ -388,26 +387,4 @@ func describeIncrease(pc billing.PriceChange, loc *time.Location) string {
 		s += " from " + formatTime(pc.AppliesAt.Unix(), loc)
 	}
 	return s
-}
-
-// ask writes question to w and reads one line from r: yes for y or yes,
-// any case. It gives up when ctx ends (ctrl+c), the read left behind.
-func ask(ctx context.Context, r io.Reader, w io.Writer, question string) (bool, error) {
-	fmt.Fprint(w, question)
-	got := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r).ReadString('\n')
-		got <- line
-	}()
-	select {
-	case line := <-got:
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return true, nil
-		}
-		return false, nil
-	case <-ctx.Done():
-		fmt.Fprintln(w)
-		return false, ctx.Err()
-	}
 }

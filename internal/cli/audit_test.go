@@ -32,8 +32,6 @@ func auditRun(t *testing.T, srv *demoserver.Server, key string, tweak func(*env)
 		for _, p := range []string{api.InstancesPath, api.VolumesPath, api.EndpointJobsPath, api.WorkerGroupsPath} {
 			e.clientOptions = append(e.clientOptions, api.WithEndpointThreshold(p, threshold))
 		}
-		e.canAsk = func() bool { return false }
-		e.stdin = strings.NewReader("")
 		if tweak != nil {
 			tweak(e)
 		}
@@ -258,15 +256,12 @@ func TestAuditAcceptThenAgain(t *testing.T) {
 func TestAuditAsks(t *testing.T) {
 	srv := auditServer(t)
 	id := strconv.FormatInt(demoserver.LeakIdleGPU, 10)
-	ask := func(answer string) func(*env) {
-		return func(e *env) { e.canAsk = func() bool { return true }; e.stdin = strings.NewReader(answer) }
-	}
-	res := auditRun(t, srv, demoserver.DemoKey, ask("n\n"), "audit", "reject", id)
+	res := auditRun(t, srv, demoserver.DemoKey, onTerminal("n\n"), "audit", "reject", id)
 	if res.code != exitRuntime || !strings.Contains(res.errOut, "Reject the price increase of instance "+id+" (jupyter scratch): $0.848/h → $0.910/h from ") ||
 		!strings.HasSuffix(res.errOut, "vastdash: nothing sent: not confirmed\n") || len(srv.Decided()) != 0 {
 		t.Fatalf("declined: exit %d, stderr %q, decided %v", res.code, res.errOut, srv.Decided())
 	}
-	res = auditRun(t, srv, demoserver.DemoKey, ask("yes\n"), "audit", "reject", id, "--json")
+	res = auditRun(t, srv, demoserver.DemoKey, onTerminal("yes\n"), "audit", "reject", id, "--json")
 	res.ok(t)
 	if !hasJSONFields(t, res.out, `{"answer":"rejected","pending_price_increase_id":502,"instance_id":`+id+`}`) || !srv.Decided()[demoserver.LeakIncreaseIdle] {
 		t.Fatalf("stdout %q decided %v", res.out, srv.Decided())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // env is the world one run of the command line meets: where it writes,
@@ -30,17 +31,18 @@ type env struct {
 	now func() time.Time
 	// isTerminal says whether a writer is a terminal (progress on stderr).
 	isTerminal func(w io.Writer) bool
-	// stdin is where the answer to a question is read; canAsk says
-	// whether a question can be asked at all (stdin and stderr are a
-	// terminal).
-	stdin  io.Reader
-	canAsk func() bool
 	// width is how many columns the terminal behind w has, 0 when w is
 	// not a terminal (a pipe keeps every column of a table).
 	width func(w io.Writer) int
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// stdin is where the answer to a question is read (webhooks delete
+	// asks when it is a terminal).
+	stdin io.Reader
+	// resolve looks up a webhook URL's host before a save; nil is the
+	// system's resolver (--demo looks nothing up).
+	resolve billing.Resolver
 	// serve makes the exporter of serve (tests give a stand-in).
 	serve NewServeBackend
 }
@@ -57,10 +59,9 @@ func processEnv(version string) *env {
 		serve:      newExporter,
 		now:        time.Now,
 		isTerminal: isTerminal,
-		stdin:      os.Stdin,
-		canAsk:     func() bool { return term.IsTerminal(os.Stdin.Fd()) && isTerminal(os.Stderr) },
 		width:      terminalWidth,
 		context:    signalContext,
+		stdin:      os.Stdin,
 	}
 }
 
