@@ -618,3 +618,41 @@ func (s *Service) Outlook(ctx context.Context, month time.Time, budget money.Amo
 	}
 	return o, nil
 }
+
+// PrevText names what SoFar is compared with: "October to 21 Oct 15:30",
+// or "all of February" when the comparison is capped at that month's end.
+func (o Outlook) PrevText() string {
+	name := o.Prev.Format("January")
+	if o.PrevPoint.Equal(o.Month) {
+		return "all of " + name
+	}
+	return name + " to " + o.PrevPoint.Format("2 Jan 15:04")
+}
+
+// BasisText says what the forecast adds per hour: "current rate $2.050/h
+// + bandwidth $0.114/h" or "last 7 complete days $1.000/h"; "" without a
+// forecast.
+func (o Outlook) BasisText() string {
+	switch o.Basis {
+	case BasisRate:
+		return "current rate " + (o.PerHour - o.Bandwidth).String() + " + bandwidth " + o.Bandwidth.String()
+	case BasisBurn:
+		return "last 7 complete days " + o.PerHour.String()
+	}
+	return ""
+}
+
+// CrossText says when the budget is crossed: "crossed on 5 Nov",
+// "forecast crosses it on 27 Nov"; "" when neither happens this month.
+func (o Outlook) CrossText() string {
+	switch {
+	case o.CrossedAt.IsZero():
+		return ""
+	case o.CrossedAt.After(o.AsOf):
+		return "forecast crosses it on " + o.CrossedAt.Format("2 Jan")
+	}
+	return "crossed on " + o.CrossedAt.Format("2 Jan")
+}
+
+// UsedText is a share of the budget in tenths of a percent as "40.8 %".
+func UsedText(pm int64) string { return PerMilleText(pm) + " %" }
