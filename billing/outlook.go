@@ -530,8 +530,7 @@ func (w *BudgetWatch) Observe(o Outlook) (BudgetAlarm, bool) {
 	case o.Used >= BudgetWarn:
 		at = 0
 	}
-	name := o.Month.Format("January")
-	budget := o.Budget.Credit() + " budget"
+	name, budget := o.Month.Format("January"), o.Budget.Credit()
 	var parts []string
 	switch spent {
 	case 1:
@@ -542,10 +541,9 @@ func (w *BudgetWatch) Observe(o Outlook) (BudgetAlarm, bool) {
 	// The forecast is said only above where the spend already stands.
 	if ahead > at {
 		if ahead == 1 {
-			parts = append(parts, "the forecast "+o.Forecast.String()+" for "+name+" is over your "+budget+
-				" (from "+o.CrossedAt.Format("2 Jan")+")")
+			parts = append(parts, name+" heads to "+o.Forecast.String()+", over your "+budget+" from "+o.CrossedAt.Format("2 Jan"))
 		} else {
-			parts = append(parts, "the forecast "+o.Forecast.String()+" for "+name+" passed 80 % of your "+budget)
+			parts = append(parts, name+" heads to "+o.Forecast.String()+", 80 % of your "+budget)
 		}
 	}
 	if len(parts) == 0 {

@@ -238,13 +238,13 @@ func TestBudgetWatch(t *testing.T) {
 		text string // "" for nothing
 		ring bool
 	}{
-		{out(nov, 500, 850), "budget: the forecast $850.000 for November passed 80 % of your $1,000.00 budget", false},
+		{out(nov, 500, 850), "budget: November heads to $850.000, 80 % of your $1,000.00", false},
 		{out(nov, 510, 900), "", false},
-		{out(nov, 600, 1100), "budget: the forecast $1,100.000 for November is over your $1,000.00 budget (from 28 Nov)", true},
-		{out(nov, 850, 1200), "budget: November's spend $850.000 passed 80 % of your $1,000.00 budget", true},
-		{out(nov, 1010, 1300), "budget: November's spend $1,010.000 is over your $1,000.00 budget", true},
+		{out(nov, 600, 1100), "budget: November heads to $1,100.000, over your $1,000.00 from 28 Nov", true},
+		{out(nov, 850, 1200), "budget: November's spend $850.000 passed 80 % of your $1,000.00", true},
+		{out(nov, 1010, 1300), "budget: November's spend $1,010.000 is over your $1,000.00", true},
 		{out(nov, 1020, 1300), "", false},
-		{out(nov.AddDate(0, 1, 0), 900, 1300), "budget: December's spend $900.000 passed 80 % of your $1,000.00 budget; the forecast $1,300.000 for December is over your $1,000.00 budget (from 28 Dec)", true},
+		{out(nov.AddDate(0, 1, 0), 900, 1300), "budget: December's spend $900.000 passed 80 % of your $1,000.00; December heads to $1,300.000, over your $1,000.00 from 28 Dec", true},
 	}
 	for i, s := range steps {
 		a, ok := w.Observe(s.o)
