@@ -47,9 +47,15 @@ type monthPanel struct {
 // rateForMonth takes a rate reading into the panel. The first one starts
 // the month's feed: the forecast needs the rate (or to know it failed),
 // and the range the user looks at first has the charges' pacing to itself
-// meanwhile. Later ones rebuild the forecast on the same charges.
+// meanwhile. Later ones rebuild the forecast on the same charges, until a
+// reading on a new day (the query runs to the end of today) reads the
+// charges again: a dashboard left open overnight moves on.
 func (m *Model) rateForMonth() tea.Cmd {
-	if m.month.fl == nil {
+	fl := m.month.fl
+	switch {
+	case fl == nil:
+		return m.takeMonth(false)
+	case fl.f != nil && fl.done() && !fl.f.Query().Equal(m.ctx.Billing.OutlookQuery(m.ctx.Clock())):
 		return m.takeMonth(false)
 	}
 	m.buildOutlook()

@@ -173,3 +173,30 @@ func TestMonthPanelFailures(t *testing.T) {
 		t.Errorf("after r: %q", l)
 	}
 }
+
+// Left open overnight, the first rate reading of a new day reads the
+// month's charges again (its query runs to the end of the day); readings
+// within the day do not.
+func TestMonthPanelNextDay(t *testing.T) {
+	cs := fixture()
+	clock := now
+	m, d, qs := modelWith(t, 120, 40, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
+	}, billing.WithClock(func() time.Time { return clock }))
+	d.run(t, m.Init())
+	d.send(t, shared.RateMsg{Rate: testRate()})
+	n := qs.n()
+	clock = now.Add(time.Hour)
+	d.send(t, shared.RateMsg{Rate: testRate()})
+	if qs.n() != n {
+		t.Fatalf("a reading within the day read the charges again")
+	}
+	clock = now.Add(12 * time.Hour) // 22 Nov, 03:04
+	d.send(t, shared.RateMsg{Rate: testRate()})
+	if qs.n() != n+1 || !qs.at(n).Equal(m.ctx.Billing.OutlookQuery(clock)) {
+		t.Fatalf("%d new queries on a new day, want the new day's outlook", qs.n()-n)
+	}
+	if !strings.Contains(lineWith(t, m, "Month  "), "to 22 Oct 03:04") {
+		t.Errorf("the panel did not move on:\n%s", view(m))
+	}
+}
