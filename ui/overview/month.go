@@ -16,9 +16,10 @@ import (
 // the change, the forecast with its basis and, with a budget in the
 // settings, a gauge (billing.Outlook). It follows one feed of its own,
 // billing's OutlookQuery (the month before and this month to the end of
-// today), and the current rate the root broadcasts; the figures are built
-// once the feed has ended and again with every new rate reading, never in
-// View. A budget crossing goes to the root as a shared.AlarmMsg, once.
+// today), started once the range on screen has loaded and the first rate
+// reading is in; the figures are built once the feed has ended and again
+// with every new rate reading, never in View. A budget crossing goes to
+// the root as a shared.AlarmMsg, once.
 
 // Priorities of the panel's lines: the month's spend stays with the burn,
 // the forecast and the gauge with the account line.
@@ -44,22 +45,33 @@ type monthPanel struct {
 	watch billing.BudgetWatch
 }
 
-// rateForMonth takes a rate reading into the panel. The first one starts
-// the month's feed: the forecast needs the rate (or to know it failed),
-// and the range the user looks at first has the charges' pacing to itself
-// meanwhile. Later ones rebuild the forecast on the same charges, until a
-// reading on a new day (the query runs to the end of today) reads the
-// charges again: a dashboard left open overnight moves on.
+// rateForMonth takes a rate reading into the panel: the first one may
+// start the month's feed (startMonth); later ones rebuild the forecast on
+// the same charges, until a reading on a new day (the query runs to the
+// end of today) reads the charges again: a dashboard left open overnight
+// moves on.
 func (m *Model) rateForMonth() tea.Cmd {
 	fl := m.month.fl
 	switch {
 	case fl == nil:
-		return m.takeMonth(false)
+		return m.startMonth()
 	case fl.f != nil && fl.done() && !fl.f.Query().Equal(m.ctx.Billing.OutlookQuery(m.ctx.Clock())):
 		return m.takeMonth(false)
 	}
 	m.buildOutlook()
 	return nil
+}
+
+// startMonth starts the month's feed once the forecast has what it needs
+// (a rate reading, or a failed one: the burn then) and the range on screen
+// has ended loading (done or stopped), so the charges the user looks at
+// first have the pacing to themselves; nil until then, and once started.
+func (m *Model) startMonth() tea.Cmd {
+	ended := func(fl *follow) bool { return fl == nil || fl.st.Done || fl.st.Err != nil }
+	if m.month.fl != nil || (m.rate == nil && m.rateErr == nil) || m.main == nil || !ended(m.main) || !ended(m.burn) {
+		return nil
+	}
+	return m.takeMonth(false)
 }
 
 // retakeMonth is r for the panel: its feed afresh, once it has one.

@@ -200,3 +200,30 @@ func TestMonthPanelNextDay(t *testing.T) {
 		t.Errorf("the panel did not move on:\n%s", view(m))
 	}
 }
+
+// The panel's feed waits for the range on screen to load: a rate reading
+// that comes first starts nothing, and the month's charges are asked for
+// once the range's last page is in.
+func TestMonthPanelWaitsForTheRange(t *testing.T) {
+	cs := fixture()
+	pager := gated(&billingtest.Pager[api.Charge]{Pages: paged(cs, 11), Matching: len(cs)})
+	r := preset(t, "30d")
+	m, d, qs := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		if q.Equal(billing.RangeQuery(r.From, r.To)) {
+			return pager
+		}
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
+	})
+	cmd := m.Init()
+	pager.Allow(1)
+	d.runUntil(t, cmd, pagesIn(m, 1))
+	next := m.Update(shared.RateMsg{Rate: testRate()})
+	if m.month.fl != nil || qs.n() != 1 {
+		t.Fatalf("%d queries with the range still loading; the month's feed started: %v", qs.n(), m.month.fl != nil)
+	}
+	pager.Allow(64)
+	d.run(t, next)
+	if qs.n() != 2 || !qs.at(1).Equal(m.ctx.Billing.OutlookQuery(now)) || !strings.Contains(view(m), "forecast ") {
+		t.Fatalf("%d queries once the range loaded:\n%s", qs.n(), view(m))
+	}
+}

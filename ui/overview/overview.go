@@ -328,7 +328,7 @@ func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 		}
 		cmds = append(cmds, m.listen(fl))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, m.startMonth())...)
 }
 
 // fold takes the pages fl's feed added into the accumulators. The pages may
