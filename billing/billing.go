@@ -10,6 +10,9 @@
 //   - alert saves (Service.SaveSwitches): read the current preferences,
 //     change only the switches asked for, write, and re-read when the
 //     outcome is unknown;
+//   - webhooks (webhooks.go): what a webhook may be, one request per
+//     change with the list read again, and the switch that is on while no
+//     webhook carries its event (Unheard);
 //   - burn rate, runway and the query they need (Meter, BurnQuery);
 //   - payment records (PaymentsFeed, on the same loader as the charges
 //     feed), their effect on the credit (Effect) and the monthly statement
@@ -23,10 +26,12 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
 )
 
 // Service is the billing layer of one session: one client (one key, one
@@ -53,6 +58,11 @@ type Service struct {
 	feeds map[string]any // *feed[Q, E] by kind and query
 
 	cat catalogueCache
+
+	// resolve looks up a webhook URL's host (see WithResolver);
+	// resolveSet tells a nil set on purpose from the default.
+	resolve    Resolver
+	resolveSet bool
 }
 
 // Option configures a Service.
@@ -128,6 +138,24 @@ func (s *Service) Now() time.Time { return s.now().In(s.loc) }
 // Client is the wire client, for the few calls that need nothing of the
 // domain (none of the front ends should need it).
 func (s *Service) Client() *api.Client { return s.client }
+
+// ErrNoCredit is the error of an account record that holds no credit
+// figure (null, or no field): never read as $0, which is an empty account.
+var ErrNoCredit = errors.New(`the account record holds no credit figure (field "credit")`)
+
+// CreditUnknown is the reason a front end gives for a runway (or any
+// figure built on the credit) when the account holds no credit figure.
+const CreditUnknown = "the credit is unknown"
+
+// CreditOf is u's credit, or ErrNoCredit when the record holds none: the
+// commands fail on it (exit 1, naming the field), and a statement, which
+// runs back from the credit, cannot be built without it.
+func CreditOf(u api.User) (money.Amount, error) {
+	if u.CreditMissing {
+		return 0, ErrNoCredit
+	}
+	return u.Credit, nil
+}
 
 // Account reads the key owner's account record.
 func (s *Service) Account(ctx context.Context) (api.User, error) {

@@ -1,6 +1,7 @@
 package demoserver
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,10 +86,18 @@ type Options struct {
 	// InvoicesThreshold is the same for GET /api/v1/invoices/: 0 means the
 	// documented 3 s, negative disables it.
 	InvoicesThreshold time.Duration
+	// WebhooksThreshold is the same for every webhooks path together:
+	// 0 means 2 s (the notes name none), negative disables it.
+	WebhooksThreshold time.Duration
 	// Payments is how many payment records the year holds; 0 (or fewer
 	// than the generated year, about 40) keeps the generated year. More
 	// are added as card top-ups spread over the year (benchmarks).
 	Payments int
+	// Invoices, when not nil, are the payment records served in place of
+	// the generated year: tests that need records of chosen times and
+	// amounts (late confirmations, records dated ahead, amounts in
+	// thousandths). Payments is then ignored.
+	Invoices []Invoice
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -153,6 +163,10 @@ type Server struct {
 	views      map[viewKey]*view
 	closed     bool
 	invoices   []Invoice // the payment records, oldest first; immutable
+	webhooks   []WebhookTruth
+	// nextWebhook is the id the next created webhook gets.
+	nextWebhook int64
+	secretRNG   *rand.Rand // the webhooks' signing secrets
 
 	inflight  sync.WaitGroup
 	done      chan struct{}
@@ -186,6 +200,7 @@ func New(opts Options) *Server {
 	opts.TypesThreshold = orDefault(opts.TypesThreshold, 2*time.Second)
 	opts.InstancesThreshold = orDefault(opts.InstancesThreshold, time.Second)
 	opts.InvoicesThreshold = orDefault(opts.InvoicesThreshold, 3*time.Second)
+	opts.WebhooksThreshold = orDefault(opts.WebhooksThreshold, 2*time.Second)
 	s := &Server{
 		opts:  opts,
 		data:  generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile),
@@ -208,6 +223,19 @@ func New(opts Options) *Server {
 		s.clock = time.Now
 	}
 	s.invoices = s.data.payments(opts.Seed, opts.Payments)
+	if opts.Invoices != nil {
+		s.invoices = slices.Clone(opts.Invoices)
+		slices.SortStableFunc(s.invoices, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
+	}
+	s.secretRNG = rand.New(rand.NewPCG(opts.Seed, 0x7365637265747321))
+	for i, w := range defaultWebhooks(opts.Now.Unix()) {
+		w.Secret = s.newSecret()
+		if opts.Hostile {
+			w.Name = hostile(w.Name, int64(40+i))
+		}
+		s.webhooks = append(s.webhooks, w)
+		s.nextWebhook = w.ID + 1
+	}
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.
 		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))
