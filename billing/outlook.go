@@ -115,11 +115,11 @@ type OutlookInput struct {
 func (s *Service) OutlookQuery(month time.Time) api.ChargesQuery {
 	now := s.Now()
 	start := MonthStart(month, s.loc)
-	to := monthAfter(start, s.loc).Add(-time.Second)
+	to := spend.AddMonths(start, 1).Add(-time.Second)
 	if !start.Before(MonthStart(now, s.loc)) {
 		_, to = spend.BurnWindow(now, s.loc)
 	}
-	return RangeQuery(monthBefore(start, s.loc), to)
+	return RangeQuery(spend.AddMonths(start, -1), to)
 }
 
 // BuildOutlook computes the outlook. Every figure is exact thousandths;
@@ -135,8 +135,8 @@ func BuildOutlook(in OutlookInput) Outlook {
 		month = now
 	}
 	o := Outlook{Month: MonthStart(month, loc), Budget: max(in.Budget, 0), Incomplete: in.Stopped}
-	o.End = monthAfter(o.Month, loc)
-	o.Prev = monthBefore(o.Month, loc)
+	o.End = spend.AddMonths(o.Month, 1)
+	o.Prev = spend.AddMonths(o.Month, -1)
 	o.Past = o.Month.Before(MonthStart(now, loc))
 	ok := true
 	check := func(a money.Amount) money.Amount {
@@ -266,7 +266,7 @@ func (o *Outlook) crossing(charges []api.Charge, loc *time.Location) time.Time {
 // (start, where at's month begins) and within its day.
 func samePoint(at, prev, start time.Time, loc *time.Location) time.Time {
 	at = at.In(loc)
-	if !at.Before(monthAfter(start, loc)) { // a past month in full
+	if !at.Before(spend.AddMonths(start, 1)) { // a past month in full
 		return start
 	}
 	days := start.Add(-time.Second).In(loc).Day()
@@ -275,9 +275,9 @@ func samePoint(at, prev, start time.Time, loc *time.Location) time.Time {
 		return start
 	}
 	y, m, _ := prev.Date()
-	dayFrom, dayTo := dayStart(y, m, d, loc), start
+	dayFrom, dayTo := spend.DayStart(y, m, d, loc), start
 	if d < days {
-		dayTo = dayStart(y, m, d+1, loc)
+		dayTo = spend.DayStart(y, m, d+1, loc)
 	}
 	h, mi, s := at.Clock()
 	p := time.Date(y, m, d, h, mi, s, 0, loc)
@@ -360,21 +360,6 @@ func daysSum(entries []api.Charge, loc *time.Location, from, to time.Time) (mone
 		ok = ok && fits
 	}
 	return sum, ok
-}
-
-// monthBefore and monthAfter are the first instants of the months before
-// and after the one beginning at start.
-func monthBefore(start time.Time, loc *time.Location) time.Time {
-	return MonthStart(start.Add(-time.Second), loc)
-}
-
-func monthAfter(start time.Time, loc *time.Location) time.Time {
-	return MonthStart(start.Add(32*24*time.Hour), loc) // a month is at most 31 days and an hour
-}
-
-// dayStart is the first instant of the date y-m-d in loc.
-func dayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
-	return spend.Midnight(time.Date(y, m, d, 12, 0, 0, 0, loc))
 }
 
 // mulDiv is a×b/c (c > 0) rounded to the nearest, halves away from zero;

@@ -321,3 +321,20 @@ func TestOutlookChargesFailPartWay(t *testing.T) {
 		t.Fatalf("err %v, incomplete %v, so far %v", err, o.Incomplete, o.SoFar)
 	}
 }
+
+// Where a month's first midnight does not exist (Asunción skipped
+// 00:00–01:00 on 1 October 2023), the month begins at 01:00 on its own
+// 1st: its first day has 23 hours, and by 12:00 on the 15th October has run
+// 347 hours against September's 348.
+func TestOutlookSkippedMidnight(t *testing.T) {
+	asu := zone(t, "America/Asuncion")
+	now := time.Date(2023, 10, 15, 12, 0, 0, 0, asu)
+	sep := time.Date(2023, 9, 1, 0, 0, 0, 0, asu)
+	o := BuildOutlook(OutlookInput{Loc: asu, Now: now, Charges: []api.Charge{perHour(sep, now)}})
+	if o.Label() != "2023-10" || o.Month.Day() != 1 || o.Month.Hour() != 1 || !o.Prev.Equal(sep) {
+		t.Fatalf("month %s from %v, the one before from %v", o.Label(), o.Month, o.Prev)
+	}
+	if o.SoFar != 347*money.Dollar || o.PrevSoFar != 348*money.Dollar {
+		t.Fatalf("so far %v, September to %v %v", o.SoFar, o.PrevPoint, o.PrevSoFar)
+	}
+}

@@ -45,7 +45,7 @@ vastdash spend --month 2026-10 --output csv
 	fs := cmd.Flags()
 	fs.Var(&checkedValue{typ: "month", parse: func(s string) error {
 		s = strings.TrimSpace(s)
-		if _, err := time.Parse("2006-01", s); err != nil {
+		if _, err := billing.ParseMonth(s, time.UTC); err != nil {
 			return badValue("--month %s is not a month like 2026-11", argText(s))
 		}
 		a.month = s
@@ -62,7 +62,7 @@ func spendOutlook(ctx context.Context, s *Session, a spendArgs) error {
 	svc := s.Billing
 	var month time.Time
 	if a.month != "" {
-		m, err := time.ParseInLocation("2006-01", a.month, svc.Location())
+		m, err := billing.ParseMonth(a.month, svc.Location())
 		if err != nil {
 			return usageError(err)
 		}
