@@ -5,9 +5,10 @@ import (
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
-// leakLines is the one line of the money leaks: "Leaks  $3.041/h — 5 to
-// see", 5 the key of the Audit screen as bound; nothing before the first
-// reading, nor when nothing leaks.
+// leakLines is the one line of the money leaks: "Leaks  $3.041/h in 56 —
+// 5 shows them", 5 the key of the Audit screen as bound (a count beside it
+// would read as the count of leaks); nothing before the first reading,
+// nor when nothing leaks.
 func (m *Model) leakLines(w int) []line {
 	a := m.audit
 	if a == nil {
@@ -15,11 +16,11 @@ func (m *Model) leakLines(w int) []line {
 	}
 	st := m.styles()
 	label := st.Bold.Render(shared.PadRight("Leaks", labelW))
-	see := " — " + m.ctx.Key("audit") + " to see"
+	see := " — " + m.ctx.Key("audit") + " shows them"
 	var text string
 	switch {
 	case len(a.Leaks) > 0:
-		text = st.Warning.Render(a.TotalText()) + st.Muted.Render(see)
+		text = st.Warning.Render(a.TotalText()) + st.Muted.Render(" in "+billing.Plural(len(a.Leaks), "leak", "leaks")+see)
 	case !a.Complete():
 		text = st.Muted.Render("unknown: " + billing.Plural(len(a.Unreadable), "section", "sections") + " not read" + see)
 	default:

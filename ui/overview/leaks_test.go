@@ -19,11 +19,11 @@ func TestLeaksLine(t *testing.T) {
 	m := rated(t, 120, 40, shared.RateMsg{Rate: testRate()})
 	d := newDriver(m)
 	d.send(t, shared.AuditMsg{Audit: leaky})
-	if l := lineWith(t, m, "Leaks"); !strings.Contains(l, "Leaks  $3.040/h — 5 to see · 1 price increase pending") {
+	if l := lineWith(t, m, "Leaks"); !strings.Contains(l, "Leaks  $3.040/h in 2 leaks — 5 shows them · 1 price increase pending") {
 		t.Errorf("line %q", l)
 	}
 	d.send(t, shared.AuditMsg{Audit: billing.Audit{Unreadable: []string{"instances: not read", "volumes: not read"}}})
-	if l := lineWith(t, m, "Leaks"); !strings.Contains(l, "unknown: 2 sections not read — 5 to see") {
+	if l := lineWith(t, m, "Leaks"); !strings.Contains(l, "unknown: 2 sections not read — 5 shows them") {
 		t.Errorf("line %q", l)
 	}
 	d.send(t, shared.AuditMsg{Audit: billing.Audit{}})
@@ -37,7 +37,7 @@ func TestLeaksLine(t *testing.T) {
 	}
 	m.ctx.Keys = keys
 	d.send(t, shared.AuditMsg{Audit: leaky})
-	if l := lineWith(t, m, "Leaks"); !strings.Contains(l, "— L to see") {
+	if l := lineWith(t, m, "Leaks"); !strings.Contains(l, "— L shows them") {
 		t.Errorf("rebound: %q", l)
 	}
 }
