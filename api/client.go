@@ -112,8 +112,9 @@ func WithChargesThreshold(d time.Duration) Option {
 
 // WithEndpointThreshold sets the minimum interval between calls of one
 // paced endpoint other than charges, named by its path constant
-// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s by
-// default); 0 disables its pacing (tests). Other paths are ignored.
+// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s,
+// InvoicesPath 3 s, APIKeysPath 2 s by default); 0 disables its pacing
+// (tests). Other paths are ignored.
 func WithEndpointThreshold(path string, d time.Duration) Option {
 	return func(c *Client) {
 		if _, ok := c.endpoint[path]; ok {

@@ -55,9 +55,10 @@ const (
 //
 // Secrets are removed before anything is cut or written. A JSON body is
 // decoded and re-encoded compactly with the value of every member named
-// api_key (by its decoded name, any case, at any depth) and every string
-// holding the key replaced by "[redacted]"; a body that is not JSON has the
-// key and api_key string members replaced in its text. Anywhere, a run of
+// api_key (by its decoded name, any case, at any depth) — and, in the
+// API-keys endpoint's exchanges, key, where a new key is shown once — and
+// every string holding the key replaced by "[redacted]"; a body that is not
+// JSON has the key and those string members replaced in its text. Anywhere, a run of
 // eight or more characters of the key from its start counts as the key, and
 // a cut drops a trailing part of the key or of an api_key member. The
 // Authorization, Proxy-Authorization, Cookie and Set-Cookie headers are
@@ -92,6 +93,7 @@ func (d *debugTransport) keyFor(req *http.Request) string {
 
 func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := d.keyFor(req)
+	names := secretMembers(req.URL.Path)
 	var b strings.Builder
 	// The URL can come from a server's redirect, so it is escaped as well.
 	fmt.Fprintf(&b, "--> %s %s %s\n", time.Now().Format(time.RFC3339Nano), logText(req.Method, key), logText(req.URL.String(), key))
@@ -99,7 +101,7 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.GetBody != nil {
 		// GetBody is a fresh copy: what is read here is not sent again.
 		if body, err := req.GetBody(); err == nil {
-			text, _, _ := logBody(body, key)
+			text, _, _ := logBody(body, key, names)
 			body.Close()
 			writeBody(&b, text)
 		}
@@ -115,7 +117,7 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	fmt.Fprintf(&b, "<-- %s after %s\n", logText(resp.Status, key), time.Since(start).Round(time.Millisecond))
 	writeHeaders(&b, resp.Header, key)
 	if resp.Body != nil {
-		text, read, rerr := logBody(resp.Body, key)
+		text, read, rerr := logBody(resp.Body, key, names)
 		writeBody(&b, text)
 		if rerr != nil {
 			fmt.Fprintf(&b, "    (body read failed: %s)\n", logText(rerr.Error(), key))
@@ -176,21 +178,21 @@ func logText(s, key string) string {
 // logBody reads from r what the log needs and returns the body's line for
 // the log (redacted, cut to debugBodyCap, escaped), every byte it read (for
 // the caller to read again) and the read error other than EOF.
-func logBody(r io.Reader, key string) (text string, read []byte, err error) {
+func logBody(r io.Reader, key string, names memberNames) (text string, read []byte, err error) {
 	src := &eofReader{r: r}
 	limited := &io.LimitedReader{R: src, N: debugReadCap}
 	var seen bytes.Buffer
 	tee := io.TeeReader(limited, &seen)
 	dec := json.NewDecoder(tee)
 	dec.UseNumber()
-	out, stopped, jerr := redactJSON(dec, key)
+	out, stopped, jerr := redactJSON(dec, key, names)
 	// The read cap ends the JSON early: what was decoded is shown, cut.
 	capped := limited.N == 0 && !src.eof && src.err == nil
 	if jerr == nil || capped && (errors.Is(jerr, io.ErrUnexpectedEOF) || jerr == io.EOF) {
 		if len(out) == 0 && !capped {
 			return "", seen.Bytes(), src.err
 		}
-		return finishBody(string(out), stopped || capped, key), seen.Bytes(), src.err
+		return finishBody(string(out), stopped || capped, key, names), seen.Bytes(), src.err
 	}
 	// Not JSON (or JSON that breaks off or goes wrong): redact the text.
 	if seen.Len() < debugTextRead && src.err == nil {
@@ -201,14 +203,14 @@ func logBody(r io.Reader, key string) (text string, read []byte, err error) {
 	if len(data) > debugTextRead {
 		data, whole = data[:debugTextRead], false
 	}
-	return finishBody(redactMembers(string(data)), !whole, key), seen.Bytes(), src.err
+	return finishBody(redactMembers(string(data), names), !whole, key, names), seen.Bytes(), src.err
 }
 
 // finishBody redacts the key, cuts s to debugBodyCap and escapes it. cut
 // says s is already less than the whole body. Redacting first means a cut
 // cannot split an occurrence of the key past recognition; what a cut leaves
 // at the end (part of the key, part of an api_key member) is dropped.
-func finishBody(s string, cut bool, key string) string {
+func finishBody(s string, cut bool, key string, names memberNames) string {
 	s = redactKey(s, key)
 	if len(s) > debugBodyCap {
 		i := debugBodyCap
@@ -218,7 +220,7 @@ func finishBody(s string, cut bool, key string) string {
 		s, cut = s[:i], true
 	}
 	if cut {
-		s = dropPartialTail(s, key)
+		s = dropPartialTail(s, key, names)
 	}
 	// Escaping can spell out hex digits next to the key's ("\x1b" + "2c…"),
 	// so the key is looked for once more.
@@ -234,7 +236,7 @@ func finishBody(s string, cut bool, key string) string {
 // the key replaced by "[redacted]". It streams tokens, so a big body is not
 // held decoded, and stops (stopped true) once the output passes
 // debugBodyCap. err is dec's error other than io.EOF.
-func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err error) {
+func redactJSON(dec *json.Decoder, key string, names memberNames) (out []byte, stopped bool, err error) {
 	type frame struct {
 		object bool
 		n      int  // members or elements written
@@ -302,7 +304,7 @@ func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err er
 				t = redacted
 			}
 			out = appendJSONString(out, t)
-			if name && strings.EqualFold(t, "api_key") {
+			if name && names.has(t) {
 				// Written as if the value had been: the parent frame
 				// moves on, the real value is skipped.
 				out = append(out, `:"`+redacted+`"`...)
@@ -350,33 +352,62 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // stringMember matches a JSON-like member with a string value in text that
-// is not JSON; the name is checked decoded (apiKeyName), so "api\u005fkey"
-// counts. openMember is such a member whose value the text's end cuts off.
+// is not JSON; the name is checked decoded (memberNames.quoted), so
+// "api\u005fkey" counts. openMember is such a member whose value the text's
+// end cuts off.
 var (
 	stringMember = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 	openMember   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*\\?)$`)
 )
 
-// apiKeyName reports whether the inside of a JSON string literal decodes to
-// api_key in any case.
-func apiKeyName(quoted string) bool {
-	// Escapes only lengthen a name: a shorter one is not worth decoding.
-	if len(quoted) < len("api_key") {
-		return false
+// memberNames are the member names, decoded and in any case, whose values
+// the log never shows: api_key everywhere (the account record holds the
+// key), and key in the API-keys endpoint's exchanges too, where a new key
+// is shown its only time.
+type memberNames []string
+
+var (
+	apiKeyMember  = memberNames{"api_key"}
+	apiKeysMember = memberNames{"api_key", "key"}
+)
+
+// secretMembers are the member names to redact in an exchange with path.
+func secretMembers(path string) memberNames {
+	if strings.HasPrefix(path, strings.TrimSuffix(APIKeysPath, "/")) {
+		return apiKeysMember
 	}
+	return apiKeyMember
+}
+
+// has reports whether a decoded name is one of n.
+func (n memberNames) has(name string) bool {
+	return slices.ContainsFunc(n, func(m string) bool { return strings.EqualFold(name, m) })
+}
+
+// quoted reports whether the inside of a JSON string literal decodes to
+// one of n.
+func (n memberNames) quoted(quoted string) bool {
 	var name string
 	if json.Unmarshal([]byte(`"`+quoted+`"`), &name) != nil {
 		return false
 	}
-	return strings.EqualFold(name, "api_key")
+	return n.has(name)
 }
 
-// redactMembers replaces the value of every api_key string member in text.
-func redactMembers(s string) string {
+// startOf reports whether tail, cut off at the end of a text, may be the
+// beginning of one of n.
+func (n memberNames) startOf(tail string) bool {
+	return slices.ContainsFunc(n, func(m string) bool {
+		return len(tail) < len(m) && strings.HasPrefix(m, strings.ToLower(tail))
+	})
+}
+
+// redactMembers replaces the value of every string member of names in text.
+func redactMembers(s string, names memberNames) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range stringMember.FindAllStringSubmatchIndex(s, -1) {
-		if !apiKeyName(s[m[2]:m[3]]) {
+		if !names.quoted(s[m[2]:m[3]]) {
 			continue
 		}
 		b.WriteString(s[last:m[5]])
@@ -393,12 +424,12 @@ func redactMembers(s string) string {
 // dropPartialTail removes from the end of a cut text an api_key member's
 // value that the cut opened, a part of such a member's name, and a part of
 // the key's start (too short for redactKey to know it).
-func dropPartialTail(s, key string) string {
-	if m := openMember.FindStringSubmatchIndex(s); m != nil && apiKeyName(s[m[2]:m[3]]) {
+func dropPartialTail(s, key string, names memberNames) string {
+	if m := openMember.FindStringSubmatchIndex(s); m != nil && names.quoted(s[m[2]:m[3]]) {
 		s = s[:m[4]]
 	}
 	if q := strings.LastIndexByte(s, '"'); q >= 0 {
-		if tail := s[q+1:]; tail != "" && len(tail) < len("api_key") && strings.HasPrefix("api_key", strings.ToLower(tail)) {
+		if tail := s[q+1:]; tail != "" && names.startOf(tail) {
 			s = s[:q]
 		}
 	}
