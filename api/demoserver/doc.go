@@ -26,13 +26,21 @@
 //	PUT      /api/v0/users                          needs user_write (paced, 5 s)
 //	GET      /api/v0/notification-types             needs user_read (paced, 2 s)
 //	GET      /api/v1/instances                      needs instance_read (paced, 1 s)
+//	GET      /api/v0/auth/apikeys                   needs user_read
+//	POST     /api/v0/auth/apikeys                   needs user_write
+//	DELETE   /api/v0/auth/apikeys/{id}              needs user_write
 //
 // PUT /api/v0/users changes the low-balance threshold that users/current
 // serves; it takes balance_threshold and balance_threshold_enabled only and
 // refuses any other field with 400. The notification catalogue names every
 // type of the preferences document. Instances are the data set's running
 // instance contracts and recently ended ones that keep their disk (exited,
-// stopped), newest first, 25 a page.
+// stopped), newest first, 25 a page. A key made through the API-keys
+// endpoint ({"name", "permissions": {"api": {category: {}}}}; a key cannot
+// grant a category it lacks) works at once, and stops working when
+// deleted; [Server.CreatedKeys] lists them. The demo keys (DemoKey,
+// KeyNoBilling, KeyReadOnly, KeyNoAccount, KeyScoped) hold one set of
+// permissions each.
 //
 // # Order of checks
 //

@@ -109,6 +109,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 			return
 		}
 		perm, serve = e.perm, e.serve
+	case strings.HasPrefix(p, pathAPIKeys):
+		var known bool
+		if perm, serve, known = s.apiKeysRoute(w, r, p); !known {
+			writeError(w, http.StatusNotFound, "not_found", "Not found.")
+		}
+		if serve == nil {
+			return
+		}
 	default:
 		if _, ok := prefsUser(p); !ok {
 			writeError(w, http.StatusNotFound, "not_found", "Not found.")
