@@ -189,3 +189,21 @@ func TestDebugLogRedactsTheCreatedKey(t *testing.T) {
 		}
 	}
 }
+
+// A lost connection after a create was sent is not retried: the key may
+// have been made, and a second POST would make another.
+func TestCreateAPIKeyNotRetriedAfterReset(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = conn.Close()
+	})
+	_, err := f.client(t, noEndpointPacing()...).CreateAPIKey(context.Background(), "vastdash", []string{"user_read"})
+	apiErr(t, err, ErrTransport)
+	if f.count() != 1 {
+		t.Fatalf("the create was sent %d times, want 1", f.count())
+	}
+}

@@ -12,10 +12,10 @@
 // (WithEndpointThreshold). A 429 is waited out
 // (the threshold the body names, plus 0–25% jitter, at most 60 s) and
 // retried up to 5 times, for any method. GETs also
-// retry 502/503/504, and every method retries a lost connection (no
-// response arrived; the PUT replaces the whole document, so repeating it is
-// harmless), up to 3 times with exponential backoff (250 ms doubling to
-// 4 s, plus jitter). A 500 and timeouts are not retried: the first is the
+// retry 502/503/504, and every method but POST retries a lost connection
+// (no response arrived; the PUT replaces the whole document, so repeating
+// it is harmless, but a repeated POST could make a second API key), up to
+// 3 times with exponential backoff (250 ms doubling to 4 s, plus jitter). A 500 and timeouts are not retried: the first is the
 // server failing on this very request, the second has already made the
 // user wait a full timeout. Waits honour the context and are reported to
 // the observer (WithObserver).

@@ -86,8 +86,10 @@ func doDecode[T any](ctx context.Context, c *Client, cl call, decode func(op, pe
 //     The request was refused, so repeating it is safe even for the PUT.
 //     A paced request's 429 also teaches the pacer (see pacer.release).
 //   - 502/503/504 (GET only) and network errors where no response arrived
-//     (any method; the PUT replaces the whole document, so repeating it is
-//     harmless): exponential backoff with jitter, at most 3 times.
+//     (any method but POST; the PUT replaces the whole document and a
+//     DELETE of what is gone is refused, so repeating them is harmless,
+//     while a repeated POST could make a second API key): exponential
+//     backoff with jitter, at most 3 times.
 //   - 500 and other statuses: not retried. A 500 is usually the server
 //     failing on this very request; repeating it only makes the user wait.
 //   - Timeouts: not retried. The user has already waited a full timeout
@@ -138,7 +140,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 			limited++
 			wait = c.rateLimitWait(res.threshold)
 			ev = Event{Kind: EventRateLimited, Op: op, Wait: wait, Attempt: limited}
-		case res.noResponse || (cl.method == http.MethodGet && retryableStatus(res.status)):
+		case res.noResponse && cl.method != http.MethodPost || (cl.method == http.MethodGet && retryableStatus(res.status)):
 			if retries >= maxRetries {
 				return nil, res.err
 			}

@@ -16,6 +16,9 @@
 //     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
+//   - what a key may do (CheckAccess: the account and one read-only probe
+//     per permission vastdash uses) and a key for vastdash alone
+//     (MakeScopedKey: made, verified by the same probes, deleted if short).
 //
 // The anchor is soft-serve's pkg/backend: one backend that its SSH commands
 // and its UI alike call.
@@ -51,6 +54,8 @@ type Service struct {
 
 	mu    sync.Mutex
 	feeds map[string]any // *feed[Q, E] by kind and query
+	// access is what CheckAccess last found of the key; nil before.
+	access *Access
 
 	cat catalogueCache
 }
