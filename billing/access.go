@@ -151,8 +151,23 @@ const probeWindow = 24 * time.Hour
 // error (explained); otherwise each permission gets its verdict. The
 // result is remembered (Service.KnownAccess).
 func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
+	return s.checkAccess(ctx, nil, nil)
+}
+
+// AccessWith is CheckAccess around an account lookup already made (the
+// dashboard reads the account first thing): user and userErr stand for
+// the lookup, which is not made again; a key the lookup found rejected is
+// that error at once, with no probe sent.
+func (s *Service) AccessWith(ctx context.Context, user api.User, userErr error) (Access, error) {
+	return s.checkAccess(ctx, &user, userErr)
+}
+
+func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr error) (Access, error) {
 	if s.client == nil {
 		return Access{}, errNoClient
+	}
+	if rejected(knownErr) {
+		return Access{}, knownErr
 	}
 	now := s.now()
 	var (
@@ -160,8 +175,13 @@ func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
 		user                     api.User
 		userErr, billErr, instEr error
 	)
-	wg.Add(3)
-	go func() { defer wg.Done(); user, userErr = s.client.CurrentUser(ctx) }()
+	if known != nil {
+		user, userErr = *known, knownErr
+	} else {
+		wg.Add(1)
+		go func() { defer wg.Done(); user, userErr = s.client.CurrentUser(ctx) }()
+	}
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		_, billErr = s.client.Invoices(ctx, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
@@ -171,7 +191,7 @@ func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
 
 	errs := []error{userErr, billErr, instEr}
 	for _, err := range errs {
-		if errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn) {
+		if rejected(err) {
 			return Access{}, err
 		}
 	}
@@ -191,6 +211,11 @@ func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
 	}
 	s.remember(a)
 	return a, nil
+}
+
+// rejected reports an error saying the server does not know the key.
+func rejected(err error) bool {
+	return errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn)
 }
 
 // verdict is what a probe's outcome says of p.
@@ -264,6 +289,8 @@ type Scoped struct {
 	// Access is the new key's access (with Key), else the pasted key's,
 	// with user_write learned when making the key showed it.
 	Access Access
+	// Name is the name the new key was given.
+	Name string
 	// Kept is set when no new key is to be used: it could not be made, or
 	// it failed a probe and was deleted. Why says which, in a line.
 	Kept bool
@@ -312,15 +339,30 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	if err != nil {
 		return fail("the new key did not verify (" + s.Explain(err) + ")")
 	}
-	if made.PermissionsKnown && slices.Contains(perms, UserWrite) {
-		access = access.Learn(UserWrite, Granted, "")
+	if made.PermissionsKnown {
+		// No probe tests user_write; the server's own word on the key
+		// it made does.
+		if slices.Contains(made.Permissions, string(UserWrite)) {
+			access = access.Learn(UserWrite, Granted, "")
+		} else {
+			access = access.Learn(UserWrite, Denied, "not given to this key")
+		}
 	}
 	for _, p := range perms {
 		if v := access.Verdict(p); v != Granted && p != UserWrite {
 			return fail("the new key's " + string(p) + " did not pass its probe (" + checkWhy(access, p) + ")")
 		}
 	}
-	return Scoped{Key: made, Access: access}
+	return Scoped{Key: made, Access: access, Name: name}
+}
+
+// DeleteKey deletes the API key id with the service's key: a key made for
+// vastdash that will not be used after all.
+func (s *Service) DeleteKey(ctx context.Context, id int64) error {
+	if s.client == nil {
+		return errNoClient
+	}
+	return s.client.DeleteAPIKey(ctx, id)
 }
 
 // beyond names the permissions the server says a new key has that were

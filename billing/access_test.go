@@ -148,7 +148,7 @@ func TestMakeScopedKey(t *testing.T) {
 	if len(made) != 1 || made[0].Key != got.Key.Reveal() || made[0].Deleted || strings.Join(made[0].Perms, ",") != "billing_read,instance_read,user_read" {
 		t.Fatalf("made %+v", made)
 	}
-	if v := verdicts(got.Access); v != "✓✓?✓" || got.Access.Email == "" {
+	if v := verdicts(got.Access); v != "✓✓✗✓" || got.Access.Email == "" || got.Name == "" {
 		t.Fatalf("the new key's access %s %q", v, got.Access.Email)
 	}
 	// With user_write: the answer's permissions say it, no probe does.

@@ -29,6 +29,23 @@ func KeySavePath(env Env) string {
 	return ""
 }
 
+// ConsoleKeysURL is the console's page where keys are made (and deleted).
+const ConsoleKeysURL = "https://cloud.vast.ai/manage-keys/"
+
+// CheckKeyTarget judges [KeySavePath] before anything is made or written:
+// nil when a key can be saved there, [ErrKeyExists] when a key file is
+// there (ask, then save with replace), else why nothing can be saved.
+func CheckKeyTarget(env Env) error {
+	path := KeySavePath(env)
+	if path == "" {
+		return errNoHome
+	}
+	return saveTarget(path, env.Shown(path), false)
+}
+
+// errNoHome is the error of saving with no home directory.
+var errNoHome = newError(ErrKeySave, "cannot save the API key: there is no home directory to save it in (set HOME or XDG_CONFIG_HOME)")
+
 // ParseKey trims what the user pasted or piped (from names where, for the
 // message: "standard input") and checks it is a key: one word of
 // printable ASCII. It never quotes what it was given.
@@ -54,7 +71,7 @@ func ParseKey(s, from string) (Secret, error) {
 func SaveKey(env Env, key Secret, replace bool) (string, error) {
 	path := KeySavePath(env)
 	if path == "" {
-		return "", newError(ErrKeySave, "cannot save the API key: there is no home directory to save it in (set HOME or XDG_CONFIG_HOME)")
+		return "", errNoHome
 	}
 	if err := checkKey(key.Reveal(), "the key to save"); err != nil {
 		return "", err

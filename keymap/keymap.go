@@ -25,14 +25,17 @@ type Where uint16
 // The places keys act in. Everywhere is the root's keys, which come before
 // a screen's own (except while a text field has the keyboard).
 const (
-	Everywhere Where = 1 << iota // any screen, no text field open
-	HelpPane                     // the ? pane, which takes the keyboard
-	Rows                         // the Charges rows
-	Detail                       // the Charges detail pane (i)
-	Picker                       // the Charges type picker (t)
-	Field                        // the Charges custom-range field (c)
-	Find                         // the Charges find field (/)
-	Always                       // every place, text fields too
+	Everywhere   Where = 1 << iota // any screen, no text field open
+	HelpPane                       // the ? pane, which takes the keyboard
+	Rows                           // the Charges rows
+	Detail                         // the Charges detail pane (i)
+	Picker                         // the Charges type picker (t)
+	Field                          // the Charges custom-range field (c)
+	Find                           // the Charges find field (/)
+	Always                         // every place, text fields too
+	SignInField                    // the sign-in screen's key field
+	SignInResult                   // the sign-in screen, a key verified
+	SignInAsk                      // the sign-in screen asking to replace a key file
 )
 
 // places lists the sets of places whose keys are matched together; a key
@@ -47,6 +50,9 @@ var places = []struct {
 	{"the Charges range field", Field | Always},
 	{"the Charges find field", Find | Always},
 	{"the help pane", HelpPane | Always},
+	{"the sign-in field", SignInField | Always},
+	{"the sign-in result", SignInResult | Always},
+	{"the sign-in question", SignInAsk | Always},
 }
 
 // Action is one rebindable action.
@@ -112,6 +118,16 @@ var Actions = []Action{
 	{"pick-right", []string{"right", "l"}, "move right", Picker},
 	{"apply", []string{"enter"}, "apply", Picker | Field},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
+
+	{"signin-verify", []string{"enter"}, "verify", SignInField},
+	{"signin-clear", []string{"ctrl+u"}, "clear", SignInField},
+	{"signin-quit", []string{"esc"}, "quit", SignInField},
+	{"signin-save", []string{"enter"}, "save & open", SignInResult},
+	{"signin-scoped", []string{"s"}, "key for vastdash", SignInResult},
+	{"signin-scoped-alerts", []string{"w"}, "…changing alerts too", SignInResult},
+	{"signin-back", []string{"esc"}, "back", SignInResult | SignInAsk},
+	{"signin-replace", []string{"y"}, "replace", SignInAsk},
+	{"signin-keep", []string{"n"}, "keep it", SignInAsk},
 }
 
 // Bindings maps every action's name to its keys. The zero value (nil)
@@ -216,7 +232,7 @@ func Bind(user map[string][]string) (Bindings, error) {
 			if err != nil {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %v", n, k, err)}
 			}
-			if a, _ := Lookup(n); a.Where&(Field|Find) != 0 && typed(nk) {
+			if a, _ := Lookup(n); a.Where&(Field|Find|SignInField) != 0 && typed(nk) {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %s acts while a text field has the keyboard, where %q is typed; bind it to a key with ctrl or alt, or a named key", n, k, n, nk)}
 			}
 			if !slices.Contains(keys, nk) {

@@ -60,6 +60,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newNotificationsCommand,
 	newPaymentsCommand,
 	newStatementCommand,
+	newAuthCommand,
 	newManCommand,
 }
 

@@ -20,6 +20,15 @@ import (
 // and only read during it.
 type env struct {
 	stdout, stderr io.Writer
+	// stdin is what auth login --with-token reads the key from and where
+	// questions are answered.
+	stdin io.Reader
+	// inputTerminal says whether stdin is a terminal: questions are asked
+	// only there, and the dashboard signs in only with one on both ends.
+	inputTerminal func() bool
+	// readSecret reads one line from the terminal without echo (the key
+	// at auth login's prompt); ctx's end gives up.
+	readSecret func(ctx context.Context) (string, error)
 	// version is what --version prints and the client's User-Agent says.
 	version string
 	// clientOptions are added after the defaults (tests shorten pacing).
@@ -43,14 +52,45 @@ type env struct {
 // none.
 func processEnv(version string) *env {
 	return &env{
-		stdout:     os.Stdout,
-		stderr:     os.Stderr,
-		version:    versionOf(version),
-		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
-		now:        time.Now,
-		isTerminal: isTerminal,
-		width:      terminalWidth,
-		context:    signalContext,
+		stdout:        os.Stdout,
+		stderr:        os.Stderr,
+		stdin:         os.Stdin,
+		inputTerminal: func() bool { return term.IsTerminal(os.Stdin.Fd()) },
+		readSecret:    readSecret,
+		version:       versionOf(version),
+		demo:          demoserver.Options{Latency: 60 * time.Millisecond},
+		now:           time.Now,
+		isTerminal:    isTerminal,
+		width:         terminalWidth,
+		context:       signalContext,
+	}
+}
+
+// readSecret reads a line from the terminal on stdin with echo off, for
+// the key. ctrl+c (which cancels ctx) gives up at once: the terminal's
+// echo is restored and the read is left to end with the process.
+func readSecret(ctx context.Context) (string, error) {
+	fd := os.Stdin.Fd()
+	saved, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type answer struct {
+		b   []byte
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		done <- answer{b, err}
+	}()
+	select {
+	case a := <-done:
+		defer clear(a.b)
+		return string(a.b), a.err
+	case <-ctx.Done():
+		_ = term.Restore(fd, saved)
+		return "", ctx.Err()
 	}
 }
 

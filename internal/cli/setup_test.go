@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -156,6 +157,9 @@ func isolate(t *testing.T) string {
 func testEnv(out, errOut io.Writer) *env {
 	e := processEnv("")
 	e.stdout, e.stderr = out, errOut
+	// The test process's stdin may be a terminal: no test asks it.
+	e.stdin, e.inputTerminal = strings.NewReader(""), func() bool { return false }
+	e.readSecret = func(context.Context) (string, error) { return "", errors.New("no terminal in tests") }
 	return e
 }
 

@@ -21,7 +21,7 @@ var Floors = [][]string{
 	{"billing/billingtest", "export"},
 	// The dashboard: what the screens share, the screens, the root model.
 	{"ui/shared"},
-	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement"},
+	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement", "ui/signin"},
 	{"ui"},
 	// The command line: the dashboard command and every headless one.
 	{"internal/cli"},

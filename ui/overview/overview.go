@@ -112,6 +112,8 @@ type Model struct {
 	// good one stays on screen beside it).
 	rate    *billing.CurrentRate
 	rateErr error
+	// access is what the key may do, probed at start; nil before.
+	access *billing.Access
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
@@ -286,6 +288,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			u := msg.User
 			m.user, m.userErr = &u, nil
+		}
+	case shared.AccessMsg:
+		m.ver++
+		if msg.Err == nil {
+			a := msg.Access
+			m.access = &a
 		}
 	case shared.RateMsg:
 		m.ver++

@@ -25,6 +25,14 @@ type RunwayMsg struct {
 	OK     bool
 }
 
+// AccessMsg is what the key may do, probed once at start
+// (billing.Service.CheckAccess): the Overview says up front which
+// permission is lacking, instead of each screen finding out on its own.
+type AccessMsg struct {
+	Access billing.Access
+	Err    error
+}
+
 // StatusKind is the tone of a status line.
 type StatusKind int
 
