@@ -68,10 +68,16 @@ type ptyRun struct {
 
 func startDashboard(t *testing.T, bin string) *ptyRun {
 	t.Helper()
+	return startDashboardSize(t, bin, 80, 24)
+}
+
+// startDashboardSize is startDashboard in a cols×rows terminal.
+func startDashboardSize(t testing.TB, bin string, cols, rows uint16) *ptyRun {
+	t.Helper()
 	cmd := exec.Command(bin, "--demo")
 	home := t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm-256color", "COLORFGBG=15;0")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +109,7 @@ func (r *ptyRun) output() string {
 }
 
 // waitOutput waits until the terminal received want.
-func (r *ptyRun) waitOutput(t *testing.T, want string) {
+func (r *ptyRun) waitOutput(t testing.TB, want string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(r.output(), want) {

@@ -119,8 +119,6 @@ func testContext(styles *theme.Styles) *shared.Context {
 	return &shared.Context{
 		Base:         context.Background(),
 		Styles:       styles,
-		Location:     time.UTC,
-		Now:          func() time.Time { return testNow },
 		DefaultRange: "30d",
 	}
 }

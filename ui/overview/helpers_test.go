@@ -26,8 +26,6 @@ var now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
 func newCtx() *shared.Context {
 	return &shared.Context{
 		Styles:       theme.New(true),
-		Location:     time.UTC,
-		Now:          func() time.Time { return now },
 		DefaultRange: "30d",
 	}
 }
