@@ -77,6 +77,13 @@ func startDashboardSize(t testing.TB, bin string, cols, rows uint16) *ptyRun {
 	cmd := exec.Command(bin, "--demo")
 	home := t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm-256color", "COLORFGBG=15;0")
+	return startPTY(t, cmd, cols, rows)
+}
+
+// startPTY starts cmd in a cols×rows pseudo-terminal, recording what it
+// writes; the cleanup kills it.
+func startPTY(t testing.TB, cmd *exec.Cmd, cols, rows uint16) *ptyRun {
+	t.Helper()
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,13 @@ type CreatedKey struct {
 	key              func() string
 }
 
+// NewCreatedKey is the answer to a create holding id, key and
+// permissions, as CreateAPIKey returns it: for stand-ins of the API in
+// the tests of the layers above.
+func NewCreatedKey(id int64, key string, permissions []string) CreatedKey {
+	return CreatedKey{ID: id, Permissions: permissions, PermissionsKnown: permissions != nil, key: keyFunc(key)}
+}
+
 // Reveal returns the new key, to save it and to send it.
 func (k CreatedKey) Reveal() string {
 	if k.key == nil {

@@ -36,9 +36,9 @@ func (p Permission) Unlocks() string {
 	case UserRead:
 		return "the credit, the e-mail and the alert switches (credit, notifications)"
 	case UserWrite:
-		return "changing alerts and the low-balance threshold (notifications --email …)"
+		return "changing alerts and the low-balance threshold"
 	case InstanceRead:
-		return "the current rate: what is billing now"
+		return "the current rate: what is billing now (credit --rate)"
 	}
 	return ""
 }

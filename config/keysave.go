@@ -34,13 +34,39 @@ const ConsoleKeysURL = "https://cloud.vast.ai/manage-keys/"
 
 // CheckKeyTarget judges [KeySavePath] before anything is made or written:
 // nil when a key can be saved there, [ErrKeyExists] when a key file is
-// there (ask, then save with replace), else why nothing can be saved.
+// there (ask, then save with replace), else why nothing can be saved: a
+// link or no regular file there, or a folder on the way that cannot be
+// written.
 func CheckKeyTarget(env Env) error {
 	path := KeySavePath(env)
 	if path == "" {
 		return errNoHome
 	}
-	return saveTarget(path, env.Shown(path), false)
+	if err := saveTarget(path, env.Shown(path), false); err != nil {
+		return err
+	}
+	// The nearest folder on the way that exists is where something will
+	// be created: the key's folder, or the first one to make.
+	dir := filepath.Dir(path)
+	for {
+		info, err := os.Stat(dir)
+		switch {
+		case err == nil && !info.IsDir():
+			return newError(ErrKeySave, fmt.Sprintf("cannot save the API key to %s: %s is not a folder; nothing was written", env.Shown(path), env.Shown(dir)))
+		case err == nil:
+			if err := writable(dir); err != nil {
+				return newError(ErrKeySave, fmt.Sprintf("cannot save the API key to %s: cannot write in %s: %s; nothing was written", env.Shown(path), env.Shown(dir), describeErr(err)))
+			}
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return newError(ErrKeySave, fmt.Sprintf("cannot save the API key to %s: %s: %s; nothing was written", env.Shown(path), env.Shown(dir), describeErr(err)))
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
 }
 
 // errNoHome is the error of saving with no home directory.
@@ -87,7 +113,7 @@ func SaveKey(env Env, key Secret, replace bool) (string, error) {
 	err := writePrivate(path, []byte(key.Reveal()+"\n"), place)
 	switch {
 	case errors.Is(err, fs.ErrExist) && !replace:
-		return "", newError(ErrKeyExists, shown+" already holds a key")
+		return "", newError(ErrKeyExists, shown+" already exists")
 	case err != nil:
 		return "", newError(ErrKeySave, fmt.Sprintf("cannot save the API key to %s: %s; nothing was written", shown, saveReason(env, path, err)))
 	}
@@ -107,7 +133,7 @@ func saveTarget(path, shown string, replace bool) error {
 	case !info.Mode().IsRegular():
 		return newError(ErrKeySave, fmt.Sprintf("%s is not a regular file (%s); nothing was written", shown, modeWord(info)))
 	case !replace:
-		return newError(ErrKeyExists, shown+" already holds a key")
+		return newError(ErrKeyExists, shown+" already exists")
 	}
 	return nil
 }

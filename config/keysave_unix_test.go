@@ -81,7 +81,7 @@ func TestSaveKeyAsksBeforeReplacing(t *testing.T) {
 	env, path := saveEnv(t)
 	writeTestFile(t, path, "old-key\n", 0o644)
 	_, err := SaveKey(env, testKey, false)
-	if !errors.Is(err, ErrKeyExists) || !strings.Contains(err.Error(), "already holds a key") {
+	if !errors.Is(err, ErrKeyExists) || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("got %v, want ErrKeyExists", err)
 	}
 	assertSafeError(t, err)
@@ -191,6 +191,36 @@ func TestSaveKeyReadOnlyFolder(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(xdg, 0o700) })
 	if _, err := SaveKey(env2, testKey, false); !errors.Is(err, ErrKeySave) || !strings.Contains(err.Error(), "permission denied") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// The target is judged before anything is sent: free, taken, a link, a
+// folder on the way that is a file or cannot be written.
+func TestCheckKeyTarget(t *testing.T) {
+	env, path := saveEnv(t)
+	if err := CheckKeyTarget(env); err != nil {
+		t.Fatalf("free: %v", err)
+	}
+	writeTestFile(t, path, "k", 0o600)
+	if err := CheckKeyTarget(env); !errors.Is(err, ErrKeyExists) {
+		t.Fatalf("taken: %v", err)
+	}
+	env, path = saveEnv(t)
+	writeTestFile(t, filepath.Dir(filepath.Dir(path)), "", 0o600)
+	if err := CheckKeyTarget(env); !errors.Is(err, ErrKeySave) || !strings.Contains(err.Error(), "not a directory; nothing was written") {
+		t.Fatalf("a file on the way: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only folders")
+	}
+	env, path = saveEnv(t)
+	home := filepath.Dir(filepath.Dir(filepath.Dir(path)))
+	if err := os.Chmod(home, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(home, 0o700) })
+	if err := CheckKeyTarget(env); !errors.Is(err, ErrKeySave) || !strings.Contains(err.Error(), "permission denied") {
+		t.Fatalf("read-only: %v", err)
 	}
 }
 

@@ -35,6 +35,15 @@ type CreatedKey struct {
 	Deleted bool
 }
 
+// NextKeyName is the name the requests of the next key made through the
+// API-keys endpoint are recorded under, for a Fault that should hit only
+// that key.
+func (s *Server) NextKeyName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return "created-" + strconv.FormatInt(s.nextKeyID+1, 10)
+}
+
 // CreatedKeys returns the keys made through the API-keys endpoint, oldest
 // first.
 func (s *Server) CreatedKeys() []CreatedKey {

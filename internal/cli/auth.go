@@ -104,11 +104,17 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	}
 	si := &signIn{x: x, base: ctx}
 	defer si.close()
+	// Where the key goes is judged before any request: a link there or a
+	// folder that cannot be written is exit 2 with nothing sent.
+	exists := si.check()
+	if exists != nil && !errors.Is(exists, config.ErrKeyExists) {
+		return configError(exists)
+	}
 	access, err := si.verify(ctx, key)
 	if err != nil {
 		return err
 	}
-	replace, err := x.mayReplace(ctx, si, f.yes)
+	replace, err := x.mayReplace(ctx, exists, f.yes)
 	if err != nil {
 		return err
 	}
@@ -177,16 +183,14 @@ func (x *execution) readKey(ctx context.Context, withToken bool) (raw, from stri
 	return raw, "what was pasted", nil
 }
 
-// mayReplace says whether a key file already there may be replaced: free,
-// --yes, or the user said so at the terminal. Declining, or a file there
-// without a terminal to ask at, is an error: nothing is written.
-func (x *execution) mayReplace(ctx context.Context, si *signIn, yes bool) (bool, error) {
-	err := si.check()
+// mayReplace says whether a key file already there (err, the target's
+// check: ErrKeyExists) may be replaced: --yes, or the user said so at the
+// terminal. Declining, or a file there without a terminal to ask at, is an
+// error: nothing is written.
+func (x *execution) mayReplace(ctx context.Context, err error, yes bool) (bool, error) {
 	switch {
 	case err == nil:
 		return false, nil
-	case !errors.Is(err, config.ErrKeyExists):
-		return false, err
 	case yes:
 		return true, nil
 	case !x.env.inputTerminal():

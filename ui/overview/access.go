@@ -14,7 +14,7 @@ func (m *Model) accessLines(w int) []line {
 	st := m.styles()
 	var ls []line
 	for _, p := range m.access.Lacking() {
-		text := st.Warning.Render("✗ this key lacks "+string(p)) + st.Muted.Render(": no "+p.Unlocks())
+		text := st.Warning.Render("✗ this key lacks "+string(p)) + st.Muted.Render(" · needed for "+p.Unlocks())
 		ls = append(ls, line{text: shared.Truncate(text, w), prio: prioStatus})
 	}
 	return ls

@@ -418,18 +418,11 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		m.say(m.st.Error.Render, text)
 		return nil
 	}
-	who := m.access.Email
+	note := "signed in; the key is saved to " + m.o.Path
 	if msg.scoped != nil {
-		who = msg.scoped.Access.Email
+		note = "signed in with a key for vastdash alone, saved to " + m.o.Path
 	}
-	note := "signed in"
-	if who != "" {
-		note += " as " + shared.Safe(who)
-	}
-	if msg.scoped != nil {
-		note += " with a key for vastdash alone"
-	}
-	m.result = Result{Saved: true, Path: msg.path, Note: note + "; key saved to " + m.o.Path}
+	m.result = Result{Saved: true, Path: msg.path, Note: note}
 	m.field.wipe()
 	m.pasted.wipe()
 	return tea.Quit
@@ -455,13 +448,13 @@ func (m *Model) render() string {
 	var body, tail []string
 	switch m.state {
 	case enterKey, verifying:
-		body = m.intro(w)
+		body = m.intro(w, h-4)
 		tail = append(tail, m.fieldLine(w))
 	case verified, scoping, saving:
-		body = m.accessLines(w)
+		body = m.accessLines(w, h-4)
 	case asking:
-		body = m.accessLines(w)
-		tail = append(tail, wrap(m.st.Warning.Render(m.o.Path+" already holds a key. Replace it?"), w)...)
+		body = m.accessLines(w, h-4)
+		tail = append(tail, wrap(m.st.Warning.Render(m.o.Path+" already exists. Replace it?"), w)...)
 	}
 	if m.busy() {
 		tail = append(tail, m.spin.View()+" "+m.busyText())
@@ -470,11 +463,12 @@ func (m *Model) render() string {
 		tail = append(tail, wrap(m.msgStyle(m.msg), w)...)
 	}
 	hints := wrap(m.st.Muted.Render(m.hint()), w)
-	room := h - 1 - len(tail) - len(hints) - 1
+	room := h - 1 - len(tail) - len(hints)
 	lines := []string{title}
-	if room > 0 {
+	if room > 1 {
 		lines = append(lines, "")
-		lines = append(lines, fitParagraphs(body, room-1)...)
+		lines = append(lines, fitParagraphs(body, room-2)...)
+		lines = append(lines, "")
 	}
 	lines = append(lines, tail...)
 	pad := h - len(lines) - len(hints)
@@ -499,18 +493,31 @@ func (m *Model) busyText() string {
 	return "saving…"
 }
 
-// intro says what a key is and where it comes from, most important first:
-// paragraphs separated by "" lines, cut whole when the screen is short.
-func (m *Model) intro(w int) []string {
-	var out []string
-	for _, p := range []string{
+// intro says what a key is and where it comes from: paragraphs separated
+// by "" lines, in full when they fit in room lines, else in short (the
+// page that makes keys always shown), cut whole when even that is too
+// long.
+func (m *Model) intro(w, room int) []string {
+	full := paragraphs(w,
 		"No API key was found. vastdash reads your Vast.ai account with one: a secret that lets a program act for you. Paste it below.",
-		"Make one on the console's Keys page, " + config.ConsoleKeysURL + " — a key is shown only once, so copy it then.",
-		"It will be saved to " + m.o.Path + ", where the vastai CLI reads it, readable only by you.",
+		"Make one on the console's Keys page, "+config.ConsoleKeysURL+" — a key is shown only once, so copy it then.",
+		"It will be saved to "+m.o.Path+", where the vastai CLI reads it, readable only by you.",
 		"Just looking? vastdash --demo shows everything without an account.",
-	} {
-		out = append(out, wrap(p, w)...)
-		out = append(out, "")
+	)
+	if len(full) <= room {
+		return full
+	}
+	return paragraphs(w,
+		"Paste a Vast.ai API key. Make one at "+config.ConsoleKeysURL+" (it is shown only once).",
+		"Just looking? Try vastdash --demo.",
+	)
+}
+
+// paragraphs wraps each of ps to w, with a "" line after each.
+func paragraphs(w int, ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(append(out, wrap(p, w)...), "")
 	}
 	return out
 }
@@ -533,16 +540,22 @@ func (m *Model) fieldLine(w int) string {
 }
 
 // accessLines are what the verified key may do: the account, a line per
-// permission, and the offer.
-func (m *Model) accessLines(w int) []string {
+// permission (wrapped under its name when there is room for that, else
+// cut), and the offer.
+func (m *Model) accessLines(w, room int) []string {
 	a := m.access
 	who := "✓ The key works"
-	if a.Email != "" {
+	switch {
+	case a.Email != "":
 		who += ": " + shared.Safe(a.Email)
-	} else {
-		who += " (this key may not read the account's e-mail)"
+	case a.Verdict(billing.UserRead) == billing.Denied:
+		who += " (it may not read the account)"
+	default:
+		who += " (the account could not be read)"
 	}
-	out := append(wrap(m.st.OK.Render(who), w), "")
+	head := append(wrap(m.st.OK.Render(who), w), "")
+	const nameW = 16 // "✓ instance_read "
+	var wrapped, cut []string
 	for _, c := range a.Checks {
 		mark := c.Verdict.Mark()
 		switch c.Verdict {
@@ -553,15 +566,28 @@ func (m *Model) accessLines(w int) []string {
 		default:
 			mark = m.st.Warning.Render(mark)
 		}
-		line := mark + " " + shared.PadRight(string(c.Permission), 14) + c.Permission.Unlocks()
+		text := c.Permission.Unlocks()
 		if c.Verdict != billing.Granted && c.Why != "" {
-			line += m.st.Muted.Render(" — " + shared.Safe(c.Why))
+			text += m.st.Muted.Render(" — " + shared.Safe(c.Why))
 		}
-		out = append(out, shared.Truncate(line, w))
+		name := mark + " " + shared.PadRight(string(c.Permission), nameW-2)
+		cut = append(cut, shared.Truncate(name+text, w))
+		for i, l := range wrap(text, max(w-nameW, 10)) {
+			if i == 0 {
+				wrapped = append(wrapped, name+l)
+			} else {
+				wrapped = append(wrapped, strings.Repeat(" ", nameW)+l)
+			}
+		}
 	}
-	out = append(out, "")
+	rows := wrapped
+	if len(head)+len(wrapped) > room {
+		rows = cut
+	}
+	out := append(append(head, rows...), "")
 	if m.offer() {
-		out = append(out, wrap("vastdash needs less than a full key: "+shared.Hint(m.keys.scoped)+" makes a key for it alone (read billing, the account and instances; "+shared.Hint(m.keys.alerts)+": changing alerts too), verifies it and saves that one instead.", w)...)
+		s, wr := m.keys.scoped.Help().Key, m.keys.alerts.Help().Key
+		out = append(out, wrap("A key for vastdash alone is safer: "+s+" makes one that can only read billing, the account and instances ("+wr+": and change alerts), verifies it, and saves it instead of this one.", w)...)
 		out = append(out, "")
 	}
 	return out
