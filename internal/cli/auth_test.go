@@ -99,6 +99,12 @@ func TestAuthLoginWithToken(t *testing.T) {
 	if d, _ := os.Stat(filepath.Dir(keyFile())); d.Mode().Perm() != 0o700 {
 		t.Fatalf("folder mode %v", d.Mode())
 	}
+	// VAST_API_KEY still wins over the saved file: said.
+	res = runAuth(t, srv, authCase{stdin: canaryKey, env: demoserver.KeyReadOnly}, "auth", "login", "--with-token", "--yes")
+	res.ok(t)
+	if !strings.Contains(res.errOut, "VAST_API_KEY wins over the saved key while it is set") {
+		t.Fatalf("stderr %q", res.errOut)
+	}
 	// Nothing but reads reached the server.
 	for _, r := range srv.Requests() {
 		if r.Method != "GET" {
