@@ -175,18 +175,28 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		user                     api.User
 		userErr, billErr, instEr error
 	)
+	// A server the account lookup cannot reach is down for the other
+	// probes too: they stop rather than retry on their endpoints' pacing.
+	probes, stop := context.WithCancel(ctx)
+	defer stop()
 	if known != nil {
 		user, userErr = *known, knownErr
 	} else {
 		wg.Add(1)
-		go func() { defer wg.Done(); user, userErr = s.client.CurrentUser(ctx) }()
+		go func() {
+			defer wg.Done()
+			user, userErr = s.client.CurrentUser(ctx)
+			if errors.Is(userErr, api.ErrTransport) || errors.Is(userErr, api.ErrTimeout) {
+				stop()
+			}
+		}()
 	}
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		_, billErr = s.client.Invoices(ctx, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
+		_, billErr = s.client.Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
 	}()
-	go func() { defer wg.Done(); _, instEr = s.client.Instances(ctx, "") }()
+	go func() { defer wg.Done(); _, instEr = s.client.Instances(probes, "") }()
 	wg.Wait()
 
 	errs := []error{userErr, billErr, instEr}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -218,5 +219,42 @@ func TestMakeScopedKeyCannotDelete(t *testing.T) {
 	got := s.MakeScopedKey(ctx, base, "vastdash test key", ScopedPermissions(base, false), opener(srv))
 	if !got.Kept || !strings.Contains(got.Why, "could not be deleted") || !strings.Contains(got.Why, "vastdash test key") {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// refusing counts the requests it refuses, by path, as a server that went
+// down would: no response at all.
+type refusing struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *refusing) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.n[req.URL.Path]++
+	r.mu.Unlock()
+	return nil, errors.New("connection refused")
+}
+
+// A server the account lookup cannot reach is down for every probe: the
+// others stop instead of retrying on their endpoints' pacing (3 s apart
+// for the payment records), so a sign-in against a server down says so in
+// the time of the account's own retries.
+func TestCheckAccessStopsWhenTheServerIsDown(t *testing.T) {
+	tr := &refusing{n: map[string]int{}}
+	client, err := api.New("http://127.0.0.1:9", demoserver.DemoKey, api.WithHTTPClient(&http.Client{Transport: tr}),
+		api.WithBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(context.Background(), client)
+	defer s.Close()
+	if _, err := s.CheckAccess(context.Background()); !errors.Is(err, api.ErrTransport) {
+		t.Fatalf("got %v", err)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if n := tr.n[api.InvoicesPath]; n >= 4 {
+		t.Fatalf("the payment records were asked %d times: every retry, though the server was down", n)
 	}
 }

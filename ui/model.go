@@ -50,8 +50,11 @@ type Options struct {
 	// = false); the status line still says it.
 	NoBell bool
 	// Notice is said on the status line at start (the sign-in's "signed
-	// in as …; key saved to …").
+	// in; the key is saved to …").
 	Notice string
+	// Access is what the key may do when the sign-in has just verified
+	// it: the dashboard does not probe it again.
+	Access *billing.Access
 }
 
 // screenID names a screen; the tabs list them in this order.
@@ -208,6 +211,9 @@ func (m *Model) checkAccess(u shared.UserMsg) tea.Cmd {
 		return nil
 	}
 	m.accessAsked = true
+	if known := m.opts.Access; known != nil {
+		return func() tea.Msg { return shared.AccessMsg{Access: *known} }
+	}
 	return func() tea.Msg {
 		a, err := svc.AccessWith(base, u.User, u.Err)
 		return shared.AccessMsg{Access: a, Err: err}

@@ -206,6 +206,8 @@ func TestSignInFaults(t *testing.T) {
 	}
 	// The least-privilege key: made, verified, saved instead.
 	r.prog.Send(tea.KeyPressMsg{Code: 's', Text: "s"})
+	r.has("Saved a key for vastdash alone")
+	r.enter()
 	if err := <-r.done; err != nil {
 		t.Fatal(err)
 	}

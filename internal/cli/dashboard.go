@@ -25,15 +25,13 @@ func (x *execution) dashboard() error {
 		return openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe})
 	}
 	s, err := open()
-	notice := ""
+	var signedIn signin.Result
 	if errors.Is(err, config.ErrNoKey) && x.env.inputTerminal() && x.env.isTerminal(x.env.stdout) {
 		// A first run at a terminal: sign in, then the dashboard on the
 		// key saved. Without a terminal nothing changes: exit 2.
-		var res signin.Result
-		if res, err = x.signIn(base); err != nil || !res.Saved {
+		if signedIn, err = x.signIn(base); err != nil || !signedIn.Saved {
 			return err
 		}
-		notice = res.Note
 		s, err = open()
 	}
 	if err != nil {
@@ -53,7 +51,7 @@ func (x *execution) dashboard() error {
 	ctx.State = config.NewStateStore(config.StatePath(config.DefaultEnv()))
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
 	opts := ui.Options{Host: s.Host, Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
-		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: notice, Dark: dark(s.Settings.Theme)}
+		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme)}
 	err = runQuietly(func() error { return ui.Run(base, ctx, opts, events) })
 	return uiError(err)
 }

@@ -72,6 +72,9 @@ type Result struct {
 	// Note is a line for the dashboard's status line: who is signed in,
 	// with which key, saved where.
 	Note string
+	// Access is what the saved key may do, as just verified: the
+	// dashboard need not probe it again.
+	Access *billing.Access
 }
 
 // maxField bounds what the field holds: no key is longer.
@@ -104,6 +107,7 @@ const (
 	asking                 // a key file exists: replace it?
 	scoping                // a key for vastdash alone is being made
 	saving                 // the key is being written
+	done                   // a key made for vastdash is saved: shown before the dashboard
 )
 
 // plan is what a confirmation leads to.
@@ -150,6 +154,8 @@ type Model struct {
 	// next is what the replace question leads to; replace the answer.
 	next    plan
 	replace bool
+	// made is the name of the key made for vastdash, once saved.
+	made string
 
 	// msg is the line under the field (or the result): an error, a
 	// warning or news; msgStyle how it is drawn.
@@ -189,8 +195,9 @@ type (
 		access billing.Access
 		err    error
 	}
-	scopedMsg struct{ sc billing.Scoped }
-	savedMsg  struct {
+	scopedMsg    struct{ sc billing.Scoped }
+	discardedMsg struct{ text string }
+	savedMsg     struct {
 		path   string
 		err    error
 		scoped *billing.Scoped // the key saved was made for vastdash
@@ -220,6 +227,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.scoped(msg.sc)
 	case savedMsg:
 		return m, m.saved(msg)
+	case discardedMsg:
+		m.say(m.st.Error.Render, msg.text)
 	}
 	return m, nil
 }
@@ -251,6 +260,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.confirm(scopeWrite)
 		case key.Matches(msg, m.keys.back):
 			m.state, m.msg = enterKey, ""
+		}
+	case done:
+		if key.Matches(msg, m.keys.save) {
+			return tea.Quit
 		}
 	case asking:
 		switch {
@@ -405,27 +418,33 @@ func (m *Model) scoped(sc billing.Scoped) tea.Cmd {
 func (m *Model) saved(msg savedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.state = verified
-		text := msg.err.Error()
-		if msg.scoped != nil {
-			// The new key will never be used: it must not stay behind.
-			id := msg.scoped.Key.ID
-			if derr := m.o.Discard(m.base, id); derr != nil {
-				text += fmt.Sprintf("; the key made for vastdash (id %d) could not be deleted: delete it in the console", id)
-			} else {
-				text += "; the key made for vastdash was deleted"
-			}
+		m.say(m.st.Error.Render, msg.err.Error())
+		if msg.scoped == nil {
+			return nil
 		}
-		m.say(m.st.Error.Render, text)
-		return nil
+		// The new key will never be used: it must not stay behind.
+		m.msg += "; deleting the key made for vastdash…"
+		discard, base, id, text := m.o.Discard, m.base, msg.scoped.Key.ID, msg.err.Error()
+		return func() tea.Msg {
+			if err := discard(base, id); err != nil {
+				return discardedMsg{text + fmt.Sprintf("; the key made for vastdash (id %d) could not be deleted: delete it in the console", id)}
+			}
+			return discardedMsg{text + "; the key made for vastdash was deleted"}
+		}
 	}
-	note := "signed in; the key is saved to " + m.o.Path
-	if msg.scoped != nil {
-		note = "signed in with a key for vastdash alone, saved to " + m.o.Path
-	}
-	m.result = Result{Saved: true, Path: msg.path, Note: note}
 	m.field.wipe()
 	m.pasted.wipe()
-	return tea.Quit
+	if msg.scoped == nil {
+		a := m.access
+		m.result = Result{Saved: true, Path: msg.path, Note: "signed in; the key is saved to " + m.o.Path, Access: &a}
+		return tea.Quit
+	}
+	// A key the user has not seen yet: what it is and may do, before the
+	// dashboard opens on it.
+	a := msg.scoped.Access
+	m.result = Result{Saved: true, Path: msg.path, Note: "signed in with a key for vastdash alone, saved to " + m.o.Path, Access: &a}
+	m.access, m.made, m.state, m.msg = a, msg.scoped.Name, done, ""
+	return nil
 }
 
 // View draws the screen.
@@ -452,6 +471,9 @@ func (m *Model) render() string {
 		tail = append(tail, m.fieldLine(w))
 	case verified, scoping, saving:
 		body = m.accessLines(w, h-4)
+	case done:
+		body = append(wrap(m.st.OK.Render("✓ Saved a key for vastdash alone, “"+shared.Safe(m.made)+"”, to "+m.o.Path+". Delete it in the console's Keys page when you no longer use vastdash."), w), "")
+		body = append(body, m.accessLines(w, h-4-len(body))...)
 	case asking:
 		body = m.accessLines(w, h-4)
 		tail = append(tail, wrap(m.st.Warning.Render(m.o.Path+" already exists. Replace it?"), w)...)
@@ -608,6 +630,8 @@ func (m *Model) hint() string {
 		return shared.Hint(append(bs, m.keys.back)...)
 	case asking:
 		return shared.Hint(m.keys.replace, m.keys.keep, m.keys.back)
+	case done:
+		return m.keys.save.Help().Key + " open the dashboard"
 	}
 	return shared.Hint(m.keys.force)
 }

@@ -311,8 +311,16 @@ func TestScopedKey(t *testing.T) {
 		s.paste(canary)
 		s.key("enter")
 		s.key("s")
-		if len(f.saved) != 1 || f.saved[0] != newKey || !s.quit || !strings.Contains(s.m.Result().Note, "vastdash alone") {
+		if len(f.saved) != 1 || f.saved[0] != newKey || !strings.Contains(s.m.Result().Note, "vastdash alone") {
 			t.Fatalf("saved %v, result %+v", len(f.saved), s.m.Result())
+		}
+		// Shown before the dashboard opens on it: its name and access.
+		if fr := flat(s.frame()); s.quit || !strings.Contains(fr, "Saved a key for vastdash alone, “vastdash (read-only)”") || !strings.Contains(fr, "✓ billing_read") || !strings.Contains(fr, "enter open the dashboard") {
+			t.Fatalf("quit %v: %s", s.quit, fr)
+		}
+		s.key("enter")
+		if !s.quit || s.m.Result().Access == nil {
+			t.Fatal("enter did not open the dashboard")
 		}
 	})
 	t.Run("kept", func(t *testing.T) {
