@@ -48,9 +48,9 @@ type Verdict int
 
 // Verdicts.
 const (
-	// Unknown: no probe could tell (the server failed, or no probe
+	// Unsure: no probe could tell (the server failed, or no probe
 	// exists that changes nothing).
-	Unknown Verdict = iota
+	Unsure Verdict = iota
 	// Granted: a probe that needs the permission was answered.
 	Granted
 	// Denied: a probe was refused for want of the permission.
@@ -100,14 +100,14 @@ type Access struct {
 	Checks []Check
 }
 
-// Verdict is p's verdict (Unknown for a permission not checked).
+// Verdict is p's verdict (Unsure for a permission not checked).
 func (a Access) Verdict(p Permission) Verdict {
 	for _, c := range a.Checks {
 		if c.Permission == p {
 			return c.Verdict
 		}
 	}
-	return Unknown
+	return Unsure
 }
 
 // Lacking lists the permissions a probe found missing.
@@ -146,7 +146,7 @@ const probeWindow = 24 * time.Hour
 // side, one cheap read per permission vastdash uses — payment records of
 // the last day (billing_read), the account itself (user_read), the first
 // page of instances (instance_read). None of them changes anything, so
-// user_write, which no call tests without a change, stays Unknown. A key
+// user_write, which no call tests without a change, stays Unsure. A key
 // the server rejects, or a server that answered none of the probes, is an
 // error (explained); otherwise each permission gets its verdict. The
 // result is remembered (Service.KnownAccess).
@@ -213,7 +213,7 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 	a := Access{Checks: []Check{
 		s.verdict(BillingRead, billErr),
 		s.verdict(UserRead, userErr),
-		{Permission: UserWrite, Verdict: Unknown, Why: noWriteProbe},
+		{Permission: UserWrite, Verdict: Unsure, Why: noWriteProbe},
 		s.verdict(InstanceRead, instEr),
 	}}
 	if userErr == nil {
@@ -236,7 +236,7 @@ func (s *Service) verdict(p Permission, err error) Check {
 	case errors.Is(err, api.ErrPermission):
 		return Check{Permission: p, Verdict: Denied, Why: "refused: this key lacks " + string(p)}
 	}
-	return Check{Permission: p, Verdict: Unknown, Why: s.Explain(err)}
+	return Check{Permission: p, Verdict: Unsure, Why: s.Explain(err)}
 }
 
 // remember keeps a as the session's known access.

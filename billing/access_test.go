@@ -112,7 +112,7 @@ func TestCheckAccessOneProbeRefused(t *testing.T) {
 }
 
 func TestScopedPermissionsAndName(t *testing.T) {
-	base := Access{Checks: []Check{{BillingRead, Granted, ""}, {UserRead, Granted, ""}, {UserWrite, Unknown, ""}, {InstanceRead, Denied, ""}}}
+	base := Access{Checks: []Check{{BillingRead, Granted, ""}, {UserRead, Granted, ""}, {UserWrite, Unsure, ""}, {InstanceRead, Denied, ""}}}
 	if got := ScopedPermissions(base, false); len(got) != 2 || got[0] != BillingRead || got[1] != UserRead {
 		t.Fatalf("read-only: %v", got)
 	}

@@ -52,6 +52,9 @@ type CurrentRate struct {
 	// dph_total, then the others holding storage by storage cost, each
 	// largest first (ties by id).
 	Billing []api.Instance
+	// Statuses counts every instance read by its Status as sent ("" when
+	// the server sent none), billing or not.
+	Statuses map[string]int
 	// Read counts the instances read; Skipped those the server sent that
 	// vastdash refused (a rate above $10,000/h or negative, a start date
 	// before 2015 or in the future, a field of the wrong type).
@@ -71,6 +74,18 @@ type CurrentRate struct {
 // most api.MaxLimit instances of at most api.MaxRate each, far below what
 // an int64 holds.
 func (r CurrentRate) Total() api.Rate { return r.PerHour + r.Storage }
+
+// RunwayOf is Runway for the account u: the reason there is none when u
+// is not read yet (nil) or holds no credit figure.
+func (r CurrentRate) RunwayOf(u *api.User) spend.Runway {
+	switch {
+	case u == nil:
+		return spend.Runway{Reason: "account not loaded yet"}
+	case u.CreditMissing:
+		return spend.Runway{Reason: CreditUnknown}
+	}
+	return r.Runway(u.Credit)
+}
 
 // Runway is how long credit lasts at Total: the same tenths of days and
 // "until" date as the 7-day runway, and a Reason instead when there is no
@@ -163,6 +178,10 @@ func (r *CurrentRate) add(p api.InstancesPage) {
 	r.Read += len(p.Results)
 	r.Skipped += p.Skipped
 	for _, in := range p.Results {
+		if r.Statuses == nil {
+			r.Statuses = map[string]int{}
+		}
+		r.Statuses[in.Status]++
 		switch {
 		case in.Running():
 			r.PerHour += in.DPHTotal
@@ -213,6 +232,9 @@ type Crossing struct {
 // alarms that went on since the last one.
 func (w *Watch) Observe(u *api.User, rate *CurrentRate) []Crossing {
 	var out []Crossing
+	if u != nil && u.CreditMissing {
+		u = nil // a record without a credit cannot tell whether it is low
+	}
 	see := func(a Alarm, on bool, text func() string) {
 		was, known := w.on[a], w.known[a]
 		w.on[a], w.known[a] = on, true

@@ -27,7 +27,7 @@ func TestAccessProbedOnceOrTakenFromTheSignIn(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no probe")
 	}
-	if msg := cmd().(shared.AccessMsg); msg.Err != nil || msg.Access.Verdict(billing.BillingRead) != billing.Unknown {
+	if msg := cmd().(shared.AccessMsg); msg.Err != nil || msg.Access.Verdict(billing.BillingRead) != billing.Unsure {
 		t.Fatalf("the probes of an unreachable server: %+v", msg)
 	}
 	if m.checkAccess(shared.UserMsg{}) != nil {

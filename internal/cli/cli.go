@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -61,6 +62,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newPaymentsCommand,
 	newStatementCommand,
 	newAuthCommand,
+	newServeCommand,
 	newManCommand,
 }
 
@@ -198,6 +200,12 @@ func (x *execution) runE(f func(c *cobra.Command) error) func(*cobra.Command, []
 // 429 waits included. check, if not nil, runs first: a usage error it
 // returns sends no request.
 func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
+	return x.commandRunWith(utc, nil, check, f)
+}
+
+// commandRunWith is commandRun with the client's transport wrapped by
+// transport, if not nil: serve counts the API's answers there.
+func (x *execution) commandRunWith(utc *bool, transport func(http.RoundTripper) http.RoundTripper, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
 	return x.runE(func(*cobra.Command) error {
 		if check != nil {
 			if err := check(); err != nil {
@@ -212,7 +220,7 @@ func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context
 			defer cancel()
 		}
 		p := newProgress(x.env.stderr, x.env.isTerminal(x.env.stderr))
-		s, err := openSession(x.env, x.globals, sessionOptions{base: ctx, utc: utc != nil && *utc, observe: p.observe})
+		s, err := openSession(x.env, x.globals, sessionOptions{base: ctx, utc: utc != nil && *utc, observe: p.observe, transport: transport})
 		if err != nil {
 			return err
 		}

@@ -45,6 +45,8 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// serve makes the exporter of serve (tests give a stand-in).
+	serve NewServeBackend
 }
 
 // processEnv is the env of the process: its standard streams, the wall
@@ -59,6 +61,7 @@ func processEnv(version string) *env {
 		readSecret:    readSecret,
 		version:       versionOf(version),
 		demo:          demoserver.Options{Latency: 60 * time.Millisecond},
+		serve:         newExporter,
 		now:           time.Now,
 		isTerminal:    isTerminal,
 		width:         terminalWidth,

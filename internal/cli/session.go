@@ -69,6 +69,10 @@ type sessionOptions struct {
 	// key, when set, is the key to use instead of looking one up: a key
 	// being signed in with (the URL and settings are still resolved).
 	key *config.Secret
+	// transport, if not nil, wraps the client's transport (nil: Go's
+	// default; the --debug log's when set): serve counts the API's
+	// answers there.
+	transport func(http.RoundTripper) http.RoundTripper
 }
 
 // openSession resolves the key, the URL and the settings (or starts the
@@ -107,6 +111,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	if g.timeout > 0 {
 		opts = append(opts, api.WithTimeout(g.timeout))
 	}
+	var transport http.RoundTripper // nil: Go's default
 	if g.debug != "" {
 		f, err := config.OpenPrivate(g.debug)
 		if err != nil {
@@ -115,7 +120,13 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 			return nil, configError(fmt.Errorf("--debug %w", err))
 		}
 		s.debugLog = f
-		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: api.DebugTransport(nil, f)}))
+		transport = api.DebugTransport(nil, f)
+	}
+	if o.transport != nil {
+		transport = o.transport(transport)
+	}
+	if transport != nil {
+		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: transport}))
 	}
 	if o.observe != nil {
 		opts = append(opts, api.WithObserver(o.observe))

@@ -41,7 +41,7 @@ func fullAccess(email string) billing.Access {
 	return billing.Access{Email: email, UserID: 7, Checks: []billing.Check{
 		{Permission: billing.BillingRead, Verdict: billing.Granted},
 		{Permission: billing.UserRead, Verdict: billing.Granted},
-		{Permission: billing.UserWrite, Verdict: billing.Unknown, Why: "not tested"},
+		{Permission: billing.UserWrite, Verdict: billing.Unsure, Why: "not tested"},
 		{Permission: billing.InstanceRead, Verdict: billing.Granted},
 	}}
 }
