@@ -91,8 +91,11 @@ An existing key file is replaced only after asking (--yes replaces it without as
 
 // authLogin reads, verifies, optionally scopes and saves a key.
 func authLogin(ctx context.Context, x *execution, f loginFlags) error {
-	if f.alerts && !f.scoped {
+	switch {
+	case f.alerts && !f.scoped:
 		return usageError(errors.New("--alerts goes with --scoped"))
+	case x.globals.demo:
+		return usageError(errors.New("--demo needs no key: auth login signs in to your account"))
 	}
 	raw, from, err := x.readKey(ctx, f.withToken)
 	if err != nil {
@@ -287,7 +290,7 @@ vastdash auth status --json | jq -r '.permissions[] | select(.granted == "no") |
 
 // statusJSON is the --json answer of auth status.
 type statusJSON struct {
-	// Source is "flag", "env" or "file"; Path the file's path.
+	// Source is "flag", "env", "file" or "demo"; Path the file's path.
 	Source           string           `json:"source"`
 	Path             string           `json:"path,omitempty"`
 	ReadableByOthers bool             `json:"readable_by_others"`
@@ -308,6 +311,8 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 	out := statusJSON{Source: "file", Path: s.KeySource}
 	where := "the file " + config.DefaultEnv().Shown(s.KeySource)
 	switch {
+	case x.globals.demo:
+		out.Source, out.Path, where = "demo", "", "the demo server (--demo)"
 	case s.KeySource == "env "+config.EnvAPIKey:
 		out.Source, out.Path, where = "env", "", "the environment variable "+config.EnvAPIKey
 	case x.globals.flags.APIKeyFile != "":
@@ -370,6 +375,9 @@ A key from VAST_API_KEY or --api-key-file is named and left alone: unset the var
 
 // authLogout removes the key file the key would be read from.
 func authLogout(ctx context.Context, x *execution, f logoutFlags) error {
+	if x.globals.demo {
+		return usageError(errors.New("--demo needs no key: auth logout removes your account's"))
+	}
 	env := config.DefaultEnv()
 	if over := x.keyOverride(); over != "" {
 		return answerTo(x.env.stdout, linesOf([]string{"the key comes from " + over + ", which vastdash leaves alone; nothing was removed"}))

@@ -425,6 +425,20 @@ func TestDashboardWithoutTerminalStillExits2(t *testing.T) {
 	}
 }
 
+// --demo has its own key: status says so, login and logout refuse.
+func TestAuthDemo(t *testing.T) {
+	isolate(t)
+	code, out, errOut := runMain("--demo", "auth", "status")
+	if code != 0 || !strings.Contains(out, "key       from the demo server (--demo)") || !strings.Contains(out, "demo@vastdash.example") {
+		t.Fatalf("exit %d %q %q", code, out, errOut)
+	}
+	for _, cmd := range []string{"login", "logout"} {
+		if code, _, errOut := runMain("--demo", "auth", cmd); code != exitUsage || !strings.Contains(errOut, "--demo needs no key") {
+			t.Errorf("%s: exit %d %q", cmd, code, errOut)
+		}
+	}
+}
+
 func TestAuthNeedsASubcommand(t *testing.T) {
 	code, _, errOut := runMain("auth")
 	if code != exitUsage || !strings.Contains(errOut, "login, status or logout") {
