@@ -29,7 +29,7 @@ func (x *execution) dashboard() error {
 	if errors.Is(err, config.ErrNoKey) && x.env.inputTerminal() && x.env.isTerminal(x.env.stdout) {
 		// A first run at a terminal: sign in, then the dashboard on the
 		// key saved. Without a terminal nothing changes: exit 2.
-		if signedIn, err = x.signIn(base); err != nil || !signedIn.Saved {
+		if signedIn, err = x.signIn(base); err != nil || !signedIn.Saved || signedIn.Left {
 			return err
 		}
 		s, err = open()

@@ -75,6 +75,9 @@ type Result struct {
 	// Access is what the saved key may do, as just verified: the
 	// dashboard need not probe it again.
 	Access *billing.Access
+	// Left is set when the user quit (ctrl+c) after the key was saved:
+	// the key stays saved, the dashboard is not wanted now.
+	Left bool
 }
 
 // maxField bounds what the field holds: no key is longer.
@@ -239,6 +242,7 @@ func (m *Model) busy() bool { return m.state == verifying || m.state == scoping 
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.force) {
 		m.stop()
+		m.result.Left = true
 		return tea.Quit
 	}
 	switch m.state {

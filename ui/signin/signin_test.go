@@ -319,7 +319,7 @@ func TestScopedKey(t *testing.T) {
 			t.Fatalf("quit %v: %s", s.quit, fr)
 		}
 		s.key("enter")
-		if !s.quit || s.m.Result().Access == nil {
+		if r := s.m.Result(); !s.quit || r.Access == nil || r.Left {
 			t.Fatal("enter did not open the dashboard")
 		}
 	})
@@ -390,7 +390,7 @@ func TestQuit(t *testing.T) {
 	s.paste(canary)
 	s.key("enter")
 	s.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
-	if !s.quit {
+	if !s.quit || !s.m.Result().Left {
 		t.Fatal("ctrl+c did not leave")
 	}
 }
