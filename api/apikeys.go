@@ -101,7 +101,9 @@ func (c *Client) CreateAPIKey(ctx context.Context, name string, perms []string) 
 	if err != nil {
 		return CreatedKey{}, usageErr(op, "cannot encode the request")
 	}
-	cl := call{method: http.MethodPost, path: APIKeysPath, body: body, perm: "user_write", pacer: c.endpointPacer(APIKeysPath)}
+	// once: a create whose request was sent is not repeated, or a lost
+	// answer would make a second key.
+	cl := call{method: http.MethodPost, path: APIKeysPath, body: body, perm: "user_write", pacer: c.endpointPacer(APIKeysPath), once: true}
 	resp, err := c.do(ctx, cl)
 	if err != nil {
 		return CreatedKey{}, err

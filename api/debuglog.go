@@ -55,12 +55,14 @@ const (
 //
 // Secrets are removed before anything is cut or written. A JSON body is
 // decoded and re-encoded compactly with the value of every member named
-// api_key (by its decoded name, any case, at any depth) — and, in the
-// API-keys endpoint's exchanges, key, where a new key is shown once — and
-// every string holding the key replaced by "[redacted]"; a body that is not
-// JSON has the key and those string members replaced in its text. Anywhere, a run of
-// eight or more characters of the key from its start counts as the key, and
-// a cut drops a trailing part of the key or of an api_key member. The
+// api_key or webhook_secret (by its decoded name, any case, at any depth)
+// — and, in the API-keys endpoint's exchanges, key, where a new key is
+// shown once — and every string holding the key replaced by "[redacted]";
+// a body that is not JSON has the key and such string members replaced in
+// its text.
+// Anywhere, a run of eight or more characters of the key from its start
+// counts as the key, and a cut drops a trailing part of the key or of such
+// a member. The
 // Authorization, Proxy-Authorization, Cookie and Set-Cookie headers are
 // never written. Writes to w are serialized.
 func DebugTransport(next http.RoundTripper, w io.Writer) http.RoundTripper {
@@ -209,7 +211,7 @@ func logBody(r io.Reader, key string, names memberNames) (text string, read []by
 // finishBody redacts the key, cuts s to debugBodyCap and escapes it. cut
 // says s is already less than the whole body. Redacting first means a cut
 // cannot split an occurrence of the key past recognition; what a cut leaves
-// at the end (part of the key, part of an api_key member) is dropped.
+// at the end (part of the key, part of a secret member) is dropped.
 func finishBody(s string, cut bool, key string, names memberNames) string {
 	s = redactKey(s, key)
 	if len(s) > debugBodyCap {
@@ -232,7 +234,7 @@ func finishBody(s string, cut bool, key string, names memberNames) string {
 }
 
 // redactJSON re-encodes the JSON values dec yields, compactly, with the
-// value of every api_key member and every string or member name holding
+// value of every secret member (secretName) and every string or member name holding
 // the key replaced by "[redacted]". It streams tokens, so a big body is not
 // held decoded, and stops (stopped true) once the output passes
 // debugBodyCap. err is dec's error other than io.EOF.
@@ -244,8 +246,8 @@ func redactJSON(dec *json.Decoder, key string, names memberNames) (out []byte, s
 	}
 	var (
 		stack []frame
-		skip  int  // depth inside a dropped api_key value
-		drop  bool // the next value is an api_key member's: leave it out
+		skip  int  // depth inside a dropped secret value
+		drop  bool // the next value is a secret member's: leave it out
 		tops  int  // top-level values written
 	)
 	// sep writes what goes before a name or value and records it.
@@ -353,39 +355,45 @@ func appendJSONString(b []byte, s string) []byte {
 
 // stringMember matches a JSON-like member with a string value in text that
 // is not JSON; the name is checked decoded (memberNames.quoted), so
-// "api\u005fkey" counts. openMember is such a member whose value the text's
-// end cuts off.
+// "api\u005fkey" counts. openMember is such a member whose value the text's end cuts off.
 var (
 	stringMember = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 	openMember   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*\\?)$`)
 )
 
-// memberNames are the member names, decoded and in any case, whose values
-// the log never shows: api_key everywhere (the account record holds the
-// key), and key in the API-keys endpoint's exchanges too, where a new key
-// is shown its only time.
+// memberNames are member names, decoded and in any case, whose values the
+// log never shows.
 type memberNames []string
 
+// secretNames are redacted in every exchange: the account record's copy
+// of the key, and a webhook's signing secret, which the server sends on
+// create and rotate. The API-keys endpoint's exchanges add key: a new key
+// is shown there its only time.
 var (
-	apiKeyMember  = memberNames{"api_key"}
-	apiKeysMember = memberNames{"api_key", "key"}
+	secretNames    = memberNames{"api_key", "webhook_secret"}
+	apiKeysSecrets = append(secretNames[:len(secretNames):len(secretNames)], "key")
 )
 
 // secretMembers are the member names to redact in an exchange with path.
 func secretMembers(path string) memberNames {
 	if strings.HasPrefix(path, strings.TrimSuffix(APIKeysPath, "/")) {
-		return apiKeysMember
+		return apiKeysSecrets
 	}
-	return apiKeyMember
+	return secretNames
 }
 
-// has reports whether a decoded name is one of n.
+// has reports a member name of n, in any case.
 func (n memberNames) has(name string) bool {
-	return slices.ContainsFunc(n, func(m string) bool { return strings.EqualFold(name, m) })
+	for _, m := range n {
+		if strings.EqualFold(name, m) {
+			return true
+		}
+	}
+	return false
 }
 
-// quoted reports whether the inside of a JSON string literal decodes to
-// one of n.
+// quoted reports whether the inside of a JSON string literal decodes to a
+// name of n, in any case.
 func (n memberNames) quoted(quoted string) bool {
 	var name string
 	if json.Unmarshal([]byte(`"`+quoted+`"`), &name) != nil {
@@ -394,15 +402,7 @@ func (n memberNames) quoted(quoted string) bool {
 	return n.has(name)
 }
 
-// startOf reports whether tail, cut off at the end of a text, may be the
-// beginning of one of n.
-func (n memberNames) startOf(tail string) bool {
-	return slices.ContainsFunc(n, func(m string) bool {
-		return len(tail) < len(m) && strings.HasPrefix(m, strings.ToLower(tail))
-	})
-}
-
-// redactMembers replaces the value of every string member of names in text.
+// redactMembers replaces the value of every secret string member in text.
 func redactMembers(s string, names memberNames) string {
 	var b strings.Builder
 	last := 0
@@ -421,7 +421,7 @@ func redactMembers(s string, names memberNames) string {
 	return b.String()
 }
 
-// dropPartialTail removes from the end of a cut text an api_key member's
+// dropPartialTail removes from the end of a cut text a secret member's
 // value that the cut opened, a part of such a member's name, and a part of
 // the key's start (too short for redactKey to know it).
 func dropPartialTail(s, key string, names memberNames) string {
@@ -429,8 +429,12 @@ func dropPartialTail(s, key string, names memberNames) string {
 		s = s[:m[4]]
 	}
 	if q := strings.LastIndexByte(s, '"'); q >= 0 {
-		if tail := s[q+1:]; tail != "" && names.startOf(tail) {
-			s = s[:q]
+		tail := strings.ToLower(s[q+1:])
+		for _, n := range names {
+			if tail != "" && len(tail) < len(n) && strings.HasPrefix(n, tail) {
+				s = s[:q]
+				break
+			}
 		}
 	}
 	if key != "" {

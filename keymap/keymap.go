@@ -39,6 +39,10 @@ const (
 	Prompt                           // Notifications, the save prompt open
 	ThresholdField                   // Notifications, the threshold's text field (t)
 	Months                           // the Statement's months and records
+	HookRow                          // Notifications, the cursor on a webhook or the add row
+	HookForm                         // the webhook form, a text field (name, URL) focused
+	HookEvents                       // the webhook form, its events focused
+	SecretPanel                      // a webhook's new secret, shown once
 	SignInField                      // the sign-in screen's key field
 	SignInResult                     // the sign-in screen, a key verified
 	SignInAsk                        // the sign-in screen asking to replace a key file
@@ -46,7 +50,7 @@ const (
 
 // fields are the places where a text field has the keyboard: a key that
 // types a character cannot act there.
-const fields = Field | Find | ThresholdField | SignInField
+const fields = Field | Find | ThresholdField | HookForm | SignInField
 
 // places lists the sets of places whose keys are matched together; a key
 // may serve one action in each.
@@ -66,13 +70,17 @@ var places = []struct {
 	{"the Notifications save prompt", Everywhere | Prompt | Always},
 	{"the threshold field", ThresholdField | Always},
 	{"the Statement", Everywhere | Months | Always},
+	{"the Notifications webhooks", Everywhere | HookRow | Always},
+	{"the webhook form's fields", HookForm | Always},
+	{"the webhook form's events", HookEvents | Always},
+	{"the secret panel", Everywhere | SecretPanel | Always},
 	{"the sign-in field", SignInField | Always},
 	{"the sign-in result", SignInResult | Always},
 	{"the sign-in question", SignInAsk | Always},
 }
 
 // notifications is every place of the Notifications list.
-const notifications = Switches | ThresholdRow
+const notifications = Switches | ThresholdRow | HookRow
 
 // Action is one rebindable action.
 type Action struct {
@@ -156,6 +164,20 @@ var Actions = []Action{
 
 	{"records", []string{"enter", "space"}, "the month's records", Months},
 
+	{"webhook-add", []string{"+"}, "add webhook", notifications},
+	{"webhook-edit", []string{"enter"}, "edit webhook", HookRow},
+	{"webhook-delete", []string{"d", "delete"}, "delete webhook", HookRow},
+	{"webhook-test", []string{"s"}, "send a test", HookRow},
+	{"webhook-rotate", []string{"R"}, "rotate secret", HookRow},
+	{"form-next", []string{"tab"}, "next field", HookForm | HookEvents},
+	{"form-prev", []string{"shift+tab"}, "previous field", HookForm | HookEvents},
+	{"form-save", []string{"enter"}, "save webhook", HookForm | HookEvents},
+	{"form-cancel", []string{"esc"}, "cancel", HookForm | HookEvents},
+	{"event-up", []string{"up", "k"}, "previous event", HookEvents},
+	{"event-down", []string{"down", "j"}, "next event", HookEvents},
+	{"event-pick", []string{"space", "x"}, "pick event", HookEvents},
+	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
+	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
 	{"signin-verify", []string{"enter"}, "verify", SignInField},
 	{"signin-clear", []string{"ctrl+u"}, "clear", SignInField},
 	{"signin-quit", []string{"esc"}, "quit", SignInField},
@@ -182,6 +204,8 @@ var ways = []struct {
 	{[]string{"apply", "cancel"}, "leave the Charges type picker and range field"},
 	{[]string{"threshold-save", "threshold-cancel"}, "leave the threshold field"},
 	{[]string{"prompt-yes", "prompt-no"}, "answer the save prompt"},
+	{[]string{"form-save", "form-cancel"}, "leave the webhook form"},
+	{[]string{"secret-close"}, "close the secret panel"},
 	{[]string{"signin-quit", "force-quit"}, "leave the sign-in"},
 	{[]string{"signin-verify"}, "verify a key at the sign-in"},
 	{[]string{"signin-save"}, "save a key at the sign-in"},

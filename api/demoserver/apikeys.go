@@ -68,34 +68,29 @@ func sortedPerms(m map[string]bool) []string {
 	return out
 }
 
-// apiKeysRoute routes the API-keys paths: GET (user_read) and POST
-// (user_write) on the collection, DELETE (user_write) on one key. ok is
-// false when p is not one of them; serve is nil when the answer (a 405)
-// was written.
-func (s *Server) apiKeysRoute(w http.ResponseWriter, r *http.Request, p string) (perm string, serve handler, ok bool) {
+// apiKeysEndpoint routes the API-keys paths: GET (user_read) and POST
+// (user_write) on the collection, DELETE (user_write) on one key. found is
+// false when p is not one of them; serve is nil for a method the path does
+// not take, and allow lists those it does.
+func (s *Server) apiKeysEndpoint(p, method string) (perm string, serve handlerFunc, allow string, found bool) {
 	if p == pathAPIKeys {
-		switch r.Method {
+		switch method {
 		case http.MethodGet:
-			return "user_read", s.serveAPIKeysList, true
+			return "user_read", s.serveAPIKeysList, "", true
 		case http.MethodPost:
-			return "user_write", s.serveAPIKeyCreate, true
+			return "user_write", s.serveAPIKeyCreate, "", true
 		}
-		methodNotAllowed(w, r, "GET, POST")
-		return "", nil, true
+		return "", nil, "GET, POST", true
 	}
-	id, found := strings.CutPrefix(p, pathAPIKeys+"/")
-	if !found || id == "" || strings.Contains(id, "/") {
-		return "", nil, false
+	id, ok := strings.CutPrefix(p, pathAPIKeys+"/")
+	if !ok || id == "" || strings.Contains(id, "/") {
+		return "", nil, "", false
 	}
-	if r.Method != http.MethodDelete {
-		methodNotAllowed(w, r, "DELETE")
-		return "", nil, true
+	if method != http.MethodDelete {
+		return "", nil, "DELETE", true
 	}
-	return "user_write", s.serveAPIKeyDelete, true
+	return "user_write", s.serveAPIKeyDelete, "", true
 }
-
-// handler is the shape of every endpoint's handler after routing.
-type handler = func(w http.ResponseWriter, r *http.Request, key string, ki *keyInfo, body []byte)
 
 // serveAPIKeyCreate makes a key: the body must be {"name": str,
 // "permissions": {"api": {category: {…}, …}}} with known categories, all

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -117,7 +116,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	if err != nil {
 		return err
 	}
-	replace, err := x.mayReplace(ctx, exists, f.yes)
+	replace, err := x.mayReplace(exists, f.yes)
 	if err != nil {
 		return err
 	}
@@ -174,7 +173,7 @@ func (x *execution) readKey(ctx context.Context, withToken bool) (raw, from stri
 		defer clear(b)
 		return string(b), "standard input", nil
 	}
-	if !x.env.inputTerminal() {
+	if !x.env.stdinTerminal() {
 		return "", "", usageError(errors.New("auth login reads the key at a terminal; in a script, pipe it in with --with-token"))
 	}
 	fmt.Fprintf(x.env.stderr, "Paste your API key (make one at %s); it will not show: ", config.ConsoleKeysURL)
@@ -190,16 +189,16 @@ func (x *execution) readKey(ctx context.Context, withToken bool) (raw, from stri
 // check: ErrKeyExists) may be replaced: --yes, or the user said so at the
 // terminal. Declining, or a file there without a terminal to ask at, is an
 // error: nothing is written.
-func (x *execution) mayReplace(ctx context.Context, err error, yes bool) (bool, error) {
+func (x *execution) mayReplace(err error, yes bool) (bool, error) {
 	switch {
 	case err == nil:
 		return false, nil
 	case yes:
 		return true, nil
-	case !x.env.inputTerminal():
+	case !x.env.stdinTerminal():
 		return false, fmt.Errorf("%w; --yes replaces it (nothing was written)", err)
 	}
-	ok, err := x.ask(ctx, err.Error()+". Replace it? [y/N] ")
+	ok, err := x.env.asker()(err.Error() + ". Replace it?")
 	if err != nil {
 		return false, err
 	}
@@ -207,35 +206,6 @@ func (x *execution) mayReplace(ctx context.Context, err error, yes bool) (bool, 
 		return false, errors.New("nothing was written: the key file keeps the key it holds")
 	}
 	return true, nil
-}
-
-// ask puts a yes/no question on stderr and reads the answer from stdin;
-// only "y" or "yes" is yes. ctrl+c (ctx) gives up.
-func (x *execution) ask(ctx context.Context, question string) (bool, error) {
-	fmt.Fprint(x.env.stderr, question)
-	type answer struct {
-		line string
-		err  error
-	}
-	got := make(chan answer, 1)
-	go func() {
-		line, err := bufio.NewReader(io.LimitReader(x.env.stdin, 256)).ReadString('\n')
-		if errors.Is(err, io.EOF) {
-			err = nil
-		}
-		got <- answer{line, err}
-	}()
-	select {
-	case a := <-got:
-		if a.err != nil {
-			return false, a.err
-		}
-		w := strings.ToLower(strings.TrimSpace(a.line))
-		return w == "y" || w == "yes", nil
-	case <-ctx.Done():
-		fmt.Fprintln(x.env.stderr)
-		return false, ctx.Err()
-	}
 }
 
 // keyOverride names what would be read before the saved key file
@@ -363,18 +333,14 @@ func newAuthLogoutCommand(x *execution) *cobra.Command {
 
 A key from VAST_API_KEY or --api-key-file is named and left alone: unset the variable, or stop passing the flag.`,
 		Args: noArgs,
-		RunE: x.runE(func(*cobra.Command) error {
-			ctx, stop := x.env.context()
-			defer stop()
-			return authLogout(ctx, x, f)
-		}),
+		RunE: x.runE(func(*cobra.Command) error { return authLogout(x, f) }),
 	}
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "remove without asking")
 	return cmd
 }
 
 // authLogout removes the key file the key would be read from.
-func authLogout(ctx context.Context, x *execution, f logoutFlags) error {
+func authLogout(x *execution, f logoutFlags) error {
 	if x.globals.demo {
 		return usageError(errors.New("--demo needs no key: auth logout removes your account's"))
 	}
@@ -390,10 +356,10 @@ func authLogout(ctx context.Context, x *execution, f logoutFlags) error {
 		return configError(err)
 	}
 	if !f.yes {
-		if !x.env.inputTerminal() {
+		if !x.env.stdinTerminal() {
 			return usageError(fmt.Errorf("auth logout asks before removing %s; --yes removes it without asking", env.Shown(path)))
 		}
-		ok, err := x.ask(ctx, "Remove "+env.Shown(path)+"? The vastai CLI reads it too. [y/N] ")
+		ok, err := x.env.asker()("Remove " + env.Shown(path) + "? The vastai CLI reads it too.")
 		if err != nil {
 			return err
 		}

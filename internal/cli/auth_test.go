@@ -46,7 +46,9 @@ func runAuth(t *testing.T, srv *demoserver.Server, c authCase, args ...string) r
 			api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithEndpointThreshold(api.InstancesPath, 0),
 			api.WithEndpointThreshold(api.APIKeysPath, 0), api.WithBackoff(time.Millisecond, 4*time.Millisecond))
 		e.stdin = strings.NewReader(c.stdin)
-		e.inputTerminal = func() bool { return c.terminal }
+		if c.terminal {
+			onTerminal(c.stdin)(e)
+		}
 		e.readSecret = func(context.Context) (string, error) { return c.typed, nil }
 		if c.before != nil {
 			c.before(t, keyFile())

@@ -26,7 +26,7 @@ func (x *execution) dashboard() error {
 	}
 	s, err := open()
 	var signedIn signin.Result
-	if errors.Is(err, config.ErrNoKey) && x.env.inputTerminal() && x.env.isTerminal(x.env.stdout) {
+	if errors.Is(err, config.ErrNoKey) && x.env.stdinTerminal() && x.env.isTerminal(x.env.stdout) {
 		// A first run at a terminal: sign in, then the dashboard on the
 		// key saved. Without a terminal nothing changes: exit 2.
 		if signedIn, err = x.signIn(base); err != nil || !signedIn.Saved || signedIn.Left {

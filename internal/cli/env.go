@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // env is the world one run of the command line meets: where it writes,
@@ -20,12 +21,6 @@ import (
 // and only read during it.
 type env struct {
 	stdout, stderr io.Writer
-	// stdin is what auth login --with-token reads the key from and where
-	// questions are answered.
-	stdin io.Reader
-	// inputTerminal says whether stdin is a terminal: questions are asked
-	// only there, and the dashboard signs in only with one on both ends.
-	inputTerminal func() bool
 	// readSecret reads one line from the terminal without echo (the key
 	// at auth login's prompt); ctx's end gives up.
 	readSecret func(ctx context.Context) (string, error)
@@ -45,6 +40,13 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// stdin is where the answer to a question is read (webhooks delete,
+	// auth login and logout ask when it is a terminal) and what auth login
+	// --with-token reads the key from.
+	stdin io.Reader
+	// resolve looks up a webhook URL's host before a save; nil is the
+	// system's resolver (--demo looks nothing up).
+	resolve billing.Resolver
 	// serve makes the exporter of serve (tests give a stand-in).
 	serve NewServeBackend
 }
@@ -54,18 +56,17 @@ type env struct {
 // none.
 func processEnv(version string) *env {
 	return &env{
-		stdout:        os.Stdout,
-		stderr:        os.Stderr,
-		stdin:         os.Stdin,
-		inputTerminal: func() bool { return term.IsTerminal(os.Stdin.Fd()) },
-		readSecret:    readSecret,
-		version:       versionOf(version),
-		demo:          demoserver.Options{Latency: 60 * time.Millisecond},
-		serve:         newExporter,
-		now:           time.Now,
-		isTerminal:    isTerminal,
-		width:         terminalWidth,
-		context:       signalContext,
+		stdout:     os.Stdout,
+		stderr:     os.Stderr,
+		stdin:      os.Stdin,
+		readSecret: readSecret,
+		version:    versionOf(version),
+		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		serve:      newExporter,
+		now:        time.Now,
+		isTerminal: isTerminal,
+		width:      terminalWidth,
+		context:    signalContext,
 	}
 }
 
@@ -95,6 +96,13 @@ func readSecret(ctx context.Context) (string, error) {
 		_ = term.Restore(fd, saved)
 		return "", ctx.Err()
 	}
+}
+
+// stdinTerminal reports whether stdin is a terminal: a question is asked
+// only there, and the dashboard signs in only with one on both ends.
+func (e *env) stdinTerminal() bool {
+	w, ok := e.stdin.(io.Writer)
+	return ok && e.isTerminal(w)
 }
 
 // isTerminal reports whether w is a terminal; only an *os.File can be one.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,6 +58,13 @@ func headless(t *testing.T, srv *demoserver.Server, key string, args ...string) 
 
 func headlessWith(t *testing.T, srv *demoserver.Server, key string, tweak func(*env), args ...string) result {
 	t.Helper()
+	return runAgainst(t, srv, key, tweak, append([]string{"--url", srv.URL()}, args...)...)
+}
+
+// runAgainst is headlessWith without the --url: tweak says where the
+// server is (VAST_URL), for the commands whose own --url shadows it.
+func runAgainst(t *testing.T, srv *demoserver.Server, key string, tweak func(*env), args ...string) result {
+	t.Helper()
 	isolate(t)
 	t.Setenv("VAST_API_KEY", key)
 	var out, errb bytes.Buffer
@@ -67,7 +75,7 @@ func headlessWith(t *testing.T, srv *demoserver.Server, key string, tweak func(*
 	if tweak != nil {
 		tweak(r)
 	}
-	code := run(append([]string{"--url", srv.URL()}, args...), r)
+	code := run(args, r)
 	return result{code, out.String(), errb.String()}
 }
 
@@ -157,8 +165,10 @@ func isolate(t *testing.T) string {
 func testEnv(out, errOut io.Writer) *env {
 	e := processEnv("")
 	e.stdout, e.stderr = out, errOut
-	// The test process's stdin may be a terminal: no test asks it.
-	e.stdin, e.inputTerminal = strings.NewReader(""), func() bool { return false }
+	// No test looks a name up on the network, and none reads the
+	// terminal's stdin: the test process's may be a terminal.
+	e.resolve = func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no network in tests") }
+	e.stdin = strings.NewReader("")
 	e.readSecret = func(context.Context) (string, error) { return "", errors.New("no terminal in tests") }
 	return e
 }
