@@ -15,9 +15,9 @@
 // retried up to 5 times, for any method. GETs also
 // retry 502/503/504, and every method retries a lost connection (no
 // response arrived; the PUT replaces the whole document, so repeating it is
-// harmless) — but a webhook's create, delete, rotation or test delivery
-// whose request was sent is not repeated, since the server may have acted
-// on it —, up to 3 times with exponential backoff (250 ms doubling to
+// harmless) — but a webhook's create, delete, rotation or test delivery,
+// or an API key's creation, whose request was sent is not repeated, since
+// the server may have acted on it —, up to 3 times with exponential backoff (250 ms doubling to
 // 4 s, plus jitter). A 500 and timeouts are not retried: the first is the
 // server failing on this very request, the second has already made the
 // user wait a full timeout. Waits honour the context and are reported to
@@ -131,9 +131,9 @@ func WithChargesThreshold(d time.Duration) Option {
 // WithEndpointThreshold sets the minimum interval between calls of one
 // paced endpoint other than charges, named by its path constant
 // (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s,
-// InvoicesPath 3 s, WebhooksPath 2 s, VolumesPath 5.5 s, EndpointJobsPath
-// 3 s, WorkerGroupsPath 2 s by default); 0 disables its pacing (tests).
-// Other paths are ignored.
+// InvoicesPath 3 s, WebhooksPath 2 s, APIKeysPath 2 s, VolumesPath 5.5 s,
+// EndpointJobsPath 3 s, WorkerGroupsPath 2 s by default); 0 disables its
+// pacing (tests). Other paths are ignored.
 func WithEndpointThreshold(path string, d time.Duration) Option {
 	return func(c *Client) {
 		if _, ok := c.endpoint[path]; ok {

@@ -56,10 +56,12 @@ const (
 // Secrets are removed before anything is cut or written. A JSON body is
 // decoded and re-encoded compactly with the value of every member named
 // api_key or webhook_secret (by its decoded name, any case, at any depth)
-// and every string holding the key replaced by "[redacted]"; a body that
-// is not JSON has the key and such string members replaced in its text.
-// The value of every such member seen (a serverless endpoint's or worker
-// group's own key, a webhook's secret) is a secret from then on, redacted
+// — and, in the API-keys endpoint's exchanges, key, where a new key is
+// shown once — and every string holding the key replaced by "[redacted]";
+// a body that is not JSON has the key and such string members replaced in
+// its text. The value of every such member seen (a serverless endpoint's or
+// worker group's own key, a webhook's secret, a new API key) is a secret
+// from then on, redacted
 // like the key wherever it appears again: in the rest of that body, in
 // later requests and answers, in error texts. Anywhere, a run of eight or
 // more characters of the key (or of such a secret) from its start counts
@@ -139,6 +141,7 @@ func (d *debugTransport) keyFor(req *http.Request) string {
 
 func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key := d.learned.with(d.keyFor(req))
+	names := secretMembers(req.URL.Path)
 	var b strings.Builder
 	// The URL can come from a server's redirect, so it is escaped as well.
 	fmt.Fprintf(&b, "--> %s %s %s\n", time.Now().Format(time.RFC3339Nano), logText(req.Method, key), logText(req.URL.String(), key))
@@ -146,7 +149,7 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.GetBody != nil {
 		// GetBody is a fresh copy: what is read here is not sent again.
 		if body, err := req.GetBody(); err == nil {
-			text, _, _ := logBody(body, key, d.learned)
+			text, _, _ := logBody(body, key, names, d.learned)
 			body.Close()
 			writeBody(&b, text)
 		}
@@ -162,7 +165,7 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	fmt.Fprintf(&b, "<-- %s after %s\n", logText(resp.Status, key), time.Since(start).Round(time.Millisecond))
 	writeHeaders(&b, resp.Header, key)
 	if resp.Body != nil {
-		text, read, rerr := logBody(resp.Body, key, d.learned)
+		text, read, rerr := logBody(resp.Body, key, names, d.learned)
 		writeBody(&b, text)
 		if rerr != nil {
 			fmt.Fprintf(&b, "    (body read failed: %s)\n", logText(rerr.Error(), key))
@@ -225,14 +228,14 @@ func logText(s string, key secrets) string {
 // the log (redacted, cut to debugBodyCap, escaped), every byte it read (for
 // the caller to read again) and the read error other than EOF. The api_key
 // values it meets join learned, and the line is redacted of them too.
-func logBody(r io.Reader, key secrets, learned *learnedSecrets) (text string, read []byte, err error) {
+func logBody(r io.Reader, key secrets, names memberNames, learned *learnedSecrets) (text string, read []byte, err error) {
 	src := &eofReader{r: r}
 	limited := &io.LimitedReader{R: src, N: debugReadCap}
 	var seen bytes.Buffer
 	tee := io.TeeReader(limited, &seen)
 	dec := json.NewDecoder(tee)
 	dec.UseNumber()
-	out, stopped, jerr := redactJSON(dec, key, learned.add)
+	out, stopped, jerr := redactJSON(dec, key, names, learned.add)
 	key = learned.with(key[0])
 	// The read cap ends the JSON early: what was decoded is shown, cut.
 	capped := limited.N == 0 && !src.eof && src.err == nil
@@ -240,7 +243,7 @@ func logBody(r io.Reader, key secrets, learned *learnedSecrets) (text string, re
 		if len(out) == 0 && !capped {
 			return "", seen.Bytes(), src.err
 		}
-		return finishBody(string(out), stopped || capped, key), seen.Bytes(), src.err
+		return finishBody(string(out), stopped || capped, key, names), seen.Bytes(), src.err
 	}
 	// Not JSON (or JSON that breaks off or goes wrong): redact the text.
 	if seen.Len() < debugTextRead && src.err == nil {
@@ -251,14 +254,14 @@ func logBody(r io.Reader, key secrets, learned *learnedSecrets) (text string, re
 	if len(data) > debugTextRead {
 		data, whole = data[:debugTextRead], false
 	}
-	return finishBody(redactMembers(string(data), learned.add), !whole, learned.with(key[0])), seen.Bytes(), src.err
+	return finishBody(redactMembers(string(data), names, learned.add), !whole, learned.with(key[0]), names), seen.Bytes(), src.err
 }
 
 // finishBody redacts the key, cuts s to debugBodyCap and escapes it. cut
 // says s is already less than the whole body. Redacting first means a cut
 // cannot split an occurrence of the key past recognition; what a cut leaves
 // at the end (part of the key, part of a secret member) is dropped.
-func finishBody(s string, cut bool, key secrets) string {
+func finishBody(s string, cut bool, key secrets, names memberNames) string {
 	s = key.redact(s)
 	if len(s) > debugBodyCap {
 		i := debugBodyCap
@@ -268,7 +271,7 @@ func finishBody(s string, cut bool, key secrets) string {
 		s, cut = s[:i], true
 	}
 	if cut {
-		s = dropPartialTail(s, key)
+		s = dropPartialTail(s, key, names)
 	}
 	// Escaping can spell out hex digits next to the key's ("\x1b" + "2c…"),
 	// so the key is looked for once more.
@@ -285,7 +288,7 @@ func finishBody(s string, cut bool, key secrets) string {
 // held decoded, and stops (stopped true) once the output passes
 // debugBodyCap. err is dec's error other than io.EOF. learn is given every
 // api_key member's string value.
-func redactJSON(dec *json.Decoder, key secrets, learn func(string)) (out []byte, stopped bool, err error) {
+func redactJSON(dec *json.Decoder, key secrets, names memberNames, learn func(string)) (out []byte, stopped bool, err error) {
 	type frame struct {
 		object bool
 		n      int  // members or elements written
@@ -356,7 +359,7 @@ func redactJSON(dec *json.Decoder, key secrets, learn func(string)) (out []byte,
 				t = redacted
 			}
 			out = appendJSONString(out, t)
-			if name && secretName(t) {
+			if name && names.has(t) {
 				// Written as if the value had been: the parent frame
 				// moves on, the real value is skipped.
 				out = append(out, `:"`+redacted+`"`...)
@@ -404,49 +407,65 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // stringMember matches a JSON-like member with a string value in text that
-// is not JSON; the name is checked decoded (secretMember), so "api\u005fkey"
+// is not JSON; the name is checked decoded (memberNames.quoted), so "api\u005fkey"
 // counts. openMember is such a member whose value the text's end cuts off.
 var (
 	stringMember = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 	openMember   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*\\?)$`)
 )
 
-// secretNames are the members whose values the log never shows: the
-// account record's copy of the key, and a webhook's signing secret, which
-// the server sends on create and rotate.
-var secretNames = []string{"api_key", "webhook_secret"}
+// memberNames are member names, decoded and in any case, whose values the
+// log never shows.
+type memberNames []string
 
-// secretName reports a member name of secretNames, in any case.
-func secretName(name string) bool {
-	for _, n := range secretNames {
-		if strings.EqualFold(name, n) {
+// secretNames are redacted in every exchange: the account record's copy
+// of the key, and a webhook's signing secret, which the server sends on
+// create and rotate. The API-keys endpoint's exchanges add key: a new key
+// is shown there its only time.
+var (
+	secretNames    = memberNames{"api_key", "webhook_secret"}
+	apiKeysSecrets = append(secretNames[:len(secretNames):len(secretNames)], "key")
+)
+
+// secretMembers are the member names to redact in an exchange with path.
+func secretMembers(path string) memberNames {
+	if strings.HasPrefix(path, strings.TrimSuffix(APIKeysPath, "/")) {
+		return apiKeysSecrets
+	}
+	return secretNames
+}
+
+// has reports a member name of n, in any case.
+func (n memberNames) has(name string) bool {
+	for _, m := range n {
+		if strings.EqualFold(name, m) {
 			return true
 		}
 	}
 	return false
 }
 
-// secretMember reports whether the inside of a JSON string literal decodes
-// to a name of secretNames, in any case.
-func secretMember(quoted string) bool {
+// quoted reports whether the inside of a JSON string literal decodes to a
+// name of n, in any case.
+func (n memberNames) quoted(quoted string) bool {
 	// Escapes only lengthen a name: a shorter one is not worth decoding.
-	if len(quoted) < len("api_key") {
+	if len(quoted) < len("key") {
 		return false
 	}
 	var name string
 	if json.Unmarshal([]byte(`"`+quoted+`"`), &name) != nil {
 		return false
 	}
-	return secretName(name)
+	return n.has(name)
 }
 
 // redactMembers replaces the value of every secret string member in
 // text; learn is given each value (decoded when it decodes).
-func redactMembers(s string, learn func(string)) string {
+func redactMembers(s string, names memberNames, learn func(string)) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range stringMember.FindAllStringSubmatchIndex(s, -1) {
-		if !secretMember(s[m[2]:m[3]]) {
+		if !names.quoted(s[m[2]:m[3]]) {
 			continue
 		}
 		lit := s[m[5]:m[1]]
@@ -469,8 +488,8 @@ func redactMembers(s string, learn func(string)) string {
 // dropPartialTail removes from the end of a cut text a secret member's
 // value that the cut opened, a part of such a member's name, and a part of
 // the key's start (too short for redactKey to know it).
-func dropPartialTail(s string, keys secrets) string {
-	if m := openMember.FindStringSubmatchIndex(s); m != nil && secretMember(s[m[2]:m[3]]) {
+func dropPartialTail(s string, keys secrets, names memberNames) string {
+	if m := openMember.FindStringSubmatchIndex(s); m != nil && names.quoted(s[m[2]:m[3]]) {
 		s = s[:m[4]]
 	}
 	if q := strings.LastIndexByte(s, '"'); q >= 0 {

@@ -64,6 +64,7 @@ func defaultEndpointThresholds() map[string]time.Duration {
 		EndpointJobsPath:      DefaultEndpointJobsThreshold,
 		WorkerGroupsPath:      DefaultWorkerGroupsThreshold,
 		WebhooksPath:          DefaultWebhooksThreshold,
+		APIKeysPath:           DefaultAPIKeysThreshold,
 	}
 }
 

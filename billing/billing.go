@@ -19,6 +19,9 @@
 //     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
+//   - what a key may do (CheckAccess: the account and one read-only probe
+//     per permission vastdash uses) and a key for vastdash alone
+//     (MakeScopedKey: made, verified by the same probes, deleted if short).
 //
 // The anchor is soft-serve's pkg/backend: one backend that its SSH commands
 // and its UI alike call.
@@ -60,6 +63,8 @@ type Service struct {
 	// (the rate and the audit start together) waits for and shares
 	// instead of paging the instances again beside it; nil when none.
 	reading *instanceCall
+	// access is what CheckAccess last found of the key; nil before.
+	access *Access
 
 	cat catalogueCache
 

@@ -12,6 +12,11 @@
 // key), and every read of the environment or the file system goes through an
 // [Env], so tests run against temporary directories and fake variables.
 //
+// It also saves a key where the official CLI reads it ([SaveKey]: 0600, by
+// rename, never through a link, never over an existing file unless told)
+// and removes it ([RemoveKey]).
+//
 // Errors can be classified with errors.Is against [ErrNoKey], [ErrKeyFile],
-// [ErrBadKey], [ErrBadURL], [ErrInsecureURL] and [ErrSettings].
+// [ErrBadKey], [ErrBadURL], [ErrInsecureURL], [ErrSettings], [ErrKeyExists]
+// and [ErrKeySave].
 package config

@@ -37,6 +37,12 @@ func notOwnOnly(info fs.FileInfo) string {
 	return ""
 }
 
+// writable reports why the user cannot create files in dir, nil when
+// they can.
+func writable(dir string) error {
+	return syscall.Access(dir, 0x2|0x1) // W_OK | X_OK
+}
+
 // setBlocking clears the O_NONBLOCK that openFlags set. For a pipe that is
 // to be read it must be cleared: where Go cannot poll a FIFO (macOS) a read
 // before the writer's data arrives would fail with EAGAIN instead of

@@ -13,7 +13,15 @@ import (
 // already existed with looser permissions. The write is atomic (temporary
 // file in the same directory, then rename), so a crash never leaves a
 // half-written key or settings file.
-func WriteFile(path string, data []byte) (err error) {
+func WriteFile(path string, data []byte) error {
+	return writePrivate(path, data, os.Rename)
+}
+
+// writePrivate writes data to a new 0600 temporary file beside path
+// (creating missing parent directories 0700) and hands it to place, which
+// puts it at path (a rename, or a link that refuses to replace). The
+// temporary file is gone afterwards, whatever happened.
+func writePrivate(path string, data []byte, place func(tmp, path string) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -27,8 +35,10 @@ func WriteFile(path string, data []byte) (err error) {
 	defer func() {
 		if err != nil {
 			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
 		}
+		// After a rename the name is already gone; after a link it is a
+		// second name of the file.
+		_ = os.Remove(tmp.Name())
 	}()
 	if _, err = tmp.Write(data); err != nil {
 		return err
@@ -44,7 +54,7 @@ func WriteFile(path string, data []byte) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	return place(tmp.Name(), path)
 }
 
 // OpenPrivate opens path for appending (the --debug log). A missing file is

@@ -45,11 +45,14 @@ const (
 	SecretPanel                      // a webhook's new secret, shown once
 	Leaks                            // the Audit's rows
 	Answer                           // the Audit's prompt to answer a price increase
+	SignInField                      // the sign-in screen's key field
+	SignInResult                     // the sign-in screen, a key verified
+	SignInAsk                        // the sign-in screen asking to replace a key file
 )
 
 // fields are the places where a text field has the keyboard: a key that
 // types a character cannot act there.
-const fields = Field | Find | ThresholdField | HookForm
+const fields = Field | Find | ThresholdField | HookForm | SignInField
 
 // places lists the sets of places whose keys are matched together; a key
 // may serve one action in each.
@@ -75,6 +78,9 @@ var places = []struct {
 	{"the secret panel", Everywhere | SecretPanel | Always},
 	{"the Audit", Everywhere | Leaks | Always},
 	{"the Audit's answer prompt", Answer | Always},
+	{"the sign-in field", SignInField | Always},
+	{"the sign-in result", SignInResult | Always},
+	{"the sign-in question", SignInAsk | Always},
 }
 
 // notifications is every place of the Notifications list.
@@ -179,6 +185,15 @@ var Actions = []Action{
 	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
 	{"answer-accept", []string{"a"}, "accept increase", Leaks},
 	{"answer-reject", []string{"x"}, "reject increase", Leaks},
+	{"signin-verify", []string{"enter"}, "verify", SignInField},
+	{"signin-clear", []string{"ctrl+u"}, "clear", SignInField},
+	{"signin-quit", []string{"esc"}, "quit", SignInField},
+	{"signin-save", []string{"enter"}, "save & open", SignInResult},
+	{"signin-scoped", []string{"s"}, "key for vastdash", SignInResult},
+	{"signin-scoped-alerts", []string{"w"}, "…changing alerts too", SignInResult},
+	{"signin-back", []string{"esc"}, "back", SignInResult | SignInAsk},
+	{"signin-replace", []string{"y"}, "replace", SignInAsk},
+	{"signin-keep", []string{"n"}, "keep it", SignInAsk},
 }
 
 // ways are the actions a user cannot unbind all of: each group (one
@@ -198,6 +213,10 @@ var ways = []struct {
 	{[]string{"prompt-yes", "prompt-no"}, "answer the save prompt and the Audit's"},
 	{[]string{"form-save", "form-cancel"}, "leave the webhook form"},
 	{[]string{"secret-close"}, "close the secret panel"},
+	{[]string{"signin-quit", "force-quit"}, "leave the sign-in"},
+	{[]string{"signin-verify"}, "verify a key at the sign-in"},
+	{[]string{"signin-save"}, "save a key at the sign-in"},
+	{[]string{"signin-replace", "signin-keep", "signin-back"}, "answer the sign-in's question"},
 }
 
 // Bindings maps every action's name to its keys. The zero value (nil)

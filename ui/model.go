@@ -50,6 +50,12 @@ type Options struct {
 	// NoBell keeps the terminal bell quiet on an alarm (the settings' bell
 	// = false); the status line still says it.
 	NoBell bool
+	// Notice is said on the status line at start (the sign-in's "signed
+	// in; the key is saved to …").
+	Notice string
+	// Access is what the key may do when the sign-in has just verified
+	// it: the dashboard does not probe it again.
+	Access *billing.Access
 }
 
 // screenID names a screen; the tabs list them in this order.
@@ -114,6 +120,8 @@ type Model struct {
 	// early is the account request Run sent before the terminal was set
 	// up; Init waits for its answer instead of asking again.
 	early *earlyAccount
+	// accessAsked is set once the key's access was probed.
+	accessAsked bool
 }
 
 // New builds the dashboard with its three screens: Overview, Charges and
@@ -170,6 +178,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.early != nil {
 		cmds[0] = m.early.cmd()
 	}
+	if m.opts.Notice != "" {
+		cmds = append(cmds, shared.SetStatus("root", shared.StatusOK, m.opts.Notice, noticeTTL))
+	}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -192,6 +203,27 @@ func accountMsg(base context.Context, svc *billing.Service) tea.Msg {
 	}
 	u, err := svc.Account(base)
 	return shared.UserMsg{User: u, Err: err}
+}
+
+// noticeTTL is how long the start's notice stays on the status line.
+const noticeTTL = 10 * time.Second
+
+// checkAccess probes what the key may do, once, around the first account
+// read (u), for the Overview's up-front word on a lacking permission
+// (shared.AccessMsg).
+func (m *Model) checkAccess(u shared.UserMsg) tea.Cmd {
+	svc, base := m.ctx.Billing, m.ctx.Base
+	if svc == nil || m.accessAsked {
+		return nil
+	}
+	m.accessAsked = true
+	if known := m.opts.Access; known != nil {
+		return func() tea.Msg { return shared.AccessMsg{Access: *known} }
+	}
+	return func() tea.Msg {
+		a, err := svc.AccessWith(base, u.User, u.Err)
+		return shared.AccessMsg{Access: a, Err: err}
+	}
 }
 
 // waitMsg carries a pacing or retry event from the client's observer.
@@ -299,6 +331,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			u := msg.User
 			m.user = &u
 		}
+		return tea.Batch(m.broadcast(msg), m.checkAccess(msg))
 	}
 	return m.broadcast(msg)
 }

@@ -79,6 +79,13 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	defer early.stop()
 	m := New(ctx, opts)
 	m.early = early
+	return runProgram(base, m, events, progOpts...)
+}
+
+// runProgram runs m as Run runs the dashboard: the signals, the
+// terminal's size and its guard are Run's (see there); the sign-in screen
+// runs the same way.
+func runProgram(base context.Context, m tea.Model, events *Events, progOpts ...tea.ProgramOption) error {
 	all := []tea.ProgramOption{tea.WithoutSignalHandler()}
 	termOpts, w, h, sized := terminalOptions(os.Stdout)
 	if len(progOpts) > 0 {

@@ -33,13 +33,21 @@
 //	DELETE   /api/v0/webhooks/{id}                  needs user_write
 //	POST     /api/v0/webhooks/{id}/rotate-secret    needs user_write
 //	POST     /api/v0/webhooks/{id}/test             needs user_write
+//	GET      /api/v0/auth/apikeys                   needs user_read
+//	POST     /api/v0/auth/apikeys                   needs user_write
+//	DELETE   /api/v0/auth/apikeys/{id}              needs user_write
 //
 // PUT /api/v0/users changes the low-balance threshold that users/current
 // serves; it takes balance_threshold and balance_threshold_enabled only and
 // refuses any other field with 400. The notification catalogue names every
 // type of the preferences document. Instances are the data set's running
 // instance contracts and recently ended ones that keep their disk (exited,
-// stopped), newest first, 25 a page.
+// stopped), newest first, 25 a page. A key made through the API-keys
+// endpoint ({"name", "permissions": {"api": {category: {}}}}; a key cannot
+// grant a category it lacks) works at once, and stops working when
+// deleted; [Server.CreatedKeys] lists them. The demo keys (DemoKey,
+// KeyNoBilling, KeyReadOnly, KeyNoAccount, KeyScoped) hold one set of
+// permissions each.
 //
 // Webhooks: at most 4 per account (the fifth create is a 400
 // webhook_limit); a create or an update is checked as the notes say (name

@@ -15,6 +15,10 @@ type Fault struct {
 	// Method and Path select requests; "" matches any. Path is compared
 	// without a trailing slash, e.g. "/api/v0/charges".
 	Method, Path string
+	// KeyName selects the requests of one key, by the name its requests
+	// are recorded under (KeyNameDemo, a name given to AddKey,
+	// [Server.NextKeyName] for a key not made yet); "" matches any.
+	KeyName string
 	// Times is how many matching requests the fault applies to before it
 	// expires; 0 means until [Server.ClearFaults].
 	Times int
@@ -74,15 +78,21 @@ func (s *Server) ClearFaults() {
 func (s *Server) takeFault(r *http.Request) *Fault {
 	now := s.clock()
 	p := normPath(r.URL.Path)
+	_, ki, _ := s.lookupKey(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	name := ""
+	if ki != nil {
+		name = ki.name
+	}
 	live := s.faults[:0]
 	var hit *Fault
 	for _, fs := range s.faults {
 		if !fs.f.Until.IsZero() && !now.Before(fs.f.Until) {
 			continue // expired: dropped
 		}
-		if hit == nil && (fs.f.Method == "" || fs.f.Method == r.Method) && (fs.f.Path == "" || normPath(fs.f.Path) == p) {
+		if hit == nil && (fs.f.Method == "" || fs.f.Method == r.Method) && (fs.f.Path == "" || normPath(fs.f.Path) == p) &&
+			(fs.f.KeyName == "" || fs.f.KeyName == name) {
 			f := fs.f
 			hit = &f
 			if fs.f.Times > 0 {

@@ -117,10 +117,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 			return
 		}
 		perm, serve = e.perm, e.serve
-	case strings.HasPrefix(p, pathWebhooks):
+	case strings.HasPrefix(p, pathAPIKeys), strings.HasPrefix(p, pathWebhooks):
 		var allow string
 		var found bool
-		if perm, serve, allow, found = s.webhookEndpoint(p, r.Method); !found {
+		route := s.webhookEndpoint
+		if strings.HasPrefix(p, pathAPIKeys) {
+			route = s.apiKeysEndpoint
+		}
+		if perm, serve, allow, found = route(p, r.Method); !found {
 			writeError(w, http.StatusNotFound, "not_found", "Not found.")
 			return
 		}

@@ -27,6 +27,12 @@ const (
 	// KeyReadOnly has user_read and billing_read but not user_write, nor
 	// instance_read: the key for "no instances panel" tests.
 	KeyReadOnly = "vastdash-demo-readonly"
+	// KeyNoAccount has billing_read and instance_read but not user_read:
+	// it works, yet the account lookup is refused.
+	KeyNoAccount = "vastdash-demo-noaccount"
+	// KeyScoped has exactly what vastdash reads: billing_read, user_read
+	// and instance_read. It can neither change alerts nor make keys.
+	KeyScoped = "vastdash-demo-scoped"
 )
 
 // Names under which requests are recorded ([Request.KeyName]), so that no
@@ -35,6 +41,8 @@ const (
 	KeyNameDemo      = "demo"
 	KeyNameNoBilling = "nobilling"
 	KeyNameReadOnly  = "readonly"
+	KeyNameNoAccount = "noaccount"
+	KeyNameScoped    = "scoped"
 	// KeyNameUnknown is recorded for any Authorization header that is not a
 	// known key (or not a Bearer key at all).
 	KeyNameUnknown = "unknown"
@@ -149,6 +157,12 @@ type keyInfo struct {
 	name    string
 	perms   map[string]bool // nil: full access
 	revoked bool
+	// id is the key's id in the API-keys listing.
+	id int64
+	// created marks a key made through the API-keys endpoint, keyName the
+	// name it was given; deleted one that DELETE removed.
+	created, deleted bool
+	keyName          string
 }
 
 func (k *keyInfo) allows(perm string) bool { return k.perms == nil || k.perms[perm] }
@@ -167,6 +181,7 @@ type Server struct {
 	mu         sync.Mutex
 	jitterRNG  *rand.Rand // nil when Options.Jitter <= 0
 	keys       map[string]*keyInfo
+	nextKeyID  int64 // the last key id given
 	reqs       []*Request
 	changed    chan struct{} // closed and replaced on every new request
 	faults     []*faultState
@@ -226,10 +241,13 @@ func New(opts Options) *Server {
 		now:   opts.Now,
 		clock: opts.Clock,
 		keys: map[string]*keyInfo{
-			DemoKey:      {name: KeyNameDemo},
-			KeyNoBilling: {name: KeyNameNoBilling, perms: permSet("misc", "user_read", "instance_read", "instance_write")},
-			KeyReadOnly:  {name: KeyNameReadOnly, perms: permSet("user_read", "billing_read")},
+			DemoKey:      {name: KeyNameDemo, id: 1},
+			KeyNoBilling: {name: KeyNameNoBilling, id: 2, perms: permSet("misc", "user_read", "instance_read", "instance_write")},
+			KeyReadOnly:  {name: KeyNameReadOnly, id: 3, perms: permSet("user_read", "billing_read")},
+			KeyNoAccount: {name: KeyNameNoAccount, id: 4, perms: permSet("billing_read", "instance_read")},
+			KeyScoped:    {name: KeyNameScoped, id: 5, perms: permSet("billing_read", "user_read", "instance_read")},
 		},
+		nextKeyID:  5,
 		changed:    make(chan struct{}),
 		prefs:      defaultPrefs(opts.Hostile),
 		lastCharge: map[*keyInfo]time.Time{},
@@ -356,6 +374,8 @@ func (s *Server) AddKey(key, name string, perms []string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.nextKeyID++
+	k.id = s.nextKeyID
 	s.keys[key] = k
 }
 

@@ -62,6 +62,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newPaymentsCommand,
 	newStatementCommand,
 	newSpendCommand,
+	newAuthCommand,
 	newServeCommand,
 	newWebhooksCommand,
 	newAuditCommand,

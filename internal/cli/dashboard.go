@@ -10,6 +10,7 @@ import (
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/ui"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/signin"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
@@ -20,7 +21,19 @@ func (x *execution) dashboard() error {
 	base, stop := context.WithCancel(context.Background())
 	defer stop()
 	events := &ui.Events{}
-	s, err := openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe})
+	open := func() (*Session, error) {
+		return openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe})
+	}
+	s, err := open()
+	var signedIn signin.Result
+	if errors.Is(err, config.ErrNoKey) && x.env.stdinTerminal() && x.env.isTerminal(x.env.stdout) {
+		// A first run at a terminal: sign in, then the dashboard on the
+		// key saved. Without a terminal nothing changes: exit 2.
+		if signedIn, err = x.signIn(base); err != nil || !signedIn.Saved || signedIn.Left {
+			return err
+		}
+		s, err = open()
+	}
 	if err != nil {
 		return err
 	}
@@ -39,16 +52,44 @@ func (x *execution) dashboard() error {
 	ctx.State = config.NewStateStore(config.StatePath(config.DefaultEnv()))
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
 	opts := ui.Options{Host: s.Host, Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
-		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell}
-	switch s.Settings.Theme {
-	case "light":
-		opts.Dark = false
-	case "dark":
-		opts.Dark = true
-	default:
-		opts.Dark = theme.DarkFromEnv(os.Getenv("COLORFGBG"))
-	}
+		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme)}
 	err = runQuietly(func() error { return ui.Run(base, ctx, opts, events) })
+	return uiError(err)
+}
+
+// dark is the background guess of a theme setting until the terminal
+// reports its own.
+func dark(setting string) bool {
+	switch setting {
+	case "light":
+		return false
+	case "dark":
+		return true
+	}
+	return theme.DarkFromEnv(os.Getenv("COLORFGBG"))
+}
+
+// signIn runs the sign-in screen on the settings' keys and theme.
+func (x *execution) signIn(base context.Context) (signin.Result, error) {
+	cfg := config.DefaultEnv()
+	settings, err := config.LoadSettings(cfg, x.globals.flags.ConfigFile)
+	if err != nil {
+		return signin.Result{}, configError(err)
+	}
+	si := &signIn{x: x, base: base}
+	defer si.close()
+	o := signin.Options{Funcs: si.funcs(), Keys: settings.Keys, Styles: theme.New(dark(settings.Theme)),
+		Path: cfg.Shown(config.KeySavePath(cfg))}
+	if base, err := config.ResolveURL(cfg, x.globals.flags.URL); err == nil {
+		o.Host = hostOf(base)
+	}
+	var res signin.Result
+	err = runQuietly(func() (err error) { res, err = ui.SignIn(base, o); return err })
+	return res, uiError(err)
+}
+
+// uiError is a Bubble Tea program's end as the command's error.
+func uiError(err error) error {
 	switch {
 	case errors.Is(err, ui.ErrInterrupted):
 		return context.Canceled

@@ -21,6 +21,9 @@ import (
 // and only read during it.
 type env struct {
 	stdout, stderr io.Writer
+	// readSecret reads one line from the terminal without echo (the key
+	// at auth login's prompt); ctx's end gives up.
+	readSecret func(ctx context.Context) (string, error)
 	// version is what --version prints and the client's User-Agent says.
 	version string
 	// clientOptions are added after the defaults (tests shorten pacing).
@@ -37,8 +40,9 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
-	// stdin is where the answer to a question is read (webhooks delete
-	// asks when it is a terminal).
+	// stdin is where the answer to a question is read (webhooks delete,
+	// auth login and logout ask when it is a terminal) and what auth login
+	// --with-token reads the key from.
 	stdin io.Reader
 	// resolve looks up a webhook URL's host before a save; nil is the
 	// system's resolver (--demo looks nothing up).
@@ -54,6 +58,8 @@ func processEnv(version string) *env {
 	return &env{
 		stdout:     os.Stdout,
 		stderr:     os.Stderr,
+		stdin:      os.Stdin,
+		readSecret: readSecret,
 		version:    versionOf(version),
 		demo:       demoserver.Options{Latency: 60 * time.Millisecond, Leaks: true},
 		serve:      newExporter,
@@ -61,8 +67,42 @@ func processEnv(version string) *env {
 		isTerminal: isTerminal,
 		width:      terminalWidth,
 		context:    signalContext,
-		stdin:      os.Stdin,
 	}
+}
+
+// readSecret reads a line from the terminal on stdin with echo off, for
+// the key. ctrl+c (which cancels ctx) gives up at once: the terminal's
+// echo is restored and the read is left to end with the process.
+func readSecret(ctx context.Context) (string, error) {
+	fd := os.Stdin.Fd()
+	saved, err := term.GetState(fd)
+	if err != nil {
+		return "", err
+	}
+	type answer struct {
+		b   []byte
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		b, err := term.ReadPassword(fd)
+		done <- answer{b, err}
+	}()
+	select {
+	case a := <-done:
+		defer clear(a.b)
+		return string(a.b), a.err
+	case <-ctx.Done():
+		_ = term.Restore(fd, saved)
+		return "", ctx.Err()
+	}
+}
+
+// stdinTerminal reports whether stdin is a terminal: a question is asked
+// only there, and the dashboard signs in only with one on both ends.
+func (e *env) stdinTerminal() bool {
+	w, ok := e.stdin.(io.Writer)
+	return ok && e.isTerminal(w)
 }
 
 // isTerminal reports whether w is a terminal; only an *os.File can be one.

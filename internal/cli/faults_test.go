@@ -486,3 +486,34 @@ func TestHeadlessDeadlineMustBePositive(t *testing.T) {
 	res, _ := faultRun(t, nil, "--deadline", "-1s", "credit")
 	res.failed(t, exitUsage, "--deadline must be positive")
 }
+
+// auth status through faults, with the canary key: when nothing answers it
+// fails in one line naming where the key came from; a fault on one probe
+// leaves that permission unknown, saying why, and the key never shows.
+func TestHeadlessAuthStatusFaults(t *testing.T) {
+	echo := `{"msg":"bad key ` + canaryKey + ` \u001b[2J"}`
+	rows := []struct {
+		name  string
+		fault demoserver.Fault
+		code  int
+		want  string
+	}{
+		{"every probe echoes the key", demoserver.Fault{Status: 500, Body: echo}, exitRuntime, "the key from the environment variable VAST_API_KEY: GET /api/"},
+		{"every probe hangs", demoserver.Fault{Hang: true}, exitRuntime, "in time — check the network"},
+		{"html", demoserver.Fault{Status: 200, ContentType: "text/html", Body: "<html>\x1b]0;pwned\x07</html>"}, exitRuntime, "unexpected response"},
+		{"one probe echoes the key", demoserver.Fault{Path: "/api/v1/instances", Status: 500, Body: echo}, exitOK, "instance_read  ?  the current rate: what is billing now (credit --rate) — GET /api/v1/instances/: server error (HTTP 500): bad key [redacted]"},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			res, _ := faultRun(t, &row.fault, "auth", "status")
+			if row.code != exitOK {
+				res.failed(t, row.code, row.want)
+			} else if res.code != exitOK || !strings.Contains(res.out, row.want) {
+				t.Fatalf("exit %d, stdout %q", res.code, res.out)
+			}
+			if strings.ContainsAny(res.out+res.errOut, "\x1b\x07") {
+				t.Errorf("a control character was printed: %q %q", res.out, res.errOut)
+			}
+		})
+	}
+}

@@ -34,7 +34,12 @@ const answerBuffer = 64 << 10
 // a short answer meets the file at all: checking only write's error would
 // miss /dev/full.
 func (s *Session) answer(write func(w io.Writer) error) error {
-	bw := bufio.NewWriterSize(s.stdout, answerBuffer)
+	return answerTo(s.stdout, write)
+}
+
+// answerTo is answer on out, for the commands that need no session.
+func answerTo(out io.Writer, write func(w io.Writer) error) error {
+	bw := bufio.NewWriterSize(out, answerBuffer)
 	err := write(bw)
 	if err == nil {
 		err = bw.Flush()

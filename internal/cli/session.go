@@ -41,6 +41,9 @@ type Session struct {
 	Billing *billing.Service
 	// Host is the API's host when it is not the default, for the header.
 	Host string
+	// KeySource says where the key came from: "env VAST_API_KEY" or a
+	// file's path ("" for --demo and a key being signed in with).
+	KeySource string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -49,6 +52,10 @@ type Session struct {
 	progress *progress
 	demo     *demoserver.Server
 	debugLog *os.File
+	// baseURL and clientOpts made Client: clientFor makes another client
+	// like it for another key.
+	baseURL    string
+	clientOpts []api.Option
 }
 
 // sessionOptions are what differs between the sessions of a run.
@@ -59,6 +66,9 @@ type sessionOptions struct {
 	utc bool
 	// observe receives the client's pacing and retry events.
 	observe func(api.Event)
+	// key, when set, is the key to use instead of looking one up: a key
+	// being signed in with (the URL and settings are still resolved).
+	key *config.Secret
 	// transport, if not nil, wraps the client's transport (nil: Go's
 	// default; the --debug log's when set): serve counts the API's
 	// answers there.
@@ -84,20 +94,16 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 		s.demo, s.Settings = srv, settings
 		baseURL, key = srv.URL(), demoserver.DemoKey
 	} else {
-		c, err := config.Load(cfg, g.flags)
+		c, err := loadConfig(cfg, g.flags, o.key)
 		if err != nil {
 			return nil, configError(err)
 		}
 		for _, w := range c.Warnings {
 			warn(e.stderr, w)
 		}
-		s.Settings = c.Settings
+		s.Settings, s.KeySource = c.Settings, c.KeySource
 		baseURL, key = c.BaseURL, c.Key.Reveal()
-		if !config.IsDefaultURL(baseURL) {
-			if u, err := url.Parse(baseURL); err == nil {
-				s.Host = u.Host
-			}
-		}
+		s.Host = hostOf(baseURL)
 	}
 	opts := []api.Option{api.WithVersion(e.version)}
 	// --timeout and --deadline were checked when parsed; 0 is the zero
@@ -125,7 +131,8 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	if o.observe != nil {
 		opts = append(opts, api.WithObserver(o.observe))
 	}
-	client, err := api.New(baseURL, key, append(opts, e.clientOptions...)...)
+	s.baseURL, s.clientOpts = baseURL, append(opts, e.clientOptions...)
+	client, err := s.clientFor(key)
 	if err != nil {
 		s.Close()
 		return nil, configError(err)
@@ -144,6 +151,43 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	}
 	s.Billing = billing.New(o.base, client, bopts...)
 	return s, nil
+}
+
+// hostOf is the host of an API base URL for the header, "" for the
+// default one.
+func hostOf(base string) string {
+	if config.IsDefaultURL(base) {
+		return ""
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// loadConfig is config.Load, or, with a key given, the URL and the
+// settings alone around that key.
+func loadConfig(env config.Env, f config.Flags, key *config.Secret) (config.Config, error) {
+	if key == nil {
+		return config.Load(env, f)
+	}
+	base, err := config.ResolveURL(env, f.URL)
+	if err != nil {
+		return config.Config{}, err
+	}
+	settings, err := config.LoadSettings(env, f.ConfigFile)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return config.Config{Key: *key, BaseURL: base, Settings: settings}, nil
+}
+
+// clientFor is a client like the session's for another key: the same URL,
+// timeout, debug log and options (a key made for vastdash is verified
+// through it).
+func (s *Session) clientFor(key string) (*api.Client, error) {
+	return api.New(s.baseURL, key, s.clientOpts...)
 }
 
 // Close stops the billing layer's loads and the demo server, and closes

@@ -166,9 +166,10 @@ func testEnv(out, errOut io.Writer) *env {
 	e := processEnv("")
 	e.stdout, e.stderr = out, errOut
 	// No test looks a name up on the network, and none reads the
-	// terminal's stdin.
+	// terminal's stdin: the test process's may be a terminal.
 	e.resolve = func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no network in tests") }
 	e.stdin = strings.NewReader("")
+	e.readSecret = func(context.Context) (string, error) { return "", errors.New("no terminal in tests") }
 	return e
 }
 

@@ -232,8 +232,7 @@ vastdash webhooks rotate 3 > secret.txt
 // asker returns how to ask the user a yes/no question: on stderr, the
 // answer read from stdin, when stdin is a terminal; nil otherwise.
 func (e *env) asker() func(string) (bool, error) {
-	w, ok := e.stdin.(io.Writer)
-	if !ok || !e.isTerminal(w) {
+	if !e.stdinTerminal() {
 		return nil
 	}
 	return func(q string) (bool, error) {

@@ -116,6 +116,8 @@ type Model struct {
 	// audit is the last reading of the leaks (shared.AuditMsg), for the
 	// one line that sends to the Audit screen; nil before the first.
 	audit *billing.Audit
+	// access is what the key may do, probed at start; nil before.
+	access *billing.Access
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
@@ -294,6 +296,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			u := msg.User
 			m.user, m.userErr = &u, nil
+		}
+	case shared.AccessMsg:
+		m.ver++
+		if msg.Err == nil {
+			a := msg.Access
+			m.access = &a
 		}
 	case shared.RateMsg:
 		m.ver++

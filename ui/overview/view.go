@@ -165,6 +165,7 @@ func (s *sections) lines(v variant) []line {
 	} else {
 		ls = append(ls, s.get("account", func() []line { return m.accountLines(w, false) })...)
 	}
+	ls = append(ls, s.get("access", func() []line { return m.accessLines(w) })...)
 	ls = append(ls, s.get("insight", func() []line { return m.insightLines(w) })...)
 	ls = append(ls, s.get("rate", func() []line { return m.rateLines(w) })...)
 	ls = append(ls, s.get("leaks", func() []line { return m.leakLines(w) })...)

@@ -25,6 +25,14 @@ type RunwayMsg struct {
 	OK     bool
 }
 
+// AccessMsg is what the key may do, probed once at start
+// (billing.Service.CheckAccess): the Overview says up front which
+// permission is lacking, instead of each screen finding out on its own.
+type AccessMsg struct {
+	Access billing.Access
+	Err    error
+}
+
 // AlarmMsg asks the root to say Text on the status line as a warning and,
 // if Ring is set and the bell setting allows, to ring the terminal once:
 // a screen's alarm (the month's budget crossed) heard wherever the user is.

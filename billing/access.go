@@ -1,0 +1,398 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/sanitize"
+)
+
+// Permission is a permission category of a scoped key that vastdash uses.
+type Permission string
+
+// The permissions vastdash uses (the provider's categories).
+const (
+	BillingRead  Permission = "billing_read"
+	UserRead     Permission = "user_read"
+	UserWrite    Permission = "user_write"
+	InstanceRead Permission = "instance_read"
+)
+
+// Permissions are the ones vastdash uses, in the order both front ends
+// show them.
+var Permissions = []Permission{BillingRead, UserRead, UserWrite, InstanceRead}
+
+// Unlocks says what p gives in vastdash: the screens and commands that
+// need it.
+func (p Permission) Unlocks() string {
+	switch p {
+	case BillingRead:
+		return "charges, spend, burn and runway, the Statement (charges, payments, statement)"
+	case UserRead:
+		return "the credit, the e-mail and the alert switches (credit, notifications)"
+	case UserWrite:
+		return "changing alerts and the low-balance threshold"
+	case InstanceRead:
+		return "the current rate: what is billing now (credit --rate)"
+	}
+	return ""
+}
+
+// Verdict is what vastdash knows of one permission of a key.
+type Verdict int
+
+// Verdicts.
+const (
+	// Unsure: no probe could tell (the server failed, or no probe
+	// exists that changes nothing).
+	Unsure Verdict = iota
+	// Granted: a probe that needs the permission was answered.
+	Granted
+	// Denied: a probe was refused for want of the permission.
+	Denied
+)
+
+// Mark is the verdict as one symbol: ✓, ✗ or ?.
+func (v Verdict) Mark() string {
+	switch v {
+	case Granted:
+		return "✓"
+	case Denied:
+		return "✗"
+	}
+	return "?"
+}
+
+// String is the verdict as a word: "yes", "no", "unknown" (JSON and logs).
+func (v Verdict) String() string {
+	switch v {
+	case Granted:
+		return "yes"
+	case Denied:
+		return "no"
+	}
+	return "unknown"
+}
+
+// Check is one permission's verdict.
+type Check struct {
+	Permission Permission
+	Verdict    Verdict
+	// Why says what decided a verdict other than Granted: the probe's
+	// error in the user's words (sanitized, one line), or why no probe
+	// was made.
+	Why string
+}
+
+// Access is what a key may do: the account it belongs to and one Check per
+// permission, in the order of Permissions.
+type Access struct {
+	// Email is the account's e-mail, sanitized; "" when the account could
+	// not be read (no user_read).
+	Email string
+	// UserID is the account's id; 0 when it could not be read.
+	UserID int64
+	Checks []Check
+}
+
+// Verdict is p's verdict (Unsure for a permission not checked).
+func (a Access) Verdict(p Permission) Verdict {
+	for _, c := range a.Checks {
+		if c.Permission == p {
+			return c.Verdict
+		}
+	}
+	return Unsure
+}
+
+// Lacking lists the permissions a probe found missing.
+func (a Access) Lacking() []Permission {
+	var out []Permission
+	for _, c := range a.Checks {
+		if c.Verdict == Denied {
+			out = append(out, c.Permission)
+		}
+	}
+	return out
+}
+
+// Learn returns a with p's verdict set to v for reason why (what a later
+// call showed: making a key proves user_write).
+func (a Access) Learn(p Permission, v Verdict, why string) Access {
+	a.Checks = slices.Clone(a.Checks)
+	for i := range a.Checks {
+		if a.Checks[i].Permission == p {
+			a.Checks[i].Verdict, a.Checks[i].Why = v, why
+		}
+	}
+	return a
+}
+
+// noWriteProbe is why user_write is not probed: every call that needs it
+// changes the account, and a request meant to be refused could be
+// accepted and change it.
+const noWriteProbe = "not tested: every call that needs it changes the account"
+
+// probeWindow is the span of payment records the billing_read probe asks
+// for: one day, so the answer is small.
+const probeWindow = 24 * time.Hour
+
+// CheckAccess verifies the service's key: the account lookup and, side by
+// side, one cheap read per permission vastdash uses — payment records of
+// the last day (billing_read), the account itself (user_read), the first
+// page of instances (instance_read). None of them changes anything, so
+// user_write, which no call tests without a change, stays Unsure. A key
+// the server rejects, or a server that answered none of the probes, is an
+// error (explained); otherwise each permission gets its verdict. The
+// result is remembered (Service.KnownAccess).
+func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
+	return s.checkAccess(ctx, nil, nil)
+}
+
+// AccessWith is CheckAccess around an account lookup already made (the
+// dashboard reads the account first thing): user and userErr stand for
+// the lookup, which is not made again; a key the lookup found rejected is
+// that error at once, with no probe sent.
+func (s *Service) AccessWith(ctx context.Context, user api.User, userErr error) (Access, error) {
+	return s.checkAccess(ctx, &user, userErr)
+}
+
+func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr error) (Access, error) {
+	if s.client == nil {
+		return Access{}, errNoClient
+	}
+	if rejected(knownErr) {
+		return Access{}, knownErr
+	}
+	now := s.now()
+	var (
+		wg                       sync.WaitGroup
+		user                     api.User
+		userErr, billErr, instEr error
+	)
+	// A server the account lookup cannot reach is down for the other
+	// probes too: they stop rather than retry on their endpoints' pacing.
+	probes, stop := context.WithCancel(ctx)
+	defer stop()
+	if known != nil {
+		user, userErr = *known, knownErr
+	} else {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			user, userErr = s.client.CurrentUser(ctx)
+			if errors.Is(userErr, api.ErrTransport) || errors.Is(userErr, api.ErrTimeout) {
+				stop()
+			}
+		}()
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		_, billErr = s.client.Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
+	}()
+	go func() { defer wg.Done(); _, instEr = s.client.Instances(probes, "") }()
+	wg.Wait()
+
+	errs := []error{userErr, billErr, instEr}
+	for _, err := range errs {
+		if rejected(err) {
+			return Access{}, err
+		}
+	}
+	if !slices.ContainsFunc(errs, func(err error) bool { return err == nil || errors.Is(err, api.ErrPermission) }) {
+		// Nothing answered: the server is down or unreachable, and
+		// nothing is known of the key.
+		return Access{}, userErr
+	}
+	a := Access{Checks: []Check{
+		s.verdict(BillingRead, billErr),
+		s.verdict(UserRead, userErr),
+		{Permission: UserWrite, Verdict: Unsure, Why: noWriteProbe},
+		s.verdict(InstanceRead, instEr),
+	}}
+	if userErr == nil {
+		a.Email, a.UserID = sanitize.Short(user.Email, 254), user.ID
+	}
+	s.remember(a)
+	return a, nil
+}
+
+// rejected reports an error saying the server does not know the key.
+func rejected(err error) bool {
+	return errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn)
+}
+
+// verdict is what a probe's outcome says of p.
+func (s *Service) verdict(p Permission, err error) Check {
+	switch {
+	case err == nil:
+		return Check{Permission: p, Verdict: Granted}
+	case errors.Is(err, api.ErrPermission):
+		return Check{Permission: p, Verdict: Denied, Why: "refused: this key lacks " + string(p)}
+	}
+	return Check{Permission: p, Verdict: Unsure, Why: s.Explain(err)}
+}
+
+// remember keeps a as the session's known access.
+func (s *Service) remember(a Access) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.access = &a
+}
+
+// KnownAccess is the access CheckAccess last found; false before it ran.
+func (s *Service) KnownAccess() (Access, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.access == nil {
+		return Access{}, false
+	}
+	return *s.access, true
+}
+
+// readPermissions are what a key for vastdash alone is given besides
+// user_write: everything vastdash reads.
+var readPermissions = []Permission{BillingRead, UserRead, InstanceRead}
+
+// ScopedPermissions are the permissions of a key for vastdash alone made
+// with a key of access base: the reads vastdash uses that base is not
+// known to lack (a key cannot grant what it lacks), and user_write when
+// the user wants to change alerts from vastdash.
+func ScopedPermissions(base Access, write bool) []Permission {
+	var out []Permission
+	for _, p := range readPermissions {
+		if base.Verdict(p) != Denied {
+			out = append(out, p)
+		}
+	}
+	if write {
+		out = append(out, UserWrite)
+	}
+	return out
+}
+
+// ScopedName is the name a key for vastdash alone gets, so the user
+// recognises it in the console's list: what it is for, where it was made
+// and when ("vastdash (read-only) on laptop, 2026-11-21").
+func ScopedName(host string, write bool, day time.Time) string {
+	what := "vastdash (read-only)"
+	if write {
+		what = "vastdash (reads, changes alerts)"
+	}
+	host = sanitize.Short(strings.TrimSpace(host), 40)
+	if host != "" {
+		what += " on " + host
+	}
+	return what + ", " + day.Format(time.DateOnly)
+}
+
+// Scoped is the outcome of MakeScopedKey.
+type Scoped struct {
+	// Key is the new key, verified; zero when the pasted one is kept.
+	Key api.CreatedKey
+	// Access is the new key's access (with Key), else the pasted key's,
+	// with user_write learned when making the key showed it.
+	Access Access
+	// Name is the name the new key was given.
+	Name string
+	// Kept is set when no new key is to be used: it could not be made, or
+	// it failed a probe and was deleted. Why says which, in a line.
+	Kept bool
+	Why  string
+}
+
+// MakeScopedKey makes a key for vastdash alone with the service's key
+// (base is that key's access), named name, with exactly perms; verifies
+// it with the same probes through a client open makes for it; and deletes
+// it again if any probe of a permission it was given does not pass, or if
+// the server gave it more than asked. Then the pasted key is kept and Why
+// says why. Making the key at all proves the pasted key's user_write, and
+// a refusal for want of a permission disproves it: Access says so.
+func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, perms []Permission, open func(key string) (*api.Client, error)) Scoped {
+	names := make([]string, len(perms))
+	for i, p := range perms {
+		names[i] = string(p)
+	}
+	made, err := s.client.CreateAPIKey(ctx, name, names)
+	switch {
+	case errors.Is(err, api.ErrPermission):
+		base = base.Learn(UserWrite, Denied, "refused: this key may not make keys")
+		return Scoped{Access: base, Kept: true, Why: "this key may not make keys (it lacks user_write); keeping it"}
+	case err != nil:
+		return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "); keeping the pasted one"}
+	}
+	base = base.Learn(UserWrite, Granted, "")
+	fail := func(why string) Scoped {
+		if derr := s.client.DeleteAPIKey(context.WithoutCancel(ctx), made.ID); derr != nil {
+			why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
+		} else {
+			why += "; it was deleted"
+		}
+		return Scoped{Access: base, Kept: true, Why: why + ", keeping the pasted key"}
+	}
+	if extra := beyond(made, names); extra != "" {
+		return fail("the server gave the new key more than asked (" + extra + ")")
+	}
+	client, err := open(made.Reveal())
+	if err != nil {
+		return fail("the new key cannot be used (" + s.Explain(err) + ")")
+	}
+	svc := New(ctx, client, WithClock(s.now), WithLocation(s.loc))
+	defer svc.Close()
+	access, err := svc.CheckAccess(ctx)
+	if err != nil {
+		return fail("the new key did not verify (" + s.Explain(err) + ")")
+	}
+	if made.PermissionsKnown {
+		// No probe tests user_write; the server's own word on the key
+		// it made does.
+		if slices.Contains(made.Permissions, string(UserWrite)) {
+			access = access.Learn(UserWrite, Granted, "")
+		} else {
+			access = access.Learn(UserWrite, Denied, "not given to this key")
+		}
+	}
+	for _, p := range perms {
+		if v := access.Verdict(p); v != Granted && p != UserWrite {
+			return fail("the new key's " + string(p) + " did not pass its probe (" + checkWhy(access, p) + ")")
+		}
+	}
+	return Scoped{Key: made, Access: access, Name: name}
+}
+
+// DeleteKey deletes the API key id with the service's key: a key made for
+// vastdash that will not be used after all.
+func (s *Service) DeleteKey(ctx context.Context, id int64) error {
+	if s.client == nil {
+		return errNoClient
+	}
+	return s.client.DeleteAPIKey(ctx, id)
+}
+
+// beyond names the permissions the server says a new key has that were
+// not asked for; "" when none (or when the answer did not say).
+func beyond(made api.CreatedKey, asked []string) string {
+	var extra []string
+	for _, p := range made.Permissions {
+		if !slices.Contains(asked, p) {
+			extra = append(extra, p)
+		}
+	}
+	return strings.Join(extra, ", ")
+}
+
+// checkWhy is the reason of p's check in a.
+func checkWhy(a Access, p Permission) string {
+	for _, c := range a.Checks {
+		if c.Permission == p && c.Why != "" {
+			return c.Why
+		}
+	}
+	return a.Verdict(p).String()
+}

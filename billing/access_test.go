@@ -1,0 +1,260 @@
+package billing
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+)
+
+// accessOpts are a demo server and client with no pacing anywhere.
+var accessOpts = demoserver.Options{Contracts: 40, Threshold: -1, InstancesThreshold: -1, InvoicesThreshold: -1}
+
+func accessClientOpts() []api.Option {
+	return []api.Option{
+		api.WithChargesThreshold(0), api.WithTimeout(2 * time.Second),
+		api.WithBackoff(time.Millisecond, time.Millisecond),
+		api.WithEndpointThreshold(api.InstancesPath, 0), api.WithEndpointThreshold(api.InvoicesPath, 0),
+		api.WithEndpointThreshold(api.APIKeysPath, 0),
+	}
+}
+
+// verdicts is a's verdicts as marks, in order: "✓✓?✗".
+func verdicts(a Access) string {
+	var b strings.Builder
+	for _, c := range a.Checks {
+		b.WriteString(c.Verdict.Mark())
+	}
+	return b.String()
+}
+
+// Each demo key gets the verdicts of its permissions (billing_read,
+// user_read, user_write, instance_read), and no probe writes anything.
+func TestCheckAccessPerKey(t *testing.T) {
+	for key, want := range map[string]string{
+		demoserver.DemoKey:      "✓✓?✓",
+		demoserver.KeyReadOnly:  "✓✓?✗",
+		demoserver.KeyNoBilling: "✗✓?✓",
+		demoserver.KeyNoAccount: "✓✗?✓",
+		demoserver.KeyScoped:    "✓✓?✓",
+	} {
+		srv, s, _ := startDemo(t, accessOpts, key, accessClientOpts()...)
+		a, err := s.CheckAccess(context.Background())
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		if got := verdicts(a); got != want {
+			t.Errorf("%s: %s, want %s (%+v)", key, got, want, a.Checks)
+		}
+		if wantMail := a.Verdict(UserRead) == Granted; (a.Email == "demo@vastdash.example") != wantMail {
+			t.Errorf("%s: e-mail %q", key, a.Email)
+		}
+		for _, r := range srv.Requests() {
+			if r.Method != http.MethodGet {
+				t.Errorf("%s: a probe sent %s %s", key, r.Method, r.Path)
+			}
+		}
+		if known, ok := s.KnownAccess(); !ok || verdicts(known) != want {
+			t.Errorf("%s: not remembered: %v %v", key, known, ok)
+		}
+		if c := a.Checks[2]; c.Permission != UserWrite || !strings.Contains(c.Why, "not tested") {
+			t.Errorf("%s: user_write %+v", key, c)
+		}
+	}
+}
+
+func TestCheckAccessWrongKey(t *testing.T) {
+	_, s, _ := startDemo(t, accessOpts, "no-such-key", accessClientOpts()...)
+	_, err := s.CheckAccess(context.Background())
+	if !errors.Is(err, api.ErrInvalidKey) {
+		t.Fatalf("got %v, want ErrInvalidKey", err)
+	}
+	if _, ok := s.KnownAccess(); ok {
+		t.Fatal("a rejected key's access was remembered")
+	}
+}
+
+func TestCheckAccessServerDown(t *testing.T) {
+	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv.Close()
+	_, err := s.CheckAccess(context.Background())
+	if !errors.Is(err, api.ErrTransport) || !strings.Contains(s.Explain(err), "cannot reach") {
+		t.Fatalf("got %v (%s)", err, s.Explain(err))
+	}
+}
+
+// A 403 on one probe is that permission lacking; a 500 on another leaves
+// that one unknown, saying why; the rest still answer.
+func TestCheckAccessOneProbeRefused(t *testing.T) {
+	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Status: 403, Body: `{"success":false,"error":"forbidden","msg":"permission denied"}`})
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Status: 500, Body: `{"msg":"boom"}`})
+	a, err := s.CheckAccess(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := verdicts(a); got != "✗✓??" {
+		t.Fatalf("%s %+v", got, a.Checks)
+	}
+	if l := a.Lacking(); len(l) != 1 || l[0] != BillingRead {
+		t.Fatalf("lacking %v", l)
+	}
+	if why := a.Checks[3].Why; !strings.Contains(why, "server error") {
+		t.Fatalf("instance_read unknown because %q", why)
+	}
+}
+
+func TestScopedPermissionsAndName(t *testing.T) {
+	base := Access{Checks: []Check{{BillingRead, Granted, ""}, {UserRead, Granted, ""}, {UserWrite, Unsure, ""}, {InstanceRead, Denied, ""}}}
+	if got := ScopedPermissions(base, false); len(got) != 2 || got[0] != BillingRead || got[1] != UserRead {
+		t.Fatalf("read-only: %v", got)
+	}
+	if got := ScopedPermissions(base, true); len(got) != 3 || got[2] != UserWrite {
+		t.Fatalf("with write: %v", got)
+	}
+	day := time.Date(2026, 11, 21, 23, 0, 0, 0, time.UTC)
+	if got := ScopedName("laptop\x1b[2J", false, day); got != "vastdash (read-only) on laptop, 2026-11-21" {
+		t.Fatalf("name %q", got)
+	}
+	if got := ScopedName("", true, day); got != "vastdash (reads, changes alerts), 2026-11-21" {
+		t.Fatalf("name %q", got)
+	}
+}
+
+// opener makes clients for new keys on srv, as the front ends do.
+func opener(srv *demoserver.Server) func(string) (*api.Client, error) {
+	return func(key string) (*api.Client, error) { return api.New(srv.URL(), key, accessClientOpts()...) }
+}
+
+func TestMakeScopedKey(t *testing.T) {
+	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	ctx := context.Background()
+	base, err := s.CheckAccess(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perms := ScopedPermissions(base, false)
+	got := s.MakeScopedKey(ctx, base, "vastdash (read-only), 2026-11-21", perms, opener(srv))
+	if got.Kept {
+		t.Fatalf("kept: %s", got.Why)
+	}
+	made := srv.CreatedKeys()
+	if len(made) != 1 || made[0].Key != got.Key.Reveal() || made[0].Deleted || strings.Join(made[0].Perms, ",") != "billing_read,instance_read,user_read" {
+		t.Fatalf("made %+v", made)
+	}
+	if v := verdicts(got.Access); v != "✓✓✗✓" || got.Access.Email == "" || got.Name == "" {
+		t.Fatalf("the new key's access %s %q", v, got.Access.Email)
+	}
+	// With user_write: the answer's permissions say it, no probe does.
+	got = s.MakeScopedKey(ctx, base, "vastdash (reads, changes alerts)", ScopedPermissions(base, true), opener(srv))
+	if got.Kept || verdicts(got.Access) != "✓✓✓✓" {
+		t.Fatalf("kept %v (%s), %s", got.Kept, got.Why, verdicts(got.Access))
+	}
+}
+
+// A key that may not make keys is kept, and its user_write is now known.
+func TestMakeScopedKeyRefused(t *testing.T) {
+	srv, s, _ := startDemo(t, accessOpts, demoserver.KeyScoped, accessClientOpts()...)
+	ctx := context.Background()
+	base, _ := s.CheckAccess(ctx)
+	got := s.MakeScopedKey(ctx, base, "vastdash", ScopedPermissions(base, false), opener(srv))
+	if !got.Kept || !strings.Contains(got.Why, "may not make keys") || got.Access.Verdict(UserWrite) != Denied {
+		t.Fatalf("%+v", got)
+	}
+	if len(srv.CreatedKeys()) != 0 {
+		t.Fatal("a key was made")
+	}
+}
+
+// A new key that fails any probe is deleted and the pasted one kept,
+// saying why; so is one the server gave more than asked.
+func TestMakeScopedKeyDeletedWhenAProbeFails(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault demoserver.Fault
+		why   string
+	}{
+		{"403 on instances", demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`}, "instance_read did not pass"},
+		{"server down for the new key", demoserver.Fault{Path: "/api/v0/users/current", Times: 1, Status: 500, Body: `{"msg":"boom"}`}, "user_read did not pass"},
+		{"more than asked", demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Mutate: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"billing_read":{}`), []byte(`"billing_read":{},"billing_write":{}`), 1)
+		}}, "more than asked (billing_write)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+			ctx := context.Background()
+			base, err := s.CheckAccess(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.AddFault(tc.fault)
+			got := s.MakeScopedKey(ctx, base, "vastdash", ScopedPermissions(base, false), opener(srv))
+			if !got.Kept || !strings.Contains(got.Why, tc.why) || !strings.Contains(got.Why, "it was deleted") || !strings.Contains(got.Why, "keeping the pasted key") {
+				t.Fatalf("%+v", got)
+			}
+			if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
+				t.Fatalf("the failed key is not deleted: %+v", made)
+			}
+			if strings.Contains(got.Why, srv.CreatedKeys()[0].Key) {
+				t.Fatal("the reason quotes the new key")
+			}
+		})
+	}
+}
+
+// When the delete fails too, the user is told to delete it by name.
+func TestMakeScopedKeyCannotDelete(t *testing.T) {
+	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	ctx := context.Background()
+	base, _ := s.CheckAccess(ctx)
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`})
+	srv.AddFault(demoserver.Fault{Method: "DELETE", Status: 500, Body: `{"msg":"boom"}`})
+	got := s.MakeScopedKey(ctx, base, "vastdash test key", ScopedPermissions(base, false), opener(srv))
+	if !got.Kept || !strings.Contains(got.Why, "could not be deleted") || !strings.Contains(got.Why, "vastdash test key") {
+		t.Fatalf("%+v", got)
+	}
+}
+
+// refusing counts the requests it refuses, by path, as a server that went
+// down would: no response at all.
+type refusing struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *refusing) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.n[req.URL.Path]++
+	r.mu.Unlock()
+	return nil, errors.New("connection refused")
+}
+
+// A server the account lookup cannot reach is down for every probe: the
+// others stop instead of retrying on their endpoints' pacing (3 s apart
+// for the payment records), so a sign-in against a server down says so in
+// the time of the account's own retries.
+func TestCheckAccessStopsWhenTheServerIsDown(t *testing.T) {
+	tr := &refusing{n: map[string]int{}}
+	client, err := api.New("http://127.0.0.1:9", demoserver.DemoKey, api.WithHTTPClient(&http.Client{Transport: tr}),
+		api.WithBackoff(time.Millisecond, time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(context.Background(), client)
+	defer s.Close()
+	if _, err := s.CheckAccess(context.Background()); !errors.Is(err, api.ErrTransport) {
+		t.Fatalf("got %v", err)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	if n := tr.n[api.InvoicesPath]; n >= 4 {
+		t.Fatalf("the payment records were asked %d times: every retry, though the server was down", n)
+	}
+}

@@ -1,0 +1,451 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/ui/signin"
+)
+
+// maxTokenInput caps what auth login --with-token reads: a key is 64
+// bytes, and an endless pipe must not fill memory.
+const maxTokenInput = 4096
+
+// newAuthCommand is `vastdash auth`: login, status and logout.
+func newAuthCommand(x *execution) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "auth",
+		Short: "sign in with an API key, see what it may do, sign out",
+		Long: `Sign in with an API key, see what it may do, sign out.
+
+The key is saved where the official vastai CLI reads it, $XDG_CONFIG_HOME/vastai/vast_api_key (~/.config/vastai/vast_api_key), readable only by you: both programs then use it. A key from VAST_API_KEY or --api-key-file wins over that file and is never touched.
+
+Make a key on the console's Keys page, ` + config.ConsoleKeysURL + ` (a key is shown only once). The dashboard asks for one itself on a terminal when none is found.`,
+		Example: `
+vastdash auth login                  # paste the key; it does not show
+pass show vast | vastdash auth login --with-token
+vastdash auth login --scoped         # make a key for vastdash alone and save that
+vastdash auth status --json
+vastdash auth logout --yes
+`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return notACommand(c, c, args[0])
+			}
+			return nil
+		},
+		RunE: x.runE(func(c *cobra.Command) error {
+			return &usageErr{cmd: c, err: errors.New("name what to do: login, status or logout")}
+		}),
+		// "did you mean login?" for "logn", as the root does.
+		SuggestionsMinimumDistance: 2,
+	}
+	cmd.AddCommand(newAuthLoginCommand(x), newAuthStatusCommand(x), newAuthLogoutCommand(x))
+	return cmd
+}
+
+// loginFlags are the options of auth login.
+type loginFlags struct {
+	withToken, scoped, alerts, yes bool
+}
+
+func newAuthLoginCommand(x *execution) *cobra.Command {
+	var f loginFlags
+	cmd := &cobra.Command{
+		Use:   "login",
+		Short: "verify an API key and save it where the vastai CLI reads it",
+		Long: `Verify an API key and save it where the vastai CLI reads it.
+
+On a terminal the key is read without showing it; --with-token reads it from standard input instead (a pipe, a password manager). Surrounding whitespace is trimmed; a key with spaces or control characters inside is refused.
+
+The key is verified before anything is written: the account lookup and one read per permission vastdash uses. A key the server rejects, or a server that cannot be reached, is exit 1 and nothing is written. The answer is the account's e-mail and each permission with what it unlocks (user_write is not tested: every call that needs it changes the account).
+
+An existing key file is replaced only after asking (--yes replaces it without asking).
+
+--scoped makes a key for vastdash alone with the key given: read billing, the account and instances (--alerts: changing alerts too), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why.`,
+		Args: noArgs,
+		RunE: x.runE(func(*cobra.Command) error {
+			ctx, stop := x.env.context()
+			defer stop()
+			return authLogin(ctx, x, f)
+		}),
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.withToken, "with-token", false, "read the key from standard input")
+	fs.BoolVar(&f.scoped, "scoped", false, "make a key for vastdash alone (reads only) and save that one")
+	fs.BoolVar(&f.alerts, "alerts", false, "with --scoped: the new key may change alerts too (user_write)")
+	fs.BoolVar(&f.yes, "yes", false, "replace an existing key file without asking")
+	return cmd
+}
+
+// authLogin reads, verifies, optionally scopes and saves a key.
+func authLogin(ctx context.Context, x *execution, f loginFlags) error {
+	switch {
+	case f.alerts && !f.scoped:
+		return usageError(errors.New("--alerts goes with --scoped"))
+	case x.globals.demo:
+		return usageError(errors.New("--demo needs no key: auth login signs in to your account"))
+	}
+	raw, from, err := x.readKey(ctx, f.withToken)
+	if err != nil {
+		return err
+	}
+	key, err := config.ParseKey(raw, from)
+	if err != nil {
+		return configError(err)
+	}
+	si := &signIn{x: x, base: ctx}
+	defer si.close()
+	// Where the key goes is judged before any request: a link there or a
+	// folder that cannot be written is exit 2 with nothing sent.
+	exists := si.check()
+	if exists != nil && !errors.Is(exists, config.ErrKeyExists) {
+		return configError(exists)
+	}
+	access, err := si.verify(ctx, key)
+	if err != nil {
+		return err
+	}
+	replace, err := x.mayReplace(exists, f.yes)
+	if err != nil {
+		return err
+	}
+	save, scoped, name := key, false, ""
+	var made int64
+	if f.scoped {
+		sc := si.scope(ctx, f.alerts)
+		access = sc.Access
+		if sc.Kept {
+			warn(x.env.stderr, sc.Why)
+		} else {
+			save, scoped, made, name = config.Secret(sc.Key.Reveal()), true, sc.Key.ID, sc.Name
+		}
+	}
+	path, err := si.save(save, replace)
+	if err != nil {
+		if scoped {
+			err = fmt.Errorf("%w; %s", err, si.discardWords(ctx, made))
+		}
+		return err
+	}
+	env := config.DefaultEnv()
+	lines := []string{"signed in" + as(access.Email) + "; the key is saved to " + env.Shown(path)}
+	if scoped {
+		lines[0] = "signed in" + as(access.Email) + " with a key made for vastdash alone, " + strconv.Quote(name) + "; it is saved to " + env.Shown(path)
+	}
+	lines = append(lines, accessLines(access)...)
+	if over := x.keyOverride(); over != "" {
+		warn(x.env.stderr, over+" wins over the saved key while it is set")
+	}
+	return answerTo(x.env.stdout, linesOf(lines))
+}
+
+// as is " as EMAIL", or "" without one.
+func as(email string) string {
+	if email == "" {
+		return ""
+	}
+	return " as " + sanitize.String(email)
+}
+
+// readKey reads the key: from standard input with --with-token, else at a
+// prompt on the terminal without echo. Without either it is a usage error
+// (a script must say --with-token).
+func (x *execution) readKey(ctx context.Context, withToken bool) (raw, from string, err error) {
+	if withToken {
+		b, err := io.ReadAll(io.LimitReader(x.env.stdin, maxTokenInput+1))
+		switch {
+		case err != nil:
+			return "", "", fmt.Errorf("cannot read standard input: %w", unwrapPath(err))
+		case len(b) > maxTokenInput:
+			return "", "", configError(errors.New("standard input holds more than a key; pipe in the key alone"))
+		}
+		defer clear(b)
+		return string(b), "standard input", nil
+	}
+	if !x.env.stdinTerminal() {
+		return "", "", usageError(errors.New("auth login reads the key at a terminal; in a script, pipe it in with --with-token"))
+	}
+	fmt.Fprintf(x.env.stderr, "Paste your API key (make one at %s); it will not show: ", config.ConsoleKeysURL)
+	raw, err = x.env.readSecret(ctx)
+	fmt.Fprintln(x.env.stderr)
+	if err != nil {
+		return "", "", err
+	}
+	return raw, "what was pasted", nil
+}
+
+// mayReplace says whether a key file already there (err, the target's
+// check: ErrKeyExists) may be replaced: --yes, or the user said so at the
+// terminal. Declining, or a file there without a terminal to ask at, is an
+// error: nothing is written.
+func (x *execution) mayReplace(err error, yes bool) (bool, error) {
+	switch {
+	case err == nil:
+		return false, nil
+	case yes:
+		return true, nil
+	case !x.env.stdinTerminal():
+		return false, fmt.Errorf("%w; --yes replaces it (nothing was written)", err)
+	}
+	ok, err := x.env.asker()(err.Error() + ". Replace it?")
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, errors.New("nothing was written: the key file keeps the key it holds")
+	}
+	return true, nil
+}
+
+// keyOverride names what would be read before the saved key file
+// (--api-key-file, VAST_API_KEY), "" when nothing is.
+func (x *execution) keyOverride() string {
+	switch {
+	case x.globals.flags.APIKeyFile != "":
+		return "--api-key-file"
+	case strings.TrimSpace(os.Getenv(config.EnvAPIKey)) != "":
+		return config.EnvAPIKey
+	}
+	return ""
+}
+
+// accessLines are a key's permissions, one a line: the name, ✓ ✗ or ?,
+// what it unlocks, and why when it is not ✓.
+func accessLines(a billing.Access) []string {
+	out := make([]string, 0, len(a.Checks))
+	for _, c := range a.Checks {
+		l := fmt.Sprintf("%-14s %s  %s", c.Permission, c.Verdict.Mark(), c.Permission.Unlocks())
+		if c.Verdict != billing.Granted && c.Why != "" {
+			l += " — " + c.Why
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// statusFlags are the options of auth status.
+type statusFlags struct {
+	output string
+}
+
+func newAuthStatusCommand(x *execution) *cobra.Command {
+	var f statusFlags
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "where the key comes from and what it may do",
+		Long: `Where the key comes from (--api-key-file, VAST_API_KEY or which file), whether other users can read its file, the account's e-mail, and each permission vastdash uses with what it unlocks: ✓ granted, ✗ lacking, ? not known (user_write is not tested: every call that needs it changes the account).
+
+Never any part of the key. Exit 1 when the key fails (rejected, or the server cannot be reached); no key at all is exit 2.`,
+		Example: `
+vastdash auth status
+vastdash auth status --json | jq -r '.permissions[] | select(.granted == "no") | .name'
+`,
+		Args: noArgs,
+		RunE: x.commandRun(nil, nil, func(ctx context.Context, s *Session) error { return authStatus(ctx, x, s, f) }),
+	}
+	outputFlags(cmd, &f.output, "text", "json")
+	return cmd
+}
+
+// statusJSON is the --json answer of auth status.
+type statusJSON struct {
+	// Source is "flag", "env", "file" or "demo"; Path the file's path.
+	Source           string           `json:"source"`
+	Path             string           `json:"path,omitempty"`
+	ReadableByOthers bool             `json:"readable_by_others"`
+	Email            string           `json:"email"`
+	Permissions      []permissionJSON `json:"permissions"`
+}
+
+type permissionJSON struct {
+	Name    string `json:"name"`
+	Granted string `json:"granted"` // yes, no, unknown
+	Unlocks string `json:"unlocks"`
+	Note    string `json:"note,omitempty"`
+}
+
+// authStatus verifies the session's key and says where it comes from and
+// what it may do.
+func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) error {
+	out := statusJSON{Source: "file", Path: s.KeySource}
+	where := "the file " + config.DefaultEnv().Shown(s.KeySource)
+	switch {
+	case x.globals.demo:
+		out.Source, out.Path, where = "demo", "", "the demo server (--demo)"
+	case s.KeySource == "env "+config.EnvAPIKey:
+		out.Source, out.Path, where = "env", "", "the environment variable "+config.EnvAPIKey
+	case x.globals.flags.APIKeyFile != "":
+		out.Source, where = "flag", "--api-key-file "+config.DefaultEnv().Shown(s.KeySource)
+	}
+	if out.Path != "" {
+		out.ReadableByOthers, _ = config.ReadableByOthers(out.Path)
+	}
+	access, err := s.Billing.CheckAccess(ctx)
+	if err != nil {
+		return &explained{err, "the key from " + where + ": " + s.Billing.Explain(err)}
+	}
+	out.Email = sanitize.String(access.Email)
+	for _, c := range access.Checks {
+		out.Permissions = append(out.Permissions, permissionJSON{
+			Name: string(c.Permission), Granted: c.Verdict.String(), Unlocks: c.Permission.Unlocks(), Note: c.Why,
+		})
+	}
+	if f.output == "json" {
+		return s.answer(func(w io.Writer) error { return writeJSON(w, out) })
+	}
+	key := "key       from " + where
+	if out.Path != "" {
+		if out.ReadableByOthers {
+			key += " — other users can read it: chmod 600 " + config.DefaultEnv().Shown(out.Path)
+		} else {
+			key += " (only you can read it)"
+		}
+	}
+	account := "account   " + out.Email
+	if out.Email == "" {
+		account = "account   (this key may not read it: no user_read)"
+	}
+	return s.answer(linesOf(append([]string{key, account}, accessLines(access)...)))
+}
+
+// logoutFlags are the options of auth logout.
+type logoutFlags struct {
+	yes bool
+}
+
+func newAuthLogoutCommand(x *execution) *cobra.Command {
+	var f logoutFlags
+	cmd := &cobra.Command{
+		Use:   "logout",
+		Short: "remove the key file vastdash reads (asks first)",
+		Long: `Remove the key file vastdash reads, after asking (--yes does not ask, for scripts). The vastai CLI reads that file too. The key itself stays valid: delete it on the console's Keys page to revoke it.
+
+A key from VAST_API_KEY or --api-key-file is named and left alone: unset the variable, or stop passing the flag.`,
+		Args: noArgs,
+		RunE: x.runE(func(*cobra.Command) error { return authLogout(x, f) }),
+	}
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "remove without asking")
+	return cmd
+}
+
+// authLogout removes the key file the key would be read from.
+func authLogout(x *execution, f logoutFlags) error {
+	if x.globals.demo {
+		return usageError(errors.New("--demo needs no key: auth logout removes your account's"))
+	}
+	env := config.DefaultEnv()
+	if over := x.keyOverride(); over != "" {
+		return answerTo(x.env.stdout, linesOf([]string{"the key comes from " + over + ", which vastdash leaves alone; nothing was removed"}))
+	}
+	_, path, _, err := config.ResolveKey(env, "")
+	switch {
+	case errors.Is(err, config.ErrNoKey):
+		return answerTo(x.env.stdout, linesOf([]string{"no key file to remove"}))
+	case err != nil:
+		return configError(err)
+	}
+	if !f.yes {
+		if !x.env.stdinTerminal() {
+			return usageError(fmt.Errorf("auth logout asks before removing %s; --yes removes it without asking", env.Shown(path)))
+		}
+		ok, err := x.env.asker()("Remove " + env.Shown(path) + "? The vastai CLI reads it too.")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return answerTo(x.env.stdout, linesOf([]string{"nothing was removed"}))
+		}
+	}
+	if err := config.RemoveKey(env, path); err != nil {
+		return err
+	}
+	lines := []string{"removed " + env.Shown(path)}
+	if _, next, _, err := config.ResolveKey(env, ""); err == nil {
+		lines = append(lines, "vastdash now reads the key in "+env.Shown(next)+" (auth logout again removes it)")
+	}
+	return answerTo(x.env.stdout, linesOf(lines))
+}
+
+// signIn verifies keys, makes a key for vastdash alone and saves one:
+// what auth login and the dashboard's sign-in screen share. The session
+// of the key that verified last stays open for the key to be made with.
+type signIn struct {
+	x      *execution
+	base   context.Context
+	sess   *Session
+	access billing.Access
+}
+
+// verify checks key with a session of its own (billing.CheckAccess). Its
+// error is in the user's words.
+func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access, error) {
+	si.close()
+	s, err := openSession(si.x.env, si.x.globals, sessionOptions{base: si.base, key: &key})
+	if err != nil {
+		return billing.Access{}, err
+	}
+	a, err := s.Billing.CheckAccess(ctx)
+	if err != nil {
+		s.Close()
+		return billing.Access{}, &explained{err, s.Billing.Explain(err)}
+	}
+	si.sess, si.access = s, a
+	return a, nil
+}
+
+// scope makes a key for vastdash alone with the verified key, named for
+// this machine and day.
+func (si *signIn) scope(ctx context.Context, write bool) billing.Scoped {
+	svc := si.sess.Billing
+	host, _ := os.Hostname()
+	name := billing.ScopedName(host, write, svc.Now())
+	sc := svc.MakeScopedKey(ctx, si.access, name, billing.ScopedPermissions(si.access, write), si.sess.clientFor)
+	if sc.Kept {
+		si.access = sc.Access
+	}
+	return sc
+}
+
+// check judges the key file before anything is made or written.
+func (si *signIn) check() error { return config.CheckKeyTarget(config.DefaultEnv()) }
+
+// save writes key where the vastai CLI reads it.
+func (si *signIn) save(key config.Secret, replace bool) (string, error) {
+	return config.SaveKey(config.DefaultEnv(), key, replace)
+}
+
+// discard deletes a key made for vastdash that will not be used.
+func (si *signIn) discard(ctx context.Context, id int64) error {
+	return si.sess.Billing.DeleteKey(context.WithoutCancel(ctx), id)
+}
+
+// discardWords deletes key id and says how that went.
+func (si *signIn) discardWords(ctx context.Context, id int64) string {
+	if err := si.discard(ctx, id); err != nil {
+		return fmt.Sprintf("the key made for vastdash (id %d) could not be deleted (%s): delete it in the console", id, si.sess.Billing.Explain(err))
+	}
+	return "the key made for vastdash was deleted"
+}
+
+func (si *signIn) close() {
+	if si.sess != nil {
+		si.sess.Close()
+		si.sess = nil
+	}
+}
+
+// funcs are the sign-in screen's ways to the world.
+func (si *signIn) funcs() signin.Funcs {
+	return signin.Funcs{Verify: si.verify, Scope: si.scope, Check: si.check, Save: si.save, Discard: si.discard}
+}
