@@ -124,6 +124,7 @@ type Model struct {
 	tree   *tree
 	totals spend.Totals
 	amtW   int // widest top-level amount loaded
+	idW    int // widest id column the loaded rows need, nesting included
 	cache  rowCache
 
 	// Viewport.
@@ -283,7 +284,7 @@ func (m *Model) attach(f *billing.Feed) {
 	m.tree.Reset()
 	m.cache.reset()
 	m.totals = spend.Totals{}
-	m.amtW = 0
+	m.amtW, m.idW = 0, 0
 	m.matchN, m.matchAmt, m.matchOver = 0, 0, false
 	m.cursor, m.offset, m.follow = 0, 0, false
 	m.seek, m.notice, m.noticeNew = "", "", false
@@ -425,6 +426,7 @@ func (m *Model) fold(res []api.Charge) {
 	m.totals.Add(res)
 	for i := range res {
 		m.amtW = max(m.amtW, amountWidth(res[i].Amount))
+		m.idW = max(m.idW, idWidth(&res[i], 0))
 	}
 	if m.follow && onLast {
 		m.cursor = m.tree.Len() - 1

@@ -45,16 +45,19 @@ type cols struct {
 
 // layoutCols fits the columns into w cells, hiding, as w shrinks, the
 // duration, then the start → end, then the text, then the type. The id
-// column gets the width its ids need (tree: wider, for the nesting and the
-// wrappers' names) before the text gets the rest, so an id is cut only
-// when nothing else is left to give. When the text would get fewer than
-// textWant cells (80 columns), the dates shrink to the start alone — the
-// duration says how long, and says "running" for a contract still running —
-// if that leaves the text more room.
-func layoutCols(w, amt int, tree bool) cols {
-	c := fitCols(w, amt, tree, datesW)
+// column gets the width its ids need up to a base (10 cells, an 8-digit id;
+// tree: 22, for the nesting and the wrappers' names) before the text gets
+// the rest, so an id is cut only when nothing else is left to give; past
+// textWant cells of text, the id column grows to idNeed (the widest id
+// loaded, nesting included), so a wide screen shows "serverless-9011261"
+// whole. When the text would get fewer than textWant cells (80 columns),
+// the dates shrink to the start alone — the duration says how long, and
+// says "running" for a contract still running — if that leaves the text
+// more room.
+func layoutCols(w, amt, idNeed int, tree bool) cols {
+	c := fitCols(w, amt, idNeed, tree, datesW)
 	if c.dates == datesW && c.text < textWant {
-		if short := fitCols(w, amt, tree, stampW); short.text > c.text && short.dur > 0 {
+		if short := fitCols(w, amt, idNeed, tree, stampW); short.text > c.text && short.dur > 0 {
 			return short
 		}
 	}
@@ -63,10 +66,12 @@ func layoutCols(w, amt int, tree bool) cols {
 
 // fitCols is layoutCols with the dates column dates wide (datesW, or
 // stampW for the start alone).
-func fitCols(w, amt int, tree bool, dates int) cols {
+func fitCols(w, amt, idNeed int, tree bool, dates int) cols {
 	idWant := idTable
 	if tree {
-		idWant = idTree
+		// The tree's base is what its ids need, between the table's and
+		// two levels of wrappers: no blank cells before any id is loaded.
+		idWant = min(max(idNeed, idTable), idTree)
 	}
 	c := cols{typ: typeW, text: textMin, dates: dates, dur: durW, amt: amt}
 	for step := 0; ; step++ {
@@ -89,6 +94,10 @@ func fitCols(w, amt int, tree bool, dates int) cols {
 			if c.text > 0 {
 				c.id = idWant
 				c.text = flex - 1 - c.id
+				if grow := min(idNeed-c.id, c.text-textWant); grow > 0 {
+					c.id += grow
+					c.text -= grow
+				}
 			} else {
 				c.id = max(flex, 1)
 			}
@@ -175,7 +184,7 @@ func (m *Model) View() string {
 	if fr.modal {
 		line(m.modalLine(), false)
 	}
-	c := layoutCols(m.w, max(m.amtW, amtMin), m.f.format == api.FormatTree)
+	c := layoutCols(m.w, max(m.amtW, amtMin), m.idW, m.f.format == api.FormatTree)
 	if fr.header {
 		line(st.ColHeader.Render(headerLine(c)), false)
 	}
@@ -379,11 +388,31 @@ func idText(n *api.Charge) string {
 	return n.Source
 }
 
+// idWidth is the id column n and the wrapped contracts under it need,
+// each behind its nesting and ▸ marker: items have no id and are not
+// looked into.
+func idWidth(n *api.Charge, depth int) int {
+	id := idText(n)
+	if id == "" {
+		return 0
+	}
+	w := 2*depth + 2 + shared.Width(display(id))
+	for i := range n.Items {
+		w = max(w, idWidth(&n.Items[i], depth+1))
+	}
+	return w
+}
+
 // rowText is the text column: the label and the description, "label ·
 // description" when both are set, so a labelled contract still shows what
-// it ran on.
-func rowText(n *api.Charge) string {
+// it ran on. Beside id (the id column's text), the description's lead
+// that repeats it goes: "Instance 9007485: 1x A100 SXM4" beside 9007485
+// is "1x A100 SXM4".
+func rowText(n *api.Charge, id string) string {
 	label, desc := display(n.Meta.Label), display(n.Description)
+	if id != "" {
+		desc = withoutID(desc, id, n.Source)
+	}
 	switch {
 	case label == "":
 		return desc
@@ -391,6 +420,31 @@ func rowText(n *api.Charge) string {
 		return label
 	}
 	return label + " · " + desc
+}
+
+// withoutID is desc without a lead naming the contract: one word or none,
+// then id or the number that ends source ("Instance 9007485: ",
+// "Serverless 9011261 – "), then the punctuation after it. A description
+// that only mentions the id further on is kept whole.
+func withoutID(desc, id, source string) string {
+	for _, c := range []string{id, source[strings.LastIndexByte(source, '-')+1:]} {
+		if c == "" {
+			continue
+		}
+		i := strings.Index(desc, c)
+		if i < 0 {
+			continue
+		}
+		if lead := desc[:i]; lead != "" && (!strings.HasSuffix(lead, " ") || strings.Count(lead, " ") > 1 || len(lead) > 24) {
+			continue
+		}
+		rest := desc[i+len(c):]
+		if rest != "" && !strings.ContainsAny(rest[:1], " :,;-–—·") {
+			continue // 9007485 in 90074851
+		}
+		return strings.TrimLeft(rest, " :,;-–—·")
+	}
+	return desc
 }
 
 // display prepares server text for a cell: sanitized, and without zero
@@ -427,6 +481,21 @@ func cell(b *strings.Builder, s string, w int, right bool) {
 	}
 }
 
+// textCell writes words cut at a word's end, padded to w cells.
+func textCell(b *strings.Builder, s string, w int) {
+	b.WriteString(shared.PadRight(shared.CutWords(s, w), w))
+}
+
+// idCell writes an id in w cells, cut on the left when it must be: the
+// number that tells contracts apart is at its end ("…9011261", not
+// "serverl…").
+func idCell(b *strings.Builder, id string, w int) {
+	if w > 1 && shared.Width(id) > w {
+		id = "…" + ansi.TruncateLeft(id, shared.Width(id)-w+1, "")
+	}
+	cell(b, id, w, false)
+}
+
 // writeRow formats one row, not selected, into exactly the columns' width
 // when c.fits. Every server string is sanitized first (shared.Safe) and
 // measured in cells.
@@ -454,19 +523,19 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location, asOf time.
 	pw := min(shared.Width(prefix), c.id)
 	cell(b, prefix, pw, false)
 	id := display(idText(n))
-	text := rowText(n)
+	text := rowText(n, id)
 	switch {
 	case id == "" && c.text > 0:
 		// No id (an item): its description starts after the tree marks
 		// and has the id column too.
-		cell(b, text, c.id-pw+1+c.text, false)
+		textCell(b, text, c.id-pw+1+c.text)
 	case id == "":
-		cell(b, text, c.id-pw, false) // no text column: the description is all it has
+		textCell(b, text, c.id-pw) // no text column: the description is all it has
 	default:
-		cell(b, id, c.id-pw, false)
+		idCell(b, id, c.id-pw)
 		if c.text > 0 {
 			b.WriteByte(' ')
-			cell(b, text, c.text, false)
+			textCell(b, text, c.text)
 		}
 	}
 	short := c.dates < datesW // the start alone: the duration says "running"
