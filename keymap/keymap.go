@@ -132,6 +132,7 @@ var Actions = []Action{
 	{"pick-left", []string{"left", "h"}, "move left", Picker},
 	{"pick-right", []string{"right", "l"}, "move right", Picker},
 	{"apply", []string{"enter"}, "apply", Picker | Field},
+	{"field-clear", []string{"ctrl+u"}, "clear", fields},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
 
 	{"reveal", []string{"enter"}, "show in charges", Top},

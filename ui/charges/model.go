@@ -26,7 +26,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -67,7 +66,7 @@ type Model struct {
 
 	// Keyboard focus: rows, the custom range input or the type picker.
 	mode      mode
-	input     textinput.Model
+	input     shared.Field
 	inputErr  string
 	pick      [3]bool
 	pickFocus int
@@ -75,7 +74,7 @@ type Model struct {
 	// The find filter (/): find is the text in use ("" for none), findLow
 	// its lower case; matchN and matchAmt count and sum the entries it
 	// keeps (matchOver: the sum overflowed).
-	findInput textinput.Model
+	findInput shared.Field
 	find      string
 	findLow   string
 	matchN    int

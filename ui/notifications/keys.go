@@ -33,6 +33,7 @@ type KeyMap struct {
 	RowSwitch key.Binding
 	Save      key.Binding
 	Cancel    key.Binding
+	Clear     key.Binding // the text field: empty it
 
 	// onThreshold lists the row's own keys with the list-wide ones in
 	// the help: "enter/t edit threshold".
@@ -60,6 +61,7 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		RowSwitch: k("threshold-row-switch"),
 		Save:      k("threshold-save"),
 		Cancel:    k("threshold-cancel"),
+		Clear:     k("field-clear"),
 	}
 }
 
@@ -81,7 +83,7 @@ func (k KeyMap) enable() key.Binding {
 
 // ShortHelp is the one-line help: the enabled bindings in reading order.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}
+	return []key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel, k.Clear}
 }
 
 // FullHelp groups the bindings: moving, acting on switches, the threshold,
@@ -90,7 +92,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Toggle, k.Reload},
-		{k.edit(), k.enable(), k.Suggest, k.Save, k.Cancel},
+		{k.edit(), k.enable(), k.Suggest, k.Save, k.Cancel, k.Clear},
 		{k.Yes, k.No, k.Flip},
 	}
 }

@@ -23,7 +23,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -145,7 +144,7 @@ type threshold struct {
 	editing bool
 	// input is the text field, made when it opens: the model of a
 	// field is kilobytes a screen that is never edited need not carry.
-	input  *textinput.Model
+	input  *shared.Field
 	saving *billing.ThresholdChange
 	seq    int
 	// unknown is set after a save whose outcome no read settled.
@@ -203,6 +202,7 @@ func (m *Model) Help() help.KeyMap {
 	k.Suggest.SetEnabled(canTh && m.th.sugg.Reason == "" && m.th.suggested)
 	k.Save.SetEnabled(editing)
 	k.Cancel.SetEnabled(editing)
+	k.Clear.SetEnabled(editing)
 	return k
 }
 
@@ -227,7 +227,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	default:
 		if m.th.editing {
 			// Paste reaches the open text field.
-			*m.th.input, cmd = m.th.input.Update(msg)
+			cmd = m.th.input.Update(msg)
 		}
 	}
 	if m.note == nil {

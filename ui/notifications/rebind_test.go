@@ -92,9 +92,9 @@ func TestEveryKeyAsBound(t *testing.T) {
 	if !s.Capturing() {
 		t.Fatal("w does not open the field")
 	}
-	mustSay(t, s, shared.StatusInfo, "type the threshold in dollars — ctrl+s saves, ctrl+g cancels")
+	mustSay(t, s, shared.StatusInfo, "type the threshold in dollars — ctrl+s saves, ctrl+g cancels, ctrl+u clears")
 	mustShow(t, s, "ctrl+s saves · ctrl+g cancels")
-	if help := shared.Hint(s.Help().ShortHelp()...); help != "ctrl+s save threshold · ctrl+g cancel" {
+	if help := shared.Hint(s.Help().ShortHelp()...); help != "ctrl+s save threshold · ctrl+g cancel · ctrl+u clear" {
 		t.Errorf("field help %q", help)
 	}
 	s.press("esc")

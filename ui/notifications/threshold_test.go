@@ -315,3 +315,48 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 	s.deliver()
 	mustSay(t, s, shared.StatusError, "could not save the threshold")
 }
+
+// TestThresholdFieldReplaces: the field opens on the amount held, selected,
+// so typing 25 replaces it ($10.00 then 25 was "$10.0025" and "at most two
+// decimals"); a move keeps the amount for editing; ctrl+u empties the
+// field at any time and the hints say so.
+func TestThresholdFieldReplaces(t *testing.T) {
+	srv := startDemo(t, false)
+	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
+	s.press("t")
+	if !strings.Contains(thresholdLine(t, s), "$50.00") || !s.th.input.Selected() {
+		t.Fatalf("the field does not open on the amount, selected: %q", thresholdLine(t, s))
+	}
+	mustSay(t, s, shared.StatusInfo, "ctrl+u clears")
+	mustShow(t, s, "ctrl+u clears")
+	s.typeText("25")
+	s.press("enter")
+	s.deliver()
+	if th, _ := srv.BalanceThreshold(); th != 25000 {
+		t.Fatalf("typing 25 on $50.00: the server holds %d, want 25000", th)
+	}
+
+	s.press("t")
+	s.press("ctrl+e") // a move (to the end): the amount stays, to be edited
+	s.typeText("5")
+	if l := thresholdLine(t, s); !strings.Contains(l, "$25.005") {
+		t.Fatalf("after a move the typing does not add: %q", l)
+	}
+	s.press("ctrl+u")
+	if v := s.th.input.Value(); v != "" {
+		t.Fatalf("ctrl+u left %q", v)
+	}
+	s.typeText("30")
+	s.press("enter")
+	s.deliver()
+	if th, _ := srv.BalanceThreshold(); th != 30000 {
+		t.Fatalf("the server holds %d, want 30000", th)
+	}
+
+	s.press("t")
+	s.press("backspace") // on the selection: empties the field
+	if v := s.th.input.Value(); v != "" {
+		t.Fatalf("backspace on the selected amount left %q", v)
+	}
+	s.press("esc")
+}

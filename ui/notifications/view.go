@@ -225,6 +225,7 @@ func (m *Model) thresholdRowText(selected bool) string {
 		label = field
 		avail := m.width - 2 - stateWidth - 1
 		for _, l := range []string{
+			"low-balance threshold: " + field + st.Muted.Render(" "+m.ctx.Key("threshold-save")+" saves · "+m.ctx.Key("threshold-cancel")+" cancels · "+m.ctx.Key("field-clear")+" clears"),
 			"low-balance threshold: " + field + st.Muted.Render(" "+m.ctx.Key("threshold-save")+" saves · "+m.ctx.Key("threshold-cancel")+" cancels"),
 			"low-balance threshold: " + field,
 			"threshold " + field,

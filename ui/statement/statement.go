@@ -21,7 +21,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -42,6 +41,7 @@ const source = "statement"
 type KeyMap struct {
 	Up, Down, Records, Reload, Copy, Export key.Binding
 	Find, Sort, FindKeep, FindClear         key.Binding
+	FieldClear                              key.Binding // the find field: empty it
 }
 
 // KeyMapOf returns the screen's bindings as b binds them (nil: the
@@ -60,8 +60,9 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		Find:    k("search", "find records"),
 		Sort:    k("sort", "sort records"),
 		// Only while the find field has the keyboard.
-		FindKeep:  k("search-keep", "keep the filter"),
-		FindClear: k("search-clear", "clear the filter"),
+		FindKeep:   k("search-keep", "keep the filter"),
+		FindClear:  k("search-clear", "clear the filter"),
+		FieldClear: shared.Binding(b, "field-clear"),
 	}
 }
 
@@ -113,7 +114,7 @@ type Model struct {
 	// settle sends only a change, so an account refresh rebuilding the
 	// statement does not wipe a "copied" or "exported" note.
 	said      string
-	findInput textinput.Model
+	findInput shared.Field
 	order     sortOrder
 }
 
@@ -359,7 +360,9 @@ func (h keptHelp) FullHelp() [][]key.Binding {
 // findHelp is the help while the find field has the keyboard.
 type findHelp struct{ k KeyMap }
 
-func (h findHelp) ShortHelp() []key.Binding { return []key.Binding{h.k.FindKeep, h.k.FindClear} }
+func (h findHelp) ShortHelp() []key.Binding {
+	return []key.Binding{h.k.FindKeep, h.k.FindClear, h.k.FieldClear}
+}
 
 func (h findHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
