@@ -37,7 +37,7 @@ const (
 	Switches                         // Notifications, the cursor on a switch
 	ThresholdRow                     // Notifications, the cursor on the threshold
 	Prompt                           // Notifications, the save prompt open
-	ThresholdField                   // Notifications, the threshold's text field (t)
+	ThresholdField                   // Notifications, the threshold's text field (b)
 	Months                           // the Statement's months and records
 )
 
@@ -103,8 +103,8 @@ var Actions = []Action{
 	{"page-down", []string{"pgdown"}, "page down", Rows | Detail | notifications},
 	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
 	{"half-page-down", []string{"ctrl+d"}, "half page down", Rows},
-	{"top", []string{"g", "home"}, "first row", Rows | Detail},
-	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows},
+	{"top", []string{"g", "home"}, "first row", Rows | Detail | Top | notifications | Months},
+	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows | Top | notifications | Months},
 	{"toggle", []string{"enter", "space"}, "expand/collapse", Rows},
 	{"expand", []string{"right", "l"}, "expand", Rows},
 	{"collapse", []string{"left", "h"}, "collapse/parent", Rows},
@@ -114,7 +114,7 @@ var Actions = []Action{
 	{"types", []string{"t"}, "types", Rows},
 	{"format", []string{"f"}, "table/tree", Rows},
 	{"order", []string{"o"}, "newest/oldest", Rows},
-	{"search", []string{"/"}, "find", Rows | Months},
+	{"search", []string{"/"}, "find", Rows | Months | notifications | Top},
 	{"search-keep", []string{"enter"}, "keep filter", Find},
 	{"search-clear", []string{"esc"}, "clear filter", Rows | Find | Months},
 	{"match-up", []string{"up"}, "previous match", Find},
@@ -138,8 +138,8 @@ var Actions = []Action{
 	{"reveal", []string{"enter"}, "show in charges", Top},
 
 	{"switch", []string{"space", "enter"}, "toggle & save", Switches},
-	{"threshold-edit", []string{"t"}, "edit threshold", notifications},
-	{"threshold-switch", []string{"e"}, "threshold on/off", notifications},
+	{"threshold-edit", []string{"b"}, "edit threshold", notifications},
+	{"threshold-switch", []string{"B"}, "threshold on/off", notifications},
 	{"threshold-suggest", []string{"a"}, "apply suggestion", notifications},
 	{"threshold-row-edit", []string{"enter"}, "edit threshold", ThresholdRow},
 	{"threshold-row-switch", []string{"space"}, "threshold on/off", ThresholdRow},

@@ -777,7 +777,7 @@ func countSwitches(m *Model) int {
 // typeThreshold opens the threshold field, types amount over it and
 // presses enter.
 func (r *rig) typeThreshold(amount string) {
-	r.press("t")
+	r.press("b")
 	r.waitFor("the field", contains("enter saves · esc cancels"))
 	r.prog.Send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 	for _, c := range amount {

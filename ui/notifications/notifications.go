@@ -131,7 +131,8 @@ type Model struct {
 	readOnly bool    // a PUT was refused for lack of user_write
 	confirm  *intent // the save waiting for y/n
 
-	th threshold
+	th   threshold
+	find finder
 
 	// note is the status line this update asks for; Update sends it and
 	// clears it, so one update sends at most one, the last word.
@@ -176,20 +177,26 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize sets the screen's area.
 func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
 
-// Capturing is set while the threshold's text field has the keyboard.
-func (m *Model) Capturing() bool { return m.th.editing }
+// Capturing is set while a text field has the keyboard: the threshold's
+// or the find field.
+func (m *Model) Capturing() bool { return m.th.editing || m.find.on }
 
 // Loading reports a GET or a save in flight.
 func (m *Model) Loading() bool { return m.reading || m.saving != nil || m.th.saving != nil }
 
 // Help returns the bindings that work in the current state.
 func (m *Model) Help() help.KeyMap {
+	if m.find.on {
+		return findHelp{m.keys}
+	}
 	k := m.keys
 	prompt, editing := m.confirm != nil, m.th.editing
 	free := !prompt && !editing
 	k.onThreshold = m.cursor == m.thresholdRow()
-	k.Up.SetEnabled(free)
-	k.Down.SetEnabled(free)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
+		b.SetEnabled(free)
+	}
+	k.Find.SetEnabled(free && m.haveUser)
 	k.Toggle.SetEnabled(free && !m.readOnly && m.haveUser && !k.onThreshold)
 	k.Reload.SetEnabled(free && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
@@ -225,9 +232,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	default:
-		if m.th.editing {
+		switch {
+		case m.th.editing:
 			// Paste reaches the open text field.
 			cmd = m.th.input.Update(msg)
+		case m.find.on:
+			cmd = m.findKey(msg)
 		}
 	}
 	if m.note == nil {
@@ -408,6 +418,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.th.editing {
 		return m.editKey(msg)
 	}
+	if m.find.on {
+		return m.findKey(msg)
+	}
 	if m.confirm != nil {
 		switch {
 		case key.Matches(msg, m.keys.Yes):
@@ -436,6 +449,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(0, m.cursor-max(1, m.listHeight()-1))
 	case key.Matches(msg, m.keys.PageDown):
 		m.cursor = min(m.rowCount()-1, m.cursor+max(1, m.listHeight()-1))
+	case key.Matches(msg, m.keys.Top):
+		m.cursor = 0
+	case key.Matches(msg, m.keys.Bottom):
+		m.cursor = m.rowCount() - 1
+	case key.Matches(msg, m.keys.Find):
+		return m.openFind()
 	case key.Matches(msg, m.keys.Edit), onThreshold && key.Matches(msg, m.keys.RowEdit):
 		return m.startEdit()
 	case key.Matches(msg, m.keys.Enable), onThreshold && key.Matches(msg, m.keys.RowSwitch):
@@ -615,7 +634,7 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 			m.unsure = map[api.PrefPath]bool{}
 		}
 		m.unsure[w.path] = true
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to re-read (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to reload (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
 	case res.Unknown:
 		m.doc = res.Prefs
 		m.settle()

@@ -720,7 +720,7 @@ func TestUnknownOutcome(t *testing.T) {
 		},
 		{
 			name: "timeout, read fails too", then: putHang, failGet: true,
-			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time"},
+			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to reload", "no response in time"},
 			state: "[?] unknown",
 		},
 	} {

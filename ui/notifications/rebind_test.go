@@ -47,7 +47,7 @@ func TestUnknownOutcomeNamesReboundKey(t *testing.T) {
 		f.getStatusAfterPut = http.StatusInternalServerError
 	})
 	s.do("space")
-	mustSay(t, s, shared.StatusError, "its state is unknown, f5 to re-read")
+	mustSay(t, s, shared.StatusError, "its state is unknown, f5 to reload")
 }
 
 // TestEveryKeyAsBound: the screen's own keys come from [keys] too: each
@@ -76,7 +76,7 @@ func TestEveryKeyAsBound(t *testing.T) {
 		}
 	}
 	before, _ := srv.BalanceThreshold()
-	for _, k := range []string{"a", "t", "e", "j"} {
+	for _, k := range []string{"a", "b", "B", "j"} {
 		s.do(k)
 	}
 	if th, _ := srv.BalanceThreshold(); th != before || s.Capturing() || s.cursor != 0 || len(puts(srv, "/api/v0/users")) != 0 {

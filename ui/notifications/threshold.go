@@ -177,7 +177,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		m.say(shared.StatusWarn, "no answer to the threshold save; read again, the server holds "+held+" ("+shared.Safe(err.Error())+")", 0)
 	case res.Unknown:
 		m.th.unknown = true
-		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — "+m.ctx.Key("reload")+" to re-read ("+shared.Safe(err.Error())+")", 0)
+		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — "+m.ctx.Key("reload")+" to reload ("+shared.Safe(err.Error())+")", 0)
 	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 		m.readOnly = true
 		m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
@@ -266,7 +266,7 @@ func (m *Model) thresholdLabel(w int) string {
 	const name = "low-balance threshold"
 	switch {
 	case m.th.unknown:
-		return shared.FirstFit(w, name+": unknown after a save with no answer — "+m.ctx.Key("reload")+" re-reads", "threshold unknown — "+m.ctx.Key("reload")+" re-reads")
+		return shared.FirstFit(w, name+": unknown after a save with no answer — "+m.ctx.Key("reload")+" reloads", "threshold unknown — "+m.ctx.Key("reload")+" reloads")
 	case h.Bad != "":
 		return shared.Truncate(name+": "+h.String(), w)
 	case !h.Known:

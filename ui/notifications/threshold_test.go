@@ -115,7 +115,7 @@ func TestThresholdEdit(t *testing.T) {
 func TestThresholdEditCancel(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
-	s.press("t")
+	s.press("b")
 	s.typeText("99")
 	s.press("esc")
 	if s.Capturing() || len(puts(srv, "/api/v0/users")) != 0 {
@@ -132,7 +132,7 @@ func TestThresholdEditCancel(t *testing.T) {
 func TestThresholdToggle(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
-	s.do("e")
+	s.do("B")
 	if th, on := srv.BalanceThreshold(); th != 50000 || on {
 		t.Fatalf("server holds %d %v", th, on)
 	}
@@ -173,13 +173,13 @@ func TestThresholdSuggestion(t *testing.T) {
 func TestThresholdReadOnlyKey(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.KeyReadOnly, 100, 30)
-	s.do("e")
+	s.do("B")
 	mustSay(t, s, shared.StatusError, "could not save the threshold:", "user_write")
 	mustShow(t, s, readOnlyText)
 	if th, on := srv.BalanceThreshold(); th != 50000 || !on {
 		t.Fatalf("server holds %d %v", th, on)
 	}
-	if n := s.press("t"); n != 0 || s.Capturing() {
+	if n := s.press("b"); n != 0 || s.Capturing() {
 		t.Error("a read-only threshold opened its field")
 	}
 }
@@ -245,7 +245,7 @@ func TestScrollsSmall(t *testing.T) {
 func TestThresholdFieldNarrow(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 40, 12)
-	s.press("t")
+	s.press("b")
 	s.press("ctrl+u")
 	s.typeText("1234.56")
 	golden.AssertFits(t, s.View(), 40, 12)
@@ -267,12 +267,12 @@ func TestHelpListsThresholdKeys(t *testing.T) {
 		}
 	}
 	all := strings.Join(keys, "\n")
-	for _, want := range []string{"t edit threshold", "e threshold on/off", "pgdn page down"} {
+	for _, want := range []string{"b edit threshold", "B threshold on/off", "pgdn page down"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("help lacks %q:\n%s", want, all)
 		}
 	}
-	s.press("t")
+	s.press("b")
 	k := s.Help().(KeyMap)
 	if !k.Save.Enabled() || !k.Cancel.Enabled() || k.Toggle.Enabled() || k.Up.Enabled() {
 		t.Error("while editing: enter and esc only")
@@ -285,7 +285,7 @@ func TestHelpListsThresholdKeys(t *testing.T) {
 func TestGoldenEveryAlert(t *testing.T) {
 	_, s := suggested(t, 80, 24)
 	golden.Check(t, "notifications_80x24.golden", view(s)+"\n")
-	s.press("t")
+	s.press("b")
 	s.typeText("x")
 	golden.Check(t, "notifications_edit_80x24.golden", ansi.Strip(s.View())+"\n")
 }
@@ -305,7 +305,7 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 	}
 	read := s.held[0]
 	s.held = nil
-	s.press("t")
+	s.press("b")
 	s.press("ctrl+u")
 	s.typeText("20")
 	s.press("enter")
@@ -323,7 +323,7 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 func TestThresholdFieldReplaces(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
-	s.press("t")
+	s.press("b")
 	if !strings.Contains(thresholdLine(t, s), "$50.00") || !s.th.input.Selected() {
 		t.Fatalf("the field does not open on the amount, selected: %q", thresholdLine(t, s))
 	}
@@ -336,7 +336,7 @@ func TestThresholdFieldReplaces(t *testing.T) {
 		t.Fatalf("typing 25 on $50.00: the server holds %d, want 25000", th)
 	}
 
-	s.press("t")
+	s.press("b")
 	s.press("ctrl+e") // a move (to the end): the amount stays, to be edited
 	s.typeText("5")
 	if l := thresholdLine(t, s); !strings.Contains(l, "$25.005") {
@@ -353,7 +353,7 @@ func TestThresholdFieldReplaces(t *testing.T) {
 		t.Fatalf("the server holds %d, want 30000", th)
 	}
 
-	s.press("t")
+	s.press("b")
 	s.press("backspace") // on the selection: empties the field
 	if v := s.th.input.Value(); v != "" {
 		t.Fatalf("backspace on the selected amount left %q", v)

@@ -44,7 +44,14 @@ func (m *Model) View() string {
 	}
 	st := m.styles()
 	var top []string
-	if h >= 4 {
+	switch {
+	case m.find.on:
+		// The field has the keyboard: it shows at any height.
+		top = append(top, m.findLine())
+		if h >= 8 {
+			top = append(top, "")
+		}
+	case h >= 4:
 		top = append(top, st.Bold.Render("Notifications")+st.Muted.Render(" · the low-balance threshold and every alert"))
 		if h >= 8 {
 			top = append(top, "")

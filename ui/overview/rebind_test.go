@@ -71,3 +71,30 @@ func TestTopKeysAsBound(t *testing.T) {
 		t.Errorf("revealed %v, want %s", d.reveals, want[1])
 	}
 }
+
+// TestTopBottomAndFindSaysWhere: g and G go to the first and last top
+// contract; / has nothing to find among five and says where finding is.
+func TestTopBottomAndFindSaysWhere(t *testing.T) {
+	cs := fixture()
+	ctx := newCtx()
+	newService(t, ctx, func(api.ChargesQuery) billing.Source[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
+	})
+	m := New(ctx)
+	m.SetSize(100, 40)
+	d := newDriver(m)
+	d.send(t, shared.UserMsg{User: testUser()})
+	d.run(t, m.Init())
+	d.key(t, "G")
+	if m.cursor != len(m.top)-1 || m.cursor == 0 {
+		t.Fatalf("G: cursor %d of %d", m.cursor, len(m.top))
+	}
+	d.key(t, "g")
+	if m.cursor != 0 {
+		t.Fatalf("g: cursor %d", m.cursor)
+	}
+	d.key(t, "/")
+	if n := len(d.statuses); n == 0 || !strings.Contains(d.statuses[n-1].Text, "/ finds contracts on Charges (2)") {
+		t.Fatalf("/ says nothing of where finding is: %v", d.statuses)
+	}
+}

@@ -127,3 +127,19 @@ func TestEscClearsKeptFind(t *testing.T) {
 		t.Errorf("esc offered with nothing to clear: %q", hint)
 	}
 }
+
+// TestTopAndBottom: g and G go to the first and the last month, as on
+// every list.
+func TestTopAndBottom(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.run(h.m.Init())
+	h.run(h.m.Shown(false))
+	h.press("g")
+	if h.m.cursor != 0 {
+		t.Fatalf("g: cursor %d", h.m.cursor)
+	}
+	h.press("G")
+	if h.m.cursor != Months-1 {
+		t.Fatalf("G: cursor %d", h.m.cursor)
+	}
+}

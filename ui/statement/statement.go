@@ -39,9 +39,10 @@ const source = "statement"
 
 // KeyMap lists the screen's bindings.
 type KeyMap struct {
-	Up, Down, Records, Reload, Copy, Export key.Binding
-	Find, Sort, FindKeep, FindClear         key.Binding
-	FieldClear                              key.Binding // the find field: empty it
+	Up, Down, Top, Bottom, Records  key.Binding
+	Reload, Copy, Export            key.Binding
+	Find, Sort, FindKeep, FindClear key.Binding
+	FieldClear                      key.Binding // the find field: empty it
 }
 
 // KeyMapOf returns the screen's bindings as b binds them (nil: the
@@ -53,6 +54,8 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 	return KeyMap{
 		Up:      shared.Binding(b, "up"),
 		Down:    shared.Binding(b, "down"),
+		Top:     k("top", "first month"),
+		Bottom:  k("bottom", "this month"),
 		Records: shared.Binding(b, "records"),
 		Reload:  k("reload", "reload the year"),
 		Copy:    k("copy", "copy the month's row"),
@@ -73,7 +76,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // FullHelp groups the bindings.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
 }
 
 // payMsg says the payments feed changed.
@@ -295,6 +298,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(msg, m.keys.Down):
 		m.cursor = min(m.cursor+1, Months-1)
+	case key.Matches(msg, m.keys.Top):
+		m.cursor = 0
+	case key.Matches(msg, m.keys.Bottom):
+		m.cursor = Months - 1
 	case key.Matches(msg, m.keys.Records):
 		m.open = !m.open
 	case key.Matches(msg, m.keys.Copy):
