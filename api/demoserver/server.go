@@ -1,6 +1,7 @@
 package demoserver
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -88,6 +90,11 @@ type Options struct {
 	// than the generated year, about 40) keeps the generated year. More
 	// are added as card top-ups spread over the year (benchmarks).
 	Payments int
+	// Invoices, when not nil, are the payment records served in place of
+	// the generated year: tests that need records of chosen times and
+	// amounts (late confirmations, records dated ahead, amounts in
+	// thousandths). Payments is then ignored.
+	Invoices []Invoice
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -208,6 +215,10 @@ func New(opts Options) *Server {
 		s.clock = time.Now
 	}
 	s.invoices = s.data.payments(opts.Seed, opts.Payments)
+	if opts.Invoices != nil {
+		s.invoices = slices.Clone(opts.Invoices)
+		slices.SortStableFunc(s.invoices, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
+	}
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.
 		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))
