@@ -1,7 +1,6 @@
 package charges
 
 import (
-	"errors"
 	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
@@ -32,8 +31,7 @@ const (
 // Messages the body shows instead of rows (and the status line, for a
 // failure or a wait while rows are shown).
 const (
-	msgPermission = "this API key lacks the billing_read permission"
-	msgRateWait   = "waiting for the rate limit…"
+	msgRateWait = "waiting for the rate limit…"
 )
 
 // cols is the width of each column; 0 hides it. fits says the columns add
@@ -263,13 +261,9 @@ func (m *Model) messageLines(body int) []string {
 }
 
 // errText says why the feed stopped and what to do: r asks again, except
-// for a missing permission, which asking again cannot fix.
-func (m *Model) errText(err error) string {
-	if errors.Is(err, api.ErrPermission) {
-		return msgPermission
-	}
-	return m.ctx.RetryText("charges", err)
-}
+// for a missing permission or a refused key, which asking again cannot
+// fix (shared.RetryText).
+func (m *Model) errText(err error) string { return m.ctx.RetryText("charges", err) }
 
 // pageText names the page being loaded: "page 3 of 12" ("page 3" while the
 // server has not said how many match, or when its pages are shorter than

@@ -471,7 +471,7 @@ func TestWaitsForAccountThenReads(t *testing.T) {
 	if n := s.send(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey}}); n != 0 || f.count(http.MethodGet) != 0 {
 		t.Fatal("no GET without a user id")
 	}
-	mustShow(t, s, "account not loaded: the API key was rejected")
+	mustShow(t, s, "account not loaded — the preferences need its user id") // the root says why, once
 	s.send(shared.UserMsg{User: testUser()})
 	s.deliver()
 	if got := stateOf(t, s, email); got != "[x] on" {

@@ -101,6 +101,9 @@ func (m *Model) window(list []string, cur, listH int) []string {
 func (m *Model) listLines() ([]string, int) {
 	st := m.styles()
 	switch {
+	case !m.haveUser && shared.Refused(m.userErr):
+		// The status line says why, once, with what to do.
+		return []string{st.Muted.Render("account not loaded — the preferences need its user id")}, 0
 	case !m.haveUser && m.userErr != nil:
 		return []string{st.Error.Render("✗ account not loaded: " + m.ctx.ErrorText(m.userErr) + " — the preferences need its user id")}, 0
 	case !m.haveUser:

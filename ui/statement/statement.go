@@ -279,10 +279,16 @@ func (m *Model) settle() tea.Cmd {
 		m.err = fmt.Errorf("the statement runs back from the credit, which could not be read: %w", m.creditErr)
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	}
+	m.err = errors.Join(m.pst.Err, m.cst.Err)
+	if shared.Permission(m.err) != "" || shared.Refused(m.err) {
+		// Not a figure of the year could be read: no months of $0.000
+		// drawn as if they were; the permission is said in their place.
+		m.st = nil
+		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
+	}
 	st := m.ctx.Billing.StatementOf(m.pf, m.cf, m.credit, m.from, m.ctx.Clock())
 	m.st = &st
 	m.cursor = min(m.cursor, len(st.Months)-1)
-	m.err = errors.Join(m.pst.Err, m.cst.Err)
 	switch {
 	case m.err != nil:
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
