@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // env is the world one run of the command line meets: where it writes,
@@ -36,6 +37,12 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// stdin is where the answer to a question is read (webhooks delete
+	// asks when it is a terminal).
+	stdin io.Reader
+	// resolve looks up a webhook URL's host before a save; nil is the
+	// system's resolver (--demo looks nothing up).
+	resolve billing.Resolver
 	// serve makes the exporter of serve (tests give a stand-in).
 	serve NewServeBackend
 }
@@ -54,6 +61,7 @@ func processEnv(version string) *env {
 		isTerminal: isTerminal,
 		width:      terminalWidth,
 		context:    signalContext,
+		stdin:      os.Stdin,
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 
 // Finding a switch: / opens the find field every list screen has; as the
 // text is typed the cursor goes to the first row from where it was whose
-// name (or group) holds it, ↑/↓ go to the previous or next such row,
+// name (or group; a webhook's name or URL) holds it, ↑/↓ go to the previous or next such row,
 // enter keeps the cursor there and esc takes it back. Nothing is hidden:
 // a switch's neighbours are its other channels, worth seeing.
 
@@ -89,8 +89,16 @@ func (m *Model) seek(from, dir int, typed bool) {
 	}
 }
 
-// rowHolds reports that row r's name, or its group's, holds low.
+// rowHolds reports that row r's name, or its group's, holds low: a
+// webhook's row by its name or URL.
 func (m *Model) rowHolds(r int, low string) bool {
+	if h, ok := m.hookAt(r); ok {
+		if h < len(m.hooks.list.Webhooks) {
+			w := m.hooks.list.Webhooks[h]
+			return shared.Holds(low, w.Name, w.URL)
+		}
+		return false // the add row
+	}
 	i, ok := m.switchAt(r)
 	if !ok {
 		return shared.Holds(low, "low-balance threshold")
