@@ -162,7 +162,7 @@ var Actions = []Action{
 	{"webhook-add", []string{"+"}, "add webhook", notifications},
 	{"webhook-edit", []string{"enter"}, "edit webhook", HookRow},
 	{"webhook-delete", []string{"delete", "backspace"}, "delete webhook", HookRow},
-	{"webhook-test", []string{"p"}, "send a test (ping)", HookRow},
+	{"webhook-test", []string{"T"}, "send a test", HookRow},
 	{"webhook-rotate", []string{"R"}, "rotate secret", HookRow},
 	{"form-next", []string{"tab"}, "next field", HookForm | HookEvents},
 	{"form-prev", []string{"shift+tab"}, "previous field", HookForm | HookEvents},

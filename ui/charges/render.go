@@ -9,6 +9,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -17,8 +18,8 @@ import (
 const (
 	curW    = 2  // "› " cursor marker
 	typeW   = 10 // "serverless"
-	datesW  = 27 // "Nov 02 14:00 → Nov 05 09:30"
-	stampW  = 12 // "Nov 02 14:00"
+	datesW  = 27 // "12 Nov 14:00 → 15 Nov 09:30"
+	stampW  = 12 // "12 Nov 14:00"
 	durW    = 8  // "DURATION", "123d 23h"
 	amtMin  = 7  // "AMOUNT" and a little air
 	idTable = 10 // "▸ " and an 8-digit contract id
@@ -537,7 +538,7 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location, asOf time.
 		b.WriteByte(' ')
 		// Each end padded on its own, so the arrows line up even when
 		// one of the times is unknown.
-		cell(b, stamp(n.Start, loc, asOf), stampW, false)
+		cell(b, stamp(n.Start, loc, asOf), stampW, true)
 		if !short {
 			b.WriteString(" → ")
 			end := stamp(n.End, loc, asOf)
@@ -603,18 +604,14 @@ func (rc *rowCache) line(r *row) string {
 	return s
 }
 
-// stamp formats unix seconds compactly: "Nov 02 14:00" in the year of
-// asOf, "Dec 30  2025" (the year in place of the time, in the same 12
-// cells) in any other; "—" when absent.
+// stamp formats unix seconds in the one short form (spend.Short): "2 Nov
+// 14:00" in the year of asOf, "30 Dec 2025" (the year in place of the
+// time) in any other; "—" when absent. The column right-aligns it.
 func stamp(sec int64, loc *time.Location, asOf time.Time) string {
 	if sec == 0 {
 		return "—"
 	}
-	t := time.Unix(sec, 0).In(loc)
-	if t.Year() != asOf.In(loc).Year() {
-		return t.Format("Jan 02  2006")
-	}
-	return t.Format("Jan 02 15:04")
+	return spend.Short(time.Unix(sec, 0).In(loc), asOf)
 }
 
 // duration is end − start compactly: "2d 19h", "5h 30m", "45m".

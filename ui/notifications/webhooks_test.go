@@ -291,15 +291,15 @@ func TestWebhooksDelete(t *testing.T) {
 	}
 }
 
-// p sends a test delivery (a ping); the result is on the status line.
+// T sends a test delivery; the result is on the status line.
 func TestWebhooksTest(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
 	toRow(t, s, "ops alerts →")
-	s.do("p")
+	s.do("T")
 	mustSay(t, s, shared.StatusOK, "test delivery to ops alerts: delivered (the endpoint answered HTTP 200)")
 	toRow(t, s, "old pager →")
-	s.do("p")
+	s.do("T")
 	mustSay(t, s, shared.StatusError, "test delivery to old pager: not delivered: could not connect to pager.example.invalid")
 }
 

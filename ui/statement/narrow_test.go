@@ -29,8 +29,8 @@ func TestAmountsWholeWhenNarrow(t *testing.T) {
 		t.Fatalf("the demo should have a pending record: %+v", st)
 	}
 	h.m.SetSize(40, 20)
-	if v := h.view(); !strings.Contains(v, st.Credit.Credit()) {
-		t.Errorf("the note cuts the credit %s:\n%s", st.Credit.Credit(), v)
+	if v := h.view(); !strings.Contains(v, st.Credit.String()) {
+		t.Errorf("the note cuts the credit %s:\n%s", st.Credit.String(), v)
 	}
 	// The month of a pending record, its records open.
 	made := time.Unix(st.Pending[0].Created, 0)
@@ -93,7 +93,7 @@ func TestLastYearsRecordsShowTheYear(t *testing.T) {
 	h.press("enter")
 	v := h.view()
 	last := itoa(st.Months[0].Start.Year())
-	if n := strings.Count(v, " Dec  "+last); n != len(st.Months[0].Records) {
+	if n := strings.Count(v, " Dec "+last+" "); n != len(st.Months[0].Records) {
 		t.Errorf("%d of %d records show %s:\n%s", n, len(st.Months[0].Records), last, v)
 	}
 	h.m.cursor = Months - 1

@@ -405,20 +405,16 @@ func (m *Model) progress() string {
 }
 
 // recordLine is one payment record for the list under the months. Its
-// date carries the year, in place of the time, when it is not this year's:
-// the months reach back into last year, and "29 Dec" alone read as this
-// December, still to come.
+// date is the one short form (shared.Context.When), which carries the
+// year, in place of the time, when it is not this year's: the months reach
+// back into last year, and "29 Dec" alone read as this December, still to
+// come.
 func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 	t := in.Paid
 	if in.Pending() {
 		t = in.Created
 	}
-	loc := m.ctx.Billing.Location()
-	at := time.Unix(t, 0).In(loc)
-	when = at.Format("02 Jan 15:04")
-	if at.Year() != m.ctx.Clock().In(loc).Year() {
-		when = at.Format("02 Jan  2006")
-	}
+	when = shared.PadLeft(m.ctx.When(time.Unix(t, 0)), 12) // "26 Nov 08:02", " 7 Oct 22:34"
 	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
 	if e, known := billing.Effect(in); known {
 		amount = e.String()

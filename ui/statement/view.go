@@ -157,7 +157,9 @@ func (m *Model) table() []string {
 // the longest wording that fits, so a narrow terminal keeps the credit
 // whole.
 func (m *Model) note() string {
-	credit := m.st.Credit.Credit()
+	// At the months' precision, one in the view: the credit is the last
+	// closing, and "$2,983.99" above "$2,983.989" read as two figures.
+	credit := m.st.Credit.String()
 	full := "reconstructed from today's credit " + credit + " · pending not counted"
 	if !m.st.Incomplete {
 		return shared.FirstFit(m.width, full, "reconstructed from today's credit "+credit, "from today's credit "+credit, "from credit "+credit)
