@@ -138,6 +138,8 @@ func TestDescriptionNeverRepeatsTheID(t *testing.T) {
 	es[0].Description = "Instance 9007485: 1x A100 SXM4 (serverless worker)"
 	es[1].Meta.Label = ""
 	es[1].Description = "Runs after instance 9007486 restarted" // mentioned, not a lead
+	es[2].Meta.Label = ""
+	es[2].Description = "Serverless endpoint 9007487 (whisper-asr)"
 	for _, w := range []int{80, 120} {
 		hs := newHarness(t, w, 10, servePages(es, 100))
 		hs.settle(hs.m.Init())
@@ -150,6 +152,9 @@ func TestDescriptionNeverRepeatsTheID(t *testing.T) {
 		}
 		if l := hs.lines()[3]; !strings.Contains(l, "Runs after instance") {
 			t.Errorf("width %d: a mention of the id was cut: %q", w, l)
+		}
+		if l := hs.lines()[4]; !strings.Contains(l, "▸ 9007487  whisper-asr ") {
+			t.Errorf("width %d: a two-word lead stays: %q", w, l)
 		}
 		hs.settle(hs.press("i"))
 		if v := hs.view(); !strings.Contains(v, "Instance 9007485: 1x A100 SXM4") {

@@ -417,10 +417,12 @@ func rowText(n *api.Charge, id string) string {
 	return label + " · " + desc
 }
 
-// withoutID is desc without a lead naming the contract: one word or none,
+// withoutID is desc without a lead naming the contract: up to two words,
 // then id or the number that ends source ("Instance 9007485: ",
-// "Serverless 9011261 – "), then the punctuation after it. A description
-// that only mentions the id further on is kept whole.
+// "Serverless endpoint 3671 "), then the punctuation after it; what is
+// left wholly in parentheses loses them ("(whisper-asr)" is
+// "whisper-asr"). A description that only mentions the id further on is
+// kept whole.
 func withoutID(desc, id, source string) string {
 	for _, c := range []string{id, source[strings.LastIndexByte(source, '-')+1:]} {
 		if c == "" {
@@ -430,14 +432,18 @@ func withoutID(desc, id, source string) string {
 		if i < 0 {
 			continue
 		}
-		if lead := desc[:i]; lead != "" && (!strings.HasSuffix(lead, " ") || strings.Count(lead, " ") > 1 || len(lead) > 24) {
+		if lead := desc[:i]; lead != "" && (!strings.HasSuffix(lead, " ") || strings.Count(lead, " ") > 2 || len(lead) > 32) {
 			continue
 		}
 		rest := desc[i+len(c):]
 		if rest != "" && !strings.ContainsAny(rest[:1], " :,;-–—·") {
 			continue // 9007485 in 90074851
 		}
-		return strings.TrimLeft(rest, " :,;-–—·")
+		rest = strings.TrimLeft(rest, " :,;-–—·")
+		if inner, ok := strings.CutPrefix(rest, "("); ok && strings.Index(inner, ")") == len(inner)-1 {
+			rest = inner[:len(inner)-1]
+		}
+		return rest
 	}
 	return desc
 }
