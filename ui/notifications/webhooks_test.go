@@ -429,3 +429,25 @@ func TestWebhooksHostile(t *testing.T) {
 	s.press("enter")
 	clean("the form")
 }
+
+// TestWebhookFormFieldsReplace: the edit form opens on the name and URL
+// held, each selected, so typing replaces it; the add form's "https://" is
+// a start to type after, not a value to replace; the hint names ctrl+u.
+func TestWebhookFormFieldsReplace(t *testing.T) {
+	srv := startDemo(t, false)
+	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
+	toRow(t, s, "ops alerts →")
+	s.press("enter")
+	s.typeText("ops")
+	if v := s.hooks.form.name.Value(); v != "ops" {
+		t.Fatalf("typing on the held name gave %q", v)
+	}
+	mustShow(t, s, "ctrl+u clears a field")
+	s.press("esc")
+	s.press("+")
+	s.press("tab")
+	s.typeText("hooks.example.com")
+	if v := s.hooks.form.url.Value(); v != "https://hooks.example.com" {
+		t.Fatalf("the add form's URL is %q", v)
+	}
+}

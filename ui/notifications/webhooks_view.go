@@ -37,7 +37,7 @@ func (m *Model) hookLines() (out []string, cur int) {
 	}
 	switch {
 	case !h.read && h.err != nil:
-		para(st.Error, "✗ the webhooks could not be read: "+m.ctx.ErrorText(h.err)+" — "+m.ctx.Key("reload")+" re-reads")
+		para(st.Error, "✗ the webhooks could not be read: "+m.ctx.ErrorText(h.err)+" — "+m.ctx.Key("reload")+" reloads")
 	case !h.read:
 		para(st.Muted, "reading the webhooks…")
 	case h.err != nil:

@@ -36,6 +36,10 @@ func NewField(value string, clear key.Binding) (Field, tea.Cmd) {
 	return f, f.Focus()
 }
 
+// Deselect leaves the value for typing after it: a start ("https://")
+// rather than a value to replace.
+func (f *Field) Deselect() { f.setSelected(false) }
+
 // Selected reports that the value still stands selected: nothing has been
 // typed or moved over since the field opened.
 func (f *Field) Selected() bool { return f.selected }
