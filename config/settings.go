@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/money"
 )
 
 // Allowed values of the settings, in the order shown in error messages.
@@ -45,8 +46,13 @@ type Settings struct {
 	// Refresh is how often the dashboard reads the credit and the current
 	// rate again; 0 turns it off (no timer at all).
 	Refresh time.Duration
-	// Bell rings the terminal once when the credit crosses into an alarm.
+	// Bell rings the terminal once when the credit crosses into an alarm,
+	// or the month's spend or forecast first crosses 80 % or 100 % of the
+	// budget.
 	Bell bool
+	// Budget is what the user means to spend a month, in dollars; 0 when
+	// none is set (no gauge, no warnings).
+	Budget money.Amount
 	// Keys are the dashboard's key bindings: the defaults with the [keys]
 	// table's in place of theirs (see package keymap).
 	Keys keymap.Bindings
@@ -107,6 +113,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		Mouse    toggle             `toml:"mouse"`
 		Refresh  interval           `toml:"refresh"`
 		Bell     toggle             `toml:"bell"`
+		Budget   budget             `toml:"budget"`
 		Keys     map[string]keyList `toml:"keys"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
@@ -127,7 +134,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, [keys])", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, [keys])", top))
 	}
 
 	if raw.Range.set {
@@ -147,6 +154,9 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Bell.set {
 		s.Bell = raw.Bell.value
+	}
+	if raw.Budget.set {
+		s.Budget = raw.Budget.value
 	}
 	if raw.Keys != nil {
 		if s.Keys, err = bindKeys(path, string(data), raw.Keys); err != nil {

@@ -61,6 +61,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newNotificationsCommand,
 	newPaymentsCommand,
 	newStatementCommand,
+	newSpendCommand,
 	newServeCommand,
 	newWebhooksCommand,
 	newManCommand,
