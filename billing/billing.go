@@ -35,6 +35,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 )
 
 // Service is the billing layer of one session: one client (one key, one
@@ -173,3 +174,12 @@ func (s *Service) Account(ctx context.Context) (api.User, error) {
 	}
 	return s.client.CurrentUser(ctx)
 }
+
+// When is t in the one short form people read, in the service's zone:
+// "26 Nov 14:05" this year, "30 Dec 2025" in another (spend.Short); the
+// commands' text output writes times with it, as the screens do.
+func (s *Service) When(t time.Time) string { return spend.Short(t.In(s.loc), s.Now()) }
+
+// WhenLong is t with its year and zone, in the service's zone: "26 Nov
+// 2026 14:05 UTC".
+func (s *Service) WhenLong(t time.Time) string { return spend.Long(t.In(s.loc)) }

@@ -16,8 +16,8 @@ import (
 // on the command line and on every screen: a server that cannot be reached
 // or did not answer in time is named with its host and port (the error
 // itself knows only the request, "GET /api/v0/users/current/"), with what
-// the user can do about it; any other error is its own text, which already
-// says what went wrong. The result is sanitized, one line. A nil Service
+// the user can do about it; a refused key says to sign in again; any other
+// error is its own text, which already says what went wrong. The result is sanitized, one line. A nil Service
 // explains too, naming "the server".
 func (s *Service) Explain(err error) string {
 	if err == nil {
@@ -32,6 +32,9 @@ func (s *Service) Explain(err error) string {
 			words = "cannot reach " + s.Server() + transportCause(ae) + " — check the URL (--url / VAST_URL) and the network"
 		case errors.Is(ae, api.ErrTimeout):
 			words = s.Server() + " did not answer " + ae.Op + " in time — check the network (--timeout sets how long to wait)"
+		case errors.Is(ae, api.ErrInvalidKey), errors.Is(ae, api.ErrNotLoggedIn):
+			// Asking again cannot help: say what can.
+			words = ae.Error() + " — " + signInAgain
 		}
 		// The wire's words are replaced where they stand, so what the
 		// caller said around them ("the outcome of the save is unknown
@@ -65,6 +68,10 @@ func transportCause(err error) string {
 	}
 	return " (" + text + ")"
 }
+
+// signInAgain is what to do about a refused key, in both front ends:
+// asking again with the same key cannot help.
+const signInAgain = "sign in again with vastdash auth login; vastdash auth status shows the key in use"
 
 // Server is the host and port the session talks to ("console.vast.ai:443",
 // "127.0.0.1:8080"), from the client's base URL, or "the server" when there

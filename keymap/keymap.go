@@ -37,7 +37,7 @@ const (
 	Switches                         // Notifications, the cursor on a switch
 	ThresholdRow                     // Notifications, the cursor on the threshold
 	Prompt                           // Notifications, the save prompt open
-	ThresholdField                   // Notifications, the threshold's text field (t)
+	ThresholdField                   // Notifications, the threshold's text field (b)
 	Months                           // the Statement's months and records
 	HookRow                          // Notifications, the cursor on a webhook or the add row
 	HookForm                         // the webhook form, a text field (name, URL) focused
@@ -122,8 +122,8 @@ var Actions = []Action{
 	{"page-down", []string{"pgdown"}, "page down", Rows | Detail | notifications},
 	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
 	{"half-page-down", []string{"ctrl+d"}, "half page down", Rows},
-	{"top", []string{"g", "home"}, "first row", Rows | Detail},
-	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows},
+	{"top", []string{"g", "home"}, "first row", Rows | Detail | Top | notifications | Months},
+	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows | Top | notifications | Months},
 	{"toggle", []string{"enter", "space"}, "expand/collapse", Rows},
 	{"expand", []string{"right", "l"}, "expand", Rows},
 	{"collapse", []string{"left", "h"}, "collapse/parent", Rows},
@@ -133,7 +133,7 @@ var Actions = []Action{
 	{"types", []string{"t"}, "types", Rows},
 	{"format", []string{"f"}, "table/tree", Rows},
 	{"order", []string{"o"}, "newest/oldest", Rows},
-	{"search", []string{"/"}, "find", Rows | Months},
+	{"search", []string{"/"}, "find", Rows | Months | notifications | Top},
 	{"search-keep", []string{"enter"}, "keep filter", Find},
 	{"search-clear", []string{"esc"}, "clear filter", Rows | Find | Months},
 	{"match-up", []string{"up"}, "previous match", Find},
@@ -151,13 +151,14 @@ var Actions = []Action{
 	{"pick-left", []string{"left", "h"}, "move left", Picker},
 	{"pick-right", []string{"right", "l"}, "move right", Picker},
 	{"apply", []string{"enter"}, "apply", Picker | Field},
+	{"field-clear", []string{"ctrl+u"}, "clear", fields},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
 
 	{"reveal", []string{"enter"}, "show in charges", Top | Leaks},
 
 	{"switch", []string{"space", "enter"}, "toggle & save", Switches},
-	{"threshold-edit", []string{"t"}, "edit threshold", notifications},
-	{"threshold-switch", []string{"e"}, "threshold on/off", notifications},
+	{"threshold-edit", []string{"b"}, "edit threshold", notifications},
+	{"threshold-switch", []string{"B"}, "threshold on/off", notifications},
 	{"threshold-suggest", []string{"a"}, "apply suggestion", notifications},
 	{"threshold-row-edit", []string{"enter"}, "edit threshold", ThresholdRow},
 	{"threshold-row-switch", []string{"space"}, "threshold on/off", ThresholdRow},
@@ -171,8 +172,8 @@ var Actions = []Action{
 
 	{"webhook-add", []string{"+"}, "add webhook", notifications},
 	{"webhook-edit", []string{"enter"}, "edit webhook", HookRow},
-	{"webhook-delete", []string{"d", "delete"}, "delete webhook", HookRow},
-	{"webhook-test", []string{"s"}, "send a test", HookRow},
+	{"webhook-delete", []string{"delete", "backspace"}, "delete webhook", HookRow},
+	{"webhook-test", []string{"T"}, "send a test", HookRow},
 	{"webhook-rotate", []string{"R"}, "rotate secret", HookRow},
 	{"form-next", []string{"tab"}, "next field", HookForm | HookEvents},
 	{"form-prev", []string{"shift+tab"}, "previous field", HookForm | HookEvents},
@@ -183,10 +184,9 @@ var Actions = []Action{
 	{"event-pick", []string{"space", "x"}, "pick event", HookEvents},
 	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
 	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
-	{"answer-accept", []string{"a"}, "accept increase", Leaks},
-	{"answer-reject", []string{"x"}, "reject increase", Leaks},
+	{"answer-accept", []string{"A"}, "accept increase", Leaks},
+	{"answer-reject", []string{"X"}, "reject increase", Leaks},
 	{"signin-verify", []string{"enter"}, "verify", SignInField},
-	{"signin-clear", []string{"ctrl+u"}, "clear", SignInField},
 	{"signin-quit", []string{"esc"}, "quit", SignInField},
 	{"signin-save", []string{"enter"}, "save & open", SignInResult},
 	{"signin-scoped", []string{"s"}, "key for vastdash", SignInResult},

@@ -134,3 +134,28 @@ func TestNoWayOutIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOneMeaningPerLetter: a letter or sign means one thing on every
+// screen's rows — t was the type picker on Charges and the threshold on
+// Notifications, e an export on Charges and the threshold's switch on
+// Notifications. (Picker, prompt and field keys answer a question on
+// screen and may reuse a letter: i instance, y yes.)
+func TestOneMeaningPerLetter(t *testing.T) {
+	const screens = Rows | Detail | Top | notifications | Months | Leaks
+	owner := map[string]string{}
+	for _, a := range Actions {
+		if a.Where&screens == 0 {
+			continue
+		}
+		for _, k := range a.Keys {
+			if len([]rune(k)) != 1 {
+				continue // enter, space, arrows: "act on this row" everywhere
+			}
+			if o, ok := owner[k]; ok && o != a.Name {
+				t.Errorf("%q is both %s and %s on the screens' rows", k, o, a.Name)
+				continue
+			}
+			owner[k] = a.Name
+		}
+	}
+}

@@ -109,6 +109,10 @@ type Model struct {
 	// sequence number tells a stale expiry from the current one).
 	status    shared.StatusMsg
 	statusSeq int
+	// statusH is the lines the status line takes as the screens were last
+	// laid out: a message longer than the line wraps (statusLineCount),
+	// and the screens get the rest of the height.
+	statusH int
 
 	// waitUntil is when the last rate-limit wait the client reported ends;
 	// until then the status line says so instead of looking stuck.
@@ -242,7 +246,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// The Statement screen loads its year the first time it is shown; the
 	// Audit reads the charges for so far while it is.
 	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement), m.audit.Shown(m.active == screenAudit))
-	return m, tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
+	cmd = tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
+	if m.statusLineCount() != m.statusH && !m.tooLarge() {
+		m.layout() // a long message came or went: the screens get the rest
+	}
+	return m, cmd
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -538,11 +546,10 @@ func (m *Model) loading() bool {
 	return false
 }
 
-// userRejected reports that the key itself was refused, which the header
-// says in place of the credit.
-func (m *Model) userRejected() bool {
-	return errors.Is(m.userErr, api.ErrInvalidKey) || errors.Is(m.userErr, api.ErrNotLoggedIn)
-}
+// userRejected reports that the key itself was refused: the status line
+// says so, once, with what to do (the header too when there is no status
+// line), and no screen repeats it or offers a retry.
+func (m *Model) userRejected() bool { return shared.Refused(m.userErr) }
 
 func (m *Model) applyStyles() {
 	m.spin.Style = m.ctx.Styles.Accent
@@ -564,7 +571,7 @@ func (m *Model) topHeight() int {
 func (m *Model) chromeHeight() int {
 	h := m.topHeight()
 	if m.height >= minHeightFooter {
-		h += 2
+		h += max(m.statusH, 1) + 1
 	}
 	return h
 }
@@ -573,6 +580,7 @@ func (m *Model) chromeHeight() int {
 func (m *Model) bodyHeight() int { return max(m.height-m.chromeHeight(), 0) }
 
 func (m *Model) layout() {
+	m.statusH = m.statusLineCount()
 	h := m.bodyHeight()
 	for _, s := range m.screens() {
 		s.SetSize(m.width, h)

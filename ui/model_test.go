@@ -19,6 +19,7 @@ import (
 	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -126,13 +127,40 @@ func TestCreditStates(t *testing.T) {
 	}
 }
 
-func TestRejectedKeyInHeader(t *testing.T) {
+// TestRejectedKeySaidOnce: a refused key is said once on every screen —
+// on the status line, with what to do (sign in again, vastdash auth
+// status) — and nothing offers a retry, which cannot help; with no status
+// line (a short terminal) the header says it.
+func TestRejectedKeySaidOnce(t *testing.T) {
 	m := testModel(t)
 	m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey, Status: 404}})
-	out := screenText(m)
-	if !strings.Contains(strings.Split(out, "\n")[0], "API key rejected") {
-		t.Fatalf("header does not say the key was rejected:\n%s", out)
+	for _, k := range []string{"1", "2", "3", "4"} {
+		m.Update(tea.KeyPressMsg{Code: rune(k[0]), Text: k})
+		out := screenText(m)
+		if n := strings.Count(out, "rejected"); n != 1 {
+			t.Errorf("screen %s says rejected %d times:\n%s", k, n, out)
+		}
+		if strings.Contains(out, "to retry") {
+			t.Errorf("screen %s offers a retry:\n%s", k, out)
+		}
+		if !strings.Contains(flatten(out), "sign in again with vastdash auth login; vastdash auth status shows the key in use") {
+			t.Errorf("screen %s does not say what to do:\n%s", k, out)
+		}
 	}
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 6})
+	if out := screenText(m); !strings.Contains(strings.Split(out, "\n")[0], "API key rejected") {
+		t.Fatalf("without a status line the header does not say it:\n%s", out)
+	}
+}
+
+// flatten joins a screen's lines, for words that wrapped.
+func flatten(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString(strings.TrimSpace(l))
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 func TestScreenSwitching(t *testing.T) {
@@ -810,5 +838,48 @@ func TestHelpFitsEverySize(t *testing.T) {
 				t.Fatalf("%v: line %q is %d wide", sz, ansi.Strip(l), w)
 			}
 		}
+	}
+}
+
+// TestLongStatusWraps: a message longer than the status line wraps at
+// words, up to three lines, rather than being cut with nothing to show the
+// rest; the screen gets the rest of the height and the frame stays exact.
+// Only a message longer than three lines is cut, on the third; a short
+// terminal keeps one line.
+func TestLongStatusWraps(t *testing.T) {
+	m := testModel(t)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	bodyBefore := m.bodyHeight()
+	long := "could not save low credit by email: this API key lacks the user_write permission — make a key with it at cloud.vast.ai"
+	m.Update(shared.StatusMsg{Source: "prefs", Kind: shared.StatusError, Text: long})
+	out := screenText(m)
+	golden.AssertFits(t, m.render(), 80, 24)
+	if !strings.Contains(flatten(out), "✗ "+long) {
+		t.Fatalf("the message is not whole:\n%s", out)
+	}
+	if ls := strings.Split(out, "\n"); strings.Contains(strings.Join(ls[21:23], ""), "…") {
+		t.Errorf("a message of two lines was cut:\n%s", out)
+	}
+	if m.bodyHeight() != bodyBefore-1 || strings.Count(m.overview.View(), "\n")+1 != bodyBefore-1 {
+		t.Errorf("the screen was not given the rest: body %d, was %d", m.bodyHeight(), bodyBefore)
+	}
+
+	huge := strings.Repeat("word ", 60)
+	m.Update(shared.StatusMsg{Source: "prefs", Kind: shared.StatusError, Text: huge})
+	lines := strings.Split(screenText(m), "\n")
+	golden.AssertFits(t, m.render(), 80, 24)
+	if m.statusH != statusMax || !strings.HasSuffix(strings.TrimRight(lines[24-2], " "), "…") {
+		t.Errorf("a message beyond three lines: %d lines, last %q", m.statusH, lines[24-2])
+	}
+
+	m.Update(shared.StatusMsg{Source: "prefs", Text: ""})
+	if m.bodyHeight() != bodyBefore {
+		t.Errorf("the screen did not get its lines back: %d, want %d", m.bodyHeight(), bodyBefore)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 40, Height: 8})
+	m.Update(shared.StatusMsg{Source: "prefs", Kind: shared.StatusError, Text: long})
+	golden.AssertFits(t, m.render(), 40, 8)
+	if m.statusH != 1 {
+		t.Errorf("at 40×8 the status takes %d lines", m.statusH)
 	}
 }

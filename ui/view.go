@@ -8,6 +8,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
@@ -50,7 +52,7 @@ func (m *Model) render() string {
 	}
 	var bottom []string
 	if m.height >= minHeightFooter {
-		bottom = append(bottom, m.statusView(), m.footerView())
+		bottom = append(m.statusView(max(m.statusH, 1)), m.footerView())
 	}
 	bodyH := max(m.height-len(top)-len(bottom), 0)
 	if bodyH == 0 && len(top)+len(bottom) > m.height {
@@ -144,7 +146,8 @@ func (m *Model) headerRight(reason, age bool) string {
 func (m *Model) creditView(reason bool) string {
 	st := m.ctx.Styles
 	switch {
-	case m.userRejected():
+	case m.userRejected() && m.height < minHeightFooter:
+		// No status line to say it: the header does.
 		return st.CreditNeg.Render("API key rejected")
 	case m.user == nil && m.userErr != nil:
 		return st.Error.Render("credit unavailable")
@@ -169,43 +172,82 @@ func (m *Model) creditView(reason bool) string {
 	return "credit " + st.Credit.Render(text)
 }
 
-func (m *Model) statusView() string {
+// statusMax is the most lines the status line wraps to.
+const statusMax = 3
+
+// statusMessage is what the status line says and its style: the account's
+// failure (a refused key said here once, with what to do), a wait, or the
+// last StatusMsg, with a mark as well as a colour, so the tone reads
+// without colour too. "" when there is nothing to say.
+func (m *Model) statusMessage() (string, lipgloss.Style) {
 	st := m.ctx.Styles
 	if !m.waitUntil.IsZero() && time.Now().Before(m.waitUntil) {
 		if m.waitKind == api.EventRetry {
 			// The client retries when no answer came (a refused or reset
 			// connection) or a gateway said the server is unreachable: not a
 			// busy server, and the user may need to check the URL.
-			return st.Warning.Render("cannot reach " + m.ctx.Server() + ", retrying…")
+			return "cannot reach " + m.ctx.Server() + ", retrying…", st.Warning
 		}
-		return st.Warning.Render("waiting for the rate limit…")
+		return "waiting for the rate limit…", st.Warning
 	}
 	if m.userErr != nil {
-		if m.userRejected() {
-			return st.Error.Render(shared.Safe(m.userErr.Error()) + " · check VAST_API_KEY or your key file")
-		}
 		text := "✗ " + m.ctx.ErrorText(m.userErr)
-		if retry := " · " + m.ctx.Key("reload") + " to retry"; shared.Width(text+retry) <= m.width {
-			// Only whole: what to check matters more, and the footer
-			// lists r too.
-			return st.Error.Render(text) + st.Muted.Render(retry)
+		if !m.userRejected() {
+			text += " · " + m.ctx.Key("reload") + " to retry"
 		}
-		return st.Error.Render(text)
+		return text, st.Error
 	}
-	if m.status.Text == "" {
-		return ""
-	}
-	// A mark as well as a colour, so the tone reads without colour too.
 	text := shared.Safe(m.status.Text)
-	switch m.status.Kind {
-	case shared.StatusError:
-		return st.Error.Render("✗ " + text)
-	case shared.StatusWarn:
-		return st.Warning.Render("! " + text)
-	case shared.StatusOK:
-		return st.OK.Render("✓ " + text)
+	switch {
+	case text == "":
+		return "", st.Muted
+	case m.status.Kind == shared.StatusError:
+		return "✗ " + text, st.Error
+	case m.status.Kind == shared.StatusWarn:
+		return "! " + text, st.Warning
+	case m.status.Kind == shared.StatusOK:
+		return "✓ " + text, st.OK
 	}
-	return st.Muted.Render(text)
+	return text, st.Muted
+}
+
+// statusWrapped is the status message wrapped at words to the width.
+func (m *Model) statusWrapped() ([]string, lipgloss.Style) {
+	text, style := m.statusMessage()
+	if text == "" || m.width <= 0 {
+		return nil, style
+	}
+	return strings.Split(ansi.Wrap(text, m.width, ""), "\n"), style
+}
+
+// statusLineCount is the lines the status line needs: a message longer
+// than the line wraps rather than being cut ("— check the URL (--u…"), up
+// to statusMax lines and to half of what the screen would keep below the
+// least height with a status line, so a short terminal keeps its screen.
+func (m *Model) statusLineCount() int {
+	if m.height < minHeightFooter {
+		return 1
+	}
+	lines, _ := m.statusWrapped()
+	most := min(statusMax, 1+(m.height-minHeightFooter)/2)
+	return min(max(len(lines), 1), most)
+}
+
+// statusView is the status line in exactly n lines: the message wrapped,
+// its last line cut with "…" only when even n lines cannot hold it.
+func (m *Model) statusView(n int) []string {
+	lines, style := m.statusWrapped()
+	if len(lines) > n {
+		rest := strings.Join(lines[n-1:], " ")
+		lines = append(lines[:n-1], shared.Truncate(rest, m.width))
+	}
+	out := make([]string, n)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = style.Render(lines[i])
+		}
+	}
+	return out
 }
 
 // footerView is the one-line help. It starts with "? help" and ends with

@@ -196,7 +196,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 		case "json":
 			return writeChargesJSON(w, entries, a.items, loc)
 		}
-		return writeText(w, entries, a.items, loc, s.width)
+		return writeText(w, entries, a.items, textTimes(svc), s.width)
 	})
 	if err != nil {
 		return err
@@ -328,9 +328,6 @@ func writeChargesJSON(w io.Writer, entries []api.Charge, items bool, loc *time.L
 	return writeJSON(w, out)
 }
 
-// textTime is the text table's time format: minutes are enough to read.
-const textTime = "2006-01-02 15:04"
-
 // The text table's columns. The widest a server's string is shown, in
 // terminal cells, is capped: a longer one is cut and ends in "…" (csv and
 // json keep it whole). Without a cap one 1 MB label pads every row to 1 MB:
@@ -368,14 +365,9 @@ var chargesFit = []fitStep{
 	{colDescription, 12}, {colDescription, 0}, {colType, 0}, {colSource, 8},
 }
 
-// textRow is the row of c, an entry or an item at depth.
-func textRow(c *api.Charge, depth int, loc *time.Location) []string {
-	when := func(unix int64) string {
-		if unix == 0 {
-			return "-"
-		}
-		return timeIn(unix, loc).Format(textTime)
-	}
+// textRow is the row of c, an entry or an item at depth, its times
+// written by when.
+func textRow(c *api.Charge, depth int, when func(int64) string) []string {
 	ids := export.IDs(c)
 	return []string{
 		when(c.Start),
@@ -395,7 +387,7 @@ func textRow(c *api.Charge, depth int, loc *time.Location) []string {
 // Nothing follows the rows (the totals go to stderr), so the output can be
 // piped as is. With every cell capped, output and memory grow with the
 // number of rows only.
-func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location, width int) error {
+func writeText(w io.Writer, entries []api.Charge, items bool, when func(int64) string, width int) error {
 	if len(entries) == 0 {
 		return nil
 	}
@@ -404,7 +396,7 @@ func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location
 		for i := range entries {
 			stop := false
 			walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
-				if !stop && !yield(textRow(c, depth, loc)) {
+				if !stop && !yield(textRow(c, depth, when)) {
 					stop = true
 				}
 			})

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -346,7 +347,7 @@ func TestWriteTextGrowsWithRowsOnly(t *testing.T) {
 		var w countingWriter
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if err := writeText(&w, entries, false, time.UTC, 0); err != nil {
+		if err := writeText(&w, entries, false, textTimes(billing.New(context.Background(), nil, billing.WithLocation(time.UTC))), 0); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)

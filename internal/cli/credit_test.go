@@ -246,3 +246,11 @@ func TestCreditRateHang(t *testing.T) {
 	res := headlessWith(t, srv, demoserver.DemoKey, fastInstances, "--timeout", "300ms", "credit", "--rate")
 	res.failed(t, 1, "instances")
 }
+
+// TestRejectedKeySaysWhatToDo: a refused key is one line with what to do
+// — sign in again, vastdash auth status — in the dashboard's words.
+func TestRejectedKeySaysWhatToDo(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	headless(t, srv, "not-a-key-of-this-server", "credit").failed(t, exitRuntime,
+		"the API key was rejected (invalid or revoked key) — sign in again with vastdash auth login; vastdash auth status shows the key in use")
+}

@@ -165,7 +165,7 @@ func TestPaymentRowsAddUpToTheTotals(t *testing.T) {
 	}
 	text := paidRun(t, srv, demoserver.DemoKey, "statement", "--months", "1", "--utc")
 	text.ok(t)
-	if strings.Count(text.out, "  2.005\n") != 3 || !strings.Contains(text.out, "$6.015") {
+	if strings.Count(text.out, "  $2.005\n") != 3 || !strings.Contains(text.out, "$6.015") {
 		t.Errorf("statement text: pending rows and total at different precisions:\n%s", text.out)
 	}
 }

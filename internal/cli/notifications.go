@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -102,6 +103,7 @@ type notificationsArgs struct {
 	threshold                  thresholdValue
 	set                        []billing.Switch
 	all, force                 bool
+	output                     string // text or json
 }
 
 // newNotificationsCommand is `vastdash notifications`: its help and
@@ -141,6 +143,7 @@ vastdash notifications --threshold 25.00 --threshold-enabled on
 	fs.Var(&a.threshold, "threshold", "set the low-balance threshold, in dollars (0 to 1000000, two decimals)")
 	fs.Var(thEnabled, "threshold-enabled", "switch the low-balance threshold on or off")
 	fs.BoolVar(&a.force, "force", false, "save even when the server cannot read the current document;\nthe save then holds only the switches given and every other\nnotification preference is replaced")
+	outputFlags(cmd, &a.output, "text", "json")
 	for _, name := range []string{"email", "webhooks", "threshold-enabled"} {
 		completeWith(cmd, name, "on", "off")
 	}
@@ -172,11 +175,11 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 			th.Enabled = &a.thEnabled.on
 		}
 	}
+	out := &alertsOut{json: a.output == "json"}
+	if th == nil {
+		out.threshold(billing.ThresholdOf(user), a.all)
+	}
 	if th == nil && len(sw) == 0 {
-		var lines []string
-		if a.all {
-			lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
-		}
 		prefs, err := svc.ReadPrefs(ctx, user.ID)
 		if errors.Is(err, billing.ErrPrefsUnreadable) {
 			return fmt.Errorf("%w; set the switches with --email/--webhooks and --force", err)
@@ -184,19 +187,17 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 		if err != nil {
 			return err
 		}
-		return s.answer(linesOf(append(lines, s.switchLines(ctx, prefs, a.all, nil)...)))
+		s.switches(ctx, out, prefs, a.all, nil)
+		return s.answer(out.write)
 	}
 
 	// Both or neither where that can be known before a write; else the
 	// error names what was saved (billing.SaveAlerts).
 	res, err := svc.SaveAlerts(ctx, user.ID, billing.AlertsChange{Threshold: th, Switches: sw, Force: a.force})
-	var lines []string
-	// The threshold first: its line leads the answer.
-	switch {
-	case th != nil && res.Threshold.Read:
-		lines = append(lines, "low-balance threshold: "+res.Threshold.Held().String())
-	case th == nil && a.all:
-		lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
+	// The threshold first: its line leads the answer. One not read again
+	// after its save is unknown (null in JSON), never the one before.
+	if th != nil && res.Threshold.Read {
+		out.threshold(res.Threshold.Held(), true)
 	}
 	if th != nil {
 		if terr := thresholdOutcome(s, res.Threshold, res.ThresholdErr); terr != nil {
@@ -206,26 +207,27 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 			if res.Threshold.Outcome == billing.Failed {
 				return terr // nothing changed: stdout stays empty
 			}
-			return s.partial(lines, terr)
+			return s.partial(out, terr)
 		}
 	}
 	if len(sw) == 0 {
 		if !a.all {
-			return s.answer(linesOf(lines))
+			return s.answer(out.write)
 		}
 		prefs, err := svc.ReadPrefs(ctx, user.ID)
 		if err != nil {
-			return s.partial(lines, fmt.Errorf("the threshold was saved, but the switches could not be read: %w", err))
+			return s.partial(out, fmt.Errorf("the threshold was saved, but the switches could not be read: %w", err))
 		}
-		return s.answer(linesOf(append(lines, s.switchLines(ctx, prefs, true, nil)...)))
+		s.switches(ctx, out, prefs, true, nil)
+		return s.answer(out.write)
 	}
 	sr := res.Switches
 	if res.SwitchesSent && !sr.Prefs.IsZero() && sr.Outcome != billing.Failed {
-		lines = append(lines, s.switchLines(ctx, sr.Prefs, a.all, sw)...)
+		s.switches(ctx, out, sr.Prefs, a.all, sw)
 	}
 	switch {
 	case errors.Is(err, billing.ErrPartial):
-		return s.partial(lines, err)
+		return s.partial(out, err)
 	case errors.Is(err, billing.ErrPrefsUnreadable):
 		return fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err)
 	case errors.Is(err, billing.ErrNoSuchSwitch):
@@ -237,17 +239,17 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 	case billing.Failed:
 		return err
 	case billing.Unknown:
-		return s.partial(lines, fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
+		return s.partial(out, fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
 	case billing.Differs:
 		if sr.Lost {
-			return s.partial(lines, fmt.Errorf("the save's answer was lost (%w); read again, the server does not hold the change: not saved", err))
+			return s.partial(out, fmt.Errorf("the save's answer was lost (%w); read again, the server does not hold the change: not saved", err))
 		}
-		return s.partial(lines, errors.New("the server's answer does not hold the change asked for: the switches printed are what it holds"))
+		return s.partial(out, errors.New("the server's answer does not hold the change asked for: the switches printed are what it holds"))
 	}
 	if sr.Lost {
 		warn(s.stderr, "the save's answer was lost ("+svc.Explain(err)+"); read again, the server holds the change: saved")
 	}
-	return s.answer(linesOf(lines))
+	return s.answer(out.write)
 }
 
 // thresholdOutcome says a threshold save that did not come to what was
@@ -273,8 +275,8 @@ func thresholdOutcome(s *Session, r billing.ThresholdResult, err error) error {
 
 // partial prints what the server holds after a change that did not go as
 // asked, then fails with err: one line on stderr, exit 1.
-func (s *Session) partial(lines []string, err error) error {
-	if werr := s.answer(linesOf(lines)); werr != nil {
+func (s *Session) partial(out *alertsOut, err error) error {
+	if werr := s.answer(out.write); werr != nil {
 		// Still one line: the failure is the news, and nothing was printed
 		// to take for the server's state.
 		return fmt.Errorf("%w, and what the server holds now cannot be written: %w", err, unwrapPath(errors.Unwrap(werr)))
@@ -282,21 +284,78 @@ func (s *Session) partial(lines []string, err error) error {
 	return err
 }
 
-// switchLines lists the switches of p to print: every switch with all
+// alertsOut is the command's answer as it is built: the low-balance
+// threshold and the switches, written as lines (text) or as one JSON
+// document.
+type alertsOut struct {
+	json  bool
+	lines []string // text: the threshold line, then one line a switch
+	doc   alertsJSON
+}
+
+// alertsJSON is the answer in JSON.
+type alertsJSON struct {
+	Threshold *thresholdJSON `json:"threshold"` // null when not read again after a save
+	Switches  []switchJSON   `json:"switches"`
+}
+
+// thresholdJSON is the low-balance threshold.
+type thresholdJSON struct {
+	Amount  *money.Amount `json:"amount"`            // null when the record holds none vastdash believes
+	Enabled *bool         `json:"enabled"`           // null when the record does not say
+	Invalid string        `json:"invalid,omitempty"` // what the record holds instead of an amount
+}
+
+// switchJSON is one switch: its path (what --set takes), the alert's name
+// and the channel, its state (null when the document does not set it),
+// and whether the platform always sends it.
+type switchJSON struct {
+	Path    string `json:"path"`
+	Name    string `json:"name"`
+	Channel string `json:"channel"`
+	On      *bool  `json:"on"`
+	Locked  bool   `json:"locked"`
+}
+
+// threshold sets the threshold of the answer; line says text prints it
+// (JSON always holds it).
+func (o *alertsOut) threshold(th billing.Threshold, line bool) {
+	if line {
+		o.lines = append(o.lines, "low-balance threshold: "+th.String())
+	}
+	j := &thresholdJSON{Enabled: th.Enabled, Invalid: th.Bad}
+	if th.Known {
+		j.Amount = &th.Amount
+	}
+	o.doc.Threshold = j
+}
+
+// write writes the answer.
+func (o *alertsOut) write(w io.Writer) error {
+	if !o.json {
+		return linesOf(o.lines)(w)
+	}
+	if o.doc.Switches == nil {
+		o.doc.Switches = []switchJSON{}
+	}
+	return writeJSON(w, o.doc)
+}
+
+// switches adds the switches of p to the answer: every switch with all
 // (PATH: on (Name by channel[, locked])), else the low-credit ones and
 // those just set (Name by channel: on), under the catalogue's names, or
-// the raw keys when it cannot be read (said on stderr with all).
-func (s *Session) switchLines(ctx context.Context, p api.Prefs, all bool, set []billing.Switch) []string {
+// the raw keys when it cannot be read (said on stderr with all, and in
+// JSON, whose names always come from the catalogue).
+func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all bool, set []billing.Switch) {
 	var cat api.NotificationCatalogue
 	var cerr error
-	if all || len(set) > 0 {
+	if all || len(set) > 0 || out.json {
 		cat, cerr = s.Billing.Catalogue(ctx, false)
-		if cerr != nil && all {
+		if cerr != nil && (all || out.json) {
 			warn(s.stderr, "the notification catalogue could not be read ("+cerr.Error()+"): raw keys shown")
 		}
 	}
 	as := billing.ListAlerts(p, cat, cerr)
-	var out []string
 	for _, sw := range as.Switches() {
 		path := sw.Channel.Path
 		switch {
@@ -305,15 +364,21 @@ func (s *Session) switchLines(ctx context.Context, p api.Prefs, all bool, set []
 			if sw.Channel.Locked {
 				note += ", locked"
 			}
-			out = append(out, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), billing.SwitchState(p, path), note))
+			out.lines = append(out.lines, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), billing.SwitchState(p, path), note))
 		case billing.IsLowCredit(path) || setHas(set, path):
-			out = append(out, sw.Label+": "+billing.SwitchState(p, path))
+			out.lines = append(out.lines, sw.Label+": "+billing.SwitchState(p, path))
+		default:
+			continue
 		}
+		j := switchJSON{Path: billing.PathString(path), Name: sw.Alert.Name, Channel: sw.Channel.Name, Locked: sw.Channel.Locked}
+		if on, ok := p.Get(path); ok {
+			j.On = &on
+		}
+		out.doc.Switches = append(out.doc.Switches, j)
 	}
 	if all && as.Hidden > 0 {
 		warn(s.stderr, fmt.Sprintf("%d more switches in the document not listed (over the bounds vastdash lists)", as.Hidden))
 	}
-	return out
 }
 
 func setHas(set []billing.Switch, p api.PrefPath) bool {

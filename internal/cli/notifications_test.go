@@ -265,3 +265,62 @@ func TestNotificationsWithoutGETNeedForce(t *testing.T) {
 		t.Fatalf("server holds %v, want %v", got, want)
 	}
 }
+
+// TestNotificationsJSON: notifications takes the one machine switch
+// (--output json, --json): the threshold and the switches it prints as
+// text, each with its path, name, channel, state and lock, indented as
+// every command's JSON; after a change, what the server then holds.
+func TestNotificationsJSON(t *testing.T) {
+	srv := alertServer(t)
+	type doc struct {
+		Threshold *struct {
+			Amount  *json.Number `json:"amount"`
+			Enabled *bool        `json:"enabled"`
+		} `json:"threshold"`
+		Switches []struct {
+			Path, Name, Channel string
+			On                  *bool
+			Locked              bool
+		} `json:"switches"`
+	}
+	read := func(res result) doc {
+		t.Helper()
+		res.ok(t)
+		var d doc
+		if err := json.Unmarshal([]byte(res.out), &d); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, res.out)
+		}
+		if !strings.HasPrefix(res.out, "{\n  \"threshold\": {\n    \"amount\": ") || !strings.Contains(res.out, "\n  \"switches\": [\n    {\n      \"path\": ") {
+			t.Errorf("not indented as the other commands' JSON:\n%s", res.out)
+		}
+		return d
+	}
+	d := read(headless(t, srv, demoserver.DemoKey, "notifications", "--json"))
+	if d.Threshold == nil || d.Threshold.Amount == nil || d.Threshold.Amount.String() != "50.000" || d.Threshold.Enabled == nil || !*d.Threshold.Enabled {
+		t.Errorf("threshold %+v", d.Threshold)
+	}
+	if len(d.Switches) != 2 {
+		t.Fatalf("%d switches, want the two low-credit ones: %+v", len(d.Switches), d.Switches)
+	}
+	if s := d.Switches[1]; s.Path != "client.low_credit.webhooks" || s.Name != "Low credit" || s.Channel != "webhooks" || s.On == nil || *s.On || s.Locked {
+		t.Errorf("switch %+v", s)
+	}
+
+	all := read(headless(t, srv, demoserver.DemoKey, "notifications", "--all", "--output", "json"))
+	if n := len(api.NewPrefs(srv.Prefs()).Paths()); len(all.Switches) != n {
+		t.Fatalf("%d switches with --all, the document holds %d", len(all.Switches), n)
+	}
+	locked := false
+	for _, s := range all.Switches {
+		locked = locked || (s.Path == "client.payment_failed.email" && s.Locked && s.Name == "Payment failed")
+	}
+	if !locked {
+		t.Errorf("payment failed by email is not locked: %+v", all.Switches)
+	}
+
+	set := read(headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on", "--threshold", "20", "--json"))
+	if set.Threshold == nil || set.Threshold.Amount.String() != "20.000" || len(set.Switches) != 2 || !*set.Switches[1].On {
+		t.Errorf("after the change: %+v", set)
+	}
+	headless(t, srv, demoserver.DemoKey, "notifications", "--json", "--output", "text").failed(t, exitUsage, "json")
+}

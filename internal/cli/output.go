@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/sanitize"
 )
@@ -268,6 +269,19 @@ func writeTable(w io.Writer, rows [][]string, right int) error {
 // cut sanitizes a server's string and caps its display width at cells.
 func cut(s string, cells int) string {
 	return ansi.Truncate(sanitize.String(s), cells, "…")
+}
+
+// textTimes is how text output writes unix seconds: the one short form
+// people read, the same as on the screens, in the session's zone ("26 Nov
+// 14:05", "30 Dec 2025"; billing.Service.When); "—" when absent. JSON and
+// CSV write RFC 3339 in the same zone.
+func textTimes(svc *billing.Service) func(unix int64) string {
+	return func(unix int64) string {
+		if unix == 0 {
+			return "—"
+		}
+		return svc.When(timeIn(unix, svc.Location()))
+	}
 }
 
 // The walk over entries and the time formats are those of the CSV export,

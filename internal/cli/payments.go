@@ -95,7 +95,9 @@ func payments(ctx context.Context, s *Session, a paymentsArgs) error {
 		recs = slices.DeleteFunc(recs, func(in api.Invoice) bool { return !slices.Contains(a.types, in.Type) })
 	}
 	now := svc.Now()
-	if err := s.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc, now, s.width) }); err != nil {
+	if err := s.answer(func(w io.Writer) error {
+		return writePayments(w, a.output, recs, loc, now, textTimes(svc), s.width)
+	}); err != nil {
 		return err
 	}
 	writePaymentTotals(s.stderr, recs, st, now)
@@ -137,7 +139,7 @@ func newPaymentRow(in *api.Invoice, loc *time.Location, now time.Time) paymentRo
 }
 
 // writePayments writes the records in the output format.
-func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location, now time.Time, width int) error {
+func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location, now time.Time, when func(int64) string, width int) error {
 	rows := make([]paymentRow, len(recs))
 	for i := range recs {
 		rows[i] = newPaymentRow(&recs[i], loc, now)
@@ -149,7 +151,7 @@ func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Loc
 		table := [][]string{{"invoice_id", "created", "paid", "status", "type", "service", "source", "description", "amount", "note"}}
 		for _, r := range rows {
 			table = append(table, []string{export.Cell(r.ID), r.Created, deref(r.Paid), r.Status, export.Cell(r.Type), export.Cell(r.Service),
-				export.Cell(r.Source), export.Cell(r.Description), amountText(r.Amount), r.Note})
+				export.Cell(r.Source), export.Cell(r.Description), amountDecimal(r.Amount), r.Note})
 		}
 		return writeCSV(w, table)
 	}
@@ -158,9 +160,9 @@ func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Loc
 		for i, r := range rows {
 			paid := "—"
 			if !recs[i].Pending() {
-				paid = formatTime(recs[i].Paid, loc)
+				paid = when(recs[i].Paid)
 			}
-			if !yield([]string{r.ID, formatTime(recs[i].Created, loc), paid, r.Status, r.Type, r.Service, r.Source,
+			if !yield([]string{r.ID, when(recs[i].Created), paid, r.Status, r.Type, r.Service, r.Source,
 				r.Description, r.Note, amountText(r.Amount)}) {
 				return
 			}
@@ -190,9 +192,17 @@ func deref(s *string) string {
 	return *s
 }
 
-// amountText is a row's amount as the table and CSV write it: "25.000",
-// "" when there is none.
+// amountText is a row's amount as text writes it, with the dollar sign and
+// thousands separators as everywhere: "$1,299.000"; "" when there is none.
 func amountText(a *money.Amount) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
+
+// amountDecimal is a row's amount as CSV writes it: "1299.000".
+func amountDecimal(a *money.Amount) string {
 	if a == nil {
 		return ""
 	}

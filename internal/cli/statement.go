@@ -120,7 +120,7 @@ func statement(ctx context.Context, s *Session, a statementArgs) error {
 		}
 		return err
 	}
-	if err := s.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc.Location()) }); err != nil {
+	if err := s.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc) }); err != nil {
 		return err
 	}
 	// What the feeds skipped is left out of the figures: said as payments
@@ -174,7 +174,8 @@ type statementJSON struct {
 }
 
 // writeStatement writes the statement in the output format.
-func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.Location) error {
+func writeStatement(w io.Writer, output string, st billing.Statement, svc *billing.Service) error {
+	loc, when := svc.Location(), textTimes(svc)
 	months := make([]monthJSON, len(st.Months))
 	for i, m := range st.Months {
 		months[i] = monthJSON{Month: m.Label(), Opening: m.Opening, MoneyIn: m.MoneyIn, MoneyOut: m.MoneyOut,
@@ -204,23 +205,24 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 	if err := writeTable(w, rows, 1); err != nil {
 		return err
 	}
+	// The credit at the months' precision: it is the last closing.
 	_, err := fmt.Fprintf(w, "\nReconstructed back from the credit on %s (%s): each month closes where the next one opens.\n",
-		st.AsOf.Format("2 Jan 2006 15:04 MST"), st.Credit.Credit())
+		svc.WhenLong(st.AsOf), st.Credit.String())
 	if err != nil {
 		return err
 	}
-	if err := writeRecordList(w, "Pending, not counted:", st.Pending, pending, loc); err != nil {
+	if err := writeRecordList(w, "Pending, not counted:", st.Pending, pending, when); err != nil {
 		return err
 	}
-	if err := writeRecordList(w, "Dated in the future, not counted:", st.Future, future, loc); err != nil {
+	if err := writeRecordList(w, "Dated in the future, not counted:", st.Future, future, when); err != nil {
 		return err
 	}
-	return writeRecordList(w, "Of a type vastdash does not know, not counted:", st.Unknown, unknown, loc)
+	return writeRecordList(w, "Of a type vastdash does not know, not counted:", st.Unknown, unknown, when)
 }
 
 // writeRecordList writes a titled list of records under the table; nothing
 // when there are none.
-func writeRecordList(w io.Writer, title string, recs []api.Invoice, rows []paymentRow, loc *time.Location) error {
+func writeRecordList(w io.Writer, title string, recs []api.Invoice, rows []paymentRow, when func(int64) string) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -228,7 +230,7 @@ func writeRecordList(w io.Writer, title string, recs []api.Invoice, rows []payme
 		return err
 	}
 	for i, pr := range rows {
-		line := "  " + formatTime(recs[i].Created, loc) + "  " + cut(pr.Type, 12) + "  " + cut(pr.Source, 32) + "  " +
+		line := "  " + when(recs[i].Created) + "  " + cut(pr.Type, 12) + "  " + cut(pr.Source, 32) + "  " +
 			cut(pr.Description, 60)
 		if a := amountText(pr.Amount); a != "" {
 			line += "  " + a

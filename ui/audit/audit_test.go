@@ -185,13 +185,13 @@ func TestAuditScreenReveals(t *testing.T) {
 	}
 }
 
-// a on an increase opens the confirmation, which takes the keyboard; n
-// sends nothing; a then y sends the one answer and the audit is read again,
+// A on an increase opens the confirmation, which takes the keyboard; n
+// sends nothing; A then y sends the one answer and the audit is read again,
 // the increase gone.
 func TestAuditScreenAnswers(t *testing.T) {
 	h := newHarness(t, demoserver.DemoKey, nil)
 	first := h.m.audit.Increases[0]
-	h.press("a")
+	h.press("A")
 	if !h.m.Capturing() || !strings.Contains(h.view(), "Accept "+strconv.FormatInt(first.InstanceID, 10)+": "+first.OldPerHour.String()+" → "+first.NewPerHour.String()) {
 		t.Fatalf("no confirmation:\n%s", h.view())
 	}
@@ -201,7 +201,7 @@ func TestAuditScreenAnswers(t *testing.T) {
 		t.Fatalf("n: capturing %v, decided %v, status %q", h.m.Capturing(), h.srv.Decided(), h.lastStatus())
 	}
 	h.srv.ResetRequests()
-	h.press("a", "y")
+	h.press("A", "y")
 	var puts int
 	for _, r := range h.srv.Requests() {
 		if r.Method == http.MethodPut {
@@ -217,15 +217,15 @@ func TestAuditScreenAnswers(t *testing.T) {
 	if len(h.m.audit.Increases) != 1 || h.m.audit.Increases[0].ID == first.ID {
 		t.Fatalf("not read again: %+v", h.m.audit.Increases)
 	}
-	// x rejects the other, behind its own confirmation.
-	h.press("x", "y")
+	// X rejects the other, behind its own confirmation.
+	h.press("X", "y")
 	if len(h.m.audit.Increases) != 0 || !strings.HasPrefix(h.lastStatus(), "rejected the price increase") {
 		t.Fatalf("reject: %+v, status %q", h.m.audit.Increases, h.lastStatus())
 	}
-	// On a leak a and x only say where to go.
-	h.press("a")
+	// On a leak A and X only say where to go.
+	h.press("A")
 	if h.m.Capturing() || h.lastStatus() != "move to a price increase to answer it" {
-		t.Fatalf("a on a leak: %v %q", h.m.Capturing(), h.lastStatus())
+		t.Fatalf("A on a leak: %v %q", h.m.Capturing(), h.lastStatus())
 	}
 }
 
@@ -235,7 +235,7 @@ func TestAuditScreenAnswerRefused(t *testing.T) {
 	h := newHarness(t, "key-no-instance-write", nil)
 	h.srv.AddKey("key-no-instance-write", "nw", []string{"instance_read", "misc", "billing_read"})
 	h.read()
-	h.press("a", "y")
+	h.press("A", "y")
 	if got := h.lastStatus(); got != "not accepted: this API key lacks the instance_write permission" {
 		t.Fatalf("status %q", got)
 	}
@@ -250,7 +250,7 @@ func TestAuditScreenAnswerRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.srv.AddKey("key-no-instance-write", "nw", nil) // the key gains every permission
-	h.press("a", "y")
+	h.press("A", "y")
 	if got := h.lastStatus(); !strings.HasSuffix(got, "is no longer pending") {
 		t.Fatalf("status %q", got)
 	}
@@ -259,7 +259,7 @@ func TestAuditScreenAnswerRefused(t *testing.T) {
 // A confirmation whose increase disappears from a new reading closes.
 func TestAuditScreenPromptClosesWhenAnswered(t *testing.T) {
 	h := newHarness(t, demoserver.DemoKey, nil)
-	h.press("a")
+	h.press("A")
 	a := *h.m.audit
 	a.Increases = a.Increases[1:]
 	h.run(func() tea.Msg { return shared.AuditMsg{Audit: a} })
@@ -287,19 +287,19 @@ func TestAuditScreenUnreadable(t *testing.T) {
 // The keys are the table's: rebound, the screen follows, and the hints
 // name them as bound.
 func TestAuditScreenRebound(t *testing.T) {
-	keys, err := keymap.Bind(map[string][]string{"answer-accept": {"A"}, "prompt-yes": {"Y"}})
+	keys, err := keymap.Bind(map[string][]string{"answer-accept": {"Z"}, "prompt-yes": {"Y"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, demoserver.DemoKey, keys)
-	if !strings.Contains(h.view(), "A accept increase") {
-		t.Errorf("the hint does not name A:\n%s", h.view())
+	if !strings.Contains(h.view(), "Z accept increase") {
+		t.Errorf("the hint does not name Z:\n%s", h.view())
 	}
-	h.press("a")
+	h.press("A")
 	if h.m.Capturing() {
-		t.Fatal("a still accepts")
+		t.Fatal("A still accepts")
 	}
-	h.press("A", "Y")
+	h.press("Z", "Y")
 	if len(h.srv.Decided()) != 1 {
 		t.Fatalf("decided %v", h.srv.Decided())
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -87,13 +88,13 @@ func (m *Model) sourceOf(i int) string {
 	return ""
 }
 
-// stampYear formats unix seconds with the year and zone: "2026-11-02 14:00
-// UTC"; "—" when absent.
+// stampYear formats unix seconds with the year and zone: "2 Nov 2026
+// 14:00 UTC" (spend.Long); "—" when absent.
 func stampYear(sec int64, loc *time.Location) string {
 	if sec == 0 {
 		return "—"
 	}
-	return time.Unix(sec, 0).In(loc).Format("2006-01-02 15:04 MST")
+	return spend.Long(time.Unix(sec, 0).In(loc))
 }
 
 // detailLines renders the pane's content at the screen's width: label and

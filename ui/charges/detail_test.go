@@ -33,7 +33,7 @@ func TestDetailPane(t *testing.T) {
 	hs.settle(hs.press("i"))
 	v := hs.view()
 	for _, want := range []string{"details: instance-1", "source       instance-1", "template     4242",
-		"2026-", "(still running)", "state        running", "items (4)", "50 GB storage", "uplink"} {
+		" Nov 2026 ", "(still running)", "state        running", "items (4)", "50 GB storage", "uplink"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("pane lacks %q:\n%s", want, v)
 		}
@@ -144,20 +144,21 @@ func flatten(cmd tea.Cmd) []tea.Msg {
 }
 
 // TestRowsMarkRunningAndOtherYears: a running contract says running in
-// place of its end; a date of another year shows the year.
+// place of its end; a date of another year shows the year in place of the
+// time, in the one short form every screen writes (day, month, time).
 func TestRowsMarkRunningAndOtherYears(t *testing.T) {
 	es := detailEntries()
 	es[2].Start = time.Date(2025, 12, 30, 14, 0, 0, 0, time.UTC).Unix()
 	hs := newHarness(t, 120, 24, servePages(es, 100))
 	hs.settle(hs.m.Init())
 	lines := hs.lines()
-	if !strings.Contains(lines[2], "Nov 13 00:00 → running") {
+	if !strings.Contains(lines[2], "13 Nov 00:00 → running") {
 		t.Errorf("running row %q", lines[2])
 	}
-	if !strings.Contains(lines[3], "Nov 12 22:02") || strings.Contains(lines[3], "running") {
+	if !strings.Contains(lines[3], "12 Nov 22:02") || strings.Contains(lines[3], "running") {
 		t.Errorf("ended row %q", lines[3])
 	}
-	if !strings.Contains(lines[4], "Dec 30  2025 → Nov 12 16:03") {
+	if !strings.Contains(lines[4], " 30 Dec 2025 → 12 Nov 16:03") {
 		t.Errorf("last year's row %q", lines[4])
 	}
 }

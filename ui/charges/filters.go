@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -111,21 +110,21 @@ func (m *Model) defaultPreset() string {
 
 // --- custom range input ---------------------------------------------------
 
-// openInput shows the custom range input, prefilled with the current range.
+// openInput shows the custom range input holding the current range,
+// selected: typing replaces it.
 func (m *Model) openInput() tea.Cmd {
-	m.input = textinput.New()
-	m.input.Prompt = ""
-	m.input.CharLimit = 64 // a range needs 22 characters
-	m.input.SetWidth(24)
 	v := m.f.rng.String() // a custom range as typed, an open end too
 	if m.f.preset != "" {
 		v = m.f.rng.From.Format(time.DateOnly) + ".." + m.f.rng.To.Format(time.DateOnly)
 	}
-	m.input.SetValue(v)
-	m.input.CursorEnd()
+	var cmd tea.Cmd
+	m.input, cmd = shared.NewField(v, m.keys.FieldClear)
+	m.input.Prompt = ""
+	m.input.CharLimit = 64 // a range needs 22 characters
+	m.input.SetWidth(24)
 	m.inputErr = ""
 	m.mode = modeInput
-	return m.input.Focus()
+	return cmd
 }
 
 // updateInput handles a message while the custom range input has the
@@ -148,8 +147,7 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			return m.setFilters(f)
 		}
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
+	cmd := m.input.Update(msg)
 	// Validate in place while typing; an empty field is not an error yet.
 	m.inputErr = ""
 	if v := strings.TrimSpace(m.input.Value()); v != "" {
@@ -169,6 +167,12 @@ func (m *Model) parseRange(s string) (spend.Range, error) {
 		err = billing.CheckRange(r.From, r.To)
 	}
 	return r, err
+}
+
+// fieldHint is a field's hint: its keys, then the clear key, so a user
+// who wants the value gone finds how.
+func (m *Model) fieldHint(bs ...key.Binding) string {
+	return shared.Hint(append(bs, m.keys.FieldClear)...)
 }
 
 // --- type picker ----------------------------------------------------------
@@ -223,7 +227,7 @@ func (m *Model) modalLine() string {
 		if m.inputErr != "" {
 			s += "  " + st.Error.Render(shared.Safe(m.inputErr))
 		} else {
-			s += "  " + st.Muted.Render(shared.Hint(m.keys.Apply, m.keys.Cancel))
+			s += "  " + st.Muted.Render(m.fieldHint(m.keys.Apply, m.keys.Cancel))
 		}
 		return s
 	case modeDetail:
@@ -233,7 +237,7 @@ func (m *Model) modalLine() string {
 		}
 		return "details: " + shared.Safe(title) + "  " + st.Muted.Render(shared.Hint(m.keys.Close, m.keys.Copy))
 	case modeFind:
-		return "find: " + m.findInput.View() + "  " + st.Muted.Render(shared.Hint(m.keys.FindKeep, m.keys.FindClear))
+		return "find: " + m.findInput.View() + "  " + st.Muted.Render(m.fieldHint(m.keys.FindKeep, m.keys.FindClear))
 	case modePicker:
 		var b strings.Builder
 		b.WriteString("types:")

@@ -28,7 +28,7 @@ func matches(n *api.Charge, low string) bool {
 // so it can be refined.
 func (m *Model) openFind() tea.Cmd {
 	var cmd tea.Cmd
-	m.findInput, cmd = shared.NewFindInput(m.find)
+	m.findInput, cmd = shared.NewFindInput(m.find, m.keys.FieldClear)
 	m.mode = modeFind
 	return cmd
 }

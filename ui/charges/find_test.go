@@ -117,7 +117,7 @@ func TestFindHelpListsFieldKeys(t *testing.T) {
 	for _, b := range hs.m.Help().ShortHelp() {
 		got = append(got, b.Help().Key)
 	}
-	if strings.Join(got, " ") != "enter esc ↑ ↓" { // keep, clear, move over the matches
+	if strings.Join(got, " ") != "enter esc ↑ ↓ ctrl+u" { // keep, clear, move over the matches, empty the field
 		t.Fatalf("find help %v", got)
 	}
 }

@@ -63,7 +63,7 @@ func TestReloadKeepsCursorAndOpenRows(t *testing.T) {
 }
 
 // TestInputHelpListsOnlyFieldKeys: the custom range field's help lists what
-// works there, enter and esc, and nothing typed into the field.
+// works there, enter, esc and ctrl+u, and nothing typed into the field.
 func TestInputHelpListsOnlyFieldKeys(t *testing.T) {
 	hs := newHarness(t, 100, 24, servePages(contracts(1, 3), 100))
 	hs.settle(hs.m.Init())
@@ -74,7 +74,7 @@ func TestInputHelpListsOnlyFieldKeys(t *testing.T) {
 			got = append(got, b.Help().Key)
 		}
 	}
-	if strings.Join(got, " ") != "enter esc" {
+	if strings.Join(got, " ") != "enter esc ctrl+u" {
 		t.Fatalf("field help %v", got)
 	}
 	if !hs.m.Capturing() {

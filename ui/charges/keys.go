@@ -41,6 +41,7 @@ type KeyMap struct {
 	PickToggle          key.Binding // type picker: toggle the focused type
 	PickLeft, PickRight key.Binding // type picker: move the focus
 	Apply               key.Binding // input / picker: apply
+	FieldClear          key.Binding // range / find field: empty it
 	Cancel              key.Binding // input / picker: cancel
 
 	mode mode
@@ -98,6 +99,7 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		PickLeft:       k("pick-left"),
 		PickRight:      k("pick-right"),
 		Apply:          k("apply"),
+		FieldClear:     k("field-clear"),
 		Cancel:         k("cancel"),
 	}
 }
@@ -106,9 +108,9 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	switch k.mode {
 	case modeInput:
-		return []key.Binding{k.Apply, k.Cancel}
+		return []key.Binding{k.Apply, k.Cancel, k.FieldClear}
 	case modeFind:
-		return []key.Binding{k.FindKeep, k.FindClear, k.MatchUp, k.MatchDown}
+		return []key.Binding{k.FindKeep, k.FindClear, k.MatchUp, k.MatchDown, k.FieldClear}
 	case modeDetail:
 		return []key.Binding{k.Close, k.Up, k.Down, k.Copy}
 	case modePicker:

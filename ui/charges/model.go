@@ -26,7 +26,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -67,7 +66,7 @@ type Model struct {
 
 	// Keyboard focus: rows, the custom range input or the type picker.
 	mode      mode
-	input     textinput.Model
+	input     shared.Field
 	inputErr  string
 	pick      [3]bool
 	pickFocus int
@@ -75,7 +74,7 @@ type Model struct {
 	// The find filter (/): find is the text in use ("" for none), findLow
 	// its lower case; matchN and matchAmt count and sum the entries it
 	// keeps (matchOver: the sum overflowed).
-	findInput textinput.Model
+	findInput shared.Field
 	find      string
 	findLow   string
 	matchN    int
@@ -124,6 +123,7 @@ type Model struct {
 	tree   *tree
 	totals spend.Totals
 	amtW   int // widest top-level amount loaded
+	idW    int // widest id column the loaded rows need, nesting included
 	cache  rowCache
 
 	// Viewport.
@@ -283,7 +283,7 @@ func (m *Model) attach(f *billing.Feed) {
 	m.tree.Reset()
 	m.cache.reset()
 	m.totals = spend.Totals{}
-	m.amtW = 0
+	m.amtW, m.idW = 0, 0
 	m.matchN, m.matchAmt, m.matchOver = 0, 0, false
 	m.cursor, m.offset, m.follow = 0, 0, false
 	m.seek, m.notice, m.noticeNew = "", "", false
@@ -425,6 +425,7 @@ func (m *Model) fold(res []api.Charge) {
 	m.totals.Add(res)
 	for i := range res {
 		m.amtW = max(m.amtW, amountWidth(res[i].Amount))
+		m.idW = max(m.idW, idWidth(&res[i], 0))
 	}
 	if m.follow && onLast {
 		m.cursor = m.tree.Len() - 1

@@ -561,16 +561,16 @@ func TestEverySizeFits(t *testing.T) {
 }
 
 func TestSmallSizesHideColumnsInOrder(t *testing.T) {
-	full := layoutCols(120, 10, false)
+	full := layoutCols(120, 10, 0, false)
 	if full.typ == 0 || full.text == 0 || full.dates == 0 || full.dur == 0 {
 		t.Fatalf("120 wide hides a column: %+v", full)
 	}
-	if c := layoutCols(80, 10, false); c.dur == 0 || c.dates == 0 {
+	if c := layoutCols(80, 10, 0, false); c.dur == 0 || c.dates == 0 {
 		t.Errorf("80 wide should still show every column: %+v", c)
 	}
 	prev := full
 	for w := 120; w >= 1; w-- {
-		c := layoutCols(w, 10, false)
+		c := layoutCols(w, 10, 0, false)
 		// Once hidden, a column stays hidden as the width shrinks, and the
 		// order is duration, dates, text, type.
 		if (prev.dur == 0 && c.dur != 0) || (prev.dates == 0 && c.dates != 0) ||

@@ -36,3 +36,19 @@ func TestCustomRangeOpenEnd(t *testing.T) {
 		t.Fatalf("a start after today is not flagged:\n%s", v)
 	}
 }
+
+// TestRangeFieldReplaces: c opens on the range shown, selected, so a range
+// typed replaces it ("2026-11-262026-11-31" before); the hint names ctrl+u.
+func TestRangeFieldReplaces(t *testing.T) {
+	hs := newHarness(t, 100, 20, servePages(contracts(1, 3), 100))
+	hs.settle(hs.m.Init())
+	hs.press("c")
+	if v := hs.view(); !strings.Contains(v, "custom range: 2026-10-23..2026-11-21") || !strings.Contains(v, "ctrl+u clear") {
+		t.Fatalf("the field does not open on the range with its hint:\n%s", v)
+	}
+	hs.typeText("2026-11-01..2026-11-10")
+	hs.settle(hs.press("enter"))
+	if r := hs.m.Range(); hs.m.Capturing() || r.From.Format(time.DateOnly) != "2026-11-01" || r.To.Format(time.DateOnly) != "2026-11-10" {
+		t.Fatalf("typing did not replace the range: capturing %v, %v..%v", hs.m.Capturing(), r.From, r.To)
+	}
+}

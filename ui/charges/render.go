@@ -1,7 +1,6 @@
 package charges
 
 import (
-	"errors"
 	"github.com/charmbracelet/x/ansi"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -18,8 +18,8 @@ import (
 const (
 	curW    = 2  // "› " cursor marker
 	typeW   = 10 // "serverless"
-	datesW  = 27 // "Nov 02 14:00 → Nov 05 09:30"
-	stampW  = 12 // "Nov 02 14:00"
+	datesW  = 27 // "12 Nov 14:00 → 15 Nov 09:30"
+	stampW  = 12 // "12 Nov 14:00"
 	durW    = 8  // "DURATION", "123d 23h"
 	amtMin  = 7  // "AMOUNT" and a little air
 	idTable = 10 // "▸ " and an 8-digit contract id
@@ -32,8 +32,7 @@ const (
 // Messages the body shows instead of rows (and the status line, for a
 // failure or a wait while rows are shown).
 const (
-	msgPermission = "this API key lacks the billing_read permission"
-	msgRateWait   = "waiting for the rate limit…"
+	msgRateWait = "waiting for the rate limit…"
 )
 
 // cols is the width of each column; 0 hides it. fits says the columns add
@@ -45,16 +44,19 @@ type cols struct {
 
 // layoutCols fits the columns into w cells, hiding, as w shrinks, the
 // duration, then the start → end, then the text, then the type. The id
-// column gets the width its ids need (tree: wider, for the nesting and the
-// wrappers' names) before the text gets the rest, so an id is cut only
-// when nothing else is left to give. When the text would get fewer than
-// textWant cells (80 columns), the dates shrink to the start alone — the
-// duration says how long, and says "running" for a contract still running —
-// if that leaves the text more room.
-func layoutCols(w, amt int, tree bool) cols {
-	c := fitCols(w, amt, tree, datesW)
+// column gets the width its ids need up to a base (10 cells, an 8-digit id;
+// tree: 22, for the nesting and the wrappers' names) before the text gets
+// the rest, so an id is cut only when nothing else is left to give; past
+// textWant cells of text, the id column grows to idNeed (the widest id
+// loaded, nesting included), so a wide screen shows "serverless-9011261"
+// whole. When the text would get fewer than textWant cells (80 columns),
+// the dates shrink to the start alone — the duration says how long, and
+// says "running" for a contract still running — if that leaves the text
+// more room.
+func layoutCols(w, amt, idNeed int, tree bool) cols {
+	c := fitCols(w, amt, idNeed, tree, datesW)
 	if c.dates == datesW && c.text < textWant {
-		if short := fitCols(w, amt, tree, stampW); short.text > c.text && short.dur > 0 {
+		if short := fitCols(w, amt, idNeed, tree, stampW); short.text > c.text && short.dur > 0 {
 			return short
 		}
 	}
@@ -63,10 +65,12 @@ func layoutCols(w, amt int, tree bool) cols {
 
 // fitCols is layoutCols with the dates column dates wide (datesW, or
 // stampW for the start alone).
-func fitCols(w, amt int, tree bool, dates int) cols {
+func fitCols(w, amt, idNeed int, tree bool, dates int) cols {
 	idWant := idTable
 	if tree {
-		idWant = idTree
+		// The tree's base is what its ids need, between the table's and
+		// two levels of wrappers: no blank cells before any id is loaded.
+		idWant = min(max(idNeed, idTable), idTree)
 	}
 	c := cols{typ: typeW, text: textMin, dates: dates, dur: durW, amt: amt}
 	for step := 0; ; step++ {
@@ -89,6 +93,10 @@ func fitCols(w, amt int, tree bool, dates int) cols {
 			if c.text > 0 {
 				c.id = idWant
 				c.text = flex - 1 - c.id
+				if grow := min(idNeed-c.id, c.text-textWant); grow > 0 {
+					c.id += grow
+					c.text -= grow
+				}
 			} else {
 				c.id = max(flex, 1)
 			}
@@ -175,7 +183,7 @@ func (m *Model) View() string {
 	if fr.modal {
 		line(m.modalLine(), false)
 	}
-	c := layoutCols(m.w, max(m.amtW, amtMin), m.f.format == api.FormatTree)
+	c := layoutCols(m.w, max(m.amtW, amtMin), m.idW, m.f.format == api.FormatTree)
 	if fr.header {
 		line(st.ColHeader.Render(headerLine(c)), false)
 	}
@@ -254,13 +262,9 @@ func (m *Model) messageLines(body int) []string {
 }
 
 // errText says why the feed stopped and what to do: r asks again, except
-// for a missing permission, which asking again cannot fix.
-func (m *Model) errText(err error) string {
-	if errors.Is(err, api.ErrPermission) {
-		return msgPermission
-	}
-	return m.ctx.RetryText("charges", err)
-}
+// for a missing permission or a refused key, which asking again cannot
+// fix (shared.RetryText).
+func (m *Model) errText(err error) string { return m.ctx.RetryText("charges", err) }
 
 // pageText names the page being loaded: "page 3 of 12" ("page 3" while the
 // server has not said how many match, or when its pages are shorter than
@@ -379,11 +383,31 @@ func idText(n *api.Charge) string {
 	return n.Source
 }
 
+// idWidth is the id column n and the wrapped contracts under it need,
+// each behind its nesting and ▸ marker: items have no id and are not
+// looked into.
+func idWidth(n *api.Charge, depth int) int {
+	id := idText(n)
+	if id == "" {
+		return 0
+	}
+	w := 2*depth + 2 + shared.Width(display(id))
+	for i := range n.Items {
+		w = max(w, idWidth(&n.Items[i], depth+1))
+	}
+	return w
+}
+
 // rowText is the text column: the label and the description, "label ·
 // description" when both are set, so a labelled contract still shows what
-// it ran on.
-func rowText(n *api.Charge) string {
+// it ran on. Beside id (the id column's text), the description's lead
+// that repeats it goes: "Instance 9007485: 1x A100 SXM4" beside 9007485
+// is "1x A100 SXM4".
+func rowText(n *api.Charge, id string) string {
 	label, desc := display(n.Meta.Label), display(n.Description)
+	if id != "" {
+		desc = withoutID(desc, id, n.Source)
+	}
 	switch {
 	case label == "":
 		return desc
@@ -391,6 +415,37 @@ func rowText(n *api.Charge) string {
 		return label
 	}
 	return label + " · " + desc
+}
+
+// withoutID is desc without a lead naming the contract: up to two words,
+// then id or the number that ends source ("Instance 9007485: ",
+// "Serverless endpoint 3671 "), then the punctuation after it; what is
+// left wholly in parentheses loses them ("(whisper-asr)" is
+// "whisper-asr"). A description that only mentions the id further on is
+// kept whole.
+func withoutID(desc, id, source string) string {
+	for _, c := range []string{id, source[strings.LastIndexByte(source, '-')+1:]} {
+		if c == "" {
+			continue
+		}
+		i := strings.Index(desc, c)
+		if i < 0 {
+			continue
+		}
+		if lead := desc[:i]; lead != "" && (!strings.HasSuffix(lead, " ") || strings.Count(lead, " ") > 2 || len(lead) > 32) {
+			continue
+		}
+		rest := desc[i+len(c):]
+		if rest != "" && !strings.ContainsAny(rest[:1], " :,;-–—·") {
+			continue // 9007485 in 90074851
+		}
+		rest = strings.TrimLeft(rest, " :,;-–—·")
+		if inner, ok := strings.CutPrefix(rest, "("); ok && strings.Index(inner, ")") == len(inner)-1 {
+			rest = inner[:len(inner)-1]
+		}
+		return rest
+	}
+	return desc
 }
 
 // display prepares server text for a cell: sanitized, and without zero
@@ -427,6 +482,21 @@ func cell(b *strings.Builder, s string, w int, right bool) {
 	}
 }
 
+// textCell writes words cut at a word's end, padded to w cells.
+func textCell(b *strings.Builder, s string, w int) {
+	b.WriteString(shared.PadRight(shared.CutWords(s, w), w))
+}
+
+// idCell writes an id in w cells, cut on the left when it must be: the
+// number that tells contracts apart is at its end ("…9011261", not
+// "serverl…").
+func idCell(b *strings.Builder, id string, w int) {
+	if w > 1 && shared.Width(id) > w {
+		id = "…" + ansi.TruncateLeft(id, shared.Width(id)-w+1, "")
+	}
+	cell(b, id, w, false)
+}
+
 // writeRow formats one row, not selected, into exactly the columns' width
 // when c.fits. Every server string is sanitized first (shared.Safe) and
 // measured in cells.
@@ -454,19 +524,19 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location, asOf time.
 	pw := min(shared.Width(prefix), c.id)
 	cell(b, prefix, pw, false)
 	id := display(idText(n))
-	text := rowText(n)
+	text := rowText(n, id)
 	switch {
 	case id == "" && c.text > 0:
 		// No id (an item): its description starts after the tree marks
 		// and has the id column too.
-		cell(b, text, c.id-pw+1+c.text, false)
+		textCell(b, text, c.id-pw+1+c.text)
 	case id == "":
-		cell(b, text, c.id-pw, false) // no text column: the description is all it has
+		textCell(b, text, c.id-pw) // no text column: the description is all it has
 	default:
-		cell(b, id, c.id-pw, false)
+		idCell(b, id, c.id-pw)
 		if c.text > 0 {
 			b.WriteByte(' ')
-			cell(b, text, c.text, false)
+			textCell(b, text, c.text)
 		}
 	}
 	short := c.dates < datesW // the start alone: the duration says "running"
@@ -474,7 +544,7 @@ func writeRow(b *strings.Builder, r *row, c cols, loc *time.Location, asOf time.
 		b.WriteByte(' ')
 		// Each end padded on its own, so the arrows line up even when
 		// one of the times is unknown.
-		cell(b, stamp(n.Start, loc, asOf), stampW, false)
+		cell(b, stamp(n.Start, loc, asOf), stampW, true)
 		if !short {
 			b.WriteString(" → ")
 			end := stamp(n.End, loc, asOf)
@@ -540,18 +610,14 @@ func (rc *rowCache) line(r *row) string {
 	return s
 }
 
-// stamp formats unix seconds compactly: "Nov 02 14:00" in the year of
-// asOf, "Dec 30  2025" (the year in place of the time, in the same 12
-// cells) in any other; "—" when absent.
+// stamp formats unix seconds in the one short form (spend.Short): "2 Nov
+// 14:00" in the year of asOf, "30 Dec 2025" (the year in place of the
+// time) in any other; "—" when absent. The column right-aligns it.
 func stamp(sec int64, loc *time.Location, asOf time.Time) string {
 	if sec == 0 {
 		return "—"
 	}
-	t := time.Unix(sec, 0).In(loc)
-	if t.Year() != asOf.In(loc).Year() {
-		return t.Format("Jan 02  2006")
-	}
-	return t.Format("Jan 02 15:04")
+	return spend.Short(time.Unix(sec, 0).In(loc), asOf)
 }
 
 // duration is end − start compactly: "2d 19h", "5h 30m", "45m".

@@ -15,6 +15,8 @@ type KeyMap struct {
 	Down     key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
 	Toggle   key.Binding // on a switch: toggle and save it
 	Reload   key.Binding
 	Yes      key.Binding
@@ -33,6 +35,10 @@ type KeyMap struct {
 	RowSwitch key.Binding
 	Save      key.Binding
 	Cancel    key.Binding
+	Clear     key.Binding // the text field: empty it
+
+	// Find opens the find field; the rest work while it is open.
+	Find, FindKeep, FindClear, MatchUp, MatchDown key.Binding
 
 	// onThreshold lists the row's own keys with the list-wide ones in
 	// the help: "enter/t edit threshold".
@@ -52,8 +58,15 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		Down:      k("down"),
 		PageUp:    k("page-up"),
 		PageDown:  k("page-down"),
+		Top:       shared.BindingAs(b, "top", "first row"),
+		Bottom:    shared.BindingAs(b, "bottom", "last row"),
+		Find:      shared.BindingAs(b, "search", "find a switch"),
+		FindKeep:  shared.BindingAs(b, "search-keep", "stay there"),
+		FindClear: shared.BindingAs(b, "search-clear", "go back"),
+		MatchUp:   k("match-up"),
+		MatchDown: k("match-down"),
 		Toggle:    k("switch"),
-		Reload:    shared.BindingAs(b, "reload", "re-read"),
+		Reload:    shared.BindingAs(b, "reload", "reload"),
 		Yes:       k("prompt-yes"),
 		No:        k("prompt-no"),
 		Flip:      k("prompt-flip"),
@@ -64,6 +77,7 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		RowSwitch: k("threshold-row-switch"),
 		Save:      k("threshold-save"),
 		Cancel:    k("threshold-cancel"),
+		Clear:     k("field-clear"),
 	}
 }
 
@@ -85,16 +99,16 @@ func (k KeyMap) enable() key.Binding {
 
 // ShortHelp is the one-line help: the enabled bindings in reading order.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return append([]key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}, k.webhooks...)
+	return append([]key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Find, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel, k.Clear}, k.webhooks...)
 }
 
 // FullHelp groups the bindings: moving, acting on switches, the threshold,
 // answering the prompt.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Find},
 		{k.Toggle, k.Reload},
-		{k.edit(), k.enable(), k.Suggest, k.Save, k.Cancel},
+		{k.edit(), k.enable(), k.Suggest, k.Save, k.Cancel, k.Clear},
 		{k.Yes, k.No, k.Flip},
 		k.webhooks,
 	}

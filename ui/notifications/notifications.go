@@ -25,7 +25,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -137,7 +136,8 @@ type Model struct {
 	readOnly bool    // a PUT was refused for lack of user_write
 	confirm  *intent // the save waiting for y/n
 
-	th threshold
+	th   threshold
+	find finder
 
 	// hooks is the Webhooks section (webhooks.go); hk its keys.
 	hooks hooksState
@@ -154,7 +154,7 @@ type threshold struct {
 	editing bool
 	// input is the text field, made when it opens: the model of a
 	// field is kilobytes a screen that is never edited need not carry.
-	input  *textinput.Model
+	input  *shared.Field
 	saving *billing.ThresholdChange
 	seq    int
 	// unknown is set after a save whose outcome no read settled.
@@ -186,9 +186,9 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize sets the screen's area.
 func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
 
-// Capturing is set while the threshold's text field or the webhook form
-// has the keyboard.
-func (m *Model) Capturing() bool { return m.th.editing || m.hooks.form != nil }
+// Capturing is set while a text field has the keyboard: the threshold's,
+// the find field or the webhook form.
+func (m *Model) Capturing() bool { return m.th.editing || m.find.on || m.hooks.form != nil }
 
 // Loading reports a GET or a save in flight.
 func (m *Model) Loading() bool {
@@ -197,6 +197,9 @@ func (m *Model) Loading() bool {
 
 // Help returns the bindings that work in the current state.
 func (m *Model) Help() help.KeyMap {
+	if m.find.on {
+		return findHelp{m.keys}
+	}
 	if h, ok := m.hookHelp(); ok {
 		return h
 	}
@@ -204,8 +207,10 @@ func (m *Model) Help() help.KeyMap {
 	prompt, editing := m.confirm != nil, m.th.editing
 	free := !prompt && !editing
 	k.onThreshold = m.cursor == m.thresholdRow()
-	k.Up.SetEnabled(free)
-	k.Down.SetEnabled(free)
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
+		b.SetEnabled(free)
+	}
+	k.Find.SetEnabled(free && m.haveUser)
 	k.Toggle.SetEnabled(free && !m.readOnly && m.haveUser && !k.onThreshold)
 	k.Reload.SetEnabled(free && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
@@ -218,6 +223,7 @@ func (m *Model) Help() help.KeyMap {
 	k.Suggest.SetEnabled(canTh && m.th.sugg.Reason == "" && m.th.suggested)
 	k.Save.SetEnabled(editing)
 	k.Cancel.SetEnabled(editing)
+	k.Clear.SetEnabled(editing)
 	return m.withHookHelp(k, free)
 }
 
@@ -242,12 +248,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	default:
-		if f := m.hooks.form; f != nil {
+		switch {
+		case m.hooks.form != nil:
 			// Paste reaches the form's focused field.
-			cmd = f.typeInto(msg)
-		} else if m.th.editing {
+			cmd = m.hooks.form.typeInto(msg)
+		case m.th.editing:
 			// Paste reaches the open text field.
-			*m.th.input, cmd = m.th.input.Update(msg)
+			cmd = m.th.input.Update(msg)
+		case m.find.on:
+			cmd = m.findKey(msg)
 		}
 	}
 	if m.note == nil {
@@ -446,6 +455,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.th.editing {
 		return m.editKey(msg)
 	}
+	if m.find.on {
+		return m.findKey(msg)
+	}
 	if m.confirm != nil {
 		switch {
 		case key.Matches(msg, m.keys.Yes):
@@ -477,6 +489,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(0, m.cursor-max(1, m.listHeight()-1))
 	case key.Matches(msg, m.keys.PageDown):
 		m.cursor = min(m.rowCount()-1, m.cursor+max(1, m.listHeight()-1))
+	case key.Matches(msg, m.keys.Top):
+		m.cursor = 0
+	case key.Matches(msg, m.keys.Bottom):
+		m.cursor = m.rowCount() - 1
+	case key.Matches(msg, m.keys.Find):
+		return m.openFind()
 	case key.Matches(msg, m.keys.Edit), onThreshold && key.Matches(msg, m.keys.RowEdit):
 		return m.startEdit()
 	case key.Matches(msg, m.keys.Enable), onThreshold && key.Matches(msg, m.keys.RowSwitch):
@@ -671,7 +689,7 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 			m.unsure = map[api.PrefPath]bool{}
 		}
 		m.unsure[w.path] = true
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to re-read (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to reload (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
 	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 		// The screen shows the read-only state itself; the line says
 		// what just failed.

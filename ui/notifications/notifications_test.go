@@ -478,7 +478,7 @@ func TestWaitsForAccountThenReads(t *testing.T) {
 	if n := s.send(shared.UserMsg{Err: &api.Error{Kind: api.ErrInvalidKey}}); n != 0 || f.count(http.MethodGet) != 0 {
 		t.Fatal("no GET without a user id")
 	}
-	mustShow(t, s, "account not loaded: the API key was rejected")
+	mustShow(t, s, "account not loaded — the preferences need its user id") // the root says why, once
 	s.send(shared.UserMsg{User: testUser()})
 	s.deliver()
 	if got := stateOf(t, s, email); got != "[x] on" {
@@ -755,7 +755,7 @@ func TestUnknownOutcome(t *testing.T) {
 		},
 		{
 			name: "timeout, read fails too", then: putHang, failGet: true, queue: true,
-			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time", "(1 queued change dropped)"},
+			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to reload", "no response in time", "(1 queued change dropped)"},
 			state: "[?] unknown",
 		},
 	} {

@@ -47,7 +47,7 @@ func TestUnknownOutcomeNamesReboundKey(t *testing.T) {
 		f.getStatusAfterPut = http.StatusInternalServerError
 	})
 	s.do("space")
-	mustSay(t, s, shared.StatusError, "its state is unknown, f5 to re-read")
+	mustSay(t, s, shared.StatusError, "its state is unknown, f5 to reload")
 }
 
 // TestEveryKeyAsBound: the screen's own keys come from [keys] too: each
@@ -76,7 +76,7 @@ func TestEveryKeyAsBound(t *testing.T) {
 		}
 	}
 	before, _ := srv.BalanceThreshold()
-	for _, k := range []string{"a", "t", "e", "j"} {
+	for _, k := range []string{"a", "b", "B", "j"} {
 		s.do(k)
 	}
 	if th, _ := srv.BalanceThreshold(); th != before || s.Capturing() || s.cursor != 0 || len(puts(srv, "/api/v0/users")) != 0 {
@@ -92,9 +92,9 @@ func TestEveryKeyAsBound(t *testing.T) {
 	if !s.Capturing() {
 		t.Fatal("w does not open the field")
 	}
-	mustSay(t, s, shared.StatusInfo, "type the threshold in dollars — ctrl+s saves, ctrl+g cancels")
+	mustSay(t, s, shared.StatusInfo, "type the threshold in dollars — ctrl+s saves, ctrl+g cancels, ctrl+u clears")
 	mustShow(t, s, "ctrl+s saves · ctrl+g cancels")
-	if help := shared.Hint(s.Help().ShortHelp()...); help != "ctrl+s save threshold · ctrl+g cancel" {
+	if help := shared.Hint(s.Help().ShortHelp()...); help != "ctrl+s save threshold · ctrl+g cancel · ctrl+u clear" {
 		t.Errorf("field help %q", help)
 	}
 	s.press("esc")

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -63,20 +62,17 @@ func (m *Model) startEdit() tea.Cmd {
 		return nil
 	}
 	m.cursor = m.thresholdRow()
-	in := textinput.New()
+	v := ""
+	if h := m.held(); h.Known {
+		v = strings.TrimPrefix(strings.ReplaceAll(h.Amount.Credit(), ",", ""), "$")
+	}
+	in, cmd := shared.NewField(v, m.keys.Clear)
 	in.Prompt = "$"
 	in.CharLimit = 16 // "1000000.00" and some room for a typo to show
 	in.SetWidth(12)
-	st := in.Styles()
-	st.Cursor.Blink = false // a blinking cursor would wake the program twice a second
-	in.SetStyles(st)
-	if h := m.held(); h.Known {
-		in.SetValue(strings.TrimPrefix(strings.ReplaceAll(h.Amount.Credit(), ",", ""), "$"))
-	}
-	in.CursorEnd()
 	m.th.input, m.th.editing = &in, true
-	m.say(shared.StatusInfo, "type the threshold in dollars — "+m.ctx.Key("threshold-save")+" saves, "+m.ctx.Key("threshold-cancel")+" cancels", 0)
-	return m.th.input.Focus()
+	m.say(shared.StatusInfo, "type the threshold in dollars — "+m.ctx.Key("threshold-save")+" saves, "+m.ctx.Key("threshold-cancel")+" cancels, "+m.ctx.Key("field-clear")+" clears", 0)
+	return cmd
 }
 
 // editKeyName names the key that opens the threshold's field from where
@@ -107,9 +103,7 @@ func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.th.editing = false
 		return m.saveThreshold(billing.ThresholdChange{Amount: &a}, "the threshold "+a.Credit())
 	}
-	var cmd tea.Cmd
-	*m.th.input, cmd = m.th.input.Update(msg)
-	return cmd
+	return m.th.input.Update(msg)
 }
 
 // toggleThreshold switches the threshold on or off: the other state of what
@@ -194,7 +188,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		if !res.Lost {
 			what = "the threshold was sent, but reading the account again failed"
 		}
-		m.say(shared.StatusError, what+" — "+m.ctx.Key("reload")+" to re-read ("+shared.Safe(err.Error())+")", 0)
+		m.say(shared.StatusError, what+" — "+m.ctx.Key("reload")+" to reload ("+shared.Safe(err.Error())+")", 0)
 	default:
 		switch {
 		case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
@@ -286,7 +280,7 @@ func (m *Model) thresholdLabel(w int) string {
 	const name = "low-balance threshold"
 	switch {
 	case m.th.unknown:
-		return shared.FirstFit(w, name+": unknown after a save with no answer — "+m.ctx.Key("reload")+" re-reads", "threshold unknown — "+m.ctx.Key("reload")+" re-reads")
+		return shared.FirstFit(w, name+": unknown after a save with no answer — "+m.ctx.Key("reload")+" reloads", "threshold unknown — "+m.ctx.Key("reload")+" reloads")
 	case h.Bad != "":
 		return shared.Truncate(name+": "+h.String(), w)
 	case !h.Known:

@@ -115,7 +115,7 @@ func TestThresholdEdit(t *testing.T) {
 func TestThresholdEditCancel(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
-	s.press("t")
+	s.press("b")
 	s.typeText("99")
 	s.press("esc")
 	if s.Capturing() || len(puts(srv, "/api/v0/users")) != 0 {
@@ -132,7 +132,7 @@ func TestThresholdEditCancel(t *testing.T) {
 func TestThresholdToggle(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
-	s.do("e")
+	s.do("B")
 	if th, on := srv.BalanceThreshold(); th != 50000 || on {
 		t.Fatalf("server holds %d %v", th, on)
 	}
@@ -173,13 +173,13 @@ func TestThresholdSuggestion(t *testing.T) {
 func TestThresholdReadOnlyKey(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.KeyReadOnly, 100, 30)
-	s.do("e")
+	s.do("B")
 	mustSay(t, s, shared.StatusError, "could not save the threshold:", "user_write")
 	mustShow(t, s, readOnlyText)
 	if th, on := srv.BalanceThreshold(); th != 50000 || !on {
 		t.Fatalf("server holds %d %v", th, on)
 	}
-	if n := s.press("t"); n != 0 || s.Capturing() {
+	if n := s.press("b"); n != 0 || s.Capturing() {
 		t.Error("a read-only threshold opened its field")
 	}
 }
@@ -245,7 +245,7 @@ func TestScrollsSmall(t *testing.T) {
 func TestThresholdFieldNarrow(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 40, 12)
-	s.press("t")
+	s.press("b")
 	s.press("ctrl+u")
 	s.typeText("1234.56")
 	golden.AssertFits(t, s.View(), 40, 12)
@@ -267,12 +267,12 @@ func TestHelpListsThresholdKeys(t *testing.T) {
 		}
 	}
 	all := strings.Join(keys, "\n")
-	for _, want := range []string{"t edit threshold", "e threshold on/off", "pgdn page down"} {
+	for _, want := range []string{"b edit threshold", "B threshold on/off", "pgdn page down"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("help lacks %q:\n%s", want, all)
 		}
 	}
-	s.press("t")
+	s.press("b")
 	k := s.Help().(KeyMap)
 	if !k.Save.Enabled() || !k.Cancel.Enabled() || k.Toggle.Enabled() || k.Up.Enabled() {
 		t.Error("while editing: enter and esc only")
@@ -285,7 +285,7 @@ func TestHelpListsThresholdKeys(t *testing.T) {
 func TestGoldenEveryAlert(t *testing.T) {
 	_, s := suggested(t, 80, 24)
 	golden.Check(t, "notifications_80x24.golden", view(s)+"\n")
-	s.press("t")
+	s.press("b")
 	s.typeText("x")
 	golden.Check(t, "notifications_edit_80x24.golden", ansi.Strip(s.View())+"\n")
 }
@@ -305,7 +305,7 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 	}
 	read := s.held[0]
 	s.held = nil
-	s.press("t")
+	s.press("b")
 	s.press("ctrl+u")
 	s.typeText("20")
 	s.press("enter")
@@ -314,6 +314,51 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 	s.send(read)
 	s.deliver()
 	mustSay(t, s, shared.StatusError, "could not save the threshold")
+}
+
+// TestThresholdFieldReplaces: the field opens on the amount held, selected,
+// so typing 25 replaces it ($10.00 then 25 was "$10.0025" and "at most two
+// decimals"); a move keeps the amount for editing; ctrl+u empties the
+// field at any time and the hints say so.
+func TestThresholdFieldReplaces(t *testing.T) {
+	srv := startDemo(t, false)
+	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 30)
+	s.press("b")
+	if !strings.Contains(thresholdLine(t, s), "$50.00") || !s.th.input.Selected() {
+		t.Fatalf("the field does not open on the amount, selected: %q", thresholdLine(t, s))
+	}
+	mustSay(t, s, shared.StatusInfo, "ctrl+u clears")
+	mustShow(t, s, "ctrl+u clears")
+	s.typeText("25")
+	s.press("enter")
+	s.deliver()
+	if th, _ := srv.BalanceThreshold(); th != 25000 {
+		t.Fatalf("typing 25 on $50.00: the server holds %d, want 25000", th)
+	}
+
+	s.press("b")
+	s.press("ctrl+e") // a move (to the end): the amount stays, to be edited
+	s.typeText("5")
+	if l := thresholdLine(t, s); !strings.Contains(l, "$25.005") {
+		t.Fatalf("after a move the typing does not add: %q", l)
+	}
+	s.press("ctrl+u")
+	if v := s.th.input.Value(); v != "" {
+		t.Fatalf("ctrl+u left %q", v)
+	}
+	s.typeText("30")
+	s.press("enter")
+	s.deliver()
+	if th, _ := srv.BalanceThreshold(); th != 30000 {
+		t.Fatalf("the server holds %d, want 30000", th)
+	}
+
+	s.press("b")
+	s.press("backspace") // on the selection: empties the field
+	if v := s.th.input.Value(); v != "" {
+		t.Fatalf("backspace on the selected amount left %q", v)
+	}
+	s.press("esc")
 }
 
 // Issue 27 item 9: the threshold's PUT is applied and a gateway answers
@@ -327,7 +372,7 @@ func TestThresholdSaveAnswered502(t *testing.T) {
 		srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Applied: applied, Status: http.StatusBadGateway,
 			ContentType: "text/html", Body: "<html>502 Bad Gateway</html>"})
 		s := demoScreenSized(t, srv, demoserver.DemoKey, 200, 30)
-		s.press("t")
+		s.press("b")
 		s.press("ctrl+u")
 		s.typeText("25")
 		s.press("enter")

@@ -50,7 +50,14 @@ func (m *Model) View() string {
 	}
 	st := m.styles()
 	var top []string
-	if h >= 4 {
+	switch {
+	case m.find.on:
+		// The field has the keyboard: it shows at any height.
+		top = append(top, m.findLine())
+		if h >= 8 {
+			top = append(top, "")
+		}
+	case h >= 4:
 		top = append(top, st.Bold.Render("Notifications")+st.Muted.Render(" · the low-balance threshold and every alert"))
 		if h >= 8 {
 			top = append(top, "")
@@ -100,6 +107,9 @@ func (m *Model) window(list []string, cur, listH int) []string {
 func (m *Model) listLines() ([]string, int) {
 	st := m.styles()
 	switch {
+	case !m.haveUser && shared.Refused(m.userErr):
+		// The status line says why, once, with what to do.
+		return []string{st.Muted.Render("account not loaded — the preferences need its user id")}, 0
 	case !m.haveUser && m.userErr != nil:
 		return []string{st.Error.Render("✗ account not loaded: " + m.ctx.ErrorText(m.userErr) + " — the preferences need its user id")}, 0
 	case !m.haveUser:
@@ -239,6 +249,7 @@ func (m *Model) thresholdRowText(selected bool) string {
 		label = field
 		avail := m.width - 2 - stateWidth - 1
 		for _, l := range []string{
+			"low-balance threshold: " + field + st.Muted.Render(" "+m.ctx.Key("threshold-save")+" saves · "+m.ctx.Key("threshold-cancel")+" cancels · "+m.ctx.Key("field-clear")+" clears"),
 			"low-balance threshold: " + field + st.Muted.Render(" "+m.ctx.Key("threshold-save")+" saves · "+m.ctx.Key("threshold-cancel")+" cancels"),
 			"low-balance threshold: " + field,
 			"threshold " + field,

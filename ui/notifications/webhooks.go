@@ -170,7 +170,7 @@ func (m *Model) canChangeHooks() bool {
 		m.say(shared.StatusInfo, "still reading the webhooks…", noteTTL)
 		return false
 	case !m.hooks.read:
-		m.say(shared.StatusError, "the webhooks must be read before a change — "+m.ctx.Key("reload")+" re-reads", 0)
+		m.say(shared.StatusError, "the webhooks must be read before a change — "+m.ctx.Key("reload")+" reloads", 0)
 		return false
 	}
 	return true
@@ -306,7 +306,7 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 	case res.Unknown && res.Read:
 		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the %s of %s (%s); read again, the list shows what the server holds", opWord(msg.op), name, reason), 0)
 	case res.Unknown:
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the %s of %s, and reading the webhooks again failed — %s re-reads (%s)", opWord(msg.op), name, reread, reason), 0)
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the %s of %s, and reading the webhooks again failed — %s reloads (%s)", opWord(msg.op), name, reread, reason), 0)
 	case err != nil && !res.Secret.IsZero():
 		m.say(shared.StatusWarn, "the secret of "+name+" is below, but "+reason, 0)
 	case err != nil && errors.Is(err, billing.ErrWebhookInput):
@@ -363,7 +363,9 @@ func (m *Model) hookHelp() (h help.KeyMap, ok bool) {
 		k.EventUp.SetEnabled(ev)
 		k.EventDown.SetEnabled(ev)
 		k.Pick.SetEnabled(ev)
-		return bindings{k.Next, k.Prev, k.EventUp, k.EventDown, k.Pick, k.Save, k.Cancel}, true
+		clr := m.keys.Clear
+		clr.SetEnabled(!ev)
+		return bindings{k.Next, k.Prev, k.EventUp, k.EventDown, k.Pick, k.Save, k.Cancel, clr}, true
 	case m.hooks.ask != nil:
 		yes, no := m.keys.Yes, m.keys.No
 		yes.SetHelp(yes.Help().Key, "yes")

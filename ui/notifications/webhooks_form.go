@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -35,7 +34,7 @@ type formEvent struct {
 // hookForm is an add (edit nil) or an edit of *edit.
 type hookForm struct {
 	edit      *api.Webhook
-	name, url textinput.Model
+	name, url shared.Field
 	events    []formEvent
 	focus     int
 	cursor    int // the event under the marker
@@ -43,18 +42,15 @@ type hookForm struct {
 	saving    bool
 }
 
-// newInput is a text field of the form: no blinking (it would wake the
-// program twice a second) and room beyond the platform's bounds, so an
-// over-long paste is refused with the reason rather than cut unseen.
-func newInput(value string, limit int) textinput.Model {
-	in := textinput.New()
+// newInput is a text field of the form, its value selected so typing
+// replaces it (shared.Field: no blinking either), with room beyond the
+// platform's bounds, so an over-long paste is refused with the reason
+// rather than cut unseen. It starts blurred: setFocus focuses one.
+func (m *Model) newInput(value string, limit int) shared.Field {
+	in, _ := shared.NewField(value, m.keys.Clear)
+	in.Blur()
 	in.Prompt = ""
 	in.CharLimit = limit
-	st := in.Styles()
-	st.Cursor.Blink = false
-	in.SetStyles(st)
-	in.SetValue(value)
-	in.CursorEnd()
 	return in
 }
 
@@ -73,7 +69,8 @@ func (m *Model) openAdd() tea.Cmd {
 	if i, ok := m.switchAt(m.cursor); ok && m.cursor < m.switchRows() && m.switches[i].Channel.Path[2] == "webhooks" {
 		picked = []string{billing.EventOf(m.switches[i].Channel.Path)}
 	}
-	f := &hookForm{name: newInput("", 4*api.MaxWebhookName), url: newInput("https://", 4*api.MaxWebhookURL), events: m.formEvents(picked)}
+	f := &hookForm{name: m.newInput("", 4*api.MaxWebhookName), url: m.newInput("https://", 4*api.MaxWebhookURL), events: m.formEvents(picked)}
+	f.url.Deselect() // a start to type after, not a value to replace
 	m.hooks.form = f
 	return f.setFocus(fieldName)
 }
@@ -83,7 +80,7 @@ func (m *Model) openEdit(w api.Webhook) tea.Cmd {
 	if !m.canChangeHooks() || !m.canPickEvents() {
 		return nil
 	}
-	f := &hookForm{edit: &w, name: newInput(shared.Safe(w.Name), 4*api.MaxWebhookName), url: newInput(shared.Safe(w.URL), 4*api.MaxWebhookURL),
+	f := &hookForm{edit: &w, name: m.newInput(shared.Safe(w.Name), 4*api.MaxWebhookName), url: m.newInput(shared.Safe(w.URL), 4*api.MaxWebhookURL),
 		events: m.formEvents(w.Events)}
 	m.hooks.form = f
 	return f.setFocus(fieldName)
@@ -93,7 +90,7 @@ func (m *Model) openEdit(w api.Webhook) tea.Cmd {
 // without the catalogue, whose keys the events are.
 func (m *Model) canPickEvents() bool {
 	if m.catErr != nil || len(m.cat.Types) == 0 {
-		m.say(shared.StatusError, "the events a webhook carries come from the notification catalogue, which could not be read — "+m.ctx.Key("reload")+" re-reads", 0)
+		m.say(shared.StatusError, "the events a webhook carries come from the notification catalogue, which could not be read — "+m.ctx.Key("reload")+" reloads", 0)
 		return false
 	}
 	return true
@@ -101,7 +98,7 @@ func (m *Model) canPickEvents() bool {
 
 func (m *Model) formHint() string {
 	return m.hk.Next.Help().Key + " next field · " + m.hk.Pick.Help().Key + " picks an event · " +
-		m.hk.Save.Help().Key + " saves · " + m.hk.Cancel.Help().Key + " cancels"
+		m.hk.Save.Help().Key + " saves · " + m.hk.Cancel.Help().Key + " cancels · " + m.ctx.Key("field-clear") + " clears a field"
 }
 
 // formEvents lists the catalogue's types with picked on; a picked key the
@@ -180,9 +177,9 @@ func (f *hookForm) typeInto(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch f.focus {
 	case fieldName:
-		f.name, cmd = f.name.Update(msg)
+		cmd = f.name.Update(msg)
 	case fieldURL:
-		f.url, cmd = f.url.Update(msg)
+		cmd = f.url.Update(msg)
 	}
 	return cmd
 }
@@ -275,7 +272,7 @@ func (m *Model) formView(w, h int) string {
 		}
 		return "  " + s
 	}
-	field := func(in *textinput.Model, i int, s string) string {
+	field := func(in *shared.Field, i int, s string) string {
 		// The label takes 9 cells, the cursor one more.
 		in.SetWidth(max(1, w-11))
 		return label(i, shared.PadRight(s, 6)) + " " + in.View()

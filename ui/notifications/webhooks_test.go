@@ -279,11 +279,11 @@ func TestWebhooksDelete(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
 	toRow(t, s, "old pager →")
-	s.press("d")
+	s.press("backspace")
 	mustShow(t, s, "Delete old pager → pager.example.invalid?", "y yes · n/esc no")
 	s.press("n")
 	mustSay(t, s, shared.StatusInfo, "not deleted")
-	s.press("d")
+	s.press("backspace")
 	s.do("y")
 	mustSay(t, s, shared.StatusOK, "deleted old pager")
 	if n := len(srv.Webhooks()); n != 1 || strings.Contains(view(s), "old pager") {
@@ -291,15 +291,15 @@ func TestWebhooksDelete(t *testing.T) {
 	}
 }
 
-// s sends a test delivery; the result is on the status line.
+// T sends a test delivery; the result is on the status line.
 func TestWebhooksTest(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
 	toRow(t, s, "ops alerts →")
-	s.do("s")
+	s.do("T")
 	mustSay(t, s, shared.StatusOK, "test delivery to ops alerts: delivered (the endpoint answered HTTP 200)")
 	toRow(t, s, "old pager →")
-	s.do("s")
+	s.do("T")
 	mustSay(t, s, shared.StatusError, "test delivery to old pager: not delivered: could not connect to pager.example.invalid")
 }
 
@@ -421,11 +421,33 @@ func TestWebhooksHostile(t *testing.T) {
 	}
 	toRow(t, s, "ops alerts")
 	clean("the section and the detail")
-	s.press("d")
+	s.press("backspace")
 	clean("the question")
 	s.press("esc")
 	toRow(t, s, "old pager")
 	clean("the detail of a hostile URL")
 	s.press("enter")
 	clean("the form")
+}
+
+// TestWebhookFormFieldsReplace: the edit form opens on the name and URL
+// held, each selected, so typing replaces it; the add form's "https://" is
+// a start to type after, not a value to replace; the hint names ctrl+u.
+func TestWebhookFormFieldsReplace(t *testing.T) {
+	srv := startDemo(t, false)
+	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
+	toRow(t, s, "ops alerts →")
+	s.press("enter")
+	s.typeText("ops")
+	if v := s.hooks.form.name.Value(); v != "ops" {
+		t.Fatalf("typing on the held name gave %q", v)
+	}
+	mustShow(t, s, "ctrl+u clears a field")
+	s.press("esc")
+	s.press("+")
+	s.press("tab")
+	s.typeText("hooks.example.com")
+	if v := s.hooks.form.url.Value(); v != "https://hooks.example.com" {
+		t.Fatalf("the add form's URL is %q", v)
+	}
 }

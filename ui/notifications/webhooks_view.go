@@ -37,7 +37,7 @@ func (m *Model) hookLines() (out []string, cur int) {
 	}
 	switch {
 	case !h.read && h.err != nil:
-		para(st.Error, "✗ the webhooks could not be read: "+m.ctx.ErrorText(h.err)+" — "+m.ctx.Key("reload")+" re-reads")
+		para(st.Error, "✗ the webhooks could not be read: "+m.ctx.ErrorText(h.err)+" — "+m.ctx.Key("reload")+" reloads")
 	case !h.read:
 		para(st.Muted, "reading the webhooks…")
 	case h.err != nil:
@@ -104,11 +104,7 @@ func (m *Model) hookRowText(w api.Webhook, selected bool) string {
 }
 
 func shortDate(w api.Webhook, m *Model) string {
-	t := w.Changed.In(m.ctx.Loc())
-	if t.Year() == m.ctx.Clock().In(m.ctx.Loc()).Year() {
-		return t.Format("2 Jan")
-	}
-	return t.Format("2 Jan 2006")
+	return m.ctx.Day(w.Changed)
 }
 
 // addRowText is the last row of the section: where n (or enter) adds a
@@ -178,7 +174,7 @@ func (m *Model) hookBottom(add func(prio int, s string), addPara func(prio, rest
 		addPara(prioNote, prioBlank, muted, "carries "+strings.Join(keys, ", "))
 		changed := "never said"
 		if !w.Changed.IsZero() {
-			changed = w.Changed.In(m.ctx.Loc()).Format("2006-01-02 15:04 MST")
+			changed = m.ctx.WhenLong(w.Changed)
 		}
 		addPara(prioNote, prioBlank, muted, "id "+w.ID+" · changed "+changed)
 		k := m.hk

@@ -40,6 +40,9 @@ const topN = 5
 // statusSource names the screen's status lines.
 const statusSource = "overview"
 
+// noteTTL is how long a note that needs nothing of the user stays.
+const noteTTL = 5 * time.Second
+
 // errNoService stands in for every load when the screen was built without
 // a billing layer (a misconfigured test): a message rather than a panic.
 var errNoService = errors.New("no API client configured")
@@ -388,6 +391,14 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(k, m.keys.Down):
 		m.cursor = min(m.cursor+1, max(len(m.top)-1, 0))
+	case key.Matches(k, m.keys.Top):
+		m.cursor = 0
+	case key.Matches(k, m.keys.Bottom):
+		m.cursor = max(len(m.top)-1, 0)
+	case key.Matches(k, m.keys.Find):
+		// Five contracts need no finding: say where finding is, rather
+		// than a key that does nothing.
+		return shared.SetStatus(statusSource, shared.StatusInfo, "nothing to find on the Overview: "+m.ctx.Key("search")+" finds contracts on Charges ("+m.ctx.Key("charges")+") and payment records on the Statement ("+m.ctx.Key("statement")+")", noteTTL)
 	case key.Matches(k, m.keys.Reveal):
 		if m.cursor >= len(m.top) || m.top[m.cursor].source == "" {
 			return nil
@@ -577,9 +588,11 @@ var defaultStyles = theme.New(true)
 // KeyMap holds the overview's bindings. It implements help.KeyMap; the
 // root adds the global keys.
 type KeyMap struct {
-	Up, Down key.Binding // move among the top contracts
-	Reveal   key.Binding // show the contract on the charges screen
-	Reload   key.Binding // reload, or retry the failed page
+	Up, Down    key.Binding // move among the top contracts
+	Top, Bottom key.Binding // the first / last of them
+	Reveal      key.Binding // show the contract on the charges screen
+	Reload      key.Binding // reload, or retry the failed page
+	Find        key.Binding // says where finding is: nothing here to find
 }
 
 // KeyMapOf returns the overview's bindings as b binds them (nil: the
@@ -588,8 +601,11 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 	return KeyMap{
 		Up:     shared.Binding(b, "up"),
 		Down:   shared.Binding(b, "down"),
+		Top:    shared.BindingAs(b, "top", "first contract"),
+		Bottom: shared.BindingAs(b, "bottom", "last contract"),
 		Reveal: shared.Binding(b, "reveal"),
 		Reload: shared.BindingAs(b, "reload", "reload/retry"),
+		Find:   shared.BindingAs(b, "search", "find: on Charges"),
 	}
 }
 
@@ -597,4 +613,6 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.Reveal, k.Reload} }
 
 // FullHelp lists every binding as one column.
-func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom, k.Reveal, k.Reload, k.Find}}
+}

@@ -40,16 +40,7 @@ func TestTopKeysAsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := fixture()
-	ctx := newCtx()
-	ctx.Keys = b
-	newService(t, ctx, func(api.ChargesQuery) billing.Source[api.Charge] {
-		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
-	})
-	m := New(ctx)
-	m.SetSize(100, 40)
-	d := newDriver(m)
-	d.send(t, shared.UserMsg{User: testUser()})
-	d.run(t, m.Init())
+	m, d := fixtureScreen(t, cs, b)
 	want := topOrder(cs)
 	if l := lineWith(t, m, "by amount"); !strings.Contains(l, "p/n choose · o shows it in Charges") {
 		t.Errorf("heading %q", l)
@@ -70,4 +61,39 @@ func TestTopKeysAsBound(t *testing.T) {
 	if len(d.reveals) != 1 || d.reveals[0].Source != want[1] {
 		t.Errorf("revealed %v, want %s", d.reveals, want[1])
 	}
+}
+
+// TestTopBottomAndFindSaysWhere: g and G go to the first and last top
+// contract; / has nothing to find among five and says where finding is.
+func TestTopBottomAndFindSaysWhere(t *testing.T) {
+	m, d := fixtureScreen(t, fixture(), nil)
+	d.key(t, "G")
+	if m.cursor != len(m.top)-1 || m.cursor == 0 {
+		t.Fatalf("G: cursor %d of %d", m.cursor, len(m.top))
+	}
+	d.key(t, "g")
+	if m.cursor != 0 {
+		t.Fatalf("g: cursor %d", m.cursor)
+	}
+	d.key(t, "/")
+	if n := len(d.statuses); n == 0 || !strings.Contains(d.statuses[n-1].Text, "/ finds contracts on Charges (2)") {
+		t.Fatalf("/ says nothing of where finding is: %v", d.statuses)
+	}
+}
+
+// fixtureScreen is the screen at 100×40 on charges cs, its keys bound as
+// b binds them, the account read and every page loaded.
+func fixtureScreen(t *testing.T, cs []api.Charge, b keymap.Bindings) (*Model, *driver) {
+	t.Helper()
+	ctx := newCtx()
+	ctx.Keys = b
+	newService(t, ctx, func(api.ChargesQuery) billing.Source[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
+	})
+	m := New(ctx)
+	m.SetSize(100, 40)
+	d := newDriver(m)
+	d.send(t, shared.UserMsg{User: testUser()})
+	d.run(t, m.Init())
+	return m, d
 }

@@ -312,7 +312,11 @@ func (m *Model) accountLines(w int, big bool) []line {
 	st := m.styles()
 	u := m.user
 	if u == nil {
-		if m.userErr != nil {
+		switch {
+		case shared.Refused(m.userErr):
+			// The status line says why, once, with what to do.
+			return []line{{text: st.Bold.Render(shared.PadRight("Credit", labelW)) + st.Muted.Render("—"), prio: prioCredit}}
+		case m.userErr != nil:
 			return []line{{text: st.Error.Render("✗ account: " + m.ctx.ErrorText(m.userErr)), prio: prioCredit}}
 		}
 		return []line{{text: st.Muted.Render("loading account…"), prio: prioCredit}}
@@ -452,6 +456,8 @@ func (m *Model) statusLines() []line {
 			s = st.Error.Render("✗ "+billing.FailReason(fs.Err)) + st.Muted.Render(" · the credit still shows")
 		case fs.Err != nil && errors.Is(fs.Err, errNoService):
 			s = st.Error.Render("✗ charges: " + fs.Err.Error())
+		case shared.Refused(fs.Err):
+			s = st.Muted.Render("charges not loaded")
 		case fs.Err != nil:
 			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · "+m.ctx.Key("reload")+" to retry")
 		case fs.Loading && !fs.WaitUntil.IsZero():

@@ -4,23 +4,21 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
 
 // The find convention every list screen shares: a "/" field of 32 cells
 // holding up to 128 characters, matching any case against what is shown.
 
-// NewFindInput is the focused find field, holding value with the cursor at
-// its end, and the command that starts its cursor.
-func NewFindInput(value string) (textinput.Model, tea.Cmd) {
-	in := textinput.New()
+// NewFindInput is the focused find field, holding value selected (typing
+// replaces it, a move keeps it) with the cursor at its end, and the
+// command that starts its cursor; clear (field-clear) empties it.
+func NewFindInput(value string, clear key.Binding) (Field, tea.Cmd) {
+	in, cmd := NewField(value, clear)
 	in.Prompt = "/"
 	in.CharLimit = 128
 	in.SetWidth(32)
-	in.SetValue(value)
-	in.CursorEnd()
-	return in, in.Focus()
+	return in, cmd
 }
 
 // FindOutcome is what a message did to an open find field.
@@ -39,7 +37,7 @@ const (
 // one wins; then nav (nil for none) may take a key press of the screen's
 // own, such as moving over the matches; anything else is typed into the
 // field. text is the field's text trimmed, what to filter by when typed.
-func UpdateFind(in *textinput.Model, msg tea.Msg, keep, clear key.Binding, nav func(tea.KeyPressMsg) bool) (out FindOutcome, text string, cmd tea.Cmd) {
+func UpdateFind(in *Field, msg tea.Msg, keep, clear key.Binding, nav func(tea.KeyPressMsg) bool) (out FindOutcome, text string, cmd tea.Cmd) {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
 		case key.Matches(k, clear):
@@ -50,7 +48,7 @@ func UpdateFind(in *textinput.Model, msg tea.Msg, keep, clear key.Binding, nav f
 			return FindOther, strings.TrimSpace(in.Value()), nil
 		}
 	}
-	*in, cmd = in.Update(msg)
+	cmd = in.Update(msg)
 	return FindTyped, strings.TrimSpace(in.Value()), cmd
 }
 

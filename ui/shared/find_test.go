@@ -13,7 +13,7 @@ import (
 func TestUpdateFind(t *testing.T) {
 	keep := key.NewBinding(key.WithKeys("enter"))
 	clear := key.NewBinding(key.WithKeys("esc"))
-	in, _ := NewFindInput("gp")
+	in, _ := NewFindInput("gp", Binding(nil, "field-clear"))
 	moved := 0
 	nav := func(k tea.KeyPressMsg) bool {
 		if k.Code == tea.KeyUp {
@@ -23,6 +23,8 @@ func TestUpdateFind(t *testing.T) {
 		return false
 	}
 
+	// The text opens selected: a move keeps it for editing.
+	UpdateFind(&in, tea.KeyPressMsg{Code: tea.KeyEnd}, keep, clear, nil)
 	out, text, _ := UpdateFind(&in, tea.KeyPressMsg{Code: 'u', Text: "u"}, keep, clear, nav)
 	if out != FindTyped || text != "gpu" {
 		t.Fatalf("typed u: %v %q", out, text)

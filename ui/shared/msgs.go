@@ -2,11 +2,13 @@ package shared
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/spend"
 )
@@ -161,7 +163,33 @@ func After(ctx context.Context, d time.Duration, msg tea.Msg) tea.Cmd {
 // RetryText is a failure for the status line, the remedy first so a narrow
 // terminal cuts the error's detail rather than what to do, and the error
 // told by ErrorText: "charges stopped (r to retry): cannot reach HOST:PORT —
-// check the URL …" rather than the Go error of a failed dial.
+// check the URL …" rather than the Go error of a failed dial. Asking again
+// cannot mend a refused key or a missing permission, so neither is offered
+// a retry: a refused key is only "not loaded" (the root says why, once,
+// with what to do), a missing permission names it.
 func (c *Context) RetryText(what string, err error) string {
+	switch {
+	case Refused(err):
+		return what + " not loaded"
+	case Permission(err) != "":
+		return what + " not loaded: this API key lacks the " + Permission(err) + " permission"
+	}
 	return what + " stopped (" + c.Key("reload") + " to retry): " + c.ErrorText(err)
+}
+
+// Refused reports that err is the key itself refused (rejected, or none
+// sent): the root's status line says so once with what to do, and the
+// screens do not repeat it.
+func Refused(err error) bool {
+	return errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn)
+}
+
+// Permission is the permission err says the key lacks ("billing_read"),
+// "" when it says none.
+func Permission(err error) string {
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.Kind == api.ErrPermission {
+		return ae.Permission
+	}
+	return ""
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
@@ -182,3 +183,13 @@ func (c *Context) Loc() *time.Location {
 	}
 	return time.Local
 }
+
+// When is t in the one short form people read, in the service's zone:
+// "26 Nov 14:05" this year, "30 Dec 2025" in another (spend.Short).
+func (c *Context) When(t time.Time) string { return spend.Short(t.In(c.Loc()), c.Clock()) }
+
+// Day is t's day in the short form: "26 Nov", "30 Dec 2025".
+func (c *Context) Day(t time.Time) string { return spend.ShortDay(t.In(c.Loc()), c.Clock()) }
+
+// WhenLong is t with its year and zone: "26 Nov 2026 14:05 UTC".
+func (c *Context) WhenLong(t time.Time) string { return spend.Long(t.In(c.Loc())) }

@@ -131,7 +131,7 @@ type keys struct {
 func newKeys(b keymap.Bindings) keys {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return keys{
-		verify: k("signin-verify"), clear: k("signin-clear"), quit: k("signin-quit"), force: k("force-quit"),
+		verify: k("signin-verify"), clear: k("field-clear"), quit: k("signin-quit"), force: k("force-quit"),
 		save: k("signin-save"), scoped: k("signin-scoped"), alerts: k("signin-scoped-alerts"), back: k("signin-back"),
 		replace: k("signin-replace"), keep: k("signin-keep"),
 	}

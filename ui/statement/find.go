@@ -41,7 +41,7 @@ func matches(in *api.Invoice, low string) bool {
 // openFind gives the keyboard to the find field, holding the text in use.
 func (m *Model) openFind() tea.Cmd {
 	var cmd tea.Cmd
-	m.findInput, cmd = shared.NewFindInput(m.find)
+	m.findInput, cmd = shared.NewFindInput(m.find, m.keys.FieldClear)
 	m.finding = true
 	return cmd
 }

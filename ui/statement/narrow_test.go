@@ -22,8 +22,8 @@ func TestAmountsWholeWhenNarrow(t *testing.T) {
 		t.Fatalf("the demo should have a pending record: %+v", st)
 	}
 	h.m.SetSize(40, 20)
-	if v := h.view(); !strings.Contains(v, st.Credit.Credit()) {
-		t.Errorf("the note cuts the credit %s:\n%s", st.Credit.Credit(), v)
+	if v := h.view(); !strings.Contains(v, st.Credit.String()) {
+		t.Errorf("the note cuts the credit %s:\n%s", st.Credit.String(), v)
 	}
 	// The month of a pending record, its records open.
 	made := time.Unix(st.Pending[0].Created, 0)
@@ -86,7 +86,7 @@ func TestLastYearsRecordsShowTheYear(t *testing.T) {
 	h.press("enter")
 	v := h.view()
 	last := itoa(st.Months[0].Start.Year())
-	if n := strings.Count(v, " Dec  "+last); n != len(st.Months[0].Records) {
+	if n := strings.Count(v, " Dec "+last+" "); n != len(st.Months[0].Records) {
 		t.Errorf("%d of %d records show %s:\n%s", n, len(st.Months[0].Records), last, v)
 	}
 	h.m.cursor = Months - 1
@@ -118,5 +118,21 @@ func TestEscClearsKeptFind(t *testing.T) {
 	}
 	if hint := shared.Hint(h.m.Help().ShortHelp()...); strings.Contains(hint, "esc") {
 		t.Errorf("esc offered with nothing to clear: %q", hint)
+	}
+}
+
+// TestTopAndBottom: g and G go to the first and the last month, as on
+// every list.
+func TestTopAndBottom(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.run(h.m.Init())
+	h.run(h.m.Shown(false))
+	h.press("g")
+	if h.m.cursor != 0 {
+		t.Fatalf("g: cursor %d", h.m.cursor)
+	}
+	h.press("G")
+	if h.m.cursor != Months-1 {
+		t.Fatalf("G: cursor %d", h.m.cursor)
 	}
 }

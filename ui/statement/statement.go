@@ -21,7 +21,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -40,8 +39,10 @@ const source = "statement"
 
 // KeyMap lists the screen's bindings.
 type KeyMap struct {
-	Up, Down, Records, Reload, Copy, Export key.Binding
-	Find, Sort, FindKeep, FindClear         key.Binding
+	Up, Down, Top, Bottom, Records  key.Binding
+	Reload, Copy, Export            key.Binding
+	Find, Sort, FindKeep, FindClear key.Binding
+	FieldClear                      key.Binding // the find field: empty it
 }
 
 // KeyMapOf returns the screen's bindings as b binds them (nil: the
@@ -53,6 +54,8 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 	return KeyMap{
 		Up:      shared.Binding(b, "up"),
 		Down:    shared.Binding(b, "down"),
+		Top:     k("top", "first month"),
+		Bottom:  k("bottom", "this month"),
 		Records: shared.Binding(b, "records"),
 		Reload:  k("reload", "reload the year"),
 		Copy:    k("copy", "copy the month's row"),
@@ -60,8 +63,9 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		Find:    k("search", "find records"),
 		Sort:    k("sort", "sort records"),
 		// Only while the find field has the keyboard.
-		FindKeep:  k("search-keep", "keep the filter"),
-		FindClear: k("search-clear", "clear the filter"),
+		FindKeep:   k("search-keep", "keep the filter"),
+		FindClear:  k("search-clear", "clear the filter"),
+		FieldClear: shared.Binding(b, "field-clear"),
 	}
 }
 
@@ -72,7 +76,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 
 // FullHelp groups the bindings.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
 }
 
 // payMsg says the payments feed changed.
@@ -113,7 +117,7 @@ type Model struct {
 	// settle sends only a change, so an account refresh rebuilding the
 	// statement does not wipe a "copied" or "exported" note.
 	said      string
-	findInput textinput.Model
+	findInput shared.Field
 	order     sortOrder
 }
 
@@ -275,10 +279,16 @@ func (m *Model) settle() tea.Cmd {
 		m.err = fmt.Errorf("the statement runs back from the credit, which could not be read: %w", m.creditErr)
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	}
+	m.err = errors.Join(m.pst.Err, m.cst.Err)
+	if shared.Permission(m.err) != "" || shared.Refused(m.err) {
+		// Not a figure of the year could be read: no months of $0.000
+		// drawn as if they were; the permission is said in their place.
+		m.st = nil
+		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
+	}
 	st := m.ctx.Billing.StatementOf(m.pf, m.cf, m.credit, m.from, m.ctx.Clock())
 	m.st = &st
 	m.cursor = min(m.cursor, len(st.Months)-1)
-	m.err = errors.Join(m.pst.Err, m.cst.Err)
 	switch {
 	case m.err != nil:
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
@@ -305,6 +315,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(m.cursor-1, 0)
 	case key.Matches(msg, m.keys.Down):
 		m.cursor = min(m.cursor+1, Months-1)
+	case key.Matches(msg, m.keys.Top):
+		m.cursor = 0
+	case key.Matches(msg, m.keys.Bottom):
+		m.cursor = Months - 1
 	case key.Matches(msg, m.keys.Records):
 		m.open = !m.open
 	case key.Matches(msg, m.keys.Copy):
@@ -370,7 +384,9 @@ func (h keptHelp) FullHelp() [][]key.Binding {
 // findHelp is the help while the find field has the keyboard.
 type findHelp struct{ k KeyMap }
 
-func (h findHelp) ShortHelp() []key.Binding { return []key.Binding{h.k.FindKeep, h.k.FindClear} }
+func (h findHelp) ShortHelp() []key.Binding {
+	return []key.Binding{h.k.FindKeep, h.k.FindClear, h.k.FieldClear}
+}
 
 func (h findHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
 
@@ -389,20 +405,16 @@ func (m *Model) progress() string {
 }
 
 // recordLine is one payment record for the list under the months. Its
-// date carries the year, in place of the time, when it is not this year's:
-// the months reach back into last year, and "29 Dec" alone read as this
-// December, still to come.
+// date is the one short form (shared.Context.When), which carries the
+// year, in place of the time, when it is not this year's: the months reach
+// back into last year, and "29 Dec" alone read as this December, still to
+// come.
 func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 	t := in.Paid
 	if in.Pending() {
 		t = in.Created
 	}
-	loc := m.ctx.Billing.Location()
-	at := time.Unix(t, 0).In(loc)
-	when = at.Format("02 Jan 15:04")
-	if at.Year() != m.ctx.Clock().In(loc).Year() {
-		when = at.Format("02 Jan  2006")
-	}
+	when = shared.PadLeft(m.ctx.When(time.Unix(t, 0)), 12) // "26 Nov 08:02", " 7 Oct 22:34"
 	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
 	if e, known := billing.Effect(in); known {
 		amount = e.String()

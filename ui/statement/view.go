@@ -3,6 +3,8 @@ package statement
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
@@ -60,7 +62,10 @@ func (m *Model) View() string {
 	case !m.started:
 		lines = append(lines, s.Muted.Render("The statement loads when this screen is first shown."))
 	case m.st == nil && m.err != nil:
-		lines = append(lines, s.Error.Render("no statement: "+m.ctx.ErrorText(m.err)))
+		// Wrapped, not cut: the permission is at the end.
+		for _, l := range strings.Split(ansi.Wrap(m.failText(), m.width, ""), "\n") {
+			lines = append(lines, s.Error.Render(l))
+		}
 	case m.st == nil:
 		lines = append(lines, s.Muted.Render("loading the year: "+m.progress()))
 		if m.finding {
@@ -72,6 +77,23 @@ func (m *Model) View() string {
 		lines = m.table()
 	}
 	return shared.Block(lines, m.width, m.height)
+}
+
+// failText says why there is no statement: the permission the key
+// lacks, in place of the months it would have shown; a refused key
+// without its cause (the status line says it once, with what to do).
+func (m *Model) failText() string {
+	if !m.hasCredit {
+		text := "no statement: the statement runs back from the credit, which could not be read"
+		if !shared.Refused(m.creditErr) {
+			text += ": " + m.ctx.ErrorText(m.creditErr)
+		}
+		return text
+	}
+	if p := shared.Permission(m.err); p != "" {
+		return "no statement: this API key lacks the " + p + " permission, which the payment records and the charges need"
+	}
+	return "no statement: " + m.ctx.ErrorText(m.err)
 }
 
 // table is the months, then the selected month's records or the pending
@@ -160,7 +182,9 @@ func (m *Model) table() []string {
 // the longest wording that fits, so a narrow terminal keeps the credit
 // whole.
 func (m *Model) note() string {
-	credit := m.st.Credit.Credit()
+	// At the months' precision, one in the view: the credit is the last
+	// closing, and "$2,983.99" above "$2,983.989" read as two figures.
+	credit := m.st.Credit.String()
 	full := "reconstructed from today's credit " + credit + " · pending not counted"
 	if !m.st.Incomplete {
 		return shared.FirstFit(m.width, full, "reconstructed from today's credit "+credit, "from today's credit "+credit, "from credit "+credit)

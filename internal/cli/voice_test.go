@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/vastdash/vastdash/api/demoserver"
+)
+
+// The one money and date form (README, "Money and dates"): text output
+// writes money with the dollar sign and thousands separators, and times in
+// the short form the screens use ("26 Nov 08:44"); JSON and CSV write RFC
+// 3339, in the configured zone.
+var (
+	textMoney = regexp.MustCompile(`-?\$\d{1,3}(,\d{3})*\.\d{3}$`)
+	textTime  = regexp.MustCompile(`^\S+\s+\d{1,2} [A-Z][a-z]{2} (\d{2}:\d{2}|\d{4})\s`)
+	rfc3339Re = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}`)
+)
+
+// TestPaymentsTextSpeaksOneMoneyAndDate: payments printed 50.00 with no $
+// and its dates as 2026-11-25T13:07:27Z beside the charges' 2026-11-26
+// 04:36; now both are the screens' forms, and the machine outputs keep RFC
+// 3339 in the settings' zone.
+func TestPaymentsTextSpeaksOneMoneyAndDate(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10, InvoicesThreshold: -1})
+	tokyo := withTimezone(t, "Asia/Tokyo")
+	res := headlessWith(t, srv, demoserver.DemoKey, tokyo, "payments", "--from", "90d")
+	res.ok(t)
+	lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("too few records:\n%s", res.out)
+	}
+	for _, l := range lines[1:] {
+		if !textMoney.MatchString(l) || !textTime.MatchString(l) || rfc3339Re.MatchString(l) {
+			t.Errorf("row not in the one money and date form: %q", l)
+		}
+	}
+	js := headlessWith(t, srv, demoserver.DemoKey, tokyo, "payments", "--from", "90d", "--json")
+	js.ok(t)
+	var rows []struct{ Created string }
+	if err := json.Unmarshal([]byte(js.out), &rows); err != nil || len(rows) == 0 {
+		t.Fatalf("%v\n%s", err, js.out)
+	}
+	for _, r := range rows {
+		if !rfc3339Re.MatchString(r.Created) || !strings.HasSuffix(r.Created, "+09:00") {
+			t.Errorf("JSON time %q is not RFC 3339 in the configured zone", r.Created)
+		}
+	}
+
+	st := headless(t, srv, demoserver.DemoKey, "statement", "--months", "2")
+	st.ok(t)
+	// One precision in the view: the credit is the last closing, to the
+	// thousandth, not $2,983.99 under a closing of $2,983.989.
+	closing := regexp.MustCompile(`(\$[\d,]+\.\d{3})\s+\$[\d,]+\.\d{3}\n\n`).FindStringSubmatch(st.out)
+	if closing == nil || !strings.Contains(st.out, "("+closing[1]+")") {
+		t.Errorf("the credit is not written as the last closing:\n%s", st.out)
+	}
+}
