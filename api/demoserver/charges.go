@@ -171,7 +171,7 @@ func (s *Server) view(k viewKey) *view {
 	if v != nil {
 		return v
 	}
-	v = s.data.buildView(k)
+	v = s.data.buildView(k, s.windowOf(k.gte, k.lte))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.views) >= maxViews {
@@ -225,6 +225,7 @@ func (s *Server) serveCharges(w http.ResponseWriter, r *http.Request, _ string, 
 
 	d := s.data
 	refs := s.view(viewKey{gte: gte, lte: lte, mask: mask, tree: tree}).refs
+	win := s.windowOf(gte, lte)
 	less := func(i int, start, id int64) bool { // refs[i] < (start, id)
 		s0, i0 := d.key(refs[i])
 		return s0 < start || s0 == start && i0 < id
@@ -274,9 +275,9 @@ func (s *Server) serveCharges(w http.ResponseWriter, r *http.Request, _ string, 
 		}
 		ref := refs[lo+i]
 		if ref.w != nil {
-			b = d.appendWrapper(b, ref.w, latest)
+			b = d.appendWrapper(b, ref.w, latest, win)
 		} else {
-			b = d.appendContract(b, ref.ci)
+			b = d.appendContract(b, ref.ci, win)
 		}
 	})
 	b = append(b, "]}"...)

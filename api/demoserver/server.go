@@ -88,6 +88,13 @@ type Options struct {
 	// than the generated year, about 40) keeps the generated year. More
 	// are added as card top-ups spread over the year (benchmarks).
 	Payments int
+	// WindowAmounts answers charges by the rule public clients report of
+	// the live API rather than the specification's: an entry's amount,
+	// and each item's, is what fell inside the queried day.gte..day.lte
+	// window (the contract's seconds inside it, pro rata), not the
+	// contract's total. [Server.Contracts] and [Server.Tree] follow the
+	// same rule; a Filter without bounds gives the totals.
+	WindowAmounts bool
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
