@@ -54,6 +54,14 @@ type Service struct {
 	feeds map[string]any // *feed[Q, E] by kind and query
 
 	cat catalogueCache
+
+	// The amount rule (amounts.go): known, tried this session, and who
+	// keeps it for the account. ruleMu also makes concurrent feeds wait
+	// for the one detection.
+	ruleMu    sync.Mutex
+	rule      AmountRule
+	ruleTried bool
+	onRule    func(AmountRule)
 }
 
 // Option configures a Service.

@@ -69,6 +69,10 @@ type State struct {
 	// Closed is set when the feed was released by every holder or its
 	// service closed: nothing will change any more.
 	Closed bool
+	// WindowAmounts is set once the feed knows its entries' amounts cover
+	// only the query's window (the server's AmountRule): spread them
+	// through Feed.Spreadable.
+	WindowAmounts bool
 	// records: the entries are payment records (for the warnings' words).
 	records bool
 }
@@ -193,6 +197,9 @@ type entryRules[Q, E any] struct {
 	count   func(*E) int          // what the entry adds to State.Contracts
 	amount  func(*E) money.Amount // what it adds to State.Amount
 	records bool                  // warnings speak of payment records, not contracts
+	// clip narrows entries to what their amounts cover under window
+	// amounts (Spreadable); nil: amounts are never windowed.
+	clip func(Q, []E) []E
 }
 
 // pageSource is one page of a feed's entries at a time.
@@ -202,13 +209,40 @@ type pageSource[E any] interface {
 	Total() int
 }
 
-// chargePages adapts a PageSource (the pager or a test's fake).
-type chargePages struct{ PageSource }
-
-func (p chargePages) next(ctx context.Context) ([]api.Charge, int, error) {
-	pg, err := p.Next(ctx)
-	return pg.Results, pg.Skipped, err
+// chargePages adapts a PageSource (the pager or a test's fake) and learns
+// the amount rule before the first entry whose amount depends on it is
+// handed out (see ruleFor).
+type chargePages struct {
+	PageSource
+	s      *Service
+	lo, hi int64 // the query's window (windowOf)
+	// held is a page answered whose rule could not be learnt (the request
+	// failed): the next call tries again with it, without asking for the
+	// page again.
+	held   *api.ChargesPage
+	window bool // the entries handed out are window amounts
 }
+
+func (p *chargePages) next(ctx context.Context) ([]api.Charge, int, error) {
+	pg := p.held
+	if pg == nil {
+		got, err := p.Next(ctx)
+		if err != nil {
+			return nil, 0, err
+		}
+		pg = &got
+	}
+	r, err := p.s.ruleFor(ctx, pg.Results, p.lo, p.hi)
+	if err != nil {
+		p.held = pg
+		return nil, 0, err
+	}
+	p.held = nil
+	p.window = r == RuleWindow
+	return pg.Results, pg.Skipped, nil
+}
+
+func (p *chargePages) windowAmounts() bool { return p.window }
 
 var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	name: "charges",
@@ -221,7 +255,8 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	},
 	pager: func(s *Service, q api.ChargesQuery) pageSource[api.Charge] {
 		if p := s.pager(q); p != nil {
-			return chargePages{p}
+			lo, hi := windowOf(q)
+			return &chargePages{PageSource: p, s: s, lo: lo, hi: hi}
 		}
 		return nil
 	},
@@ -234,6 +269,7 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	},
 	count:  CountContracts,
 	amount: func(e *api.Charge) money.Amount { return e.Amount },
+	clip:   clipCharges,
 }
 
 // shareFeed returns the feed of q, shared by key, counting the caller as a
@@ -543,6 +579,9 @@ func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err e
 		return 0
 	}
 	f.rateRounds = 0
+	if w, ok := p.(interface{ windowAmounts() bool }); ok && w.windowAmounts() {
+		f.st.WindowAmounts = true
+	}
 	f.st.Pages++
 	f.st.Skipped += skipped
 	kept := make([]E, 0, len(entries))

@@ -68,7 +68,9 @@ type StatementInput struct {
 	From, To time.Time // any instant of the first and of the last month shown
 	Credit   money.Amount
 	Payments []api.Invoice
-	Charges  []api.Charge
+	// Charges are spread over the months' days as given: pass them
+	// through their feed's Spreadable.
+	Charges []api.Charge
 	// PaymentsStopped and ChargesStopped are set when that feed stopped on
 	// an error; the records and charges then reach back only as far as
 	// they were read (both feeds read newest first).
@@ -229,7 +231,7 @@ func (s *Service) StatementOf(pf *PaymentsFeed, cf *Feed, credit money.Amount, f
 		in.Payments = append(in.Payments, p...)
 	}
 	for _, p := range cf.Pages(0) {
-		in.Charges = append(in.Charges, p...)
+		in.Charges = append(in.Charges, cf.Spreadable(p)...)
 	}
 	in.PaymentsStopped = !pf.State().Done
 	in.ChargesStopped = !cf.State().Done

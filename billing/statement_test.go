@@ -312,6 +312,9 @@ func TestStatementFromDemo(t *testing.T) {
 	inv, chg := srv.CountPath(api.InvoicesPath), srv.CountPath("/api/v0/charges")
 	wantInv := (last.Payments.Entries + 99) / 100
 	wantChg := (last.Charges.Contracts + 499) / 500
+	if s.AmountRule() != RuleUnknown {
+		wantChg++ // a contract reaches back before the first month: the rule was asked, with one day
+	}
 	if inv != wantInv || chg != wantChg || srv.CountStatus(http.StatusTooManyRequests) != 0 {
 		t.Fatalf("%d invoices and %d charges requests, want %d and %d; %d 429s", inv, chg, wantInv, wantChg, srv.CountStatus(429))
 	}

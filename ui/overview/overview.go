@@ -336,9 +336,10 @@ func (m *Model) fold(fl *follow, st billing.State) {
 	fl.seen, fl.st = st.Version, st
 	meterFed := fl == m.burn || (fl == m.main && m.burn == nil)
 	for _, p := range pages {
+		sp := fl.f.Spreadable(p) // what the daily figures spread
 		if fl == m.main {
 			m.totals.Add(p)
-			m.daily.Add(p)
+			m.daily.Add(sp)
 			m.labels.Add(p)
 			for i := range p {
 				e := &p[i]
@@ -346,7 +347,7 @@ func (m *Model) fold(fl *follow, st billing.State) {
 			}
 		}
 		if meterFed && m.meter != nil {
-			m.meter.Add(p)
+			m.meter.Add(sp)
 		}
 	}
 	if meterFed && st.Done {
