@@ -298,7 +298,10 @@ func TestPaymentsFeedRestartsOnARefusedToken(t *testing.T) {
 // ⌈contracts/500⌉ requests and no 429; the statement's identity holds and
 // the current month closes at the account's credit.
 func TestStatementFromDemo(t *testing.T) {
-	srv, s := demoService(t, demoserver.Options{Contracts: 1200, Threshold: 20 * time.Millisecond, InvoicesThreshold: 40 * time.Millisecond}, demoserver.DemoKey)
+	forEachRule(t, demoserver.Options{Contracts: 1200, Threshold: 20 * time.Millisecond, InvoicesThreshold: 40 * time.Millisecond}, testStatementFromDemo)
+}
+
+func testStatementFromDemo(t *testing.T, srv *demoserver.Server, s *Service, _ AmountRule) {
 	now := s.Now()
 	var last StatementProgress
 	st, err := s.Statement(context.Background(), now.AddDate(0, -11, 0), now, func(p StatementProgress) { last = p })
