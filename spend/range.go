@@ -1,6 +1,7 @@
-// Package spend is the UI-free money and time math of vastdash: date ranges,
-// totals by type, and (later) daily spreading and burn rate. All sums are in
-// money.Amount, exact.
+// Package spend is the arithmetic of days and money under the billing
+// layer: date ranges in a zone, totals by type, the daily spreading of a
+// contract's amount over the days it ran, burn rate and runway. All sums
+// are in money.Amount, exact. The front ends reach it through billing.
 package spend
 
 import (

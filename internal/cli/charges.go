@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/csv"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/vastdash/vastdash/api"
@@ -62,7 +61,7 @@ func (a *chargesArgs) check() error {
 	if a.to.set() && !a.from.set() {
 		return errors.New("--to needs --from")
 	}
-	if a.from.set() && a.to.set() && (a.from.day == "") == (a.to.day == "") {
+	if a.from.set() && a.to.set() && a.from.preset == "" && a.to.preset == "" && (a.from.day == "") == (a.to.day == "") {
 		if _, err := a.timeRange(time.UTC, time.Now()); err != nil {
 			return err
 		}
@@ -99,9 +98,9 @@ func contractType(s string) (api.ContractType, bool) {
 	return "", false
 }
 
-// chargesCommand is `vastdash charges`: its help and flags, each value
-// checked as it is parsed; r.charges runs it.
-func (r *runner) chargesCommand(o *options) *cobra.Command {
+// newChargesCommand is `vastdash charges`: its help and flags, each value
+// checked as it is parsed; charges runs it.
+func newChargesCommand(x *execution) *cobra.Command {
 	a := chargesArgs{format: string(api.FormatTable), output: "text"}
 	cmd := &cobra.Command{
 		Use:   "charges",
@@ -116,10 +115,10 @@ vastdash charges --group-by label
 vastdash charges --type serverless --format tree --items --output json | jq .
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int { return r.charges(*o, a) }),
+		RunE: x.commandRun(&a.utc, func() error { return a.check() }, func(ctx context.Context, s *Session) error { return charges(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
-	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time like 2026-11-20T08:00:00Z\n(default: the range setting, 30d)")
+	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time like 2026-11-20T08:00:00Z,\nor a range word: "+strings.Join(billing.Presets, ", ")+"\n(default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
 		types, err := parseTypes(s)
 		a.types = append(a.types, types...)
@@ -129,7 +128,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 	enumFlag(cmd, &a.format, "format", []string{string(api.FormatTable), string(api.FormatTree)},
 		"table: one row per contract; tree: serverless contracts grouped\nunder their endpoint and workergroup")
 	fs.BoolVar(&a.items, "items", false, "add each entry's items (gpu, disk, bwd, bwu; for tree wrappers\ntheir contracts and theirs) after it")
-	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "days and times in UTC (default: the settings timezone)")
 	groups := make([]string, len(billing.GroupKeys))
 	for i, k := range billing.GroupKeys {
@@ -149,21 +148,12 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 }
 
 // charges is the charges command, after its flags were parsed.
-func (r *runner) charges(o options, a chargesArgs) int {
-	if err := a.check(); err != nil {
-		return r.usageError("charges", err)
-	}
-
-	run, code := r.openRun(o, a.utc)
-	if run == nil {
-		return code
-	}
-	defer run.close()
-	p, ctx, svc := run.p, run.ctx, run.svc
+func charges(ctx context.Context, s *Session, a chargesArgs) error {
+	svc := s.Billing
 	loc := svc.Location()
-	rng, err := a.resolve(run.sess.settings.Range, r.now(), loc)
+	rng, err := a.resolve(s.Settings.Range, svc.Now(), loc)
 	if err != nil {
-		return r.usageError("charges", err)
+		return usageError(err)
 	}
 
 	// The range's query as every part of the program asks it, narrowed by
@@ -172,10 +162,10 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	q.Types, q.Format, q.OldestFirst = a.types, api.Format(a.format), a.oldest
 	f := svc.Feed(q)
 	defer f.Release()
-	entries, st, err := f.All(ctx, p.feed)
-	p.done()
+	entries, st, err := f.All(ctx, s.progress.feed)
+	s.progress.done()
 	if err != nil {
-		return r.runtimeError(err)
+		return err
 	}
 	if len(a.labels) > 0 {
 		entries = billing.KeepLabels(entries, a.labels)
@@ -184,30 +174,30 @@ func (r *runner) charges(o options, a chargesArgs) int {
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
 		g.Add(entries)
-		code = r.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) })
-		if code == exitOK {
-			writeTotals(r.stderr, st)
+		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
+			return err
 		}
-		return code
+		writeTotals(s.stderr, st)
+		return nil
 	}
 
 	// Every entry is in memory and checked, so nothing but stdout can fail
 	// from here: a failed load has left stdout empty, and the answer is
 	// streamed rather than rendered into a second copy of it.
-	code = r.answer(func(w io.Writer) error {
+	err = s.answer(func(w io.Writer) error {
 		switch a.output {
 		case "csv":
 			return export.WriteCSV(w, entries, a.items, loc)
 		case "json":
-			return writeJSON(w, entries, a.items, loc)
+			return writeChargesJSON(w, entries, a.items, loc)
 		}
-		return writeText(w, entries, a.items, loc)
+		return writeText(w, entries, a.items, loc, s.width)
 	})
-	if code != exitOK {
-		return code
+	if err != nil {
+		return err
 	}
-	writeTotals(r.stderr, st)
-	return exitOK
+	writeTotals(s.stderr, st)
+	return nil
 }
 
 // groupJSON is one group of the --group-by JSON answer; share is the
@@ -235,11 +225,7 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 		for _, gr := range groups {
 			rows = append(rows, []string{export.Cell(gr.Key), fmt.Sprint(gr.Count), gr.Amount.Decimal(), share(gr.Amount)})
 		}
-		cw := csv.NewWriter(w)
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		return cw.Error()
+		return writeCSV(w, rows)
 	case "json":
 		out := struct {
 			By     billing.GroupKey `json:"by"`
@@ -254,9 +240,7 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 			}
 			out.Groups = append(out.Groups, j)
 		}
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	rows := [][]string{{strings.ToUpper(string(by)), "COUNT", "AMOUNT", "SHARE"}}
 	for _, gr := range groups {
@@ -266,37 +250,7 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 		}
 		rows = append(rows, []string{cut(gr.Key, maxLabelCells), money.Group(int64(gr.Count)), gr.Amount.String(), s})
 	}
-	return writeAligned(w, rows, 1)
-}
-
-// writeAligned writes a small table (a grouping's rows, never one per
-// contract), columns from right on right-aligned, two spaces apart.
-func writeAligned(w io.Writer, rows [][]string, right int) error {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], ansi.StringWidth(cell))
-		}
-	}
-	var b strings.Builder
-	for _, row := range rows {
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if i >= right {
-				b.WriteString(pad + cell)
-			} else if i < len(row)-1 {
-				b.WriteString(cell + pad)
-			} else {
-				b.WriteString(cell)
-			}
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return writeTable(w, rows, 1)
 }
 
 // writeTotals writes the feed's totals line ("1,234 contracts · $4,321.000")
@@ -312,19 +266,9 @@ func writeTotals(w io.Writer, st billing.State) {
 	// The totals line has said the overflow already.
 	st.Overflow = false
 	for _, warning := range st.Warnings() {
-		fmt.Fprintf(w, "vastdash: %s\n", oneLine(warning))
+		warn(w, warning)
 	}
 }
-
-// The walk over entries and the time formats are those of the CSV export,
-// which the dashboard's e shares with --output csv: the text and JSON
-// outputs use them too, so the three agree.
-var (
-	walk       = export.Walk
-	formatTime = export.Time
-	timeIn     = export.In
-	rfc3339    = export.RFC3339
-)
 
 // chargeJSON is one entry of the JSON output. Amount is a JSON number with
 // exactly 3 decimals (money.Amount's MarshalJSON), never a float.
@@ -370,42 +314,57 @@ func toJSON(c *api.Charge, items bool, loc *time.Location) chargeJSON {
 	return j
 }
 
-func writeJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+// writeChargesJSON writes entries as a JSON array.
+func writeChargesJSON(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
 	out := make([]chargeJSON, len(entries))
 	for i := range entries {
 		out[i] = toJSON(&entries[i], items, loc)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false) // "<" in a description stays readable; still valid JSON
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 // textTime is the text table's time format: minutes are enough to read.
 const textTime = "2006-01-02 15:04"
 
-// textRow is one row of the text table.
-type textRow [10]string
-
-var textHeader = textRow{"START", "END", "TYPE", "SOURCE", "LABEL", "TEMPLATE", "ENDPOINT", "WORKERGROUP", "DESCRIPTION", "AMOUNT"}
-
-// The widest the text table shows a server's string, in terminal cells; a
-// longer one is cut and ends in "…" (csv and json keep it whole). Without a
-// cap one 1 MB label pads every row to 1 MB: 500 rows made 525 MB. Type
-// includes the indentation of items.
+// The text table's columns. The widest a server's string is shown, in
+// terminal cells, is capped: a longer one is cut and ends in "…" (csv and
+// json keep it whole). Without a cap one 1 MB label pads every row to 1 MB:
+// 500 rows made 525 MB. Type includes the indentation of items.
 const (
-	maxTypeCells        = 24
-	maxSourceCells      = 40
-	maxLabelCells       = 40
-	maxDescriptionCells = 60
+	colStart = iota
+	colEnd
+	colType
+	colSource
+	colLabel
+	colTemplate
+	colEndpoint
+	colWorkergroup
+	colDescription
+	colAmount
 )
 
-// cut sanitizes a server's string and caps its display width at cells.
-func cut(s string, cells int) string {
-	return ansi.Truncate(sanitize.String(s), cells, "…")
+const maxLabelCells = 40
+
+var chargesColumns = []column{
+	{header: "START"}, {header: "END"}, {header: "TYPE", most: 24}, {header: "SOURCE", most: 40},
+	{header: "LABEL", most: maxLabelCells}, {header: "TEMPLATE"}, {header: "ENDPOINT"}, {header: "WORKERGROUP"},
+	{header: "DESCRIPTION", most: 60}, {header: "AMOUNT", right: true},
 }
 
-// newTextRow is the row of c, an entry or an item at depth.
-func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
+// chargesFit is how the charges table meets a narrow terminal, in this
+// order (README states it): the three ids go, then the end (the start and
+// the amount say most), the description shrinks to 24 cells and the label
+// to 12, then the label goes, the source shrinks to 16, the description to
+// 12 and then goes, then the type, and last the source shrinks to 8.
+// START, SOURCE and AMOUNT stay.
+var chargesFit = []fitStep{
+	{colTemplate, 0}, {colWorkergroup, 0}, {colEndpoint, 0}, {colEnd, 0},
+	{colDescription, 24}, {colLabel, 12}, {colLabel, 0}, {colSource, 16},
+	{colDescription, 12}, {colDescription, 0}, {colType, 0}, {colSource, 8},
+}
+
+// textRow is the row of c, an entry or an item at depth.
+func textRow(c *api.Charge, depth int, loc *time.Location) []string {
 	when := func(unix int64) string {
 		if unix == 0 {
 			return "-"
@@ -413,69 +372,40 @@ func newTextRow(c *api.Charge, depth int, loc *time.Location) textRow {
 		return timeIn(unix, loc).Format(textTime)
 	}
 	ids := export.IDs(c)
-	return textRow{
+	return []string{
 		when(c.Start),
 		when(c.End),
 		// Real trees are four levels deep; deeper indentation is cut too.
-		cut(strings.Repeat("  ", depth)+c.Type, maxTypeCells),
-		cut(c.Source, maxSourceCells),
-		cut(c.Meta.Label, maxLabelCells),
+		strings.Repeat("  ", depth) + c.Type,
+		c.Source,
+		c.Meta.Label,
 		ids[0], ids[1], ids[2],
-		cut(c.Description, maxDescriptionCells),
+		c.Description,
 		c.Amount.String(),
 	}
 }
 
 // writeText writes an aligned table: one row per entry, items indented
-// under it, the amount right-aligned last. Nothing follows the rows (the
-// totals go to stderr), so the output can be piped as is. It walks the
-// entries twice, once for the column widths and once to write, so it
-// holds one row at a time; with every cell capped, output and memory
-// grow with the number of rows only.
-func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
+// under it, the amount right-aligned last, fitted to a terminal's width.
+// Nothing follows the rows (the totals go to stderr), so the output can be
+// piped as is. With every cell capped, output and memory grow with the
+// number of rows only.
+func writeText(w io.Writer, entries []api.Charge, items bool, loc *time.Location, width int) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	var widths [len(textHeader)]int
-	measure := func(row textRow) {
-		for i, cell := range row {
-			widths[i] = max(widths[i], ansi.StringWidth(cell))
-		}
-	}
-	measure(textHeader)
-	for i := range entries {
-		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
-			measure(newTextRow(c, depth, loc))
-		})
-	}
-	var (
-		line strings.Builder
-		err  error
-	)
-	write := func(row textRow) {
-		if err != nil {
-			return
-		}
-		line.Reset()
-		last := len(row) - 1
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(cell))
-			if i == last {
-				line.WriteString(pad + cell + "\n")
-				continue
+	t := &table{cols: chargesColumns, fit: chargesFit, width: width}
+	return t.write(w, func(yield func([]string) bool) {
+		for i := range entries {
+			stop := false
+			walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
+				if !stop && !yield(textRow(c, depth, loc)) {
+					stop = true
+				}
+			})
+			if stop {
+				return
 			}
-			line.WriteString(cell + pad + "  ")
 		}
-		_, err = io.WriteString(w, line.String())
-	}
-	write(textHeader)
-	for i := range entries {
-		walk(&entries[i], items, 0, "", func(c *api.Charge, depth int, _ string) {
-			write(newTextRow(c, depth, loc))
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }

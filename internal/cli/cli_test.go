@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -39,7 +40,7 @@ func TestFlagValuesCheckedAtParse(t *testing.T) {
 		{[]string{"charges", "--format", "list"}, `unknown --format "list" (want table or tree)`},
 		{[]string{"charges", "--group-by", "user"}, `--group-by: unknown grouping "user" (want label, template, endpoint, workergroup, type or day)`},
 		{[]string{"charges", "--type", "gpu"}, `unknown --type "gpu"`},
-		{[]string{"charges", "--from", "2026-11-20T08:00:00"}, `--from "2026-11-20T08:00:00" is not a date like 2026-11-01 or a time like 2026-11-01T08:00:00Z`},
+		{[]string{"charges", "--from", "2026-11-20T08:00:00"}, `--from "2026-11-20T08:00:00" is not a date like 2026-11-01, a time like 2026-11-01T08:00:00Z or one of 24h, 7d, 30d, 90d, this-month or last-month`},
 		{[]string{"charges", "--from", "2026-11-01", "--to", "tomorrow"}, `--to "tomorrow" is not a date`},
 		{[]string{"charges", "--from", "2100-01-01T00:00:00Z"}, "--from 2100-01-01 is outside the days vastdash accepts"},
 		{[]string{"charges", "--items=yes"}, `--items "yes": want true or false`},
@@ -107,10 +108,10 @@ func TestUsageErrorsSuggest(t *testing.T) {
 		{[]string{"charges", "--group"}, "unknown flag --group (did you mean --group-by?)"},
 		{[]string{"--api-key", "x", "credit"}, "unknown flag --api-key (did you mean --api-key-file?) (see vastdash credit --help)"},
 		{[]string{"credit", "--timout", "1s"}, "unknown flag --timout (did you mean --timeout?)"},
-		{[]string{"charges", "--jsn"}, "unknown flag --jsn (see vastdash charges --help)"},
+		{[]string{"charges", "--jsn"}, "unknown flag --jsn (did you mean --json?) (see vastdash charges --help)"},
 		{[]string{"credit", "-x"}, "unknown flag -x (see vastdash credit --help)"},
 		{[]string{"--json", "credit"}, "--json goes after the command: vastdash credit --json (see vastdash --help)"},
-		{[]string{"--utc", "charges"}, "--utc goes after the command (charges, credit, payments or statement): vastdash charges --utc"},
+		{[]string{"--utc", "charges"}, "--utc goes after the command: vastdash charges --utc"},
 		{[]string{"credti"}, `unknown command "credti" (did you mean credit?) (see vastdash --help)`},
 		{[]string{"charge"}, `unknown command "charge" (did you mean charges?)`},
 		{[]string{"bogus"}, `unknown command "bogus" (see vastdash --help)`},
@@ -178,9 +179,8 @@ func TestUsageErrorsNeverEchoTheKey(t *testing.T) {
 // text is plain when stdout is not a terminal.
 func TestHelpListsEveryFlag(t *testing.T) {
 	isolate(t)
-	r := newRunner(nil, nil)
-	var o options
-	root := r.rootCommand(&o, io.Discard)
+	x := &execution{env: testEnv(io.Discard, io.Discard)}
+	root := x.rootCommand(io.Discard)
 	for _, c := range append([]*cobra.Command{root}, root.Commands()...) {
 		if c.Name() == "help" {
 			continue
@@ -347,5 +347,107 @@ func TestREADMEShowsTheHelp(t *testing.T) {
 	if got, want := strings.Fields(doc[i+len(begin):j]), strings.Fields(help); !slices.Equal(got, want) {
 		t.Errorf("README.md's copy of vastdash --help is out of date; run\n"+
 			"VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp ./internal/cli\nREADME:\n%s\nhelp:\n%s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+}
+
+func TestUsageErrorsSendNothing(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"charges", "--from", "2026-11-10", "--to", "2026-11-01"}, "is before"},
+		{[]string{"charges", "--from", "2026-13-01", "--to", "2026-11-01"}, `"2026-13-01" is not a date`},
+		{[]string{"charges", "--from", "yesterday"}, "not a date"},
+		{[]string{"charges", "--to", "2026-11-01"}, "--to needs --from"},
+		// Year 1 is Go's zero time, which read as "no date" further down;
+		// no charge lies outside billing's window anyway.
+		{[]string{"charges", "--from", "0001-01-01"}, "--from 0001-01-01 is outside the days vastdash accepts, 2015-01-01 to 2099-12-31"},
+		{[]string{"charges", "--from", "2014-12-31", "--to", "2026-11-01"}, "--from 2014-12-31 is outside"},
+		{[]string{"charges", "--from", "2026-11-01", "--to", "2100-01-01"}, "--to 2100-01-01 is outside"},
+		{[]string{"charges", "--from", "9999-12-31"}, "--from 9999-12-31 is outside"},
+		{[]string{"charges", "--type", "instance,gpu"}, `unknown --type "gpu"`},
+		{[]string{"charges", "--type", ","}, "names no type"},
+		{[]string{"charges", "--output", "xml"}, `unknown --output "xml"`},
+		{[]string{"charges", "--format", "list"}, `unknown --format "list"`},
+		{[]string{"charges", "extra"}, `unexpected argument "extra"`},
+		{[]string{"credit", "--verbose"}, "unknown flag --verbose (see vastdash credit --help)"},
+		{[]string{"notifications", "--email", "yes"}, `--email "yes": want on or off`},
+		{[]string{"notifications", "--webhooks", "1"}, `--webhooks "1": want on or off`},
+		{[]string{"bogus"}, `unknown command "bogus"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			headless(t, srv, "CANARY-headless-usage-0042", c.args...).failed(t, exitUsage, c.want)
+		})
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("usage errors sent %d requests", n)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	isolate(t)
+	code, out, _ := runMain("--version")
+	if code != 0 || !strings.HasPrefix(out, "vastdash ") {
+		t.Fatalf("--version: %d %q", code, out)
+	}
+	code, out, _ = runMain("--help")
+	if code != 0 || !strings.Contains(out, "--demo") || !strings.Contains(out, "VAST_API_KEY") {
+		t.Fatalf("--help: %d %q", code, out)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	isolate(t)
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--no-such-flag"}, nil, "unknown flag --no-such-flag (see vastdash --help)"},
+		{[]string{"extra"}, nil, `unknown command "extra"`},
+		{nil, nil, "VAST_API_KEY"}, // no key anywhere: say where one can come from
+		{nil, nil, "--demo"},
+		{[]string{"--url", "http://billing.example.com"}, map[string]string{"VAST_API_KEY": "CANARY-main-key-0042"}, "plain http"},
+		{[]string{"--api-key-file", "/nonexistent/key"}, nil, "/nonexistent/key"},
+	}
+	for _, c := range cases {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		code, out, errOut := runMain(c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
+		}
+		if out != "" {
+			t.Errorf("%v: stdout %q, want nothing", c.args, out)
+		}
+		if !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errOut, c.want)
+		}
+		if strings.Contains(errOut, "CANARY") {
+			t.Errorf("%v: the key leaked: %q", c.args, errOut)
+		}
+		for k := range c.env {
+			t.Setenv(k, "")
+		}
+	}
+}
+
+// One machine switch: every command that prints takes --output and --json,
+// its shorthand, and the two give the same answer.
+func TestJSONIsTheOutputShorthand(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 30})
+	for _, args := range [][]string{{"credit"}, append([]string{"charges"}, wholeSpan()...), {"payments", "--from", "2026-01-01"}, {"statement", "--months", "2"}} {
+		long := headless(t, srv, demoserver.DemoKey, append(args, "--output", "json")...)
+		short := headless(t, srv, demoserver.DemoKey, append(args, "--json")...)
+		long.ok(t)
+		short.ok(t)
+		if long.out != short.out || !json.Valid([]byte(short.out)) {
+			t.Errorf("%v: --json %q differs from --output json %q", args, short.out, long.out)
+		}
+		both := headless(t, srv, demoserver.DemoKey, append(args, "--json", "--output", "text")...)
+		both.failed(t, exitUsage, "none of the others can be")
 	}
 }

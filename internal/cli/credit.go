@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +13,6 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
-	"github.com/vastdash/vastdash/spend"
 )
 
 // creditJSON is the --json answer of credit. The runway fields are there
@@ -35,12 +35,13 @@ type runwayJSON struct {
 
 // creditFlags are the options of credit.
 type creditFlags struct {
-	json, runway, utc bool
-	rate              bool
+	output            string // text or json
+	runway, utc, rate bool
 }
 
-// creditCommand is `vastdash credit`: its help and flags; r.credit runs it.
-func (r *runner) creditCommand(o *options) *cobra.Command {
+// newCreditCommand is `vastdash credit`: its help and flags; credit runs
+// it.
+func newCreditCommand(x *execution) *cobra.Command {
 	var f creditFlags
 	cmd := &cobra.Command{
 		Use:   "credit",
@@ -56,35 +57,29 @@ vastdash credit --json --runway | jq -r .runway_days
 vastdash credit --rate
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int { return r.credit(*o, f) }),
+		RunE: x.commandRun(&f.utc, nil, func(ctx context.Context, s *Session) error { return credit(ctx, s, f) }),
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&f.runway, "runway", false, "add the burn rate of the last 7 complete days and how long\nthe credit lasts at it (also reads those days' charges)")
-	fs.BoolVar(&f.json, "json", false, "answer in JSON: credit and email; with --runway also burn_per_day,\nrunway_days (null without an estimate, runway_note says why)\nand runway_until")
+	outputFlags(cmd, &f.output, "text", "json")
 	fs.BoolVar(&f.rate, "rate", false, "add what the running instances cost per hour now and how long\nthe credit lasts at it (reads the instances, 25 a second;\nneeds instance_read). JSON: rate_per_hour, storage_per_hour,\nrate_runway_days, rate_runway_until, rate_note")
 	fs.BoolVar(&f.utc, "utc", false, "days begin at midnight UTC (default: the settings timezone)")
 	return cmd
 }
 
 // credit is the credit command, after its flags were parsed.
-func (r *runner) credit(o options, f creditFlags) int {
-	run, code := r.openRun(o, f.utc)
-	if run == nil {
-		return code
-	}
-	defer run.close()
-	p, ctx, svc := run.p, run.ctx, run.svc
-
+func credit(ctx context.Context, s *Session, f creditFlags) error {
+	svc := s.Billing
 	user, err := svc.Account(ctx)
 	if err != nil {
-		return r.runtimeError(err)
+		return err
 	}
 	out := creditJSON{Credit: user.Credit, Email: sanitize.String(user.Email)}
 	line := user.Credit.Credit()
 
 	if f.runway {
-		est, err := svc.Runway(ctx, user.Credit, p.feed)
-		p.done()
+		est, err := svc.Runway(ctx, user.Credit, s.progress.feed)
+		s.progress.done()
 		switch {
 		case errors.Is(err, api.ErrPermission):
 			// A key that may read the account but not the charges: the
@@ -92,40 +87,33 @@ func (r *runner) credit(o options, f creditFlags) int {
 			// stderr why there is no runway.
 			reason := billing.FailReason(err)
 			out.runwayJSON = &runwayJSON{RunwayNote: reason}
-			fmt.Fprintf(r.stderr, "vastdash: no runway: %s\n", oneLine(reason))
+			warn(s.stderr, "no runway: "+reason)
 		case err != nil:
-			return r.runtimeError(err)
+			return err
 		default:
-			out.runwayJSON = newRunwayJSON(est.Week, est.Runway)
+			out.runwayJSON = newRunwayJSON(est)
 			line += fmt.Sprintf(" · burn %s/day (%s) · runway %s", est.Week.PerDay, est.Week.Label, est.Runway)
 		}
 	}
 
 	if f.rate {
-		text, rj, err := r.currentRate(ctx, svc, user.Credit)
+		text, rj, err := currentRate(ctx, s, user.Credit)
 		if err != nil {
-			return r.runtimeError(err)
+			return err
 		}
 		out.rateJSON = rj
 		line += text
 	}
 
-	if f.json {
-		b, err := json.Marshal(out)
-		if err != nil {
-			return r.runtimeError(err)
-		}
-		line = string(b)
+	if f.output == "json" {
+		return s.answer(func(w io.Writer) error { return writeJSON(w, out) })
 	}
-	return r.answer(func(w io.Writer) error {
-		_, err := fmt.Fprintln(w, line)
-		return err
-	})
+	return s.answer(linesOf([]string{line}))
 }
 
 // newRunwayJSON is the runway part of the --json answer.
-func newRunwayJSON(burn spend.Burn, rw spend.Runway) *runwayJSON {
-	perDay := burn.PerDay
+func newRunwayJSON(est billing.Estimate) *runwayJSON {
+	rw, perDay := est.Runway, est.Week.PerDay
 	rj := &runwayJSON{BurnPerDay: &perDay, RunwayNote: rw.Reason}
 	if rw.Reason == "" {
 		days := rw.Days()
@@ -135,4 +123,68 @@ func newRunwayJSON(burn spend.Burn, rw spend.Runway) *runwayJSON {
 		rj.RunwayUntil = rfc3339(rw.Until)
 	}
 	return rj
+}
+
+// rateJSON is the --rate part of credit's --json answer: what is billing
+// now (billing.CurrentRate) and how long the credit lasts at it.
+type rateJSON struct {
+	// RatePerHour is the sum of dph_total over running instances, in
+	// dollars with six decimals (exact); null when the key may not list
+	// instances.
+	RatePerHour *json.Number `json:"rate_per_hour"`
+	// StoragePerHour is the storage stopped instances keep paying for
+	// (an estimate); null as RatePerHour.
+	StoragePerHour *json.Number `json:"storage_per_hour"`
+	// InstancesRunning and InstancesStored count the instances behind
+	// the two.
+	InstancesRunning int `json:"instances_running"`
+	InstancesStored  int `json:"instances_stored"`
+	// RateRunwayDays is how long the credit lasts at both together; null
+	// without an estimate, RateNote says why.
+	RateRunwayDays  *float64 `json:"rate_runway_days"`
+	RateRunwayUntil string   `json:"rate_runway_until,omitempty"`
+	RateNote        string   `json:"rate_note,omitempty"`
+}
+
+// currentRate reads the current rate for credit --rate: the text to add
+// to the line and the JSON fields. A key without instance_read is not an
+// error (the credit is still the answer): stderr says why there is no
+// rate.
+func currentRate(ctx context.Context, s *Session, credit money.Amount) (string, *rateJSON, error) {
+	cur, err := s.Billing.CurrentRate(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	rw := cur.Runway(credit)
+	if cur.NeedsPermission != "" {
+		warn(s.stderr, "no current rate: "+rw.Reason)
+		return "", &rateJSON{RateNote: rw.Reason}, nil
+	}
+	num := func(v api.Rate) *json.Number { n := json.Number(v.Decimal()); return &n }
+	rj := &rateJSON{RatePerHour: num(cur.PerHour), StoragePerHour: num(cur.Storage),
+		InstancesRunning: cur.Running, InstancesStored: cur.Stored, RateNote: rw.Reason}
+	line := " · now " + cur.PerHour.String()
+	if cur.Stored > 0 {
+		line += " (+" + cur.Storage.String() + " storage, est.)"
+	}
+	if rw.Reason == "" {
+		days := rw.Days()
+		rj.RateRunwayDays, rj.RateRunwayUntil = &days, rfc3339(rw.Until)
+		line += " · runway at it " + rw.String()
+	} else {
+		line += " · " + rw.Reason
+	}
+	if n := cur.Note(); n != "" {
+		rj.RateNote = joinNote(rj.RateNote, n)
+		warn(s.stderr, n)
+	}
+	return line, rj, nil
+}
+
+// joinNote joins two notes with "; ", either may be empty.
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/vastdash/vastdash/internal/suggest"
 )
 
 // The flag values below check what they are given when the flag is parsed,
@@ -160,3 +164,119 @@ func (v *checkedValue) Set(s string) error {
 }
 
 func (v *checkedValue) Type() string { return v.typ }
+
+// unknownCommand is the root's argument check: the root takes none, so a
+// word there is a command vastdash does not have.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	return notACommand(c, c, args[0])
+}
+
+// notACommand is the usage error of c for word, which names no command
+// under parent: it suggests the nearest ones.
+func notACommand(c, parent *cobra.Command, word string) error {
+	msg := "unknown command " + argText(word)
+	if s := parent.SuggestionsFor(word); len(s) > 0 && !looksLikeKey(word) {
+		msg += " (did you mean " + orList(s) + "?)"
+	}
+	return &usageErr{cmd: c, err: errors.New(msg)}
+}
+
+// noArgs is the argument check of a command that takes only flags.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &usageErr{cmd: c, err: fmt.Errorf("unexpected argument %s", argText(args[0]))}
+	}
+	return nil
+}
+
+// flagError rewrites pflag's errors in vastdash's words (args are the
+// command line, for the command a misplaced flag belongs to): "--flag" style,
+// a suggestion for a mistyped name, a value's own message, and never the
+// whole word typed, which may be a key pasted in the wrong place.
+func flagError(c *cobra.Command, err error, args []string) error {
+	var (
+		own      *flagValueError
+		unknown  *pflag.NotExistError
+		invalid  *pflag.InvalidValueError
+		required *pflag.ValueRequiredError
+	)
+	switch {
+	case errors.As(err, &own):
+		return own
+	case errors.As(err, &unknown):
+		if unknown.GetSpecifiedShortnames() != "" {
+			return fmt.Errorf("unknown flag -%s", string([]rune(unknown.GetSpecifiedName())[:1]))
+		}
+		name := unknown.GetSpecifiedName()
+		if looksLikeKey(name) {
+			return errors.New("unknown flag (a name that looks like an API key, not shown)")
+		}
+		owners := commandsWithFlag(c, name)
+		// The command typed after the flag, when it is one of them.
+		for _, a := range args {
+			if slices.Contains(owners, a) {
+				owners = []string{a}
+				break
+			}
+		}
+		if len(owners) == 1 {
+			return fmt.Errorf("--%s goes after the command: vastdash %s --%s", name, owners[0], name)
+		} else if len(owners) > 1 {
+			return fmt.Errorf("--%s goes after the command (%s): vastdash %s --%s", name, orList(owners), owners[0], name)
+		}
+		msg := "unknown flag --" + name
+		if s := suggestFlags(c.Flags(), name); len(s) > 0 {
+			msg += " (did you mean " + orList(s) + "?)"
+		}
+		return errors.New(msg)
+	case errors.As(err, &invalid):
+		f := invalid.GetFlag()
+		want := f.Value.Type()
+		if want == "bool" {
+			want = "true or false"
+		}
+		return fmt.Errorf("--%s %s: want %s", f.Name, argText(invalid.GetValue()), want)
+	case errors.As(err, &required):
+		return fmt.Errorf("--%s needs a value", required.GetFlag().Name)
+	}
+	return err
+}
+
+// commandsWithFlag names the commands below c that have their own flag
+// name: a command's flag given before the command ("vastdash --json
+// credit") lands on the root, which does not know it.
+func commandsWithFlag(c *cobra.Command, name string) []string {
+	var owners []string
+	for _, sub := range c.Commands() {
+		if sub.IsAvailableCommand() && sub.LocalNonPersistentFlags().Lookup(name) != nil {
+			owners = append(owners, sub.Name())
+		}
+	}
+	return owners
+}
+
+// suggestFlags are the flags of fs closest to a mistyped name: one edit
+// away (two for names longer than 4 letters, where two edits still leave
+// most of the word), or starting with what was typed ("--api-key" suggests
+// --api-key-file). The nearest win; at most three.
+func suggestFlags(fs *pflag.FlagSet, typed string) []string {
+	most := 2
+	if len(typed) > 4 {
+		most = 3
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	out := suggest.Closest(typed, names, most, true)
+	for i := range out {
+		out[i] = "--" + out[i]
+	}
+	slices.Sort(out)
+	return out[:min(len(out), 3)]
+}

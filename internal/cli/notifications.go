@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -105,9 +104,9 @@ type notificationsArgs struct {
 	all, force                 bool
 }
 
-// notificationsCommand is `vastdash notifications`: its help and flags;
-// r.notifications runs it.
-func (r *runner) notificationsCommand(o *options) *cobra.Command {
+// newNotificationsCommand is `vastdash notifications`: its help and
+// flags; notifications runs it.
+func newNotificationsCommand(x *execution) *cobra.Command {
 	email, webhooks := &switchValue{name: "email"}, &switchValue{name: "webhooks"}
 	thEnabled := &switchValue{name: "threshold-enabled"}
 	var (
@@ -129,9 +128,9 @@ vastdash notifications --set client.instance_outbid.email=off --set host.machine
 vastdash notifications --threshold 25.00 --threshold-enabled on
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int {
+		RunE: x.commandRun(nil, nil, func(ctx context.Context, s *Session) error {
 			a.email, a.webhooks, a.thEnabled, a.set = email.switchFlag, webhooks.switchFlag, thEnabled.switchFlag, sets.sw
-			return r.notifications(*o, a)
+			return notifications(ctx, s, a)
 		}),
 	}
 	fs := cmd.Flags()
@@ -148,20 +147,13 @@ vastdash notifications --threshold 25.00 --threshold-enabled on
 	return cmd
 }
 
-func (r *runner) notifications(o options, a notificationsArgs) int {
-	sess, code := r.openSession(o, nil)
-	if sess == nil {
-		return code
-	}
-	defer sess.close()
-	ctx, stop := r.commandContext(o)
-	defer stop()
-	svc := r.newService(ctx, sess, false)
-	defer svc.Close()
-
+// notifications is the notifications command, after its flags were
+// parsed.
+func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
+	svc := s.Billing
 	user, err := svc.Account(ctx)
 	if err != nil {
-		return r.runtimeError(err)
+		return err
 	}
 	// The threshold first: its lines lead the answer.
 	var lines []string
@@ -179,11 +171,11 @@ func (r *runner) notifications(o options, a notificationsArgs) int {
 		case err == nil && res.Matches():
 			lines = append(lines, held)
 		case err == nil:
-			return r.partial([]string{held}, fmt.Errorf("the server holds the low-balance threshold %s, not what was sent (%s)", res.Held(), res.Sent))
+			return s.partial([]string{held}, fmt.Errorf("the server holds the low-balance threshold %s, not what was sent (%s)", res.Held(), res.Sent))
 		case res.Unknown && res.Read:
-			return r.partial([]string{held}, fmt.Errorf("the outcome of the threshold save is unknown (%w); the threshold printed is what the server holds now", err))
+			return s.partial([]string{held}, fmt.Errorf("the outcome of the threshold save is unknown (%w); the threshold printed is what the server holds now", err))
 		default:
-			return r.runtimeError(err)
+			return err
 		}
 		user = res.Account
 	}
@@ -196,7 +188,7 @@ func (r *runner) notifications(o options, a notificationsArgs) int {
 	}
 	thresholdOnly := len(sw) == 0 && !a.all && len(lines) > 0
 	if thresholdOnly {
-		return r.answer(linesOf(lines))
+		return s.answer(linesOf(lines))
 	}
 	if a.all && len(lines) == 0 {
 		lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
@@ -205,76 +197,76 @@ func (r *runner) notifications(o options, a notificationsArgs) int {
 	if len(sw) == 0 {
 		prefs, err := svc.ReadPrefs(ctx, user.ID)
 		if errors.Is(err, api.ErrNotFound) {
-			return r.runtimeError(fmt.Errorf("%w; set the switches with --email/--webhooks and --force", billing.ErrPrefsUnreadable))
+			return fmt.Errorf("%w; set the switches with --email/--webhooks and --force", billing.ErrPrefsUnreadable)
 		}
 		if err != nil {
-			return r.runtimeError(err)
+			return err
 		}
-		return r.answer(linesOf(append(lines, r.switchLines(ctx, svc, prefs, a.all, nil)...)))
+		return s.answer(linesOf(append(lines, s.switchLines(ctx, prefs, a.all, nil)...)))
 	}
 
 	res, err := svc.SaveSwitches(ctx, user.ID, sw, a.force)
 	switch {
 	case errors.Is(err, billing.ErrPrefsUnreadable):
-		return r.runtimeError(fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err))
+		return fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err)
 	case errors.Is(err, billing.ErrNoSuchSwitch):
-		return r.runtimeError(fmt.Errorf("not saved: %w (vastdash notifications --all lists them)", err))
+		return fmt.Errorf("not saved: %w (vastdash notifications --all lists them)", err)
 	case res.Unknown:
 		// The save may or may not have landed: show what the server holds
 		// now rather than what was asked, and fail, since nothing confirmed
 		// the change.
 		if !res.Prefs.IsZero() {
-			return r.partial(append(lines, r.switchLines(ctx, svc, res.Prefs, a.all, sw)...),
+			return s.partial(append(lines, s.switchLines(ctx, res.Prefs, a.all, sw)...),
 				fmt.Errorf("the outcome of the save is unknown (%w); the switches printed are what the server holds now", err))
 		}
-		return r.runtimeError(fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
+		return fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err)
 	case err != nil:
-		return r.runtimeError(err)
+		return err
 	}
-	return r.answer(linesOf(append(lines, r.switchLines(ctx, svc, res.Prefs, a.all, sw)...)))
+	return s.answer(linesOf(append(lines, s.switchLines(ctx, res.Prefs, a.all, sw)...)))
 }
 
 // partial prints what the server holds after a change that did not go as
 // asked, then fails with err: one line on stderr, exit 1.
-func (r *runner) partial(lines []string, err error) int {
-	if werr := r.writeAnswer(linesOf(lines)); werr != nil {
+func (s *Session) partial(lines []string, err error) error {
+	if werr := s.answer(linesOf(lines)); werr != nil {
 		// Still one line: the failure is the news, and nothing was printed
 		// to take for the server's state.
-		return r.runtimeError(fmt.Errorf("%w, and what the server holds now cannot be written: %w", err, unwrapPath(werr)))
+		return fmt.Errorf("%w, and what the server holds now cannot be written: %w", err, unwrapPath(errors.Unwrap(werr)))
 	}
-	return r.runtimeError(err)
+	return err
 }
 
 // switchLines lists the switches of p to print: every switch with all
 // (PATH: on (Name by channel[, locked])), else the low-credit ones and
 // those just set (Name by channel: on), under the catalogue's names, or
 // the raw keys when it cannot be read (said on stderr with all).
-func (r *runner) switchLines(ctx context.Context, svc *billing.Service, p api.Prefs, all bool, set []billing.Switch) []string {
+func (s *Session) switchLines(ctx context.Context, p api.Prefs, all bool, set []billing.Switch) []string {
 	var cat api.NotificationCatalogue
 	var cerr error
 	if all || len(set) > 0 {
-		cat, cerr = svc.Catalogue(ctx, false)
+		cat, cerr = s.Billing.Catalogue(ctx, false)
 		if cerr != nil && all {
-			fmt.Fprintf(r.stderr, "vastdash: the notification catalogue could not be read (%s): raw keys shown\n", oneLine(cerr.Error()))
+			warn(s.stderr, "the notification catalogue could not be read ("+cerr.Error()+"): raw keys shown")
 		}
 	}
 	as := billing.ListAlerts(p, cat, cerr)
 	var out []string
-	for _, s := range as.Switches() {
-		path := s.Channel.Path
+	for _, sw := range as.Switches() {
+		path := sw.Channel.Path
 		switch {
 		case all:
-			note := s.Label
-			if s.Channel.Locked {
+			note := sw.Label
+			if sw.Channel.Locked {
 				note += ", locked"
 			}
 			out = append(out, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), billing.SwitchState(p, path), note))
 		case billing.IsLowCredit(path) || setHas(set, path):
-			out = append(out, s.Label+": "+billing.SwitchState(p, path))
+			out = append(out, sw.Label+": "+billing.SwitchState(p, path))
 		}
 	}
 	if all && as.Hidden > 0 {
-		fmt.Fprintf(r.stderr, "vastdash: %d more switches in the document not listed (over the bounds vastdash lists)\n", as.Hidden)
+		warn(s.stderr, fmt.Sprintf("%d more switches in the document not listed (over the bounds vastdash lists)", as.Hidden))
 	}
 	return out
 }
@@ -293,16 +285,4 @@ func word(on bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// linesOf writes lines, one per line.
-func linesOf(lines []string) func(w io.Writer) error {
-	return func(w io.Writer) error {
-		for _, l := range lines {
-			if _, err := fmt.Fprintln(w, l); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 }

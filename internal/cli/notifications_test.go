@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -164,7 +165,7 @@ func TestNotificationsThresholdServerDisagrees(t *testing.T) {
 func TestNotificationsThresholdTimeout(t *testing.T) {
 	srv := alertServer(t)
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Hang: true})
-	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+	res := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
 		r.clientOptions = append(r.clientOptions, api.WithTimeout(300*time.Millisecond))
 	}, "notifications", "--threshold", "25")
 	if res.code != exitRuntime || res.out != "low-balance threshold: $50.00, enabled\n" ||
@@ -184,5 +185,82 @@ func TestNotificationsAllHostile(t *testing.T) {
 	}
 	if n := len(api.NewPrefs(srv.Prefs()).Paths()); strings.Count(res.out, "\n") != n+1 {
 		t.Fatalf("%d lines for %d switches:\n%s", strings.Count(res.out, "\n"), n, res.out)
+	}
+}
+
+func TestNotificationsPutsTheWholeDocument(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	before := srv.Prefs()
+
+	res := headless(t, srv, demoserver.DemoKey, "notifications")
+	res.ok(t)
+	if res.out != "low credit by email: on\nlow credit by webhooks: off\n" {
+		t.Fatalf("stdout %q", res.out)
+	}
+
+	srv.ResetRequests()
+	res = headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on")
+	res.ok(t)
+	if res.out != "low credit by email: on\nlow credit by webhooks: on\n" {
+		t.Fatalf("stdout %q", res.out)
+	}
+	next, err := api.NewPrefs(before).With(api.LowCreditWebhooks, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := next.Document()
+	wantJSON, _ := json.Marshal(want)
+	gotJSON, _ := json.Marshal(srv.Prefs())
+	if string(gotJSON) != string(wantJSON) {
+		t.Fatalf("server holds\n%s\nwant the old document with webhooks on\n%s", gotJSON, wantJSON)
+	}
+	var puts []demoserver.Request
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodPut {
+			puts = append(puts, r)
+		}
+	}
+	if len(puts) != 1 {
+		t.Fatalf("%d PUTs", len(puts))
+	}
+	var body struct {
+		Prefs map[string]any `json:"notification_preferences"`
+	}
+	if err := json.Unmarshal(puts[0].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(body.Prefs); string(b) != string(wantJSON) {
+		t.Fatalf("PUT body %s, want %s", b, wantJSON)
+	}
+
+	// Asking for the state it already has sends nothing.
+	srv.ResetRequests()
+	headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on", "--email", "on").ok(t)
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodPut {
+			t.Fatal("PUT for a switch already in that state")
+		}
+	}
+}
+
+func TestNotificationsWithoutGETNeedForce(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	srv.SetPrefsGET(false)
+	before := srv.Prefs()
+
+	headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off").failed(t, 1, "--force")
+	headless(t, srv, demoserver.DemoKey, "notifications").failed(t, 1, "cannot read")
+	if !reflect.DeepEqual(srv.Prefs(), before) {
+		t.Fatal("saved without --force")
+	}
+
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off", "--force")
+	res.ok(t)
+	if res.out != "low credit by email: off\nlow credit by webhooks: not set\n" {
+		t.Fatalf("stdout %q", res.out)
+	}
+	want := map[string]any{"client": map[string]any{"low_credit": map[string]any{"email": false}}}
+	if got := srv.Prefs(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("server holds %v, want %v", got, want)
 	}
 }

@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"encoding/csv"
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -26,7 +25,9 @@ type paymentsArgs struct {
 	utc      bool
 }
 
-func (r *runner) paymentsCommand(o *options) *cobra.Command {
+// newPaymentsCommand is `vastdash payments`: its help and flags; payments
+// runs it.
+func newPaymentsCommand(x *execution) *cobra.Command {
 	a := paymentsArgs{output: "text"}
 	cmd := &cobra.Command{
 		Use:   "payments",
@@ -39,16 +40,18 @@ vastdash payments --from 2026-01-01 --to 2026-12-31 --output csv > payments-2026
 vastdash payments --type credit,transfer
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int { return r.payments(*o, a) }),
+		RunE: x.commandRun(&a.utc, func() error { sp := a.span(); return sp.check() }, func(ctx context.Context, s *Session) error {
+			return payments(ctx, s, a)
+		}),
 	}
 	fs := cmd.Flags()
-	rangeFlags(fs, &a.from, &a.to, "first day, YYYY-MM-DD, or an RFC 3339 time (default: the range setting, 30d)")
+	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time, or a range word:\n"+strings.Join(billing.Presets, ", ")+" (default: the range setting, 30d)")
 	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
 		a.types, err = parsePaymentTypes(s)
 		return err
 	}}, "type", "any of "+strings.Join(billing.PaymentTypes, ",")+" (default: all)")
 	completeWith(cmd, "type", billing.PaymentTypes...)
-	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "days and times in UTC (default: the settings timezone)")
 	return cmd
 }
@@ -70,38 +73,32 @@ func parsePaymentTypes(s string) ([]string, error) {
 	return types, nil
 }
 
+// span is the range flags as charges reads them.
+func (a paymentsArgs) span() chargesArgs { return chargesArgs{from: a.from, to: a.to} }
+
 // payments is the payments command, after its flags were parsed.
-func (r *runner) payments(o options, a paymentsArgs) int {
-	ca := chargesArgs{from: a.from, to: a.to}
-	if err := ca.check(); err != nil {
-		return r.usageError("payments", err)
-	}
-	run, code := r.openRun(o, a.utc)
-	if run == nil {
-		return code
-	}
-	defer run.close()
-	p, ctx, svc := run.p, run.ctx, run.svc
-	rng, err := ca.resolve(run.sess.settings.Range, r.now(), svc.Location())
+func payments(ctx context.Context, s *Session, a paymentsArgs) error {
+	svc := s.Billing
+	loc := svc.Location()
+	rng, err := a.span().resolve(s.Settings.Range, svc.Now(), loc)
 	if err != nil {
-		return r.usageError("payments", err)
+		return usageError(err)
 	}
 	f := svc.PaymentsFeed(api.InvoicesQuery{From: rng.From, To: rng.To})
 	defer f.Release()
-	recs, st, err := f.All(ctx, p.records("payment records"))
-	p.done()
+	recs, st, err := f.All(ctx, s.progress.records("payment records"))
+	s.progress.done()
 	if err != nil {
-		return r.runtimeError(err)
+		return err
 	}
 	if len(a.types) > 0 {
 		recs = slices.DeleteFunc(recs, func(in api.Invoice) bool { return !slices.Contains(a.types, in.Type) })
 	}
-	loc := svc.Location()
-	code = r.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc) })
-	if code == exitOK {
-		writePaymentTotals(r.stderr, recs, st)
+	if err := s.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc, s.width) }); err != nil {
+		return err
 	}
-	return code
+	writePaymentTotals(s.stderr, recs, st)
+	return nil
 }
 
 // paymentRow is one record as every output shows it.
@@ -169,42 +166,51 @@ func newPaymentRow(in *api.Invoice, loc *time.Location) paymentRow {
 }
 
 // writePayments writes the records in the output format.
-func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location) error {
+func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location, width int) error {
 	rows := make([]paymentRow, len(recs))
 	for i := range recs {
 		rows[i] = newPaymentRow(&recs[i], loc)
 	}
 	switch output {
 	case "json":
-		b, err := json.MarshalIndent(rows, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return writeJSON(w, rows)
 	case "csv":
-		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"invoice_id", "created", "paid", "status", "type", "service", "source", "description", "amount", "note"})
+		table := [][]string{{"invoice_id", "created", "paid", "status", "type", "service", "source", "description", "amount", "note"}}
 		for _, r := range rows {
-			_ = cw.Write([]string{export.Cell(r.ID), r.Created, deref(r.Paid), r.Status, export.Cell(r.Type), export.Cell(r.Service),
+			table = append(table, []string{export.Cell(r.ID), r.Created, deref(r.Paid), r.Status, export.Cell(r.Type), export.Cell(r.Service),
 				export.Cell(r.Source), export.Cell(r.Description), amountText(r.Amount), r.Note})
 		}
-		cw.Flush()
-		return cw.Error()
+		return writeCSV(w, table)
 	}
-	// The note before the amount, so that the amounts line up at the
-	// right edge.
-	table := [][]string{{"INVOICE", "CREATED", "PAID", "STATUS", "TYPE", "SERVICE", "SOURCE", "DESCRIPTION", "NOTE", "AMOUNT"}}
-	for i, r := range rows {
-		paid := "—"
-		if !recs[i].Pending() {
-			paid = formatTime(recs[i].Paid, loc)
+	t := &table{cols: paymentColumns, fit: paymentsFit, width: width}
+	return t.write(w, func(yield func([]string) bool) {
+		for i, r := range rows {
+			paid := "—"
+			if !recs[i].Pending() {
+				paid = formatTime(recs[i].Paid, loc)
+			}
+			if !yield([]string{r.ID, formatTime(recs[i].Created, loc), paid, r.Status, r.Type, r.Service, r.Source,
+				r.Description, r.Note, amountText(r.Amount)}) {
+				return
+			}
 		}
-		table = append(table, []string{cut(r.ID, 24), formatTime(recs[i].Created, loc), paid, r.Status, cut(r.Type, 12),
-			cut(r.Service, 16), cut(r.Source, 32), cut(r.Description, 48), r.Note, amountText(r.Amount)})
-	}
-	return writeAligned(w, table, 9)
+	})
 }
+
+// The payments table's columns, the note before the amount so that the
+// amounts line up at the right edge.
+var paymentColumns = []column{
+	{header: "INVOICE", most: 24}, {header: "CREATED"}, {header: "PAID"}, {header: "STATUS"}, {header: "TYPE", most: 12},
+	{header: "SERVICE", most: 16}, {header: "SOURCE", most: 32}, {header: "DESCRIPTION", most: 48}, {header: "NOTE"},
+	{header: "AMOUNT", right: true},
+}
+
+// paymentsFit is how the payments table meets a narrow terminal, in this
+// order: the service goes, then the paid time (the status says whether it
+// was), the description shrinks to 20 cells and the source to 14, then the
+// description goes and the invoice id shrinks to 10. The created time,
+// status, type, note and amount stay.
+var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {6, 14}, {7, 0}, {0, 10}}
 
 func deref(s *string) string {
 	if s == nil {
@@ -233,24 +239,6 @@ func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
 	}
 	fmt.Fprintln(w, line)
 	for _, warning := range st.Warnings() {
-		fmt.Fprintf(w, "vastdash: %s\n", oneLine(warning))
-	}
-}
-
-// records is the progress callback of a feed of what ("payment records"):
-// "fetching payment records: 100 of 240 (page 1 of 3)".
-func (p *progress) records(what string) func(billing.State) {
-	return func(st billing.State) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.what = "fetching " + what
-		if st.Pages > 0 {
-			p.what += ": " + money.Group(int64(st.Entries))
-			if st.Total >= 0 {
-				p.what += " of " + money.Group(int64(st.Total))
-			}
-			p.what += " (" + st.Progress() + ")"
-		}
-		p.showLocked(p.what)
+		warn(w, warning)
 	}
 }

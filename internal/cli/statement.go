@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +28,9 @@ type statementArgs struct {
 // reconstructedNote is said wherever a statement is shown.
 const reconstructedNote = "reconstructed back from the credit now: each month closes where the next one opens; pending records are listed, not counted"
 
-func (r *runner) statementCommand(o *options) *cobra.Command {
+// newStatementCommand is `vastdash statement`: its help and flags;
+// statement runs it.
+func newStatementCommand(x *execution) *cobra.Command {
 	a := statementArgs{months: 3, output: "text"}
 	cmd := &cobra.Command{
 		Use:   "statement",
@@ -44,7 +46,7 @@ vastdash statement --from 2026-01 --to 2026-06 --output csv > h1.csv
 vastdash statement --months 12 --output json | jq '.months[] | {month, money_in, spend}'
 `,
 		Args: noArgs,
-		RunE: r.runs(func() int { return r.statement(*o, a) }),
+		RunE: x.commandRun(&a.utc, func() error { return a.check() }, func(ctx context.Context, s *Session) error { return statement(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
 	fs.Var(&checkedValue{text: "3", typ: "n", parse: func(s string) error {
@@ -67,7 +69,7 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 	}
 	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.from, "from")}, "from", "first month, YYYY-MM (instead of --months)")
 	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.to, "to")}, "to", "last month, YYYY-MM (default: the current month; needs --from)")
-	enumFlag(cmd, &a.output, "output", []string{"text", "csv", "json"}, "text (an aligned table), csv or json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
 	cmd.MarkFlagsMutuallyExclusive("months", "from")
 	return cmd
@@ -93,39 +95,34 @@ func (a statementArgs) span(now time.Time, loc *time.Location) (from, to time.Ti
 	return from, to, billing.StatementMonths(from, to, now, loc)
 }
 
+// check refuses --to without --from before anything is read.
+func (a statementArgs) check() error {
+	if a.to != "" && a.from == "" {
+		return errors.New("--to needs --from")
+	}
+	return nil
+}
+
 // statement is the statement command, after its flags were parsed.
-func (r *runner) statement(o options, a statementArgs) int {
-	if _, _, err := a.span(time.Now(), time.UTC); a.to != "" && a.from == "" && err != nil {
-		return r.usageError("statement", err)
-	}
-	run, code := r.openRun(o, a.utc)
-	if run == nil {
-		return code
-	}
-	defer run.close()
-	p, ctx, svc := run.p, run.ctx, run.svc
+func statement(ctx context.Context, s *Session, a statementArgs) error {
+	svc := s.Billing
 	from, to, err := a.span(svc.Now(), svc.Location())
 	if err != nil {
-		return r.usageError("statement", err)
+		return usageError(err)
 	}
-	st, err := svc.Statement(ctx, from, to, func(sp billing.StatementProgress) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.what = "fetching " + sp.String()
-		p.showLocked(p.what)
-	})
-	p.done()
+	st, err := svc.Statement(ctx, from, to, func(sp billing.StatementProgress) { s.progress.show("fetching " + sp.String()) })
+	s.progress.done()
 	if err != nil {
 		if st.Incomplete {
 			err = fmt.Errorf("%w (months not complete: %s)", err, incompleteMonths(st))
 		}
-		return r.runtimeError(err)
+		return err
 	}
-	code = r.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc.Location()) })
-	if code == exitOK {
-		fmt.Fprintf(r.stderr, "vastdash: %s\n", reconstructedNote)
+	if err := s.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc.Location()) }); err != nil {
+		return err
 	}
-	return code
+	warn(s.stderr, reconstructedNote)
+	return nil
 }
 
 func incompleteMonths(st billing.Statement) string {
@@ -182,13 +179,8 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 	pending, unknown := rowsOf(st.Pending), rowsOf(st.Unknown)
 	switch output {
 	case "json":
-		b, err := json.MarshalIndent(statementJSON{Reconstructed: st.Reconstructed, Note: reconstructedNote, Credit: st.Credit,
-			AsOf: rfc3339(st.AsOf), Months: months, Pending: pending, Unknown: unknown}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
+		return writeJSON(w, statementJSON{Reconstructed: st.Reconstructed, Note: reconstructedNote, Credit: st.Credit,
+			AsOf: rfc3339(st.AsOf), Months: months, Pending: pending, Unknown: unknown})
 	case "csv":
 		return export.WriteStatementCSV(w, st)
 	}
@@ -197,7 +189,7 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 		rows = append(rows, []string{m.Month, m.Opening.String(), m.MoneyIn.String(), m.MoneyOut.String(), m.Spend.String(),
 			m.Closing.String(), m.Pending.String()})
 	}
-	if err := writeAligned(w, rows, 1); err != nil {
+	if err := writeTable(w, rows, 1); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nReconstructed back from the credit on %s (%s): each month closes where the next one opens.\n",

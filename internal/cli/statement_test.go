@@ -16,7 +16,7 @@ import (
 // endpoints, the client likewise, with the canary key.
 func paidRun(t *testing.T, srv *demoserver.Server, key string, args ...string) result {
 	t.Helper()
-	res := headlessWith(t, srv, key, func(r *runner) {
+	res := headlessWith(t, srv, key, func(r *env) {
 		r.clientOptions = append(r.clientOptions, api.WithEndpointThreshold(api.InvoicesPath, threshold),
 			api.WithTimeout(2*time.Second), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
 	}, args...)

@@ -5,9 +5,6 @@ package shared
 
 import (
 	"context"
-	"errors"
-	"net"
-	"net/url"
 	"strings"
 	"time"
 
@@ -149,66 +146,21 @@ type RevealMsg struct {
 	Source string
 }
 
-// ErrorText says what failed and what to check, for the status line: a
-// server that cannot be reached or did not answer in time is named with its
-// host and port (the error itself knows only the request, "GET
-// /api/v0/users/current/"), with what the user can do about it; any other
-// error is its own text, which already says what went wrong. The result is
-// sanitized.
+// ErrorText says what failed and what to check, for the status line, in
+// the same words as the commands (billing.Service.Explain).
 func (c *Context) ErrorText(err error) string {
-	if err == nil {
-		return ""
+	if c == nil {
+		return (*billing.Service)(nil).Explain(err)
 	}
-	switch {
-	case errors.Is(err, api.ErrTransport):
-		return "cannot reach " + c.Server() + cause(err) + " — check the URL (--url / VAST_URL) and the network"
-	case errors.Is(err, api.ErrTimeout):
-		return c.Server() + " did not answer in time — check the network (--timeout sets how long to wait)"
-	}
-	return Safe(err.Error())
+	return c.Billing.Explain(err)
 }
 
-// cause is the last words of a transport error's cause in parentheses
-// (" (connection refused)", " (no such host)"), which tell a wrong URL from
-// a network down; "" when there is none.
-func cause(err error) string {
-	var ae *api.Error
-	if !errors.As(err, &ae) || ae.Err == nil {
-		return ""
-	}
-	text := ae.Err.Error()
-	if i := strings.LastIndex(text, ": "); i >= 0 {
-		text = text[i+2:]
-	}
-	text = strings.TrimSpace(Safe(text))
-	if text == "" || Width(text) > 40 {
-		return ""
-	}
-	return " (" + text + ")"
-}
-
-// Server is the host and port the dashboard talks to ("console.vast.ai:443",
-// "127.0.0.1:8080"), from the client's base URL, or "the server" when there
-// is no client.
+// Server is the host and port the dashboard talks to ("console.vast.ai:443").
 func (c *Context) Server() string {
-	if c == nil || c.Billing == nil || c.Billing.Client() == nil {
+	if c == nil {
 		return "the server"
 	}
-	u, err := url.Parse(c.Billing.Client().BaseURL())
-	if err != nil || u.Host == "" {
-		return "the server"
-	}
-	host := u.Host
-	if u.Port() == "" {
-		// The port is part of what to check (a proxy, a firewall): name
-		// the one the scheme implies.
-		port := "443"
-		if u.Scheme == "http" {
-			port = "80"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
-	return Safe(host)
+	return c.Billing.Server()
 }
 
 // Clock is Now, or the wall clock when none is set.

@@ -77,10 +77,10 @@ func TestErrorText(t *testing.T) {
 	}{
 		{"http://127.0.0.1:9", refused, "cannot reach 127.0.0.1:9 (connection refused) — check the URL (--url / VAST_URL) and the network"},
 		{"https://console.vast.ai", refused, "cannot reach console.vast.ai:443 (connection refused) — check the URL"},
-		{"http://[::1]", fmt.Errorf("account: %w", refused), "cannot reach [::1]:80 (connection refused) — "},
+		{"http://[::1]", fmt.Errorf("account: %w", refused), "account: cannot reach [::1]:80 (connection refused) — "},
 		{"http://127.0.0.1:9", &api.Error{Kind: api.ErrTransport, Err: errors.New("lookup nosuch.example: no such host")},
 			"cannot reach 127.0.0.1:9 (no such host) — "},
-		{"http://127.0.0.1:9", slow, "127.0.0.1:9 did not answer in time — check the network"},
+		{"http://127.0.0.1:9", slow, "127.0.0.1:9 did not answer GET /api/v0/users/current/ in time — check the network"},
 		{"http://127.0.0.1:9", &api.Error{Kind: api.ErrInvalidKey, Status: 401}, "the API key was rejected"},
 		{"http://127.0.0.1:9", errors.New("bad\x1b[2Jthing"), "bad"},
 	}

@@ -2,151 +2,29 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 )
-
-// threshold is the pacing of the test servers and clients: real pacing,
-// short enough for fast tests.
-const threshold = 20 * time.Millisecond
-
-// demoNow is where the test data ends: fixed, so day boundaries are too.
-var demoNow = time.Date(2026, 11, 21, 15, 30, 0, 0, time.UTC)
-
-func startServer(t *testing.T, o demoserver.Options) *demoserver.Server {
-	t.Helper()
-	if o.Threshold == 0 {
-		o.Threshold = threshold
-	}
-	if o.Now.IsZero() {
-		o.Now = demoNow
-	}
-	srv, err := demoserver.Start(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// result is what one run printed and returned.
-type result struct {
-	code        int
-	out, errOut string
-}
-
-// headless runs vastdash against srv with key, the way a user with
-// --url and VAST_API_KEY would, the client paced like the server.
-func headless(t *testing.T, srv *demoserver.Server, key string, args ...string) result {
-	t.Helper()
-	return headlessWith(t, srv, key, nil, args...)
-}
-
-func headlessWith(t *testing.T, srv *demoserver.Server, key string, tweak func(*runner), args ...string) result {
-	t.Helper()
-	isolate(t)
-	t.Setenv("VAST_API_KEY", key)
-	var out, errb bytes.Buffer
-	r := newRunner(&out, &errb)
-	r.clientOptions = []api.Option{api.WithChargesThreshold(threshold)}
-	r.now = srv.Now
-	r.context = func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
-	if tweak != nil {
-		tweak(r)
-	}
-	code := r.run(append([]string{"--url", srv.URL()}, args...))
-	return result{code, out.String(), errb.String()}
-}
-
-func (res result) ok(t *testing.T) {
-	t.Helper()
-	if res.code != 0 {
-		t.Fatalf("exit %d, stderr %q", res.code, res.errOut)
-	}
-}
-
-// oneLine asserts a failure: the exit code, one line on stderr containing
-// want, nothing on stdout.
-func (res result) failed(t *testing.T, code int, want string) {
-	t.Helper()
-	if res.code != code {
-		t.Errorf("exit %d, want %d (stderr %q)", res.code, code, res.errOut)
-	}
-	if res.out != "" {
-		t.Errorf("stdout %q, want nothing", res.out)
-	}
-	if !strings.HasPrefix(res.errOut, "vastdash: ") || !strings.HasSuffix(res.errOut, "\n") || strings.Count(res.errOut, "\n") != 1 {
-		t.Errorf("stderr %q, want one line starting with vastdash:", res.errOut)
-	}
-	if !strings.Contains(res.errOut, want) {
-		t.Errorf("stderr %q, want it to mention %q", res.errOut, want)
-	}
-}
-
-// chargesRequests are the requests to the charges endpoint.
-func chargesRequests(srv *demoserver.Server) []demoserver.Request {
-	var out []demoserver.Request
-	for _, r := range srv.Requests() {
-		if strings.TrimSuffix(r.Path, "/") == "/api/v0/charges" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// wholeSpan is a range holding every contract of a test server.
-func wholeSpan() []string {
-	return []string{"--from", demoNow.AddDate(-1, 0, -2).Format(time.DateOnly), "--to", demoNow.Format(time.DateOnly), "--utc"}
-}
-
-func wholeSpanFilter(t *testing.T) demoserver.Filter {
-	t.Helper()
-	rng, err := spend.ParseRange(demoNow.AddDate(-1, 0, -2).Format(time.DateOnly)+".."+demoNow.Format(time.DateOnly), time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return demoserver.Filter{Gte: rng.From.Unix(), Lte: rng.To.Unix()}
-}
-
-func readCSV(t *testing.T, s string) [][]string {
-	t.Helper()
-	rows, err := csv.NewReader(strings.NewReader(s)).ReadAll()
-	if err != nil {
-		t.Fatalf("stdout is not CSV: %v", err)
-	}
-	if len(rows) == 0 || strings.Join(rows[0], ",") != "start,end,type,source,label,description,amount,template_id,endpoint_id,workergroup_id" {
-		t.Fatalf("CSV header %v", rows)
-	}
-	return rows[1:]
-}
-
-func parseAmount(t *testing.T, s string) money.Amount {
-	t.Helper()
-	a, err := money.Parse(s)
-	if err != nil {
-		t.Fatalf("amount %q: %v", s, err)
-	}
-	return a
-}
 
 func TestChargesCSVIsExactAndPaged(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 1300})
@@ -468,7 +346,7 @@ func TestWriteTextGrowsWithRowsOnly(t *testing.T) {
 		var w countingWriter
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		if err := writeText(&w, entries, false, time.UTC); err != nil {
+		if err := writeText(&w, entries, false, time.UTC, 0); err != nil {
 			t.Fatal(err)
 		}
 		runtime.ReadMemStats(&after)
@@ -526,34 +404,6 @@ func TestFormatTimeStaysRFC3339(t *testing.T) {
 	}
 }
 
-// credit's runway_until is RFC 3339 too: a runway of millennia is clamped
-// to the end of year 9999 in the user's zone, which east of UTC is
-// already year 10000.
-func TestCreditRunwayUntilStaysRFC3339(t *testing.T) {
-	east := time.FixedZone("+14", 14*3600)
-	now := demoNow.In(east)
-	burn := spend.Burn{PerDay: 1, Label: "last 7 complete days"}
-	rw := spend.RunwayFor(money.MaxAmount, burn, true, now)
-	b, err := json.Marshal(newRunwayJSON(burn, rw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		Until string `json:"runway_until"`
-	}
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := time.Parse(time.RFC3339, got.Until); err != nil || got.Until != "9999-12-31T23:59:59Z" {
-		t.Fatalf("runway_until %q (%v), want 9999-12-31T23:59:59Z", got.Until, err)
-	}
-	// An ordinary runway is written in the user's zone, unchanged.
-	rw = spend.RunwayFor(10*money.Dollar, spend.Burn{PerDay: money.Dollar}, true, now)
-	if got := newRunwayJSON(burn, rw).RunwayUntil; got != rw.Until.Format(time.RFC3339) || !strings.HasSuffix(got, "+14:00") {
-		t.Fatalf("runway_until %q, want %q", got, rw.Until.Format(time.RFC3339))
-	}
-}
-
 func TestChargesCSVDefusesFormulas(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 20})
 	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Mutate: func(b []byte) []byte {
@@ -598,7 +448,7 @@ func TestChargesProgressOnlyOnATerminal(t *testing.T) {
 	if strings.Count(plain.errOut, "\n") != 1 || strings.ContainsAny(plain.errOut, "\r\x1b") {
 		t.Fatalf("stderr of a non-terminal holds more than the totals: %q", plain.errOut)
 	}
-	tty := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+	tty := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
 		r.isTerminal = func(io.Writer) bool { return true }
 	}, args...)
 	tty.ok(t)
@@ -613,313 +463,11 @@ func TestChargesProgressOnlyOnATerminal(t *testing.T) {
 	}
 }
 
-func TestCreditIsOneRequest(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 50})
-	res := headless(t, srv, demoserver.DemoKey, "credit")
-	res.ok(t)
-	if want := money.Amount(srv.Credit()).Credit() + "\n"; res.out != want {
-		t.Fatalf("stdout %q, want %q", res.out, want)
-	}
-	if reqs := srv.Requests(); len(reqs) != 1 || strings.TrimSuffix(reqs[0].Path, "/") != "/api/v0/users/current" {
-		t.Fatalf("requests %v, want one GET users/current", reqs)
-	}
-	if res.errOut != "" {
-		t.Fatalf("stderr %q", res.errOut)
-	}
-
-	srv.ResetRequests()
-	// Global flags after the command work too.
-	res = headless(t, srv, demoserver.DemoKey, "credit", "--json", "--url", srv.URL())
-	res.ok(t)
-	var got map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(res.out), &got); err != nil {
-		t.Fatal(err)
-	}
-	if string(got["credit"]) != money.Amount(srv.Credit()).Decimal() || string(got["email"]) == "" || len(got) != 2 {
-		t.Fatalf("--json %s, want credit %s and email only", res.out, money.Amount(srv.Credit()).Decimal())
-	}
-	if len(srv.Requests()) != 1 {
-		t.Fatalf("--json made %d requests", len(srv.Requests()))
-	}
-}
-
-func TestCreditRunwayMatchesGroundTruth(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 3000})
-	res := headless(t, srv, demoserver.DemoKey, "credit", "--json", "--runway", "--utc")
-	res.ok(t)
-	var got struct {
-		Credit      json.Number `json:"credit"`
-		BurnPerDay  json.Number `json:"burn_per_day"`
-		RunwayDays  *float64    `json:"runway_days"`
-		RunwayUntil string      `json:"runway_until"`
-	}
-	dec := json.NewDecoder(strings.NewReader(res.out))
-	dec.UseNumber()
-	if err := dec.Decode(&got); err != nil {
-		t.Fatalf("%v: %s", err, res.out)
-	}
-
-	// spend's computation on the server's ground truth.
-	now := srv.Now().In(time.UTC)
-	from, to := spend.BurnWindow(now, time.UTC)
-	truth := srv.Contracts(demoserver.Filter{Gte: from.Unix(), Lte: to.Unix()})
-	entries := make([]api.Charge, len(truth))
-	for i, c := range truth {
-		entries[i] = api.Charge{Start: c.Start, End: c.End, Type: c.Type, Source: c.Source, Amount: money.Amount(c.Amount),
-			Meta: api.Metadata{EndpointID: c.EndpointID, WorkergroupID: c.WorkergroupID}}
-	}
-	daily := spend.NewDailyWindow(time.UTC, from, to)
-	daily.Add(entries)
-	burn := spend.BurnWeek(daily, now)
-	runway := spend.RunwayFor(money.Amount(srv.Credit()), burn, true, now)
-	if runway.Reason != "" || burn.PerDay <= 0 {
-		t.Fatalf("the demo data should give an estimate: %v", runway)
-	}
-	if parseAmount(t, got.BurnPerDay.String()) != burn.PerDay {
-		t.Errorf("burn_per_day %s, want %s", got.BurnPerDay, burn.PerDay.Decimal())
-	}
-	if got.RunwayDays == nil || *got.RunwayDays != runway.Days() {
-		t.Errorf("runway_days %v, want %v", got.RunwayDays, runway.Days())
-	}
-	if got.RunwayUntil != runway.Until.Format(time.RFC3339) {
-		t.Errorf("runway_until %q, want %q", got.RunwayUntil, runway.Until.Format(time.RFC3339))
-	}
-	reqs := chargesRequests(srv)
-	if len(reqs) != (len(truth)+499)/500 {
-		t.Errorf("%d charges requests for %d contracts", len(reqs), len(truth))
-	}
-	want := fmt.Sprintf(`{"day":{"gte":%d,"lte":%d}}`, from.Unix(), to.Unix())
-	if sf := reqs[0].Query.Get("select_filters"); sf != want {
-		t.Errorf("select_filters %s, want %s", sf, want)
-	}
-
-	res = headless(t, srv, demoserver.DemoKey, "credit", "--runway", "--utc")
-	res.ok(t)
-	wantLine := money.Amount(srv.Credit()).Credit() + " · burn " + burn.PerDay.String() + "/day (last 7 complete days) · runway " + runway.String() + "\n"
-	if res.out != wantLine {
-		t.Errorf("stdout %q, want %q", res.out, wantLine)
-	}
-}
-
-func TestCreditRunwayWithoutSpendSaysWhy(t *testing.T) {
-	// All the data is over a month old: nothing was spent last week.
-	srv := startServer(t, demoserver.Options{Contracts: 50, Now: demoNow.AddDate(0, -2, 0)})
-	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) { r.now = func() time.Time { return demoNow } },
-		"credit", "--json", "--runway")
-	res.ok(t)
-	if !strings.Contains(res.out, `"burn_per_day":0.000,"runway_days":null,"runway_note":"no spend in the last 7 complete days"`) {
-		t.Fatalf("stdout %s", res.out)
-	}
-}
-
-func TestNotificationsPutsTheWholeDocument(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 10})
-	before := srv.Prefs()
-
-	res := headless(t, srv, demoserver.DemoKey, "notifications")
-	res.ok(t)
-	if res.out != "low credit by email: on\nlow credit by webhooks: off\n" {
-		t.Fatalf("stdout %q", res.out)
-	}
-
-	srv.ResetRequests()
-	res = headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on")
-	res.ok(t)
-	if res.out != "low credit by email: on\nlow credit by webhooks: on\n" {
-		t.Fatalf("stdout %q", res.out)
-	}
-	next, err := api.NewPrefs(before).With(api.LowCreditWebhooks, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := next.Document()
-	wantJSON, _ := json.Marshal(want)
-	gotJSON, _ := json.Marshal(srv.Prefs())
-	if string(gotJSON) != string(wantJSON) {
-		t.Fatalf("server holds\n%s\nwant the old document with webhooks on\n%s", gotJSON, wantJSON)
-	}
-	var puts []demoserver.Request
-	for _, r := range srv.Requests() {
-		if r.Method == http.MethodPut {
-			puts = append(puts, r)
-		}
-	}
-	if len(puts) != 1 {
-		t.Fatalf("%d PUTs", len(puts))
-	}
-	var body struct {
-		Prefs map[string]any `json:"notification_preferences"`
-	}
-	if err := json.Unmarshal(puts[0].Body, &body); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := json.Marshal(body.Prefs); string(b) != string(wantJSON) {
-		t.Fatalf("PUT body %s, want %s", b, wantJSON)
-	}
-
-	// Asking for the state it already has sends nothing.
-	srv.ResetRequests()
-	headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on", "--email", "on").ok(t)
-	for _, r := range srv.Requests() {
-		if r.Method == http.MethodPut {
-			t.Fatal("PUT for a switch already in that state")
-		}
-	}
-}
-
-func TestNotificationsWithoutGETNeedForce(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 10})
-	srv.SetPrefsGET(false)
-	before := srv.Prefs()
-
-	headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off").failed(t, 1, "--force")
-	headless(t, srv, demoserver.DemoKey, "notifications").failed(t, 1, "cannot read")
-	if !reflect.DeepEqual(srv.Prefs(), before) {
-		t.Fatal("saved without --force")
-	}
-
-	res := headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off", "--force")
-	res.ok(t)
-	if res.out != "low credit by email: off\nlow credit by webhooks: not set\n" {
-		t.Fatalf("stdout %q", res.out)
-	}
-	want := map[string]any{"client": map[string]any{"low_credit": map[string]any{"email": false}}}
-	if got := srv.Prefs(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("server holds %v, want %v", got, want)
-	}
-}
-
-func TestUsageErrorsSendNothing(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 10})
-	cases := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"charges", "--from", "2026-11-10", "--to", "2026-11-01"}, "is before"},
-		{[]string{"charges", "--from", "2026-13-01", "--to", "2026-11-01"}, `"2026-13-01" is not a date`},
-		{[]string{"charges", "--from", "yesterday"}, "not a date"},
-		{[]string{"charges", "--to", "2026-11-01"}, "--to needs --from"},
-		// Year 1 is Go's zero time, which read as "no date" further down;
-		// no charge lies outside billing's window anyway.
-		{[]string{"charges", "--from", "0001-01-01"}, "--from 0001-01-01 is outside the days vastdash accepts, 2015-01-01 to 2099-12-31"},
-		{[]string{"charges", "--from", "2014-12-31", "--to", "2026-11-01"}, "--from 2014-12-31 is outside"},
-		{[]string{"charges", "--from", "2026-11-01", "--to", "2100-01-01"}, "--to 2100-01-01 is outside"},
-		{[]string{"charges", "--from", "9999-12-31"}, "--from 9999-12-31 is outside"},
-		{[]string{"charges", "--type", "instance,gpu"}, `unknown --type "gpu"`},
-		{[]string{"charges", "--type", ","}, "names no type"},
-		{[]string{"charges", "--output", "xml"}, `unknown --output "xml"`},
-		{[]string{"charges", "--format", "list"}, `unknown --format "list"`},
-		{[]string{"charges", "extra"}, `unexpected argument "extra"`},
-		{[]string{"credit", "--verbose"}, "unknown flag --verbose (see vastdash credit --help)"},
-		{[]string{"notifications", "--email", "yes"}, `--email "yes": want on or off`},
-		{[]string{"notifications", "--webhooks", "1"}, `--webhooks "1": want on or off`},
-		{[]string{"bogus"}, `unknown command "bogus"`},
-	}
-	for _, c := range cases {
-		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			headless(t, srv, "CANARY-headless-usage-0042", c.args...).failed(t, exitUsage, c.want)
-		})
-	}
-	if n := len(srv.Requests()); n != 0 {
-		t.Fatalf("usage errors sent %d requests", n)
-	}
-}
-
-func TestRuntimeErrorsAreOneLine(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 600})
-	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Status: 500, Body: `{"success":false,"msg":"boom\u001b[2J"}`})
-	res := headless(t, srv, demoserver.DemoKey, append([]string{"charges", "--output", "csv"}, wholeSpan()...)...)
-	res.failed(t, exitRuntime, "boom")
-	if strings.Contains(res.errOut, "\x1b") {
-		t.Fatalf("escape reached stderr: %q", res.errOut)
-	}
-
-	// Permission: the key cannot read charges.
-	srv.ClearFaults()
-	// credit --runway is not among them: the credit is still the answer (see
-	// TestCreditRunwayWithoutBillingRead).
-	headless(t, srv, demoserver.KeyReadOnly, "notifications", "--email", "off").failed(t, exitRuntime, "user_write")
-}
-
-func TestInterruptStopsCleanly(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 10})
-	srv.AddFault(demoserver.Fault{Path: "/api/v0/users/current", Hang: true})
-	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
-		r.context = func() (context.Context, context.CancelFunc) {
-			// ctrl+c as soon as the request reaches the server.
-			ctx, cancel := context.WithCancel(context.Background())
-			go func() {
-				if srv.WaitRequests(ctx, 1) == nil {
-					cancel()
-				}
-			}()
-			return ctx, cancel
-		}
-	}, "credit")
-	res.failed(t, exitRuntime, "interrupted")
-}
-
-func TestKeyNeverPrinted(t *testing.T) {
-	const canary = "CANARY-headless-key-0042"
-	srv := startServer(t, demoserver.Options{Contracts: 10})
-	runs := [][]string{
-		{"credit"},
-		{"credit", "--json", "--runway"},
-		{"charges", "--output", "csv"},
-		{"charges", "--output", "json", "--items"},
-		{"notifications"},
-		{"notifications", "--webhooks", "on"},
-		{"charges", "--output", "nope"},
-	}
-	for _, args := range runs {
-		res := headless(t, srv, canary, args...)
-		if res.code == 0 {
-			t.Errorf("%v: exit 0 with a key the server does not know", args)
-		}
-		if strings.Contains(res.out+res.errOut, "CANARY") {
-			t.Errorf("%v: the key leaked: %q %q", args, res.out, res.errOut)
-		}
-	}
-	headless(t, srv, canary, "credit").failed(t, exitRuntime, "rejected")
-}
-
-func TestDemoFlagNeedsNoKey(t *testing.T) {
-	isolate(t)
-	var out, errb bytes.Buffer
-	r := newRunner(&out, &errb)
-	r.demo = demoserver.Options{Contracts: 20, Threshold: -1}
-	if code := r.run([]string{"credit", "--demo"}); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	if !strings.HasPrefix(out.String(), "$") || strings.Count(out.String(), "\n") != 1 {
-		t.Fatalf("stdout %q", out.String())
-	}
-}
-
 func TestGroupInt(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
 		if got := money.Group(int64(n)); got != want {
 			t.Errorf("money.Group(int64(%d)) = %q, want %q", n, got, want)
 		}
-	}
-}
-
-// A key that can read the account but not the charges still gives a status
-// bar its credit: the answer is the credit, stderr says why there is no
-// runway, and the JSON carries the note with null figures.
-func TestCreditRunwayWithoutBillingRead(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 10})
-	want := money.Amount(srv.Credit()).Credit()
-	res := headless(t, srv, demoserver.KeyNoBilling, "credit", "--runway")
-	if res.code != exitOK || strings.TrimSpace(res.out) != want {
-		t.Fatalf("exit %d, stdout %q; want 0 and %q", res.code, res.out, want)
-	}
-	if res.errOut != "vastdash: no runway: this API key lacks the billing_read permission\n" {
-		t.Errorf("stderr %q", res.errOut)
-	}
-	res = headless(t, srv, demoserver.KeyNoBilling, "credit", "--runway", "--json")
-	if res.code != exitOK || !strings.Contains(res.out, `"burn_per_day":null,"runway_days":null,"runway_note":"this API key lacks the billing_read permission"`) {
-		t.Fatalf("exit %d, stdout %q", res.code, res.out)
 	}
 }
 
@@ -1036,6 +584,225 @@ func TestChargesOldestFirst(t *testing.T) {
 	for _, r := range srv.Requests() {
 		if strings.HasPrefix(r.Path, "/api/v0/charges") && r.Query.Get("latest_first") != "false" {
 			t.Fatalf("a charges request asked latest_first=%q", r.Query.Get("latest_first"))
+		}
+	}
+}
+
+// TestFromWithoutToIsTheOpenRange: --from without --to reads exactly as
+// the dashboard's range field reads "FROM..": to the end of today in the
+// zone, today judged in that zone.
+func TestFromWithoutToIsTheOpenRange(t *testing.T) {
+	loc, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 20, 20, 0, 0, 0, time.UTC) // already the 21st in Tokyo
+	got, err := chargesArgs{from: bound{day: "2026-11-01"}}.timeRange(loc, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	field, err := spend.ParseRangeAt("2026-11-01..", now, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != field || got.To.Format(time.DateOnly) != "2026-11-21" {
+		t.Fatalf("--from alone %v, the field %v", got, field)
+	}
+	if _, err := (chargesArgs{from: bound{day: "2026-11-22"}}).timeRange(loc, now); err == nil {
+		t.Fatal("--from after today was accepted")
+	}
+}
+
+// dayFilter is the day filter of the charges requests srv received; every
+// page of one run asks the same.
+func dayFilter(t *testing.T, srv *demoserver.Server) (gte, lte time.Time) {
+	t.Helper()
+	reqs := chargesRequests(srv)
+	if len(reqs) == 0 {
+		t.Fatal("no charges request")
+	}
+	var f struct {
+		Day struct{ Gte, Lte int64 } `json:"day"`
+	}
+	for i, r := range reqs {
+		if err := json.Unmarshal([]byte(r.Query.Get("select_filters")), &f); err != nil {
+			t.Fatal(err)
+		}
+		g, l := time.Unix(f.Day.Gte, 0).UTC(), time.Unix(f.Day.Lte, 0).UTC()
+		if i > 0 && (!g.Equal(gte) || !l.Equal(lte)) {
+			t.Fatalf("page %d asked %s..%s, the first %s..%s", i, g, l, gte, lte)
+		}
+		gte, lte = g, l
+	}
+	return gte, lte
+}
+
+// withTimezone writes a settings file with the timezone setting; it runs
+// after headlessWith isolated the home.
+func withTimezone(t *testing.T, zone string) func(*env) {
+	return func(*env) {
+		dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "vastdash")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "config.toml"), []byte(`timezone = "`+zone+`"`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func utc(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UTC()
+}
+
+// --from and --to take RFC 3339 times for a window shorter than a day,
+// asked of the server to the second, while a date keeps its whole-day
+// meaning in the settings' zone (or UTC with --utc), and the two mix.
+func TestChargesFromToTimes(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 300})
+	cases := []struct {
+		name     string
+		zone     string
+		args     []string
+		gte, lte string
+	}{
+		{"times", "UTC", []string{"--from", "2026-11-20T08:00:00Z", "--to", "2026-11-20T12:30:00+01:00"},
+			"2026-11-20T08:00:00Z", "2026-11-20T11:30:00Z"},
+		{"fractions cut to the second", "UTC", []string{"--from", "2026-11-20T08:00:00.9Z", "--to", "2026-11-20T08:59:59.999Z"},
+			"2026-11-20T08:00:00Z", "2026-11-20T08:59:59Z"},
+		{"days, --utc", "Europe/Berlin", []string{"--from", "2026-11-20", "--to", "2026-11-20", "--utc"},
+			"2026-11-20T00:00:00Z", "2026-11-20T23:59:59Z"},
+		{"days in the settings zone", "Europe/Berlin", []string{"--from", "2026-11-20", "--to", "2026-11-20"},
+			"2026-11-19T23:00:00Z", "2026-11-20T22:59:59Z"},
+		{"a day to a time", "Europe/Berlin", []string{"--from", "2026-11-20", "--to", "2026-11-20T06:00:00Z"},
+			"2026-11-19T23:00:00Z", "2026-11-20T06:00:00Z"},
+		{"a time to the end of today", "UTC", []string{"--from", "2026-11-21T10:00:00Z"},
+			"2026-11-21T10:00:00Z", "2026-11-21T23:59:59Z"},
+		// The dashboard's range words (demoNow is 21 Nov 2026).
+		{"a word alone is its whole range", "Europe/Berlin", []string{"--from", "last-month"},
+			"2026-09-30T22:00:00Z", "2026-10-31T22:59:59Z"},
+		{"7d", "UTC", []string{"--from", "7D"}, "2026-11-15T00:00:00Z", "2026-11-21T23:59:59Z"},
+		{"a word to a day", "UTC", []string{"--from", "last-month", "--to", "2026-11-03"},
+			"2026-10-01T00:00:00Z", "2026-11-03T23:59:59Z"},
+		{"a day to the end of a word", "UTC", []string{"--from", "2026-09-15", "--to", "last-month"},
+			"2026-09-15T00:00:00Z", "2026-10-31T23:59:59Z"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv.ResetRequests()
+			res := headlessWith(t, srv, demoserver.DemoKey, withTimezone(t, c.zone), append([]string{"charges", "--output", "csv"}, c.args...)...)
+			res.ok(t)
+			gte, lte := dayFilter(t, srv)
+			if !gte.Equal(utc(c.gte)) || !lte.Equal(utc(c.lte)) {
+				t.Fatalf("asked %s..%s, want %s..%s", gte.Format(time.RFC3339), lte.Format(time.RFC3339), c.gte, c.lte)
+			}
+			// The rows are the contracts of that window, no more.
+			want := srv.Contracts(demoserver.Filter{Gte: gte.Unix(), Lte: lte.Unix()})
+			if rows := readCSV(t, res.out); len(rows) != len(want) {
+				t.Fatalf("%d rows, want %d", len(rows), len(want))
+			}
+		})
+	}
+}
+
+// A window that ends before it begins is a usage error without a request;
+// where a day meets a time, the zone decides, so it is checked once the
+// settings are read, still before any request.
+func TestChargesFromToReversed(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	for _, c := range []struct {
+		zone string
+		args []string
+		want string
+	}{
+		{"UTC", []string{"--from", "2026-11-20T12:00:00Z", "--to", "2026-11-20T08:00:00Z"},
+			"--to 2026-11-20T08:00:00Z is before --from 2026-11-20T12:00:00Z"},
+		{"UTC", []string{"--from", "2026-11-20", "--to", "2026-11-19"}, "--to 2026-11-19 is before --from 2026-11-20"},
+		{"UTC", []string{"--from", "2026-11-20", "--to", "2026-11-19T23:30:00Z"}, "--to 2026-11-19T23:30:00Z is before --from 2026-11-20"},
+		{"Europe/Berlin", []string{"--from", "2026-11-20", "--to", "2026-11-19T22:30:00Z"}, "is before"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			headlessWith(t, srv, demoserver.DemoKey, withTimezone(t, c.zone), append([]string{"charges"}, c.args...)...).failed(t, exitUsage, c.want)
+		})
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("usage errors sent %d requests", n)
+	}
+	// The same mixed window is fine where the day begins an hour earlier.
+	headlessWith(t, srv, demoserver.DemoKey, withTimezone(t, "Europe/Berlin"),
+		"charges", "--from", "2026-11-20", "--to", "2026-11-19T23:30:00Z").ok(t)
+}
+
+// --config names the settings file, before or after the command: its
+// timezone decides where the days of --from and --to begin; a file that
+// cannot be read or holds a bad value is a usage error naming it, with no
+// request.
+func TestConfigFlag(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tokyo := write("tokyo.toml", "timezone = \"Asia/Tokyo\"\n")
+	for _, args := range [][]string{
+		{"--config", tokyo, "charges", "--from", "2026-11-20", "--to", "2026-11-20"},
+		{"charges", "--from", "2026-11-20", "--to", "2026-11-20", "--config=" + tokyo},
+	} {
+		srv.ResetRequests()
+		headless(t, srv, demoserver.DemoKey, args...).ok(t)
+		if gte, lte := dayFilter(t, srv); !gte.Equal(utc("2026-11-19T15:00:00Z")) || !lte.Equal(utc("2026-11-20T14:59:59Z")) {
+			t.Errorf("%v: asked %s..%s, want the day in Tokyo", args, gte, lte)
+		}
+	}
+	srv.ResetRequests()
+	bad := write("bad.toml", "range = \"7d\"\ntimezone = \"Mars/Base\"\n")
+	headless(t, srv, demoserver.DemoKey, "--config", bad, "credit").failed(t, exitUsage, bad+":2: timezone must be")
+	missing := filepath.Join(dir, "none.toml")
+	headless(t, srv, demoserver.DemoKey, "credit", "--config", missing).failed(t, exitUsage, missing+": cannot read settings")
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("bad settings sent %d requests", n)
+	}
+}
+
+// On a terminal the text table fits its width, giving up columns in the
+// stated order (the ids, then the end, …) while START, SOURCE and AMOUNT
+// stay; in a pipe every column is kept whole.
+func TestTextFitsTheTerminal(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 80})
+	args := append([]string{"charges", "--items"}, wholeSpan()...)
+	pipe := headless(t, srv, demoserver.DemoKey, args...)
+	pipe.ok(t)
+	if head := strings.Fields(strings.SplitN(pipe.out, "\n", 2)[0]); len(head) != len(chargesColumns) {
+		t.Fatalf("a pipe got the columns %v, want all %d", head, len(chargesColumns))
+	}
+	for _, width := range []int{200, 120, 80, 60, 40} {
+		res := headlessWith(t, srv, demoserver.DemoKey, func(e *env) { e.width = func(io.Writer) int { return width } }, args...)
+		res.ok(t)
+		lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+		head := strings.Fields(lines[0])
+		for _, must := range []string{"START", "SOURCE", "AMOUNT"} {
+			if !slices.Contains(head, must) {
+				t.Errorf("width %d: %s dropped: %v", width, must, head)
+			}
+		}
+		if width <= 120 && slices.Contains(head, "TEMPLATE") {
+			t.Errorf("width %d: the ids kept before the description shrank: %v", width, head)
+		}
+		for i, l := range lines {
+			if w := ansi.StringWidth(l); w > width {
+				t.Fatalf("width %d: line %d is %d cells: %q", width, i, w, l)
+			}
+			if i > 0 && !amountAtEnd.MatchString(l) {
+				t.Fatalf("width %d: line %d does not end with its amount: %q", width, i, l)
+			}
 		}
 	}
 }

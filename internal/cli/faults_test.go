@@ -33,7 +33,7 @@ func faultRunTimeout(t *testing.T, f *demoserver.Fault, timeout time.Duration, a
 	if f != nil {
 		srv.AddFault(*f)
 	}
-	res := headlessWith(t, srv, canaryKey, func(r *runner) {
+	res := headlessWith(t, srv, canaryKey, func(r *env) {
 		r.clientOptions = append(r.clientOptions,
 			api.WithTimeout(timeout), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
 	}, args...)
@@ -58,7 +58,7 @@ func TestHeadlessFaultMatrix(t *testing.T) {
 	}{
 		{"500", demoserver.Fault{Path: charges, Status: 500, Body: `{"success":false,"msg":"boom"}`}, allCharges, "server error"},
 		{"503 after retries", demoserver.Fault{Path: charges, Status: 503, Body: "unavailable"}, allCharges, "server error"},
-		{"hang", demoserver.Fault{Path: charges, Hang: true}, allCharges, "no response in time"},
+		{"hang", demoserver.Fault{Path: charges, Hang: true}, allCharges, "in time — check the network"},
 		{"html with 200", demoserver.Fault{Path: charges, Status: 200, ContentType: "text/html", Body: "<html>\x1b]0;pwned\x07login</html>"}, allCharges, "unexpected response"},
 		{"empty body", demoserver.Fault{Path: charges, Status: 200, Body: ""}, allCharges, "unexpected response"},
 		{"truncated json", demoserver.Fault{Path: charges, Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, allCharges, "unexpected response"},
@@ -66,7 +66,7 @@ func TestHeadlessFaultMatrix(t *testing.T) {
 		{"put 400", demoserver.Fault{Method: "PUT", Status: 400, Body: `{"success":false,"error":"invalid_request","msg":"nope"}`}, []string{"notifications", "--email", "off"}, "nope"},
 		{"invoices success:false", demoserver.Fault{Path: invoices, Status: 200, Body: `{"success":false,"error":"Invalid date range \u001b[2J"}`}, statement, "Invalid date range"},
 		{"invoices 500", demoserver.Fault{Path: invoices, Status: 500, Body: `{"msg":"boom"}`}, statement, "server error"},
-		{"invoices hang", demoserver.Fault{Path: invoices, Hang: true}, []string{"payments"}, "no response in time"},
+		{"invoices hang", demoserver.Fault{Path: invoices, Hang: true}, []string{"payments"}, "in time — check the network"},
 		{"invoices truncated", demoserver.Fault{Path: invoices, Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, statement, "unexpected response"},
 		{"invoices html", demoserver.Fault{Path: invoices, Status: 200, ContentType: "text/html", Body: "<html>\x1b]0;pwned\x07</html>"}, []string{"payments"}, "unexpected response"},
 	}
@@ -98,7 +98,7 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 		out, want string
 	}{
 		{"put hangs", demoserver.Fault{Method: "PUT", Hang: true},
-			"low credit by email: on\nlow credit by webhooks: off\n", "no response in time"},
+			"low credit by email: on\nlow credit by webhooks: off\n", "in time — check the network"},
 		{"put lands, answer garbled", demoserver.Fault{Method: "PUT", Mutate: func(b []byte) []byte { return b[:len(b)/2] }},
 			"low credit by email: off\nlow credit by webhooks: off\n", "unexpected response"},
 	}
@@ -128,7 +128,7 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 func TestHeadlessSaveOutcomeUnknownStdoutFull(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 10})
 	srv.AddFault(demoserver.Fault{Method: "PUT", Hang: true})
-	res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+	res := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
 		r.stdout = &fullWriter{}
 		r.clientOptions = append(r.clientOptions,
 			api.WithTimeout(300*time.Millisecond), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
@@ -416,7 +416,7 @@ func TestHeadlessStdoutFull(t *testing.T) {
 	for _, row := range rows {
 		t.Run(fmt.Sprintf("%s/room %d", strings.Join(row.args, " "), row.room), func(t *testing.T) {
 			srv := startServer(t, demoserver.Options{Contracts: 600})
-			res := headlessWith(t, srv, demoserver.DemoKey, func(r *runner) {
+			res := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
 				r.stdout = &fullWriter{room: row.room}
 			}, row.args...)
 			res.failed(t, exitRuntime, "cannot write the answer: no space left on device")

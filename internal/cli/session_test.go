@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,75 +10,78 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/goleak"
-
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/config"
 )
 
-// isolate points every key and settings location at an empty temp home.
-func isolate(t *testing.T) string {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("VAST_API_KEY", "")
-	t.Setenv("VAST_URL", "")
-	return home
+func TestRuntimeErrorsAreOneLine(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 600})
+	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Status: 500, Body: `{"success":false,"msg":"boom\u001b[2J"}`})
+	res := headless(t, srv, demoserver.DemoKey, append([]string{"charges", "--output", "csv"}, wholeSpan()...)...)
+	res.failed(t, exitRuntime, "boom")
+	if strings.Contains(res.errOut, "\x1b") {
+		t.Fatalf("escape reached stderr: %q", res.errOut)
+	}
+
+	// Permission: the key cannot read charges.
+	srv.ClearFaults()
+	// credit --runway is not among them: the credit is still the answer (see
+	// TestCreditRunwayWithoutBillingRead).
+	headless(t, srv, demoserver.KeyReadOnly, "notifications", "--email", "off").failed(t, exitRuntime, "user_write")
 }
 
-func runMain(args ...string) (int, string, string) {
+func TestInterruptStopsCleanly(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	srv.AddFault(demoserver.Fault{Path: "/api/v0/users/current", Hang: true})
+	res := headlessWith(t, srv, demoserver.DemoKey, func(r *env) {
+		r.context = func() (context.Context, context.CancelFunc) {
+			// ctrl+c as soon as the request reaches the server.
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() {
+				if srv.WaitRequests(ctx, 1) == nil {
+					cancel()
+				}
+			}()
+			return ctx, cancel
+		}
+	}, "credit")
+	res.failed(t, exitRuntime, "interrupted")
+}
+
+func TestKeyNeverPrinted(t *testing.T) {
+	const canary = "CANARY-headless-key-0042"
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	runs := [][]string{
+		{"credit"},
+		{"credit", "--json", "--runway"},
+		{"charges", "--output", "csv"},
+		{"charges", "--output", "json", "--items"},
+		{"notifications"},
+		{"notifications", "--webhooks", "on"},
+		{"charges", "--output", "nope"},
+	}
+	for _, args := range runs {
+		res := headless(t, srv, canary, args...)
+		if res.code == 0 {
+			t.Errorf("%v: exit 0 with a key the server does not know", args)
+		}
+		if strings.Contains(res.out+res.errOut, "CANARY") {
+			t.Errorf("%v: the key leaked: %q %q", args, res.out, res.errOut)
+		}
+	}
+	headless(t, srv, canary, "credit").failed(t, exitRuntime, "rejected")
+}
+
+func TestDemoFlagNeedsNoKey(t *testing.T) {
+	isolate(t)
 	var out, errb bytes.Buffer
-	code := run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
-func TestVersionAndHelp(t *testing.T) {
-	isolate(t)
-	code, out, _ := runMain("--version")
-	if code != 0 || !strings.HasPrefix(out, "vastdash ") {
-		t.Fatalf("--version: %d %q", code, out)
+	r := testEnv(&out, &errb)
+	r.demo = demoserver.Options{Contracts: 20, Threshold: -1}
+	if code := run([]string{"credit", "--demo"}, r); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	code, out, _ = runMain("--help")
-	if code != 0 || !strings.Contains(out, "--demo") || !strings.Contains(out, "VAST_API_KEY") {
-		t.Fatalf("--help: %d %q", code, out)
-	}
-}
-
-func TestUsageErrorsExit2(t *testing.T) {
-	isolate(t)
-	cases := []struct {
-		args []string
-		env  map[string]string
-		want string
-	}{
-		{[]string{"--no-such-flag"}, nil, "unknown flag --no-such-flag (see vastdash --help)"},
-		{[]string{"extra"}, nil, `unknown command "extra"`},
-		{nil, nil, "VAST_API_KEY"}, // no key anywhere: say where one can come from
-		{nil, nil, "--demo"},
-		{[]string{"--url", "http://billing.example.com"}, map[string]string{"VAST_API_KEY": "CANARY-main-key-0042"}, "plain http"},
-		{[]string{"--api-key-file", "/nonexistent/key"}, nil, "/nonexistent/key"},
-	}
-	for _, c := range cases {
-		for k, v := range c.env {
-			t.Setenv(k, v)
-		}
-		code, out, errOut := runMain(c.args...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
-		}
-		if out != "" {
-			t.Errorf("%v: stdout %q, want nothing", c.args, out)
-		}
-		if !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
-			t.Errorf("%v: stderr %q, want one line containing %q", c.args, errOut, c.want)
-		}
-		if strings.Contains(errOut, "CANARY") {
-			t.Errorf("%v: the key leaked: %q", c.args, errOut)
-		}
-		for k := range c.env {
-			t.Setenv(k, "")
-		}
+	if !strings.HasPrefix(out.String(), "$") || strings.Count(out.String(), "\n") != 1 {
+		t.Fatalf("stdout %q", out.String())
 	}
 }
 
@@ -106,9 +110,9 @@ func TestKeyFileWarning(t *testing.T) {
 // URL (nothing listens; no request is made) and returns what it printed.
 func openSessionForTest(keyFile string) (string, error) {
 	var errb bytes.Buffer
-	sess, _ := newRunner(io.Discard, &errb).openSession(options{flags: config.Flags{APIKeyFile: keyFile, URL: "http://127.0.0.1:9"}}, nil)
+	sess, _ := openSession(testEnv(io.Discard, &errb), globals{flags: config.Flags{APIKeyFile: keyFile, URL: "http://127.0.0.1:9"}}, sessionOptions{})
 	if sess != nil {
-		sess.close()
+		sess.Close()
 	}
 	return errb.String(), nil
 }
@@ -166,8 +170,8 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 	isolate(t)
 	saved := commands
 	defer func() { commands = saved }()
-	commands = append(commands, func(r *runner, _ *options) *cobra.Command {
-		return &cobra.Command{Use: "boom", RunE: r.runs(func() int {
+	commands = append(commands, func(x *execution) *cobra.Command {
+		return &cobra.Command{Use: "boom", RunE: x.runE(func(*cobra.Command) error {
 			panic("CANARY-panic-value with internals")
 		})}
 	})
@@ -180,19 +184,26 @@ func TestPanicIsOneLineExit1(t *testing.T) {
 	}
 }
 
-// No run may leave a goroutine behind: every request ends with its command.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
-}
-
 func TestTimeoutFlag(t *testing.T) {
 	isolate(t)
 	// The demo server answers after 60 ms; a 1 ms timeout gives up first.
 	code, out, errOut := runMain("--demo", "--timeout", "1ms", "credit")
-	if code != 1 || out != "" || !strings.Contains(errOut, "no response in time") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "did not answer GET /api/v0/users/current/ in time") {
 		t.Fatalf("--timeout 1ms: %d %q %q", code, out, errOut)
 	}
 	if code, _, errOut := runMain("--demo", "--timeout", "-1s", "credit"); code != 2 || !strings.Contains(errOut, "--timeout") {
 		t.Fatalf("negative timeout: %d %q", code, errOut)
+	}
+}
+
+// A server that cannot be reached is said in the dashboard's words: the
+// host and port, the cause, and what to check — not Go's dial error.
+func TestUnreachableServerInUsersWords(t *testing.T) {
+	isolate(t)
+	t.Setenv("VAST_API_KEY", demoserver.DemoKey)
+	code, out, errOut := runMain("--url", "http://127.0.0.1:9", "credit")
+	want := "vastdash: cannot reach 127.0.0.1:9 (connection refused) — check the URL (--url / VAST_URL) and the network\n"
+	if code != exitRuntime || out != "" || errOut != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, want)
 	}
 }

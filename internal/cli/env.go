@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+)
+
+// env is the world one run of the command line meets: where it writes,
+// its clock, and the seams the tests replace. It is set up before the run
+// and only read during it.
+type env struct {
+	stdout, stderr io.Writer
+	// version is what --version prints and the client's User-Agent says.
+	version string
+	// clientOptions are added after the defaults (tests shorten pacing).
+	clientOptions []api.Option
+	// demo configures the server --demo starts.
+	demo demoserver.Options
+	// now is the clock for default ranges, months and the runway.
+	now func() time.Time
+	// isTerminal says whether a writer is a terminal (progress on stderr).
+	isTerminal func(w io.Writer) bool
+	// width is how many columns the terminal behind w has, 0 when w is
+	// not a terminal (a pipe keeps every column of a table).
+	width func(w io.Writer) int
+	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
+	// themselves).
+	context func() (context.Context, context.CancelFunc)
+}
+
+// processEnv is the env of the process: its standard streams, the wall
+// clock and its signals. version is the one main was built with, "" for
+// none.
+func processEnv(version string) *env {
+	return &env{
+		stdout:     os.Stdout,
+		stderr:     os.Stderr,
+		version:    versionOf(version),
+		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		now:        time.Now,
+		isTerminal: isTerminal,
+		width:      terminalWidth,
+		context:    signalContext,
+	}
+}
+
+// isTerminal reports whether w is a terminal; only an *os.File can be one.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// terminalWidth is the width of the terminal behind w, 0 when there is
+// none.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	cols, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return cols
+}
+
+// signalContext is cancelled by ctrl+c or SIGTERM, so a run in progress
+// stops its request and exits through the normal error path.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// versionOf is the version to print: the one given at build time, else the
+// module version from the build info, else "dev".
+func versionOf(built string) string {
+	if built != "" {
+		return built
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

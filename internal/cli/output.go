@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"slices"
+	"strconv"
+
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/sanitize"
+)
+
+// Every command writes its answer through the functions here: one buffered
+// write to stdout, checked at the flush; JSON, CSV and aligned text tables
+// written one way for all of them.
+
+// answerBuffer is the size of the buffer an answer is written through: few
+// system calls for a long table, and memory that does not grow with it.
+const answerBuffer = 64 << 10
+
+// answer writes a command's answer to stdout with write. It returns write's
+// error, else a *writeErr when stdout could not take it (a full disk,
+// /dev/full, a closed pipe): a script must not read an exit 0 as "the
+// answer is in the file" when the file is empty or cut. The flush is where
+// a short answer meets the file at all: checking only write's error would
+// miss /dev/full.
+func (s *Session) answer(write func(w io.Writer) error) error {
+	bw := bufio.NewWriterSize(s.stdout, answerBuffer)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return &writeErr{err}
+	}
+	return nil
+}
+
+// outputFlags defines the one machine switch every command that prints
+// takes: --output FORMAT, one of formats (the first is the default, "text"),
+// and --json, its shorthand. p receives the format.
+func outputFlags(cmd *cobra.Command, p *string, formats ...string) {
+	*p = formats[0]
+	usage := orList(formats)
+	switch {
+	case slices.Contains(formats, "csv"):
+		usage = "text (an aligned table), csv or json"
+	case len(formats) == 2:
+		usage = "text or json"
+	}
+	enumFlag(cmd, p, "output", formats, usage)
+	f := cmd.Flags().VarPF(&jsonShorthand{p}, "json", "", "the same as --output json")
+	f.NoOptDefVal = "true"
+	cmd.MarkFlagsMutuallyExclusive("output", "json")
+}
+
+// jsonShorthand is --json: --output json in one word.
+type jsonShorthand struct{ p *string }
+
+func (v *jsonShorthand) String() string { return strconv.FormatBool(v.p != nil && *v.p == "json") }
+
+func (v *jsonShorthand) Set(s string) error {
+	on, err := strconv.ParseBool(s)
+	if err != nil {
+		return badValue("--json %s: want true or false", argText(s))
+	}
+	if on {
+		*v.p = "json"
+	}
+	return nil
+}
+
+func (v *jsonShorthand) Type() string { return "bool" }
+
+// IsBoolFlag lets --json stand alone, as a bool flag does.
+func (v *jsonShorthand) IsBoolFlag() bool { return true }
+
+// linesOf writes lines, one per line.
+func linesOf(lines []string) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		for _, l := range lines {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// writeJSON writes v as JSON, "<" and "&" kept readable (still valid JSON).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeCSV writes rows, the header first.
+func writeCSV(w io.Writer, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.WriteAll(rows); err != nil {
+		return err
+	}
+	return cw.Error()
+}
+
+// column is one column of a text table: its header, whether it is aligned
+// right (amounts), and the most cells a cell takes (0: no cap), whatever the
+// width, so that one huge server string cannot widen every row.
+type column struct {
+	header string
+	right  bool
+	most   int
+}
+
+// fitStep is one step of a table's way into a narrow terminal: column col
+// shrinks to cells, or with cells 0 drops.
+type fitStep struct{ col, cells int }
+
+// table is a text table. On a terminal (width > 0) it fits the width as gh
+// and kubectl tables do, taking the steps of fit in their stated order
+// until it fits (a shrink gives up only the cells needed); in a pipe (width
+// 0) every column is kept whole.
+type table struct {
+	cols  []column
+	fit   []fitStep
+	width int
+}
+
+// layout is the cells each column gets, 0 for a dropped column.
+func (t *table) layout(widths []int) []int {
+	got := slices.Clone(widths)
+	total := func() int {
+		n, shown := 0, 0
+		for _, w := range got {
+			if w > 0 {
+				n += w
+				shown++
+			}
+		}
+		return n + 2*max(shown-1, 0)
+	}
+	if t.width <= 0 {
+		return got
+	}
+	for _, st := range t.fit {
+		over := total() - t.width
+		if over <= 0 {
+			break
+		}
+		switch {
+		case got[st.col] == 0:
+		case st.cells == 0:
+			got[st.col] = 0
+		case got[st.col] > st.cells:
+			got[st.col] = max(st.cells, got[st.col]-over)
+		}
+	}
+	return got
+}
+
+// cell is s sanitized and capped at the column's most cells.
+func (c column) cell(s string) string {
+	if c.most > 0 {
+		return cut(s, c.most)
+	}
+	return sanitize.String(s)
+}
+
+// write writes the header and the rows rows yields, twice walked: once to
+// measure, once to write, so that a long table is held one row at a time.
+func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
+	widths := make([]int, len(t.cols))
+	for i, c := range t.cols {
+		widths[i] = ansi.StringWidth(c.header)
+	}
+	for row := range rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], ansi.StringWidth(t.cols[i].cell(cell)))
+		}
+	}
+	shown := t.layout(widths)
+	last := -1
+	for i, n := range shown {
+		if n > 0 {
+			last = i
+		}
+	}
+	var (
+		line strings.Builder
+		err  error
+	)
+	put := func(row []string, header bool) bool {
+		line.Reset()
+		first := true
+		for i, cell := range row {
+			n := shown[i]
+			if n == 0 {
+				continue
+			}
+			if !first {
+				line.WriteString("  ")
+			}
+			first = false
+			if !header {
+				cell = t.cols[i].cell(cell)
+			}
+			cell = ansi.Truncate(cell, n, "…")
+			pad := strings.Repeat(" ", n-ansi.StringWidth(cell))
+			switch {
+			case t.cols[i].right:
+				line.WriteString(pad + cell)
+			case i == last:
+				line.WriteString(cell) // no trailing spaces
+			default:
+				line.WriteString(cell + pad)
+			}
+		}
+		line.WriteByte('\n')
+		_, err = io.WriteString(w, line.String())
+		return err == nil
+	}
+	headers := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		headers[i] = c.header
+	}
+	if !put(headers, true) {
+		return err
+	}
+	for row := range rows {
+		if !put(row, false) {
+			break
+		}
+	}
+	return err
+}
+
+// writeTable writes a small table given whole, the header row first, the
+// columns from right on aligned right, every column kept.
+func writeTable(w io.Writer, rows [][]string, right int) error {
+	t := &table{}
+	for i, h := range rows[0] {
+		t.cols = append(t.cols, column{header: h, right: i >= right})
+	}
+	return t.write(w, func(yield func([]string) bool) {
+		for _, r := range rows[1:] {
+			if !yield(r) {
+				return
+			}
+		}
+	})
+}
+
+// cut sanitizes a server's string and caps its display width at cells.
+func cut(s string, cells int) string {
+	return ansi.Truncate(sanitize.String(s), cells, "…")
+}
+
+// The walk over entries and the time formats are those of the CSV export,
+// which the dashboard's e shares with --output csv: the text and JSON
+// outputs use them too, so the three agree.
+var (
+	walk       = export.Walk
+	formatTime = export.Time
+	timeIn     = export.In
+	rfc3339    = export.RFC3339
+)

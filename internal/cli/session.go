@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/config"
+)
+
+// globals are the global flags: they work before or after any command.
+type globals struct {
+	demo    bool
+	debug   string        // --debug FILE
+	timeout time.Duration // --timeout, per request
+	// deadline is --deadline: how long a headless command may take in all
+	// (pacing, retries and 429 waits included); 0 means no limit.
+	deadline time.Duration
+	flags    config.Flags
+}
+
+// Session is what one run talks to, built once from the global flags and
+// the settings, the same way for the dashboard and every command: the key's
+// client, the settings, and the billing layer over them, which holds the
+// clock and the zone days begin in. Commands read the account, charges and
+// alerts only through Billing: every rule of the domain lives there.
+type Session struct {
+	// Client is the wire client of the key (or of the demo server).
+	Client *api.Client
+	// Settings are the settings file's, or the defaults.
+	Settings config.Settings
+	// Billing is the billing layer of the run; its clock and Location are
+	// the run's.
+	Billing *billing.Service
+	// Host is the API's host when it is not the default, for the header.
+	Host string
+
+	stdout, stderr io.Writer
+	// width is the terminal's width behind stdout, 0 in a pipe.
+	width int
+	// progress is the status line on stderr (commands only).
+	progress *progress
+	demo     *demoserver.Server
+	debugLog *os.File
+}
+
+// sessionOptions are what differs between the sessions of a run.
+type sessionOptions struct {
+	// base bounds the billing layer's loads.
+	base context.Context
+	// utc makes days begin at midnight UTC (--utc), whatever the settings.
+	utc bool
+	// observe receives the client's pacing and retry events.
+	observe func(api.Event)
+}
+
+// openSession resolves the key, the URL and the settings (or starts the
+// demo server) and builds the client and the billing layer. Its errors are
+// configuration errors (exit 2) but for a demo server that cannot start.
+func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
+	cfg := config.DefaultEnv()
+	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout)}
+	var baseURL, key string
+	if g.demo {
+		settings, err := config.LoadSettings(cfg, g.flags.ConfigFile)
+		if err != nil {
+			return nil, configError(err)
+		}
+		srv, err := demoserver.Start(e.demo)
+		if err != nil {
+			return nil, fmt.Errorf("cannot start the demo server: %w", err)
+		}
+		s.demo, s.Settings = srv, settings
+		baseURL, key = srv.URL(), demoserver.DemoKey
+	} else {
+		c, err := config.Load(cfg, g.flags)
+		if err != nil {
+			return nil, configError(err)
+		}
+		for _, w := range c.Warnings {
+			warn(e.stderr, w)
+		}
+		s.Settings = c.Settings
+		baseURL, key = c.BaseURL, c.Key.Reveal()
+		if !config.IsDefaultURL(baseURL) {
+			if u, err := url.Parse(baseURL); err == nil {
+				s.Host = u.Host
+			}
+		}
+	}
+	opts := []api.Option{api.WithVersion(e.version)}
+	// --timeout and --deadline were checked when parsed; 0 is the zero
+	// globals of a test.
+	if g.timeout > 0 {
+		opts = append(opts, api.WithTimeout(g.timeout))
+	}
+	if g.debug != "" {
+		f, err := config.OpenPrivate(g.debug)
+		if err != nil {
+			s.Close()
+			// err reads "PATH: reason": "--debug /dev/null: not a regular file".
+			return nil, configError(fmt.Errorf("--debug %w", err))
+		}
+		s.debugLog = f
+		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: api.DebugTransport(nil, f)}))
+	}
+	if o.observe != nil {
+		opts = append(opts, api.WithObserver(o.observe))
+	}
+	client, err := api.New(baseURL, key, append(opts, e.clientOptions...)...)
+	if err != nil {
+		s.Close()
+		return nil, configError(err)
+	}
+	s.Client = client
+	bopts := []billing.Option{billing.WithClock(e.now), billing.WithLocation(s.Settings.Location)}
+	if o.utc || s.Settings.Location == nil {
+		bopts = append(bopts, billing.WithLocation(time.UTC))
+	}
+	s.Billing = billing.New(o.base, client, bopts...)
+	return s, nil
+}
+
+// Close stops the billing layer's loads and the demo server, and closes
+// the debug log.
+func (s *Session) Close() {
+	if s.Billing != nil {
+		s.Billing.Close()
+	}
+	if s.demo != nil {
+		s.demo.Close()
+	}
+	if s.debugLog != nil {
+		s.debugLog.Close()
+	}
+}

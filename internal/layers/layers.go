@@ -1,0 +1,46 @@
+// Package layers is the layering of vastdash written down as data: every
+// package of the module, on the floor it stands on. A package may import
+// only packages on floors below its own, so nothing imports upward and
+// nothing imports in a circle; its test checks every import of every file
+// against this table, and that ARCHITECTURE.md names every package. A new
+// package gets a line here, and one there.
+package layers
+
+// Floors lists the module's packages from the bottom up, by their path in
+// the module ("." is the root, package main).
+var Floors = [][]string{
+	// Values and text, no I/O.
+	{"money", "sanitize", "internal/suggest", "ui/theme", "ui/internal/golden"},
+	// The wire, its stand-in, and the key table.
+	{"api", "keymap"},
+	{"api/demoserver", "config"},
+	// Days, ranges and their arithmetic, under the billing layer.
+	{"spend"},
+	// Every rule of the domain, once.
+	{"billing"},
+	{"billing/billingtest", "export"},
+	// The dashboard: what the screens share, the screens, the root model.
+	{"ui/shared"},
+	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement"},
+	{"ui"},
+	// The command line: the dashboard command and every headless one.
+	{"internal/cli"},
+	{"."},
+}
+
+// Forbidden are imports the floors allow but the design does not, by the
+// importing package: the commands reach the domain only through billing
+// (spend's arithmetic is billing's business), and the wire's stand-in
+// serves tests and --demo only. Test files are exempt.
+var Forbidden = map[string][]string{
+	"internal/cli": {"spend"},
+	"ui":           {"api/demoserver"},
+	"billing":      {"api/demoserver", "config"},
+}
+
+// Doubles are the stand-ins the tests of any floor may use, the packages
+// they stand in for included (api's tests run against api/demoserver).
+var Doubles = []string{"api/demoserver", "billing/billingtest"}
+
+// This package itself is outside the layering: nothing imports it.
+const self = "internal/layers"
