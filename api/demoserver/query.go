@@ -37,6 +37,7 @@ type wgWrap struct {
 // paging reads a slice of it by binary search, so only the first request of
 // a filter set scans the data.
 type view struct {
+	data *dataset // the data set it was built from
 	refs []ref
 }
 
@@ -55,7 +56,7 @@ func (d *dataset) buildView(k viewKey, win window) *view {
 		for i, ci := range m {
 			refs[i] = ref{ci: ci}
 		}
-		return &view{refs: refs}
+		return &view{data: d, refs: refs}
 	}
 	var plain []ref
 	eps := map[int16]*epWrap{}
@@ -103,7 +104,7 @@ func (d *dataset) buildView(k viewKey, win window) *view {
 		bs, bi := d.key(b)
 		return cmp.Or(cmp.Compare(as, bs), cmp.Compare(ai, bi))
 	})
-	return &view{refs: refs}
+	return &view{data: d, refs: refs}
 }
 
 // Filter selects ground-truth contracts the way select_filters and
@@ -245,10 +246,11 @@ func ordered(n int, desc bool, fn func(i int)) {
 // charges endpoint with the same filters yields exactly these rows.
 func (s *Server) Contracts(q Filter) []Contract {
 	k := q.key(false)
-	v, win := s.view(k), s.windowOf(k.gte, k.lte)
+	d := s.ds()
+	v, win := s.view(d, k), s.windowOf(k.gte, k.lte)
 	out := make([]Contract, 0, len(v.refs))
 	ordered(len(v.refs), !q.OldestFirst, func(i int) {
-		out = append(out, s.data.export(v.refs[i].ci, win))
+		out = append(out, d.export(v.refs[i].ci, win))
 	})
 	return out
 }
@@ -257,8 +259,8 @@ func (s *Server) Contracts(q Filter) []Contract {
 // matching q in response order, wrappers filled with their matching members.
 func (s *Server) Tree(q Filter) []Node {
 	k := q.key(true)
-	v, win := s.view(k), s.windowOf(k.gte, k.lte)
-	d := s.data
+	d := s.ds()
+	v, win := s.view(d, k), s.windowOf(k.gte, k.lte)
 	desc := !q.OldestFirst
 	contractNode := func(ci int32) Node {
 		c := d.export(ci, win)

@@ -138,10 +138,12 @@ func (k *keyInfo) allows(perm string) bool { return k.perms == nil || k.perms[pe
 // Server is the fake API. Create it with [New] or [Start]; all methods are
 // safe for concurrent use.
 type Server struct {
-	opts  Options
-	data  *dataset
-	now   time.Time
-	clock func() time.Time
+	opts Options
+	// data is the data set answered from, replaced whole by Advance; a
+	// request reads one data set from start to end.
+	data    atomic.Pointer[dataset]
+	advance sync.Mutex // one Advance at a time
+	clock   func() time.Time
 
 	latency   atomic.Int64
 	threshold atomic.Int64
@@ -195,8 +197,6 @@ func New(opts Options) *Server {
 	opts.InvoicesThreshold = orDefault(opts.InvoicesThreshold, 3*time.Second)
 	s := &Server{
 		opts:  opts,
-		data:  generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile),
-		now:   opts.Now,
 		clock: opts.Clock,
 		keys: map[string]*keyInfo{
 			DemoKey:      {name: KeyNameDemo},
@@ -214,7 +214,8 @@ func New(opts Options) *Server {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	s.invoices = s.data.payments(opts.Seed, opts.Payments)
+	s.data.Store(generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile))
+	s.invoices = s.ds().payments(opts.Seed, opts.Payments)
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.
 		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))
@@ -285,15 +286,18 @@ func (s *Server) Close() {
 }
 
 // Now is the end of the data set (Options.Now truncated to seconds).
-func (s *Server) Now() time.Time { return s.now }
+func (s *Server) Now() time.Time { return time.Unix(s.ds().now, 0).In(s.opts.Now.Location()) }
+
+// ds is the data set in force.
+func (s *Server) ds() *dataset { return s.data.Load() }
 
 // UserID is the id of the demo account.
-func (s *Server) UserID() int64 { return s.data.userID }
+func (s *Server) UserID() int64 { return s.ds().userID }
 
 // Credit is the account's credit in thousandths of a dollar, as served in
 // users/current. It is about 2.5 times the pro-rated spend of the last seven
 // days, so it would last two to three weeks.
-func (s *Server) Credit() int64 { return s.data.credit }
+func (s *Server) Credit() int64 { return s.ds().credit }
 
 // RevokeKey makes key answer 404 auth_error from now on. Unknown keys are
 // ignored.

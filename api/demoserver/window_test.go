@@ -1,6 +1,9 @@
 package demoserver
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // Under WindowAmounts an entry's amount is the part of the contract inside
 // the queried window, its items add up to it, and a window holding the
@@ -62,5 +65,39 @@ func TestWindowAmounts(t *testing.T) {
 				t.Errorf("Contracts under window amounts gives the total %d", c.Amount)
 			}
 		}
+	}
+}
+
+// Advance runs the running contracts on and adds new ones; a query of the
+// new now sees both, and the ground truth follows.
+func TestAdvance(t *testing.T) {
+	ts := start(t, Options{})
+	before := ts.Now().Unix()
+	running := map[string]int64{}
+	for _, c := range ts.Contracts(Filter{}) {
+		if c.End == before && c.End > c.Start {
+			running[c.Source] = c.Amount
+		}
+	}
+	if len(running) == 0 {
+		t.Fatal("nothing runs at the data's end")
+	}
+	ts.Advance(3*time.Hour, 5)
+	now := ts.Now().Unix()
+	if now != before+3*3600 {
+		t.Fatalf("now moved %d s", now-before)
+	}
+	got, _ := ts.all(before-day, now, nil, "limit", "500")
+	fresh, grew := 0, 0
+	for _, e := range got {
+		if e.Start > before {
+			fresh++
+		}
+		if was, ok := running[src(e)]; ok && e.End == now && milli(t, e.Amount) >= was {
+			grew++
+		}
+	}
+	if fresh != 5 || grew != len(running) {
+		t.Fatalf("%d new contracts (want 5), %d of %d running ones ran on", fresh, grew, len(running))
 	}
 }
