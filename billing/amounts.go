@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -215,6 +216,9 @@ func (s *Service) detectRule(ctx context.Context, seen []api.Charge, lo, hi int6
 	now := s.now()
 	settled := now.Add(-ruleSettled).Unix()
 	cands := candidatesIn(seen, lo, hi, settled)
+	if len(cands) == 0 {
+		cands = s.ledgerCandidates(ctx, settled)
+	}
 	probes := 0
 	if len(cands) == 0 {
 		from := now.Add(-ruleRecent)
@@ -336,4 +340,27 @@ func (f *feed[Q, E]) Spreadable(entries []E) []E {
 func clipCharges(q api.ChargesQuery, entries []api.Charge) []api.Charge {
 	lo, hi := windowOf(q)
 	return clipped(entries, lo, hi)
+}
+
+// ledgerCandidates picks candidates among the contracts the ledger holds
+// whole: inside a span, ended before its sync less the margin. While the
+// rule is unknown no entry reaching outside its window was ever written
+// (it would have been asked first), so their amounts are their totals.
+// The last 60 days of the newest span are enough.
+func (s *Service) ledgerCandidates(ctx context.Context, settled int64) []candidate {
+	led := s.Ledger()
+	if led == nil {
+		return nil
+	}
+	spans, err := led.Spans(ctx, "charges")
+	if err != nil || len(spans) == 0 {
+		return nil
+	}
+	sp := slices.MaxFunc(spans, func(a, b ledger.Span) int { return int(a.SyncedAt - b.SyncedAt) })
+	lo := max(sp.Lo, sp.Hi-60*86400)
+	rows, err := led.Charges(ctx, lo, sp.Hi)
+	if err != nil {
+		return nil
+	}
+	return candidatesIn(rows, sp.Lo, sp.Hi, min(settled, sp.SyncedAt-int64(syncMargin/time.Second)))
 }

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
 )
 
 // Service is the billing layer of one session: one client (one key, one
@@ -62,6 +63,16 @@ type Service struct {
 	rule      AmountRule
 	ruleTried bool
 	onRule    func(AmountRule)
+
+	// The ledger (sync.go): nil without one, or once it failed this run
+	// (ledNote says why); ledReset once a corrupt file was started anew.
+	// syncMu makes syncs of one service take turns.
+	ledMu    sync.Mutex
+	led      *ledger.Ledger
+	ledNote  string
+	ledReset bool
+	syncMu   sync.Mutex
+	synced   map[string][]ledger.Span // this run's syncs by kind, under syncMu
 }
 
 // Option configures a Service.
@@ -114,6 +125,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		now:      time.Now,
 		rateWait: time.Second,
 		feeds:    map[string]any{},
+		synced:   map[string][]ledger.Span{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -73,6 +73,20 @@ type State struct {
 	// only the query's window (the server's AmountRule): spread them
 	// through Feed.Spreadable.
 	WindowAmounts bool
+	// Ledger is set when the entries come from the ledger (ledgerfeed.go);
+	// Synced is when they were last confirmed with the server (zero: not
+	// yet). Pages then counts the sync's requests for pages, and
+	// SyncPagesTotal how many its window needs (-1 unknown).
+	Ledger         bool
+	Synced         time.Time
+	SyncPagesTotal int
+	// Generation changes when the entries were replaced as a whole (the
+	// ledger's rows read again after a sync brought something new): a
+	// listener then folds Pages(0) again.
+	Generation uint64
+	// LedgerNote is why the ledger was given up or started anew this run,
+	// for the warnings ("" when all is well).
+	LedgerNote string
 	// records: the entries are payment records (for the warnings' words).
 	records bool
 }
@@ -80,6 +94,9 @@ type State struct {
 // PagesTotal is ⌈Total/Limit⌉ (never fewer than received), or -1 before the
 // server said how many contracts match.
 func (s State) PagesTotal() int {
+	if s.Ledger && s.SyncPagesTotal > 0 {
+		return max(s.SyncPagesTotal, s.Pages)
+	}
 	if s.Total < 0 || s.Limit <= 0 {
 		return -1
 	}
@@ -110,6 +127,9 @@ func (s State) Warnings() []string {
 	}
 	if s.Overflow {
 		w = append(w, "the total is too large to add up; it is not shown")
+	}
+	if s.LedgerNote != "" {
+		w = append(w, s.LedgerNote)
 	}
 	return w
 }
@@ -144,6 +164,7 @@ type feed[Q, E any] struct {
 	mu         sync.Mutex
 	refs       int
 	pager      pageSource[E]
+	ledger     ledgerSource[E] // nil: the feed pages the server
 	running    bool
 	want       int // top-level entries wanted; -1: every page
 	pages      [][]E
@@ -200,6 +221,9 @@ type entryRules[Q, E any] struct {
 	// clip narrows entries to what their amounts cover under window
 	// amounts (Spreadable); nil: amounts are never windowed.
 	clip func(Q, []E) []E
+	// ledger is the query's ledger source (nil: none); force asks the
+	// server even if a sync of the last seconds holds the range (a reload).
+	ledger func(s *Service, q Q, force bool) ledgerSource[E]
 }
 
 // pageSource is one page of a feed's entries at a time.
@@ -270,6 +294,7 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	count:  CountContracts,
 	amount: func(e *api.Charge) money.Amount { return e.Amount },
 	clip:   clipCharges,
+	ledger: ledgerFor,
 }
 
 // shareFeed returns the feed of q, shared by key, counting the caller as a
@@ -293,6 +318,9 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 		refs:    1,
 	}
 	f.pager = r.pager(s, q)
+	if r.ledger != nil {
+		f.ledger = r.ledger(s, q, fresh)
+	}
 	s.feeds[k] = f
 	return f
 }
@@ -475,7 +503,7 @@ func (f *feed[Q, E]) All(ctx context.Context, progress func(State)) ([]E, State,
 // needMoreLocked reports that the loader has work.
 func (f *feed[Q, E]) needMoreLocked() bool {
 	return !f.st.Done && f.st.Err == nil && !f.st.Closed && f.ctx.Err() == nil &&
-		(f.want < 0 || f.st.Entries < f.want)
+		(f.want < 0 || f.st.Entries < f.want || f.ledger != nil) // a ledger's rows are all read at once
 }
 
 // startLocked starts the loader when there is work and none runs.
@@ -492,6 +520,10 @@ func (f *feed[Q, E]) startLocked() {
 	f.st.Loading = true
 	f.publishLocked()
 	f.s.wg.Add(1)
+	if f.ledger != nil {
+		go f.ledgerLoop()
+		return
+	}
 	go f.loop()
 }
 

@@ -72,6 +72,7 @@ var paymentRules = &entryRules[api.InvoicesQuery, api.Invoice]{
 	count:   func(*api.Invoice) int { return 1 },
 	amount:  counted,
 	records: true,
+	ledger:  paymentsLedgerFor,
 }
 
 // PaymentTypes are the record types the program knows, as `--type` takes

@@ -73,7 +73,7 @@ type ChargesPage struct {
 // WriteCharges writes one page. changed counts the contracts added,
 // changed or deleted (0: the page only confirmed what the ledger held).
 func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, err error) {
-	err = l.write(ctx, func(tx *sql.Tx) error {
+	err = l.write(ctx, func(tx *txn) error {
 		n, err := writeContracts(ctx, tx, p)
 		if err != nil {
 			return err
@@ -82,7 +82,7 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 		if !p.Done {
 			return saveProgress(ctx, tx, KindCharges, p.Window)
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM contracts WHERE span_lo < ? AND span_hi >= ? AND synced_at < ?`,
+		res, err := tx.exec(`DELETE FROM contracts WHERE span_lo < ? AND span_hi >= ? AND synced_at < ?`,
 			p.Window.Hi, p.Window.Lo, p.Window.Started)
 		if err != nil {
 			return err
@@ -103,7 +103,7 @@ type existing struct {
 	days int
 }
 
-func writeContracts(ctx context.Context, tx *sql.Tx, p ChargesPage) (int, error) {
+func writeContracts(ctx context.Context, tx *txn, p ChargesPage) (int, error) {
 	if len(p.Rows) == 0 {
 		return 0, nil
 	}
@@ -124,20 +124,20 @@ func writeContracts(ctx context.Context, tx *sql.Tx, p ChargesPage) (int, error)
 			id, err = insertContract(ctx, tx, c, fp, lo, hi, p.Window.Started)
 			changed++
 		case old.fp != fp:
-			_, err = tx.ExecContext(ctx, `UPDATE contracts SET type=?, start=?, "end"=?, amount=?, mills=?, label=?, description=?,
+			_, err = tx.exec(`UPDATE contracts SET type=?, start=?, "end"=?, amount=?, mills=?, label=?, description=?,
 				template_id=?, endpoint_id=?, workergroup_id=?, synced_at=?, span_lo=?, span_hi=?, fp=? WHERE id=?`,
 				c.Type, c.Start, c.End, dollars(c.Amount), int64(c.Amount), nullText(c.Meta.Label), c.Description,
 				nullInt(c.Meta.TemplateID), nullInt(c.Meta.EndpointID), nullInt(c.Meta.WorkergroupID),
 				p.Window.Started, lo, hi, fp, id)
 			if err == nil {
-				_, err = tx.ExecContext(ctx, `DELETE FROM items WHERE contract_id = ?`, id)
+				_, err = tx.exec(`DELETE FROM items WHERE contract_id = ?`, id)
 			}
 			if err == nil {
 				err = insertItems(ctx, tx, id, c)
 			}
 			changed++
 		default:
-			_, err = tx.ExecContext(ctx, `UPDATE contracts SET synced_at = ? WHERE id = ?`, p.Window.Started, id)
+			_, err = tx.exec(`UPDATE contracts SET synced_at = ? WHERE id = ?`, p.Window.Started, id)
 		}
 		if err != nil {
 			return 0, err
@@ -154,7 +154,7 @@ func writeContracts(ctx context.Context, tx *sql.Tx, p ChargesPage) (int, error)
 }
 
 // lookup reads what the ledger holds of the page's contracts.
-func lookup(ctx context.Context, tx *sql.Tx, p ChargesPage) (map[string]existing, error) {
+func lookup(ctx context.Context, tx *txn, p ChargesPage) (map[string]existing, error) {
 	args := make([]any, 0, len(p.Rows)+2)
 	marks := make([]string, 0, len(p.Rows))
 	for i := range p.Rows {
@@ -162,7 +162,7 @@ func lookup(ctx context.Context, tx *sql.Tx, p ChargesPage) (map[string]existing
 		marks = append(marks, "?")
 	}
 	q := `SELECT id, source, fp FROM contracts WHERE source IN (` + strings.Join(marks, ",") + `)`
-	rows, err := tx.QueryContext(ctx, q, args...)
+	rows, err := tx.query(q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func lookup(ctx context.Context, tx *sql.Tx, p ChargesPage) (map[string]existing
 	}
 	// The days each holds inside the window, to tell a changed day from
 	// one read again unchanged.
-	rows, err = tx.QueryContext(ctx, `SELECT c.source, sum(d.mills), count(*) FROM daily d JOIN contracts c ON c.id = d.contract_id
+	rows, err = tx.query(`SELECT c.source, sum(d.mills), count(*) FROM daily d JOIN contracts c ON c.id = d.contract_id
 		WHERE c.source IN (`+strings.Join(marks, ",")+`) AND d.day >= ? AND d.day < ? GROUP BY c.source`,
 		append(args, dayFloor(p.Window.Lo), p.Window.Hi)...)
 	if err != nil {
@@ -205,8 +205,8 @@ func lookup(ctx context.Context, tx *sql.Tx, p ChargesPage) (map[string]existing
 	return have, rows.Err()
 }
 
-func insertContract(ctx context.Context, tx *sql.Tx, c *api.Charge, fp, lo, hi, synced int64) (int64, error) {
-	res, err := tx.ExecContext(ctx, `INSERT INTO contracts(source, type, start, "end", amount, mills, label, description,
+func insertContract(ctx context.Context, tx *txn, c *api.Charge, fp, lo, hi, synced int64) (int64, error) {
+	res, err := tx.exec(`INSERT INTO contracts(source, type, start, "end", amount, mills, label, description,
 		template_id, endpoint_id, workergroup_id, synced_at, span_lo, span_hi, fp) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		c.Source, c.Type, c.Start, c.End, dollars(c.Amount), int64(c.Amount), nullText(c.Meta.Label), c.Description,
 		nullInt(c.Meta.TemplateID), nullInt(c.Meta.EndpointID), nullInt(c.Meta.WorkergroupID), synced, lo, hi, fp)
@@ -220,10 +220,10 @@ func insertContract(ctx context.Context, tx *sql.Tx, c *api.Charge, fp, lo, hi, 
 	return id, insertItems(ctx, tx, id, c)
 }
 
-func insertItems(ctx context.Context, tx *sql.Tx, id int64, c *api.Charge) error {
+func insertItems(ctx context.Context, tx *txn, id int64, c *api.Charge) error {
 	for i := range c.Items {
 		it := &c.Items[i]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO items(contract_id, idx, type, source, description, start, "end", amount, mills)
+		if _, err := tx.exec(`INSERT INTO items(contract_id, idx, type, source, description, start, "end", amount, mills)
 			VALUES (?,?,?,?,?,?,?,?,?)`, id, i, it.Type, nullText(it.Source), it.Description, it.Start, it.End,
 			dollars(it.Amount), int64(it.Amount)); err != nil {
 			return err
@@ -239,13 +239,13 @@ func insertItems(ctx context.Context, tx *sql.Tx, id int64, c *api.Charge) error
 // days inside the window are replaced, and its amount (and its lines') is
 // the sum of every day held. It reports a change of the days in the
 // window.
-func writeDays(ctx context.Context, tx *sql.Tx, id int64, days []Day, p ChargesPage, rowChanged bool, old existing) (bool, error) {
+func writeDays(ctx context.Context, tx *txn, id int64, days []Day, p ChargesPage, rowChanged bool, old existing) (bool, error) {
 	lo, hi := dayFloor(p.Window.Lo), p.Window.Hi
 	if !p.Windowed {
 		if !rowChanged {
 			for _, d := range days {
 				if d.Day >= lo && d.Day < hi {
-					if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
+					if _, err := tx.exec(`INSERT OR IGNORE INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
 						id, d.Day, dollars(d.Mills), int64(d.Mills)); err != nil {
 						return false, err
 					}
@@ -254,7 +254,7 @@ func writeDays(ctx context.Context, tx *sql.Tx, id int64, days []Day, p ChargesP
 			return false, nil
 		}
 		held := map[int64]bool{}
-		rows, err := tx.QueryContext(ctx, `SELECT day FROM daily WHERE contract_id = ?`, id)
+		rows, err := tx.query(`SELECT day FROM daily WHERE contract_id = ?`, id)
 		if err != nil {
 			return false, err
 		}
@@ -269,12 +269,12 @@ func writeDays(ctx context.Context, tx *sql.Tx, id int64, days []Day, p ChargesP
 		if err := rows.Close(); err != nil {
 			return false, err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM daily WHERE contract_id = ?`, id); err != nil {
+		if _, err := tx.exec(`DELETE FROM daily WHERE contract_id = ?`, id); err != nil {
 			return false, err
 		}
 		for _, d := range days {
 			if (d.Day >= lo && d.Day < hi) || held[d.Day] {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
+				if _, err := tx.exec(`INSERT INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
 					id, d.Day, dollars(d.Mills), int64(d.Mills)); err != nil {
 					return false, err
 				}
@@ -283,55 +283,55 @@ func writeDays(ctx context.Context, tx *sql.Tx, id int64, days []Day, p ChargesP
 		return true, nil
 	}
 	for _, table := range []string{"daily", "daily_items"} {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE contract_id = ? AND day >= ? AND day < ?`, id, lo, hi); err != nil {
+		if _, err := tx.exec(`DELETE FROM `+table+` WHERE contract_id = ? AND day >= ? AND day < ?`, id, lo, hi); err != nil {
 			return false, err
 		}
 	}
 	var sum money.Amount
 	for _, d := range days {
 		sum += d.Mills
-		if _, err := tx.ExecContext(ctx, `INSERT INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
+		if _, err := tx.exec(`INSERT INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
 			id, d.Day, dollars(d.Mills), int64(d.Mills)); err != nil {
 			return false, err
 		}
 		for k, m := range d.Items {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO daily_items(contract_id, idx, day, mills) VALUES (?,?,?,?)`,
+			if _, err := tx.exec(`INSERT INTO daily_items(contract_id, idx, day, mills) VALUES (?,?,?,?)`,
 				id, k, d.Day, int64(m)); err != nil {
 				return false, err
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE contracts SET mills = (SELECT coalesce(sum(mills), 0) FROM daily WHERE contract_id = ?1),
+	if _, err := tx.exec(`UPDATE contracts SET mills = (SELECT coalesce(sum(mills), 0) FROM daily WHERE contract_id = ?1),
 		amount = (SELECT coalesce(sum(mills), 0) FROM daily WHERE contract_id = ?1) / 1000.0 WHERE id = ?1`, id); err != nil {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE items SET mills = (SELECT coalesce(sum(mills), 0) FROM daily_items d
+	if _, err := tx.exec(`UPDATE items SET mills = (SELECT coalesce(sum(mills), 0) FROM daily_items d
 		WHERE d.contract_id = items.contract_id AND d.idx = items.idx) WHERE contract_id = ?`, id); err != nil {
 		return false, err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE items SET amount = mills / 1000.0 WHERE contract_id = ?`, id); err != nil {
+	if _, err := tx.exec(`UPDATE items SET amount = mills / 1000.0 WHERE contract_id = ?`, id); err != nil {
 		return false, err
 	}
 	return sum != old.sum || len(days) != old.days, nil
 }
 
 // saveProgress records where a window's paging stands.
-func saveProgress(ctx context.Context, tx *sql.Tx, kind string, w Window) error {
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO progress(kind, lo, hi, token, started_at, pages) VALUES (?,?,?,?,?,?)`,
+func saveProgress(ctx context.Context, tx *txn, kind string, w Window) error {
+	_, err := tx.exec(`INSERT OR REPLACE INTO progress(kind, lo, hi, token, started_at, pages) VALUES (?,?,?,?,?,?)`,
 		kind, w.Lo, w.Hi, w.Token, w.Started, w.Pages)
 	return err
 }
 
 // finish drops a finished window's progress and replaces the kind's spans.
-func finish(ctx context.Context, tx *sql.Tx, kind string, spans []Span) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM progress WHERE kind = ?`, kind); err != nil {
+func finish(ctx context.Context, tx *txn, kind string, spans []Span) error {
+	if _, err := tx.exec(`DELETE FROM progress WHERE kind = ?`, kind); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM spans WHERE kind = ?`, kind); err != nil {
+	if _, err := tx.exec(`DELETE FROM spans WHERE kind = ?`, kind); err != nil {
 		return err
 	}
 	for _, s := range spans {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO spans(kind, lo, hi, synced_at) VALUES (?,?,?,?)`,
+		if _, err := tx.exec(`INSERT OR REPLACE INTO spans(kind, lo, hi, synced_at) VALUES (?,?,?,?)`,
 			kind, s.Lo, s.Hi, s.SyncedAt); err != nil {
 			return err
 		}

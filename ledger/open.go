@@ -216,8 +216,8 @@ func (l *Ledger) tables(ctx context.Context) (int, error) {
 
 // create writes the schema and whose the file is, in one transaction.
 func (l *Ledger) create(ctx context.Context) error {
-	return l.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, schema); err != nil {
+	return l.write(ctx, func(tx *txn) error {
+		if _, err := tx.tx.ExecContext(ctx, schema); err != nil {
 			return err
 		}
 		for k, v := range map[string]string{
@@ -226,7 +226,7 @@ func (l *Ledger) create(ctx context.Context) error {
 			"account":        l.id.Account,
 			"created_at":     strconv.FormatInt(time.Now().Unix(), 10),
 		} {
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
+			if _, err := tx.exec(`INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
 				return err
 			}
 		}
@@ -251,19 +251,82 @@ func (l *Ledger) conn() *sql.DB {
 	return l.db
 }
 
-// write runs fn in one write transaction: all of it lands, or none.
-func (l *Ledger) write(ctx context.Context, fn func(*sql.Tx) error) error {
+// write runs fn in one write transaction: all of it lands, or none. A
+// cancellation is honoured before the transaction begins, not inside it:
+// a page is written whole in milliseconds, and a cancellable context
+// costs the driver a goroutine per statement.
+func (l *Ledger) write(ctx context.Context, fn func(*txn) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
 	l.wmu.Lock()
 	defer l.wmu.Unlock()
 	tx, err := l.conn().BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(tx); err != nil {
+	t := &txn{tx: tx, ctx: ctx, stmts: map[string]*sql.Stmt{}}
+	err = fn(t)
+	t.close()
+	if err != nil {
 		_ = tx.Rollback()
 		return err
 	}
 	return tx.Commit()
+}
+
+// txn is a write transaction whose statements are prepared once each: a
+// page of 500 contracts runs the same few thousands of times.
+type txn struct {
+	tx    *sql.Tx
+	ctx   context.Context
+	stmts map[string]*sql.Stmt
+}
+
+func (t *txn) stmt(q string) (*sql.Stmt, error) {
+	if st, ok := t.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := t.tx.PrepareContext(t.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	t.stmts[q] = st
+	return st, nil
+}
+
+// exec runs q with args.
+func (t *txn) exec(q string, args ...any) (sql.Result, error) {
+	st, err := t.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(t.ctx, args...)
+}
+
+// query runs q with args.
+func (t *txn) query(q string, args ...any) (*sql.Rows, error) {
+	st, err := t.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(t.ctx, args...)
+}
+
+// queryRow runs q with args for one row.
+func (t *txn) queryRow(q string, args ...any) *sql.Row {
+	st, err := t.stmt(q)
+	if err != nil {
+		return t.tx.QueryRowContext(t.ctx, q, args...) // carries the error
+	}
+	return st.QueryRowContext(t.ctx, args...)
+}
+
+func (t *txn) close() {
+	for _, st := range t.stmts {
+		_ = st.Close()
+	}
 }
 
 // Meta reads one value of the meta table ("" when absent or unreadable).
@@ -277,8 +340,8 @@ func (l *Ledger) Meta(key string) string {
 
 // SetMeta writes one value of the meta table.
 func (l *Ledger) SetMeta(ctx context.Context, key, value string) error {
-	return l.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, key, value)
+	return l.write(ctx, func(tx *txn) error {
+		_, err := tx.exec(`INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, key, value)
 		return err
 	})
 }

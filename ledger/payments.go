@@ -24,17 +24,17 @@ type PaymentsPage struct {
 // WritePayments writes one page; changed counts the records added, changed
 // or deleted.
 func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int, err error) {
-	err = l.write(ctx, func(tx *sql.Tx) error {
+	err = l.write(ctx, func(tx *txn) error {
 		for i := range p.Records {
 			r := &p.Records[i]
 			fp := paymentPrint(r)
 			var old int64
-			switch err := tx.QueryRowContext(ctx, `SELECT fp FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old); {
+			switch err := tx.queryRow(`SELECT fp FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old); {
 			case err == sql.ErrNoRows:
 			case err != nil:
 				return err
 			case old == fp:
-				if _, err := tx.ExecContext(ctx, `UPDATE payments SET synced_at = ? WHERE invoice_id = ?`, p.Window.Started, r.ID); err != nil {
+				if _, err := tx.exec(`UPDATE payments SET synced_at = ? WHERE invoice_id = ?`, p.Window.Started, r.ID); err != nil {
 					return err
 				}
 				continue
@@ -43,7 +43,7 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 			if !r.Pending() {
 				paid = r.Paid
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO payments(invoice_id, created, paid, type, service, source,
+			if _, err := tx.exec(`INSERT OR REPLACE INTO payments(invoice_id, created, paid, type, service, source,
 				description, amount, mills, synced_at, fp) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 				r.ID, r.Created, paid, r.Type, nullText(r.Service), r.Source, r.Description, dollars(r.Amount), int64(r.Amount),
 				p.Window.Started, fp); err != nil {
@@ -54,7 +54,7 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 		if !p.Done {
 			return saveProgress(ctx, tx, KindPayments, p.Window)
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM payments WHERE created >= ? AND created < ? AND synced_at < ?`,
+		res, err := tx.exec(`DELETE FROM payments WHERE created >= ? AND created < ? AND synced_at < ?`,
 			p.Window.Lo, p.Window.Hi, p.Window.Started)
 		if err != nil {
 			return err
