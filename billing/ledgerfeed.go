@@ -239,6 +239,14 @@ func (f *feed[Q, E]) replaceLocked(rows []E, windowed bool) {
 	f.st.Generation++
 }
 
+// Whole reports that the feed holds every entry of its query: all its
+// pages loaded, or the ledger's rows of a range it holds whole, as of
+// Synced, while the sync runs. A statement or a total built from it is
+// then complete, if perhaps minutes old (SyncedText says how old).
+func (s State) Whole() bool {
+	return s.Done || (s.Ledger && !s.Synced.IsZero())
+}
+
 // SyncedText reads "synced 2 min ago" (or "synced just now", "synced 3 h
 // ago", "synced on 21 Nov") for a status line: how old the ledger rows on
 // screen are.

@@ -233,8 +233,8 @@ func (s *Service) StatementOf(pf *PaymentsFeed, cf *Feed, credit money.Amount, f
 	for _, p := range cf.Pages(0) {
 		in.Charges = append(in.Charges, cf.Spreadable(p)...)
 	}
-	in.PaymentsStopped = !pf.State().Done
-	in.ChargesStopped = !cf.State().Done
+	in.PaymentsStopped = !pf.State().Whole()
+	in.ChargesStopped = !cf.State().Whole()
 	return BuildStatement(in)
 }
 

@@ -81,6 +81,7 @@ func insertTop(top []topEntry, e topEntry) []topEntry {
 type follow struct {
 	f         *billing.Feed // nil without a billing layer
 	seen      uint64        // the last State.Version folded
+	gen       uint64        // the State.Generation whose pages are folded
 	consumed  int           // pages folded
 	listening bool
 	st        billing.State // the state the folded pages came with
@@ -331,6 +332,10 @@ func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 // be newer than st (the feed moved on since the message was sent), never
 // older: a feed stores a page before it announces it.
 func (m *Model) fold(fl *follow, st billing.State) {
+	if st.Generation != fl.gen {
+		m.refold(fl)
+		fl.gen = st.Generation
+	}
 	pages := fl.f.Pages(fl.consumed)
 	fl.consumed += len(pages)
 	fl.seen, fl.st = st.Version, st
@@ -354,6 +359,21 @@ func (m *Model) fold(fl *follow, st billing.State) {
 		m.kept = nil // the figures are this feed's now
 	}
 	m.cursor = min(m.cursor, max(len(m.top)-1, 0))
+}
+
+// refold drops what was folded of fl's feed, whose entries were replaced
+// as a whole (the ledger's rows read again after a sync brought something
+// new): its pages are folded again from the first.
+func (m *Model) refold(fl *follow) {
+	fl.consumed = 0
+	if fl == m.main {
+		m.totals, m.top = spend.Totals{}, nil
+		m.daily = spend.NewDailyWindow(m.ctx.Loc(), m.rng.From, m.rng.To)
+		m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
+	}
+	if (fl == m.burn || (fl == m.main && m.burn == nil)) && m.ctx.Billing != nil {
+		m.meter = m.ctx.Billing.NewMeter()
+	}
 }
 
 // onKey moves the cursor among the top contracts, reveals one, or reloads.

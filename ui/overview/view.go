@@ -471,6 +471,15 @@ func (m *Model) loadedText() string {
 	switch {
 	case fs.Done:
 		return "all " + billing.Plural(n, "contract", "contracts") + " loaded"
+	case fs.Ledger && fs.Err != nil:
+		// The ledger's rows, as of their last sync: whole, but perhaps old.
+		return billing.Plural(n, "contract", "contracts") + " · " + fs.SyncedText(m.ctx.Clock()) + " · " + st.Warning.Render("not synced")
+	case fs.Ledger:
+		t := billing.Plural(n, "contract", "contracts")
+		if s := fs.SyncedText(m.ctx.Clock()); s != "" {
+			t += " · " + s
+		}
+		return t + st.Muted.Render(" · syncing…")
 	case fs.Err != nil && n == 0:
 		return st.Warning.Render("no charges loaded")
 	case fs.Err != nil && fs.Total >= 0:
