@@ -247,7 +247,8 @@ func ttyRun(t *testing.T, env []string, args ...string) (string, int) {
 	return out.String(), code
 }
 
-// queries are the terminal queries fang sends before it styles help.
+// queries are the terminal queries a program sends to learn the
+// terminal's background colour: help must style without them.
 var queries = regexp.MustCompile(`\x1b\]11;\?(\x07|\x1b\\)|\x1b\[c`)
 
 // sgr matches a colour or text attribute sequence.
@@ -261,13 +262,13 @@ func TestUsageErrorInATerminalIsOnePlainLine(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	out, code := ttyRun(t, nil, "charges", "--jsn")
-	if want := "vastdash: unknown flag --jsn (see vastdash charges --help)\r\n"; code != 2 || out != want {
+	if want := "vastdash: unknown flag --jsn (did you mean --json?) (see vastdash charges --help)\r\n"; code != 2 || out != want {
 		t.Fatalf("exit %d, terminal got %q; want 2 and %q", code, out, want)
 	}
 }
 
-// Help is styled in a terminal, and plain with NO_COLOR: the same text,
-// no colour or attribute.
+// Help is styled in a terminal, at once (no question to the terminal
+// first), and plain with NO_COLOR: the same text, no colour or attribute.
 func TestHelpInATerminalHonoursNoColor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -275,6 +276,9 @@ func TestHelpInATerminalHonoursNoColor(t *testing.T) {
 	styled, code := ttyRun(t, nil, "charges", "--help")
 	if code != 0 || !sgr.MatchString(styled) || !strings.Contains(sgr.ReplaceAllString(styled, ""), "--group-by") {
 		t.Fatalf("exit %d: help in a terminal is not styled: %q", code, styled)
+	}
+	if queries.MatchString(styled) {
+		t.Errorf("help asked the terminal for its colours before it printed: %q", styled)
 	}
 	plain, code := ttyRun(t, []string{"NO_COLOR=1"}, "charges", "--help")
 	text := queries.ReplaceAllString(plain, "")

@@ -70,13 +70,13 @@ func TestBodyCap(t *testing.T) {
 	t.Run("small cap", func(t *testing.T) {
 		page := pageJSON([]string{contractJSON(1, 1), contractJSON(2, 2)}, 2, "")
 		f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { reply(w, 200, page) })
-		if _, err := f.client(t, WithMaxBody(int64(len(page)))).Charges(ctx, testQuery(), ""); err != nil {
+		if _, err := f.client(t, withMaxBody(int64(len(page)))).Charges(ctx, testQuery(), ""); err != nil {
 			t.Fatalf("a body exactly at the cap: %v", err)
 		}
-		_, err := f.client(t, WithMaxBody(int64(len(page)-1))).Charges(ctx, testQuery(), "")
+		_, err := f.client(t, withMaxBody(int64(len(page)-1))).Charges(ctx, testQuery(), "")
 		apiErr(t, err, ErrTooLarge)
 		f2 := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { streamBody(w, 1<<20) })
-		_, err = f2.client(t, WithMaxBody(4096)).Charges(ctx, testQuery(), "")
+		_, err = f2.client(t, withMaxBody(4096)).Charges(ctx, testQuery(), "")
 		apiErr(t, err, ErrTooLarge)
 	})
 	// A huge error body still gives a short message.

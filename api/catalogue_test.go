@@ -189,14 +189,16 @@ func TestNotificationTypesDemoPermissionAndPacing(t *testing.T) {
 	if e.Permission != "user_read" {
 		t.Fatalf("permission %q", e.Permission)
 	}
-	s, c = demo(t, demoserver.Options{TypesThreshold: th}, demoserver.DemoKey, WithEndpointThreshold(NotificationTypesPath, th))
-	start := time.Now()
+	clk := demoserver.NewClock(1)
+	s, c = demo(t, demoserver.Options{TypesThreshold: th, Clock: clk.Now}, demoserver.DemoKey,
+		WithEndpointThreshold(NotificationTypesPath, th), WithClock(clk))
+	start := clk.Now()
 	for range 3 {
 		if _, err := c.NotificationTypes(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if d := time.Since(start); d < 2*th {
+	if d := clk.Since(start); d < 2*th {
 		t.Fatalf("3 calls in %v", d)
 	}
 	if n := s.CountStatus(429); n != 0 {

@@ -67,6 +67,7 @@ type Client struct {
 	margin      time.Duration     // WithPacingMargin; 0: the pacer's default
 	backoffBase time.Duration
 	backoffCap  time.Duration
+	clock       Clock // what pacing and retries wait on (WithClock)
 }
 
 // keyFunc hides the key inside a closure. fmt prints a func as an address
@@ -138,9 +139,22 @@ func WithPacingMargin(d time.Duration) Option {
 // the rate limit"). It is called from the goroutine making the request.
 func WithObserver(f func(Event)) Option { return func(c *Client) { c.observe = f } }
 
-// WithMaxBody caps the size of a response body (default 32 MiB); a larger
-// body fails with ErrTooLarge. n <= 0 keeps the default.
-func WithMaxBody(n int64) Option {
+// WithClock makes pacing and retries wait on clk instead of the wall
+// clock: a test's demoserver.Clock, shared with the demo server, moves only
+// when told, so pacing is exact however loaded the machine. nil keeps the
+// wall clock.
+func WithClock(clk Clock) Option {
+	return func(c *Client) {
+		if clk != nil {
+			c.clock = clk
+		}
+	}
+}
+
+// withMaxBody caps the size of a response body (default 32 MiB; tests
+// lower it); a larger body fails with ErrTooLarge. n <= 0 keeps the
+// default.
+func withMaxBody(n int64) Option {
 	return func(c *Client) {
 		if n > 0 {
 			c.maxBody = n
@@ -216,6 +230,7 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 		backoffBase: DefaultBackoffBase,
 		backoffCap:  DefaultBackoffCap,
 		endpoint:    defaultEndpointThresholds(),
+		clock:       wallClock{},
 	}
 	for _, o := range opts {
 		o(c)
@@ -228,13 +243,13 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	}
 	c.hc = safeHTTPClient(c.hc)
 	if c.threshold > 0 {
-		c.pacer = newPacer(c.threshold)
+		c.pacer = newPacer(c.threshold, c.clock)
 		c.pacer.margin = max(c.pacer.margin, c.margin)
 	}
 	c.pacers = make(map[string]*pacer, len(c.endpoint))
 	for path, d := range c.endpoint {
 		if d > 0 {
-			p := newPacer(d)
+			p := newPacer(d, c.clock)
 			p.margin = max(p.margin, c.margin)
 			c.pacers[path] = p
 		}

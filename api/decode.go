@@ -151,7 +151,9 @@ func (t *unixSec) UnmarshalJSON(b []byte) error {
 
 // pageHeader holds the page fields other than results.
 type pageHeader struct {
-	Success   *bool   `json:"success"`
+	Success *bool `json:"success"`
+	// Count is decoded only to refuse a count of the wrong type: the
+	// entries themselves say how many the page holds.
 	Count     *wireID `json:"count"`
 	Total     *wireID `json:"total"`
 	NextToken *string `json:"next_token"`
@@ -232,10 +234,6 @@ func finishPage(h pageHeader, entries []*wireCharge) ChargesPage {
 		} else {
 			p.Skipped++
 		}
-	}
-	p.Count = len(p.Results) + p.Skipped
-	if h.Count != nil {
-		p.Count = int(*h.Count)
 	}
 	if h.Total != nil {
 		p.Total = int(*h.Total)

@@ -27,7 +27,7 @@ func mustDecode(t *testing.T, body string) ChargesPage {
 
 func TestDecodeRealisticContract(t *testing.T) {
 	p := mustDecode(t, pageJSON([]string{contractJSON(42, 12345)}, 7, "next-1"))
-	if p.Count != 1 || p.Total != 7 || p.NextToken != "next-1" || p.Skipped != 0 {
+	if len(p.Results) != 1 || p.Total != 7 || p.NextToken != "next-1" || p.Skipped != 0 {
 		t.Fatalf("page header = %+v", p)
 	}
 	c := p.Results[0]
@@ -78,9 +78,9 @@ func TestDecodeMissingAndNullFields(t *testing.T) {
 	if it := p.Results[3].Items; len(it) != 1 || it[0].Amount != 500 || it[0].Source != "" {
 		t.Errorf("item with null source = %+v", it)
 	}
-	// No count or total: count falls back to the entries, total is unknown.
-	if p.Count != 4 || p.Total != -1 || p.NextToken != "" {
-		t.Errorf("page header = count %d total %d next %q", p.Count, p.Total, p.NextToken)
+	// No count or total: the total is unknown.
+	if len(p.Results) != 4 || p.Total != -1 || p.NextToken != "" {
+		t.Errorf("page header = %d entries, total %d, next %q", len(p.Results), p.Total, p.NextToken)
 	}
 }
 
@@ -278,7 +278,7 @@ func TestDecodeNumbers(t *testing.T) {
 		{"amount":-0.0005,"metadata":{"workergroup_id":9223372036854775807}}
 	]}`
 	p := mustDecode(t, body)
-	if p.Count != 2 || p.Total != 1000 || p.NextToken != "" {
+	if len(p.Results) != 2 || p.Total != 1000 || p.NextToken != "" {
 		t.Fatalf("header = %+v", p)
 	}
 	a, b := p.Results[0], p.Results[1]

@@ -117,7 +117,7 @@ func TestEndpointFaultsDemo(t *testing.T) {
 				continue
 			}
 			t.Run(op.name+"/"+f.name, func(t *testing.T) {
-				s, c := demo(t, demoserver.Options{}, demoserver.DemoKey, WithTimeout(200*time.Millisecond), WithMaxBody(64<<10))
+				s, c := demo(t, demoserver.Options{}, demoserver.DemoKey, WithTimeout(200*time.Millisecond), withMaxBody(64<<10))
 				ft := f.fault
 				ft.Method, ft.Path = op.method, op.path
 				s.AddFault(ft)

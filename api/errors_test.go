@@ -177,7 +177,7 @@ func TestCanaryKeyNeverInErrors(t *testing.T) {
 	})
 	t.Run("too large", func(t *testing.T) {
 		f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { reply(w, 200, strings.Repeat(k, 100)) })
-		_, err := f.client(t, WithMaxBody(1000)).CurrentUser(ctx)
+		_, err := f.client(t, withMaxBody(1000)).CurrentUser(ctx)
 		apiErr(t, err, ErrTooLarge)
 		check(t, err)
 	})

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
 	"os"
@@ -28,6 +29,10 @@ type fetchSpec struct {
 	// margin widens the client's pacing margin (0: the default); the
 	// benchmarks keep the default, which is what they measure.
 	margin time.Duration
+	// clock, when set, is the time of the server's pacing and the
+	// client's, and the answers' latency passes on it (tests); the
+	// benchmarks measure the wall clock.
+	clock *demoserver.Clock
 }
 
 // pages is how many requests the fetch must take.
@@ -53,13 +58,24 @@ type fetchRun struct {
 }
 
 // fetch runs s with the server's clock shared with the client's (both
-// time.Now), so arrival times compare with the client's.
+// time.Now, or both s.clock), so arrival times compare with the client's.
 func fetch(tb testing.TB, s fetchSpec) fetchRun {
 	tb.Helper()
-	srv, err := demoserver.Start(demoserver.Options{
+	opts := demoserver.Options{
 		Contracts: s.contracts, Threshold: s.threshold, Now: time.Unix(1_790_000_000, 0),
 		Latency: s.latency, Jitter: s.jitter,
-	})
+	}
+	now := time.Now
+	var tr http.RoundTripper = &http.Transport{}
+	defer tr.(*http.Transport).CloseIdleConnections()
+	copts := []Option{WithChargesThreshold(s.threshold), WithPacingMargin(s.margin)}
+	if s.clock != nil {
+		now = s.clock.Now
+		opts.Clock, opts.Latency, opts.Jitter = now, 0, 0
+		tr = &latency{next: tr, clock: s.clock, latency: s.latency, jitter: s.jitter, rng: rand.New(rand.NewPCG(1, 2))}
+		copts = append(copts, WithClock(s.clock))
+	}
+	srv, err := demoserver.Start(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -69,10 +85,7 @@ func fetch(tb testing.TB, s fetchSpec) fetchRun {
 	if n := len(srv.Contracts(demoserver.Filter{Gte: from.Unix(), Lte: to.Unix()})); n != s.contracts {
 		tb.Fatalf("the range holds %d contracts, want %d", n, s.contracts)
 	}
-	tr := &http.Transport{}
-	defer tr.CloseIdleConnections()
-	c, err := New(srv.URL(), demoserver.DemoKey,
-		WithChargesThreshold(s.threshold), WithPacingMargin(s.margin), WithHTTPClient(&http.Client{Transport: tr}))
+	c, err := New(srv.URL(), demoserver.DemoKey, append(copts, WithHTTPClient(&http.Client{Transport: tr}))...)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -82,15 +95,15 @@ func fetch(tb testing.TB, s fetchSpec) fetchRun {
 	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
 		WroteRequest: func(httptrace.WroteRequestInfo) {
 			mu.Lock()
-			writes = append(writes, time.Now())
+			writes = append(writes, now())
 			mu.Unlock()
 		},
 	})
 
 	var run fetchRun
 	seen := make(map[string]bool, s.contracts)
-	start := time.Now()
-	for ch, err := range c.All(ctx, ChargesQuery{From: from, To: to, Limit: s.limit}) {
+	start := now()
+	for ch, err := range everyEntry(ctx, c.ChargePager(ChargesQuery{From: from, To: to, Limit: s.limit})) {
 		if err != nil {
 			tb.Fatalf("after %d contracts: %v", run.got, err)
 		}
@@ -100,7 +113,7 @@ func fetch(tb testing.TB, s fetchSpec) fetchRun {
 		seen[ch.Source] = true
 		run.got++
 	}
-	end := time.Now()
+	end := now()
 	run.elapsed = end.Sub(start)
 	mu.Lock()
 	defer mu.Unlock()
@@ -119,6 +132,29 @@ func fetch(tb testing.TB, s fetchSpec) fetchRun {
 	return run
 }
 
+// latency makes every answer take latency ± jitter on clock, as the demo
+// server's Options.Latency does on the wall clock: the time passes once
+// the server has answered, before the client reads the answer.
+type latency struct {
+	next            http.RoundTripper
+	clock           *demoserver.Clock
+	latency, jitter time.Duration
+	mu              sync.Mutex
+	rng             *rand.Rand
+}
+
+func (l *latency) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := l.next.RoundTrip(r)
+	l.mu.Lock()
+	d := l.latency
+	if l.jitter > 0 {
+		d += time.Duration(l.rng.Int64N(int64(2*l.jitter)+1)) - l.jitter
+	}
+	l.mu.Unlock()
+	l.clock.Advance(max(d, 0))
+	return res, err
+}
+
 // check fails when the fetch took more requests than the pages need, was
 // ever rate limited, or lost contracts.
 func (r fetchRun) check(tb testing.TB, s fetchSpec) {
@@ -132,13 +168,10 @@ func (r fetchRun) check(tb testing.TB, s fetchSpec) {
 
 // TestFetchExactPages: fetching 5,000 contracts at 500 a page costs exactly
 // 10 requests and provokes no 429, client and server both pacing at the
-// same threshold (20 ms here, so the test stays fast; BenchmarkFetch5000
-// runs the real 1 s). The margin is widened to 20 ms: under -race on a busy
-// 2-core machine the scheduler can hold a written request back longer than
-// the default 10 ms, which at this threshold is a 429 the real 1 s interval
-// would never see.
+// real threshold of 1 s on a shared fake clock (BenchmarkFetch5000 runs it
+// on the wall clock).
 func TestFetchExactPages(t *testing.T) {
-	s := fetchSpec{contracts: fetchN, limit: MaxLimit, threshold: 20 * time.Millisecond, margin: 20 * time.Millisecond}
+	s := fetchSpec{contracts: fetchN, limit: MaxLimit, threshold: DefaultChargesThreshold, clock: demoserver.NewClock(1)}
 	fetch(t, s).check(t, s)
 }
 

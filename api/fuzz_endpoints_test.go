@@ -62,10 +62,10 @@ func FuzzDecodeInstances(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		p, err := fuzzClient(t, body).decodeInstances("GET x", "instance_read", body, now)
 		checkFuzzErr(t, err)
-		if len(p.Instances) > MaxLimit {
-			t.Fatalf("%d instances", len(p.Instances))
+		if len(p.Results) > MaxLimit {
+			t.Fatalf("%d instances", len(p.Results))
 		}
-		for _, in := range p.Instances {
+		for _, in := range p.Results {
 			if in.ID <= 0 || in.NumGPUs < 0 || in.NumGPUs > maxNumGPUs || in.DPHTotal < 0 || in.DPHTotal > MaxRate ||
 				in.StorageTotalCost < 0 || in.StorageTotalCost > MaxRate || len(in.Label) > maxLabelLen ||
 				(in.StartDate != 0 && (in.StartDate < minStartDate || in.StartDate > now+startDateSlack)) {

@@ -2,10 +2,12 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -185,4 +187,25 @@ func (e *events) kinds(k EventKind) []Event {
 		}
 	}
 	return out
+}
+
+// everyEntry yields every remaining entry of p, fetching pages as needed. An
+// error is yielded once (with a zero entry) and ends the sequence; pages
+// stop being fetched as soon as the consumer breaks.
+func everyEntry[E any](ctx context.Context, p *Pager[E]) iter.Seq2[E, error] {
+	return func(yield func(E, error) bool) {
+		for !p.Done() {
+			page, err := p.Next(ctx)
+			if err != nil {
+				var zero E
+				yield(zero, err)
+				return
+			}
+			for _, e := range page.Results {
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
 }

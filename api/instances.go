@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"iter"
+	"hash/maphash"
 	"math"
 	"net/http"
 	"net/url"
@@ -126,19 +126,6 @@ func (i Instance) Billing() Rate {
 	return i.StorageTotalCost
 }
 
-// InstancesPage is one page of GET /api/v1/instances/.
-type InstancesPage struct {
-	Instances []Instance
-	NextToken string // "" on the last page
-	Total     int    // total_instances; -1 when the server did not say
-	// Skipped counts entries dropped for a missing or bad id, a field of
-	// the wrong type or a value out of bounds (dph_total or
-	// storage_total_cost above $10,000/h or negative, num_gpus outside
-	// 0..64, a start_date before 2015 or in the future), and entries
-	// beyond MaxLimit in one page.
-	Skipped int
-}
-
 // Instance bounds.
 const (
 	// InstancesLimit is the page size asked for: the endpoint's maximum.
@@ -191,7 +178,11 @@ func (c *Client) Instances(ctx context.Context, afterToken string) (InstancesPag
 
 // decodeInstances decodes {"instances":[...],"next_token":…,
 // "total_instances":…}; now bounds start dates. Each entry is decoded on
-// its own so one bad entry costs only itself.
+// its own so one bad entry costs only itself: Skipped counts entries
+// dropped for a missing or bad id, a field of the wrong type or a value out
+// of bounds (dph_total or storage_total_cost above $10,000/h or negative,
+// num_gpus outside 0..64, a start_date before 2015 or in the future), and
+// entries beyond MaxLimit in one page.
 func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (InstancesPage, error) {
 	var env struct {
 		Success   json.RawMessage `json:"success"`
@@ -207,7 +198,7 @@ func (c *Client) decodeInstances(op, perm string, body []byte, now int64) (Insta
 	}
 	p := InstancesPage{}
 	var err error
-	if p.Instances, p.Skipped, err = decodeList(op, env.Instances, "instances", MaxLimit,
+	if p.Results, p.Skipped, err = decodeList(op, env.Instances, "instances", MaxLimit,
 		func(raw json.RawMessage) (Instance, bool) { return instance(raw, now) }); err != nil {
 		return InstancesPage{}, err
 	}
@@ -292,59 +283,8 @@ func instance(raw json.RawMessage, now int64) (Instance, bool) {
 	return in, true
 }
 
-// InstancePager hands out the pages of the account's instances in order.
-// Not safe for concurrent use: one Next at a time.
-type InstancePager struct {
-	c      *Client
-	trail  pageTrail
-	loaded int
-}
-
-// InstancePager starts paging the account's instances.
-func (c *Client) InstancePager() *InstancePager {
-	return &InstancePager{c: c, trail: newPageTrail()}
-}
-
-// Next fetches the next page, following empty pages, like Pager.Next:
-// after a failed Next the pager is unchanged; after the last page it
-// returns ErrPagerDone; a token cycle or more pages than total_instances
-// allows is ErrMalformed.
-func (p *InstancePager) Next(ctx context.Context) (InstancesPage, error) {
-	page, err := nextPage(ctx, &p.trail, instancesOp, InstancesLimit, p.c.Instances, func(pg *InstancesPage) pageShape {
-		return pageShape{next: pg.NextToken, entries: len(pg.Instances) + pg.Skipped, total: pg.Total}
-	})
-	if err != nil {
-		return InstancesPage{}, err
-	}
-	p.loaded += len(page.Instances)
-	return page, nil
-}
-
-// Done reports that the last page has been handed out.
-func (p *InstancePager) Done() bool { return p.trail.done }
-
-// Total is the server's count of instances (-1 before the first page, or
-// while the server has not said).
-func (p *InstancePager) Total() int { return p.trail.total }
-
-// Loaded counts the instances handed out so far.
-func (p *InstancePager) Loaded() int { return p.loaded }
-
-// All yields every remaining instance, fetching pages as needed. An error
-// is yielded once (with a zero Instance) and ends the sequence.
-func (p *InstancePager) All(ctx context.Context) iter.Seq2[Instance, error] {
-	return func(yield func(Instance, error) bool) {
-		for !p.trail.done {
-			page, err := p.Next(ctx)
-			if err != nil {
-				yield(Instance{}, err)
-				return
-			}
-			for _, in := range page.Instances {
-				if !yield(in, nil) {
-					return
-				}
-			}
-		}
-	}
+// InstancePager starts paging the account's instances (25 a page).
+func (c *Client) InstancePager() *Pager[Instance] {
+	key := func(h *maphash.Hash, in *Instance) { maphash.WriteComparable(h, in.ID) }
+	return newPager(instancesOp, InstancesLimit, key, c.Instances)
 }

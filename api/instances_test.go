@@ -81,21 +81,21 @@ func TestInstancesDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.NextToken != "abc" || p.Total != 40 || p.Skipped != 0 || len(p.Instances) != 3 {
+	if p.NextToken != "abc" || p.Total != 40 || p.Skipped != 0 || len(p.Results) != 3 {
 		t.Fatalf("%+v", p)
 	}
 	want := Instance{ID: 101, Status: "running", Label: "train", NumGPUs: 2, GPUName: "RTX 4090",
 		DPHTotal: 812_346, StorageTotalCost: 12_500, StartDate: 1772000000}
-	if p.Instances[0] != want {
-		t.Errorf("got %+v\nwant %+v", p.Instances[0], want)
+	if p.Results[0] != want {
+		t.Errorf("got %+v\nwant %+v", p.Results[0], want)
 	}
-	if !p.Instances[0].Running() || p.Instances[0].Billing() != 812_346 {
-		t.Errorf("running instance bills %v", p.Instances[0].Billing())
+	if !p.Results[0].Running() || p.Results[0].Billing() != 812_346 {
+		t.Errorf("running instance bills %v", p.Results[0].Billing())
 	}
-	if in := p.Instances[1]; in != (Instance{ID: 102}) {
+	if in := p.Results[1]; in != (Instance{ID: 102}) {
 		t.Errorf("sparse %+v", in)
 	}
-	if in := p.Instances[2]; in.Running() || in.Billing() != 0 || in.DPHTotal != MaxRate {
+	if in := p.Results[2]; in.Running() || in.Billing() != 0 || in.DPHTotal != MaxRate {
 		t.Errorf("exited %+v", in)
 	}
 }
@@ -116,10 +116,10 @@ func TestInstancesSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Skipped != len(bad) || len(p.Instances) != 1 || p.Total != -1 || p.NextToken != "" {
-		t.Fatalf("skipped %d of %d, kept %d, %+v", p.Skipped, len(bad), len(p.Instances), p)
+	if p.Skipped != len(bad) || len(p.Results) != 1 || p.Total != -1 || p.NextToken != "" {
+		t.Fatalf("skipped %d of %d, kept %d, %+v", p.Skipped, len(bad), len(p.Results), p)
 	}
-	in := p.Instances[0]
+	in := p.Results[0]
 	if len(in.Label) > maxLabelLen || len(in.GPUName) > maxGPUNameLen || len(in.Status) > maxStatusLen || in.Label == "" {
 		t.Errorf("not cut: %d %d %d", len(in.Label), len(in.GPUName), len(in.Status))
 	}
@@ -139,8 +139,8 @@ func TestInstancesBoundPerPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Instances) != MaxLimit || p.Skipped != 3 {
-		t.Fatalf("kept %d skipped %d", len(p.Instances), p.Skipped)
+	if len(p.Results) != MaxLimit || p.Skipped != 3 {
+		t.Fatalf("kept %d skipped %d", len(p.Results), p.Skipped)
 	}
 }
 
@@ -224,14 +224,14 @@ func TestInstancePager(t *testing.T) {
 	f := pagesFake(t, 25, []string{"t1", "t2", ""}, 60)
 	p := f.client(t, noEndpointPacing()...).InstancePager()
 	n := 0
-	for _, err := range p.All(context.Background()) {
+	for _, err := range everyEntry(context.Background(), p) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		n++
 	}
-	if n != 75 || !p.Done() || p.Total() != 60 || p.Loaded() != 75 || f.count() != 3 {
-		t.Fatalf("n %d done %v total %d loaded %d requests %d", n, p.Done(), p.Total(), p.Loaded(), f.count())
+	if n != 75 || !p.Done() || p.Total() != 60 || f.count() != 3 {
+		t.Fatalf("n %d done %v total %d requests %d", n, p.Done(), p.Total(), f.count())
 	}
 	if _, err := p.Next(context.Background()); !errors.Is(err, ErrPagerDone) {
 		t.Fatalf("after the end: %v", err)
@@ -272,15 +272,16 @@ func TestInstancePagerStops(t *testing.T) {
 // sum of what is billing matches the server's ground truth.
 func TestInstancesDemo(t *testing.T) {
 	const th = 50 * time.Millisecond
-	s, c := demo(t, demoserver.Options{InstancesThreshold: th}, demoserver.KeyNoBilling,
-		WithEndpointThreshold(InstancesPath, th), WithPacingMargin(20*time.Millisecond))
+	clk := demoserver.NewClock(1)
+	s, c := demo(t, demoserver.Options{InstancesThreshold: th, Clock: clk.Now}, demoserver.KeyNoBilling,
+		WithEndpointThreshold(InstancesPath, th), WithClock(clk))
 	truth := s.Instances()
 	if len(truth) <= InstancesLimit {
 		t.Fatalf("only %d instances: paging untested", len(truth))
 	}
 	p := c.InstancePager()
 	var got []Instance
-	for in, err := range p.All(context.Background()) {
+	for in, err := range everyEntry(context.Background(), p) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"net/http"
 	"net/url"
 	"slices"
@@ -70,17 +71,6 @@ type Invoice struct {
 
 // Pending reports a record with no payment time yet.
 func (in Invoice) Pending() bool { return in.Paid == 0 }
-
-// InvoicesPage is one page of GET /api/v1/invoices/.
-type InvoicesPage struct {
-	Results   []Invoice
-	NextToken string // "" on the last page
-	Total     int    // -1 when the server did not say
-	// Skipped counts records dropped for a field of the wrong type, a
-	// missing invoice_id or a value out of bounds, and records beyond 500
-	// in one page.
-	Skipped int
-}
 
 // InvoicesQuery is a set of invoices filters.
 type InvoicesQuery struct {
@@ -169,7 +159,9 @@ type wireInvoice struct {
 
 // decodeInvoices decodes the charges-shaped envelope {success, count,
 // total, next_token, results}. Each record is decoded on its own, so one
-// bad record costs only itself.
+// bad record costs only itself: Skipped counts records dropped for a field
+// of the wrong type, a missing invoice_id or a value out of bounds, and
+// records beyond 500 in one page.
 func (c *Client) decodeInvoices(op, perm string, body []byte) (InvoicesPage, error) {
 	var env struct {
 		Success   json.RawMessage `json:"success"`
@@ -274,32 +266,12 @@ func invoiceID(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
-// InvoicePager hands out the pages of one InvoicesQuery in order, on the
-// same token trail as the charges pager: a cycle of tokens or more pages
-// than the total allows is ErrMalformed. Not safe for concurrent use.
-type InvoicePager struct {
-	c     *Client
-	q     InvoicesQuery
-	trail pageTrail
-}
-
-// InvoicePager starts paging q. An invalid q makes the first Next fail with
-// ErrUsage.
-func (c *Client) InvoicePager(q InvoicesQuery) *InvoicePager {
+// InvoicePager starts paging the payment records of q (100 a page). An
+// invalid q makes the first Next fail with ErrUsage.
+func (c *Client) InvoicePager(q InvoicesQuery) *Pager[Invoice] {
 	q.Services = slices.Clone(q.Services)
-	return &InvoicePager{c: c, q: q, trail: newPageTrail()}
-}
-
-// Next fetches the next page, following empty pages, like Pager.Next.
-func (p *InvoicePager) Next(ctx context.Context) (InvoicesPage, error) {
-	fetch := func(ctx context.Context, token string) (InvoicesPage, error) { return p.c.Invoices(ctx, p.q, token) }
-	return nextPage(ctx, &p.trail, invoicesOp, InvoicesLimit, fetch, func(pg *InvoicesPage) pageShape {
-		return pageShape{next: pg.NextToken, entries: len(pg.Results) + pg.Skipped, total: pg.Total}
+	key := func(h *maphash.Hash, in *Invoice) { h.WriteString(in.ID) }
+	return newPager(invoicesOp, InvoicesLimit, key, func(ctx context.Context, token string) (InvoicesPage, error) {
+		return c.Invoices(ctx, q, token)
 	})
 }
-
-// Done reports that the last page has been handed out.
-func (p *InvoicePager) Done() bool { return p.trail.done }
-
-// Total is the server's count of matching records (-1 while unknown).
-func (p *InvoicePager) Total() int { return p.trail.total }

@@ -160,19 +160,23 @@ func TestInvoicesDemo(t *testing.T) {
 
 // The invoices' 3 s budget is the endpoint's own: charges paced at their
 // threshold and invoices at theirs run side by side with zero 429s, and
-// neither waits for the other.
+// neither waits for the other: the whole takes as long as the longer of
+// the two, on a fake clock both callers wait on.
 func TestInvoicesPacedApartFromCharges(t *testing.T) {
-	const thC, thI = 30 * time.Millisecond, 90 * time.Millisecond
-	s, c := demo(t, demoserver.Options{Threshold: thC, InvoicesThreshold: thI, Contracts: 3000}, demoserver.DemoKey,
-		WithChargesThreshold(thC), WithEndpointThreshold(InvoicesPath, thI), WithPacingMargin(20*time.Millisecond))
+	const thC, thI = time.Second, 3 * time.Second
+	clk := demoserver.NewClock(2)
+	s, c := demo(t, demoserver.Options{Threshold: thC, InvoicesThreshold: thI, Contracts: 3000, Clock: clk.Now}, demoserver.DemoKey,
+		WithChargesThreshold(thC), WithEndpointThreshold(InvoicesPath, thI), WithClock(clk))
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	var errC, errI error
 	var nC, nI int
+	start := clk.Now()
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		for _, err := range c.All(ctx, ChargesQuery{From: s.Now().AddDate(-1, 0, 0), To: s.Now(), Limit: MaxLimit}) {
+		defer clk.Leave()
+		for _, err := range everyEntry(ctx, c.ChargePager(ChargesQuery{From: s.Now().AddDate(-1, 0, 0), To: s.Now(), Limit: MaxLimit})) {
 			if err != nil {
 				errC = err
 				return
@@ -182,6 +186,7 @@ func TestInvoicesPacedApartFromCharges(t *testing.T) {
 	}()
 	go func() {
 		defer wg.Done()
+		defer clk.Leave()
 		p := c.InvoicePager(InvoicesQuery{From: s.Now().AddDate(-1, 0, -1), To: s.Now()})
 		for !p.Done() {
 			page, err := p.Next(ctx)
@@ -202,6 +207,10 @@ func TestInvoicesPacedApartFromCharges(t *testing.T) {
 	charges, invoices := s.CountPath(chargesPath), s.CountPath(InvoicesPath)
 	if nC != 3000 || nI != len(s.Invoices()) || charges != 6 || invoices != (nI+99)/100 {
 		t.Fatalf("charges %d in %d requests, invoices %d in %d", nC, charges, nI, invoices)
+	}
+	interval := func(th time.Duration) time.Duration { return th + baseMargin(th) }
+	if took, want := clk.Since(start), max(5*interval(thC), time.Duration(invoices-1)*interval(thI)); took != want {
+		t.Fatalf("both took %v, want the longer of the two, %v", took, want)
 	}
 }
 

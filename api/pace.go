@@ -63,7 +63,8 @@ const (
 // answers at once the margin is pure cost (BenchmarkFetch5000: +20 ms a
 // page, where the old rule cost the few ms of the answer).
 type pacer struct {
-	slot chan struct{} // one paced request at a time
+	slot  chan struct{} // one paced request at a time
+	clock Clock
 
 	mu       sync.Mutex
 	interval time.Duration // the server's threshold, as far as we know it
@@ -73,8 +74,36 @@ type pacer struct {
 	last     time.Time     // departure of the previous paced request; zero before the first
 }
 
-func newPacer(interval time.Duration) *pacer {
-	return &pacer{slot: make(chan struct{}, 1), interval: interval, base: interval, margin: baseMargin(interval)}
+func newPacer(interval time.Duration, clk Clock) *pacer {
+	return &pacer{slot: make(chan struct{}, 1), clock: clk, interval: interval, base: interval, margin: baseMargin(interval)}
+}
+
+// Clock is the time pacing and retries wait on: the wall clock, or a
+// test's fake that moves only when told (demoserver.Clock; see WithClock).
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx ends, whichever is first; it returns
+	// ctx's error if that came first.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// wallClock is time.Now and a timer.
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+func (wallClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // baseMargin is the starting margin for an interval: 2%, at least
@@ -87,6 +116,7 @@ func baseMargin(interval time.Duration) time.Duration {
 // transport reports the moment the request was written from its own
 // goroutine, possibly after the response has been read, hence the lock.
 type departure struct {
+	clock Clock
 	mu    sync.Mutex
 	start time.Time // when acquire let the request go
 	wrote time.Time // when the transport finished writing it; zero if never
@@ -97,7 +127,7 @@ type departure struct {
 // which spaces the next request from the later of the two.
 func (d *departure) written() {
 	d.mu.Lock()
-	d.wrote = time.Now()
+	d.wrote = d.clock.Now()
 	d.mu.Unlock()
 }
 
@@ -125,17 +155,17 @@ func (p *pacer) acquire(ctx context.Context, report func(time.Duration)) (*depar
 	p.mu.Lock()
 	var wait time.Duration
 	if !p.last.IsZero() {
-		wait = min(time.Until(p.last.Add(p.interval+p.margin)), maxWait)
+		wait = min(p.last.Add(p.interval+p.margin).Sub(p.clock.Now()), maxWait)
 	}
 	p.mu.Unlock()
 	if wait >= pacingReportMin {
 		report(wait)
 	}
-	if err := sleepCtx(ctx, wait); err != nil {
+	if err := p.clock.Sleep(ctx, wait); err != nil {
 		<-p.slot
 		return nil, err
 	}
-	return &departure{start: time.Now()}, nil
+	return &departure{clock: p.clock, start: p.clock.Now()}, nil
 }
 
 // release records d's departure for the next request's wait, learns from a

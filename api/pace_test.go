@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/vastdash/vastdash/api/demoserver"
 )
 
 func noReport(time.Duration) {}
@@ -19,7 +21,8 @@ func noReport(time.Duration) {}
 // added to the 300 ms interval.
 func TestPacerSpacesDepartures(t *testing.T) {
 	const interval, answer = 300 * time.Millisecond, 200 * time.Millisecond
-	p := newPacer(interval)
+	clk := demoserver.NewClock(1)
+	p := newPacer(interval, clk)
 	if p.margin != minMargin {
 		t.Fatalf("margin %v at a 300 ms threshold, want the %v minimum", p.margin, minMargin)
 	}
@@ -28,22 +31,20 @@ func TestPacerSpacesDepartures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(answer)
+	clk.Advance(answer)
 	p.release(first, false, 0)
 	second, err := p.acquire(ctx, noReport)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.release(second, false, 0)
-	// Timer and scheduling delays can only lengthen the gap; the old rule
-	// (from the response's end) would make it at least 500 ms.
-	want := interval + minMargin
-	if gap := second.at().Sub(first.at()); gap < want || gap >= interval+answer {
-		t.Fatalf("departures %v apart, want from %v to under %v", gap, want, interval+answer)
+	// The old rule (from the response's end) would make it 510 ms.
+	if gap := second.at().Sub(first.at()); gap != interval+minMargin {
+		t.Fatalf("departures %v apart, want %v", gap, interval+minMargin)
 	}
 
 	// 2% of a 1 s threshold.
-	if m := newPacer(time.Second).margin; m != 20*time.Millisecond {
+	if m := newPacer(time.Second, clk).margin; m != 20*time.Millisecond {
 		t.Fatalf("margin %v at 1 s, want 20ms", m)
 	}
 }
@@ -51,14 +52,17 @@ func TestPacerSpacesDepartures(t *testing.T) {
 // One paced request at a time: an answer slower than the interval holds
 // the next request until it has ended.
 func TestPacerOneInFlight(t *testing.T) {
-	p := newPacer(20 * time.Millisecond)
+	clk := demoserver.NewClock(1)
+	p := newPacer(20*time.Millisecond, clk)
 	ctx := context.Background()
 	first, err := p.acquire(ctx, noReport)
 	if err != nil {
 		t.Fatal(err)
 	}
+	asking := make(chan struct{})
 	got := make(chan time.Time, 1)
 	go func() {
+		close(asking)
 		d, err := p.acquire(ctx, noReport)
 		if err != nil {
 			t.Error(err)
@@ -68,8 +72,9 @@ func TestPacerOneInFlight(t *testing.T) {
 		got <- d.at()
 		p.release(d, false, 0)
 	}()
-	time.Sleep(100 * time.Millisecond) // well past interval+margin
-	released := time.Now()
+	<-asking
+	clk.Advance(100 * time.Millisecond) // the answer takes well past interval+margin
+	released := clk.Now()
 	p.release(first, false, 0)
 	if at := <-got; at.Before(released) {
 		t.Fatalf("the second request left %v before the first one's answer ended", released.Sub(at))
@@ -79,7 +84,8 @@ func TestPacerOneInFlight(t *testing.T) {
 // The transport's report of the write is the departure: time spent
 // dialing before it does not count towards the interval.
 func TestPacerDepartureIsTheWrite(t *testing.T) {
-	p := newPacer(50 * time.Millisecond)
+	clk := demoserver.NewClock(1)
+	p := newPacer(50*time.Millisecond, clk)
 	d, err := p.acquire(context.Background(), noReport)
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +93,7 @@ func TestPacerDepartureIsTheWrite(t *testing.T) {
 	if !d.at().Equal(d.start) {
 		t.Fatal("before any write the departure is the acquire")
 	}
-	time.Sleep(5 * time.Millisecond)
+	clk.Advance(5 * time.Millisecond) // a dial and a handshake
 	d.written()
 	if !d.at().After(d.start) {
 		t.Fatal("the write did not move the departure")
@@ -103,7 +109,8 @@ func TestPacerDepartureIsTheWrite(t *testing.T) {
 // 429 naming a longer threshold is explained by it: the interval becomes
 // that threshold and the margin only follows its 2%.
 func TestPacerLearnsFromRefusals(t *testing.T) {
-	p := newPacer(100 * time.Millisecond)
+	clk := demoserver.NewClock(1)
+	p := newPacer(100*time.Millisecond, clk)
 	want := []time.Duration{30, 70, 100, 100} // ms: 2×10+10, 2×30+10, capped
 	for i, w := range want {
 		d, err := p.acquire(context.Background(), noReport)
@@ -116,7 +123,7 @@ func TestPacerLearnsFromRefusals(t *testing.T) {
 		}
 	}
 
-	q := newPacer(time.Second)
+	q := newPacer(time.Second, clk)
 	d, err := q.acquire(context.Background(), noReport)
 	if err != nil {
 		t.Fatal(err)
@@ -127,30 +134,31 @@ func TestPacerLearnsFromRefusals(t *testing.T) {
 	}
 }
 
-// No single pacing wait is longer than a minute, whatever the threshold.
+// No single pacing wait is longer than maxWait, whatever the threshold.
 func TestPacerWaitCapped(t *testing.T) {
-	p := newPacer(time.Hour)
+	clk := demoserver.NewClock(1)
+	p := newPacer(time.Hour, clk)
 	d, err := p.acquire(context.Background(), noReport)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.release(d, false, 0)
 	var reported time.Duration
-	// Only the report is wanted, not the wait.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
-	defer cancel()
-	if _, err := p.acquire(ctx, func(w time.Duration) { reported = w }); err == nil {
-		t.Fatal("the wait did not end with the context")
+	before := clk.Now()
+	d, err = p.acquire(context.Background(), func(w time.Duration) { reported = w })
+	if err != nil {
+		t.Fatal(err)
 	}
-	if reported <= 0 || reported > maxWait {
-		t.Fatalf("reported wait %v, want at most %v", reported, maxWait)
+	if waited := clk.Since(before); reported != maxWait || waited != maxWait {
+		t.Fatalf("reported a wait of %v and waited %v, want %v", reported, waited, maxWait)
 	}
+	p.release(d, false, 0)
 }
 
 // refusingServer refuses (429) any request that arrives within threshold of
-// the previous accepted one, like the real server; hold delays the arrival
-// of request n (0-based), as a slow network path would.
-func refusingServer(t *testing.T, threshold time.Duration, hold func(n int) time.Duration) (srv *httptest.Server, refused func() int) {
+// the previous accepted one, like the real server, on clk; hold(n) moves
+// clk on before request n (0-based) arrives, as a slow network path would.
+func refusingServer(t *testing.T, clk *demoserver.Clock, threshold time.Duration, hold func(n int) time.Duration) (srv *httptest.Server, refused func() int) {
 	t.Helper()
 	var mu sync.Mutex
 	var last time.Time
@@ -161,10 +169,10 @@ func refusingServer(t *testing.T, threshold time.Duration, hold func(n int) time
 		n++
 		mu.Unlock()
 		if hold != nil {
-			time.Sleep(hold(i))
+			clk.Advance(hold(i))
 		}
 		mu.Lock()
-		now := time.Now()
+		now := clk.Now()
 		tooSoon := !last.IsZero() && now.Sub(last) < threshold
 		if tooSoon {
 			refusals++
@@ -187,17 +195,18 @@ func refusingServer(t *testing.T, threshold time.Duration, hold func(n int) time
 	}
 }
 
-// slowFirst delays the first request on its way to the transport, as a
-// busy client might.
+// slowFirst holds the first request on its way to the transport, as a
+// busy client might: clk moves on by delay.
 type slowFirst struct {
 	next  http.RoundTripper
+	clk   *demoserver.Clock
 	delay time.Duration
 	n     atomic.Int32
 }
 
 func (s *slowFirst) RoundTrip(r *http.Request) (*http.Response, error) {
 	if s.n.Add(1) == 1 {
-		time.Sleep(s.delay)
+		s.clk.Advance(s.delay)
 	}
 	return s.next.RoundTrip(r)
 }
@@ -210,24 +219,23 @@ func (s *slowFirst) RoundTrip(r *http.Request) (*http.Response, error) {
 // margin must not either: that is what the margin is for. Larger one-way
 // jitter is a 429 that widens the margin (TestPacingRefusalWidensMargin).
 //
-// The margin is set to 200 ms here and the delays chosen around it,
-// leaving 150–200 ms for a loaded test machine's scheduling noise, which
-// the natural 10 ms margin of this threshold would not cover (with -race on
-// 2 busy cores, the process was seen stalling 40–120 ms between a write and
-// the server reading it). Still, counting the departure from the hand-over
-// to the transport instead of the write fails the first two (the second
-// request arrives right after the first), and pacing without the margin
-// fails the third.
+// Client and server share a fake clock, so the delays are exact: counting
+// the departure from the hand-over to the transport instead of the write
+// fails the first two (the second request arrives right after the first),
+// and pacing without the margin fails the third.
 func TestPacingSurvivesNetworkJitter(t *testing.T) {
 	const threshold = 60 * time.Millisecond
-	const margin = 200 * time.Millisecond
-	run := func(t *testing.T, hc func(http.RoundTripper) *http.Client, hold func(int) time.Duration) {
-		srv, refused := refusingServer(t, threshold, hold)
-		c, err := New(srv.URL, "k", WithHTTPClient(hc(srv.Client().Transport)), WithChargesThreshold(threshold))
+	const margin = minMargin // the pacer's own at this threshold
+	run := func(t *testing.T, hc func(*demoserver.Clock, http.RoundTripper) *http.Client, hold func(int) time.Duration) {
+		clk := demoserver.NewClock(1)
+		srv, refused := refusingServer(t, clk, threshold, hold)
+		c, err := New(srv.URL, "k", WithHTTPClient(hc(clk, srv.Client().Transport)), WithChargesThreshold(threshold), WithClock(clk))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.pacer.margin = margin
+		if c.pacer.margin != margin {
+			t.Fatalf("margin %v, want %v", c.pacer.margin, margin)
+		}
 		for range 3 {
 			if _, err := c.Charges(context.Background(), testQuery(), ""); err != nil {
 				t.Fatal(err)
@@ -237,20 +245,20 @@ func TestPacingSurvivesNetworkJitter(t *testing.T) {
 			t.Fatalf("%d requests arrived within the threshold and were refused", n)
 		}
 	}
-	const early = threshold + margin // a 260 ms delay before the wire
+	const early = threshold + margin // a delay before the wire
 	t.Run("first request held before the transport", func(t *testing.T) {
-		run(t, func(next http.RoundTripper) *http.Client {
-			return &http.Client{Transport: &slowFirst{next: next, delay: early}}
+		run(t, func(clk *demoserver.Clock, next http.RoundTripper) *http.Client {
+			return &http.Client{Transport: &slowFirst{next: next, clk: clk, delay: early}}
 		}, nil)
 	})
 	t.Run("slow dial", func(t *testing.T) {
-		run(t, func(http.RoundTripper) *http.Client {
+		run(t, func(clk *demoserver.Clock, _ http.RoundTripper) *http.Client {
 			var dials atomic.Int32
 			var d net.Dialer
 			return &http.Client{Transport: &http.Transport{
 				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 					if dials.Add(1) == 1 {
-						time.Sleep(early) // a TCP and TLS handshake far away
+						clk.Advance(early) // a TCP and TLS handshake far away
 					}
 					return d.DialContext(ctx, network, addr)
 				},
@@ -258,47 +266,14 @@ func TestPacingSurvivesNetworkJitter(t *testing.T) {
 		}, nil)
 	})
 	t.Run("first arrival late by less than the margin", func(t *testing.T) {
-		run(t, func(next http.RoundTripper) *http.Client { return &http.Client{Transport: next} },
+		run(t, func(_ *demoserver.Clock, next http.RoundTripper) *http.Client { return &http.Client{Transport: next} },
 			func(n int) time.Duration {
 				if n == 0 {
-					return margin / 4
+					return margin / 2
 				}
 				return 0
 			})
 	})
-}
-
-// Concurrent callers share one pacing slot: their requests reach the server
-// one threshold apart, in some order.
-func TestPacingSerializesConcurrentCallers(t *testing.T) {
-	const threshold = 30 * time.Millisecond
-	var mu sync.Mutex
-	var arrivals []time.Time
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrivals = append(arrivals, time.Now())
-		mu.Unlock()
-		_, _ = w.Write([]byte(`{"success":true,"count":0,"total":0,"next_token":null,"results":[]}`))
-	}))
-	defer srv.Close()
-	c, err := New(srv.URL, "k", WithChargesThreshold(threshold))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ {
-		wg.Go(func() {
-			if _, err := c.Charges(context.Background(), testQuery(), ""); err != nil {
-				t.Error(err)
-			}
-		})
-	}
-	wg.Wait()
-	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < threshold {
-			t.Fatalf("arrivals %d and %d only %v apart", i-1, i, gap)
-		}
-	}
 }
 
 // A refusal despite pacing at the server's threshold widens the margin
@@ -307,17 +282,17 @@ func TestPacingRefusalWidensMargin(t *testing.T) {
 	const threshold = 200 * time.Millisecond
 	// The first request is held on its way for 2 thresholds, far more than
 	// the 10 ms margin: the second leaves as soon as the first is answered
-	// and arrives right after it, refused unless the machine stalls for a
-	// whole threshold. Its retry waits a threshold after the refusal, so it
-	// is accepted whatever the noise.
-	srv, refused := refusingServer(t, threshold, func(n int) time.Duration {
+	// and arrives right after it, refused. Its retry waits a threshold
+	// after the refusal, so it is accepted.
+	clk := demoserver.NewClock(1)
+	srv, refused := refusingServer(t, clk, threshold, func(n int) time.Duration {
 		if n == 0 {
 			return 2 * threshold
 		}
 		return 0
 	})
 	var ev events
-	c, err := New(srv.URL, "k", WithHTTPClient(srv.Client()), WithChargesThreshold(threshold), WithObserver(ev.observe))
+	c, err := New(srv.URL, "k", WithHTTPClient(srv.Client()), WithChargesThreshold(threshold), WithObserver(ev.observe), WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,30 +315,22 @@ func TestPacingRefusalWidensMargin(t *testing.T) {
 // Against the demo server answering in 150 ms ± 50 ms, like the real one,
 // a fetch of several pages provokes no 429 and takes the floor the server
 // allows, (pages−1) × threshold, within 5%, plus the last answer, which
-// the floor does not include. The threshold is 250 ms, not the real 1 s,
-// to keep the test short; it must stay above the slowest answer (200 ms),
-// or the one-request-at-a-time rule, not the threshold, sets the pace.
-// The old rule (threshold after each response) takes 5 × 150 ms longer.
-//
-// The zero-429 assertion has no slack. It holds as long as the machine
-// does not stall the process between a request's write and its arrival at
-// the server by more than the margin (10 ms here); a failure reports the
-// longest such delay, so a stall can be told from a pacing bug.
+// the floor does not include. The threshold is 250 ms, not the real 1 s;
+// it must stay above the slowest answer (200 ms), or the
+// one-request-at-a-time rule, not the threshold, sets the pace. The old
+// rule (threshold after each response) takes 5 × 150 ms longer. Client and
+// server share a fake clock, on which the answers take their time: the
+// figures are exact, whatever the machine is doing.
 func TestPacingDemoServerJitter(t *testing.T) {
 	s := fetchSpec{
 		contracts: 600, limit: 100, threshold: 250 * time.Millisecond,
 		latency: 150 * time.Millisecond, jitter: 50 * time.Millisecond,
+		clock: demoserver.NewClock(1),
 	}
 	r := fetch(t, s)
 	r.check(t, s) // every contract, exactly 6 requests, no 429
-	// Timers firing late and goroutines waiting for a loaded CPU (-race,
-	// other tests alongside) can only lengthen each interval: 50 ms each is
-	// allowed for that, on top of the 5%. The old rule, at least 100 ms
-	// more per interval, would still fail.
-	noise := time.Duration(s.pages()-1) * 50 * time.Millisecond
-	limit := s.floor()*105/100 + r.lastAnswer + noise
-	t.Logf("%d pages in %v: floor %v, last answer %v, limit %v; longest write-to-arrival %v",
-		s.pages(), r.elapsed, s.floor(), r.lastAnswer, limit, r.transit)
+	limit := s.floor()*105/100 + r.lastAnswer
+	t.Logf("%d pages in %v: floor %v, last answer %v, limit %v", s.pages(), r.elapsed, s.floor(), r.lastAnswer, limit)
 	if r.elapsed > limit {
 		t.Fatalf("%d pages took %v; the floor is %v, the last answer %v: want at most %v",
 			s.pages(), r.elapsed, s.floor(), r.lastAnswer, limit)
@@ -374,10 +341,11 @@ func TestPacingDemoServerJitter(t *testing.T) {
 // between requests, not to whatever the server says, and the lengthened
 // interval relaxes back once the server answers again.
 func TestPacerStormIsCappedAndRelaxes(t *testing.T) {
-	p := newPacer(time.Second)
+	clk := demoserver.NewClock(1)
+	p := newPacer(time.Second, clk)
 	settle := func(refused bool, threshold time.Duration) {
 		p.slot <- struct{}{}
-		p.release(&departure{start: time.Now()}, refused, threshold)
+		p.release(&departure{clock: clk, start: clk.Now()}, refused, threshold)
 	}
 	settle(true, time.Hour)
 	if p.interval != maxWait {

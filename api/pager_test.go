@@ -73,16 +73,16 @@ func contractID(t *testing.T, c Charge) int {
 }
 
 // 1,234 contracts at 100 a page: each arrives exactly once, paging stops
-// at the null token, Total and Loaded follow, and the money adds up exactly.
+// at the null token, Total follows, and the money adds up exactly.
 func TestPagerWalksEveryPage(t *testing.T) {
 	amount := func(i int) int64 { return int64(i%7)*100 + 1 + int64(i%3) } // 0.001, 0.102, …
 	srv := &chargesServer{n: 1234, amount: amount}
 	f := newFake(t, srv.handle)
 	q := testQuery()
 	q.Limit = 100
-	p := f.client(t).Pager(q)
-	if p.Total() != -1 || p.Loaded() != 0 || p.Done() {
-		t.Fatalf("fresh pager: total %d loaded %d done %v", p.Total(), p.Loaded(), p.Done())
+	p := f.client(t).ChargePager(q)
+	if p.Total() != -1 || p.Done() {
+		t.Fatalf("fresh pager: total %d done %v", p.Total(), p.Done())
 	}
 	seen := make(map[int]int)
 	var sum money.Amount
@@ -97,8 +97,8 @@ func TestPagerWalksEveryPage(t *testing.T) {
 			seen[contractID(t, c)]++
 			sum += c.Amount
 		}
-		if p.Total() != 1234 || p.Loaded() != len(seen) {
-			t.Fatalf("after page %d: total %d loaded %d, %d distinct seen", pages, p.Total(), p.Loaded(), len(seen))
+		if p.Total() != 1234 || len(seen) != min(pages*100, 1234) {
+			t.Fatalf("after page %d: total %d, %d distinct seen", pages, p.Total(), len(seen))
 		}
 	}
 	if pages != 13 || len(seen) != 1234 {
@@ -132,13 +132,15 @@ func TestPagerWalksEveryPage(t *testing.T) {
 	}
 }
 
-func TestClientAllAndEarlyBreak(t *testing.T) {
+// Every entry once and in order, and a reader that stops after 150
+// entries has cost two pages, not thirteen.
+func TestPagerFetchesOnlyWhatIsRead(t *testing.T) {
 	srv := &chargesServer{n: 1234, amount: func(i int) int64 { return 1 }}
 	f := newFake(t, srv.handle)
 	c := f.client(t)
 
 	n := 0
-	for ch, err := range c.All(context.Background(), testQuery()) {
+	for ch, err := range everyEntry(context.Background(), c.ChargePager(testQuery())) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +155,7 @@ func TestClientAllAndEarlyBreak(t *testing.T) {
 
 	before := f.count()
 	n = 0
-	for _, err := range c.All(context.Background(), testQuery()) {
+	for _, err := range everyEntry(context.Background(), c.ChargePager(testQuery())) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,8 +168,8 @@ func TestClientAllAndEarlyBreak(t *testing.T) {
 	}
 }
 
-// An error mid-way is yielded once and ends the sequence.
-func TestAllYieldsErrorOnce(t *testing.T) {
+// An error mid-way reaches the reader once, after the pages before it.
+func TestPagerErrorMidWay(t *testing.T) {
 	srv := &chargesServer{n: 500, amount: func(i int) int64 { return 1 }}
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n == 2 {
@@ -177,7 +179,7 @@ func TestAllYieldsErrorOnce(t *testing.T) {
 		srv.handle(w, r, n)
 	})
 	entries, errs := 0, 0
-	for _, err := range f.client(t).All(context.Background(), testQuery()) {
+	for _, err := range everyEntry(context.Background(), f.client(t).ChargePager(testQuery())) {
 		if err != nil {
 			errs++
 			apiErr(t, err, ErrInvalidToken)
@@ -200,16 +202,16 @@ func TestPagerEmptyPages(t *testing.T) {
 		}
 		reply(w, 200, pageJSON([]string{contractJSON(9, 1)}, 1, ""))
 	})
-	p := f.client(t).Pager(testQuery())
+	p := f.client(t).ChargePager(testQuery())
 	page, err := p.Next(context.Background())
-	if err != nil || len(page.Results) != 1 || !p.Done() || p.Loaded() != 1 || f.count() != 4 {
+	if err != nil || len(page.Results) != 1 || !p.Done() || f.count() != 4 {
 		t.Fatalf("page %+v, err %v, done %v, %d requests", page, err, p.Done(), f.count())
 	}
 
 	endless := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		reply(w, 200, pageJSON(nil, 1, fmt.Sprintf("t%d", n)))
 	})
-	_, err = endless.client(t).Pager(testQuery()).Next(context.Background())
+	_, err = endless.client(t).ChargePager(testQuery()).Next(context.Background())
 	apiErr(t, err, ErrMalformed)
 	if endless.count() != maxEmptyPages {
 		t.Fatalf("gave up after %d requests, want %d", endless.count(), maxEmptyPages)
@@ -218,7 +220,7 @@ func TestPagerEmptyPages(t *testing.T) {
 	looping := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		reply(w, 200, pageJSON([]string{contractJSON(n, 1)}, 9, "same"))
 	})
-	lp := looping.client(t).Pager(testQuery())
+	lp := looping.client(t).ChargePager(testQuery())
 	if _, err := lp.Next(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -236,16 +238,16 @@ func TestPagerRetryAfterError(t *testing.T) {
 		}
 		srv.handle(w, r, n)
 	})
-	p := f.client(t).Pager(testQuery())
+	p := f.client(t).ChargePager(testQuery())
 	ctx := context.Background()
 	if _, err := p.Next(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Next(ctx); !errors.Is(err, ErrServer) {
-		t.Fatalf("second page: %v, want ErrServer", err)
+	if page, err := p.Next(ctx); !errors.Is(err, ErrServer) || len(page.Results) != 0 {
+		t.Fatalf("second page: %d entries, %v; want none and ErrServer", len(page.Results), err)
 	}
-	if p.Loaded() != 100 || p.Done() {
-		t.Fatalf("after the error: loaded %d, done %v", p.Loaded(), p.Done())
+	if p.Done() {
+		t.Fatal("done after the error")
 	}
 	page, err := p.Next(ctx)
 	if err != nil || contractID(t, page.Results[0]) != 100 {
@@ -260,7 +262,7 @@ func TestPagerQueryFixed(t *testing.T) {
 	f := newFake(t, srv.handle)
 	q := testQuery()
 	q.Types = []ContractType{TypeInstance}
-	p := f.client(t).Pager(q)
+	p := f.client(t).ChargePager(q)
 	q.Types[0] = TypeVolume // the caller reuses its slice
 	ctx := context.Background()
 	for !p.Done() {
@@ -273,11 +275,8 @@ func TestPagerQueryFixed(t *testing.T) {
 			t.Fatalf("filters changed: %s", r.Query.Get("select_filters"))
 		}
 	}
-	if p.Query().Types[0] != TypeInstance {
-		t.Fatalf("Query() = %+v", p.Query())
-	}
 
-	bad := f.client(t).Pager(ChargesQuery{})
+	bad := f.client(t).ChargePager(ChargesQuery{})
 	before := f.count()
 	_, err := bad.Next(ctx)
 	apiErr(t, err, ErrUsage)
@@ -328,7 +327,7 @@ func TestPagerTokenCycle(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, tokenServer(tc.script))
-			p := f.client(t).Pager(testQuery())
+			p := f.client(t).ChargePager(testQuery())
 			for i := 0; ; i++ {
 				if i > 20 {
 					t.Fatalf("%d pages over %d requests and no error: the cycle went unnoticed", i, f.count())
@@ -365,18 +364,21 @@ func TestPagerTokenCycle(t *testing.T) {
 			}
 			script(w, r, n)
 		})
-		p := f.client(t).Pager(testQuery())
+		p := f.client(t).ChargePager(testQuery())
 		ctx := context.Background()
 		if _, err := p.Next(ctx); !errors.Is(err, ErrServer) {
 			t.Fatalf("first Next: %v, want ErrServer", err)
 		}
+		loaded := 0
 		for !p.Done() {
-			if _, err := p.Next(ctx); err != nil {
+			page, err := p.Next(ctx)
+			if err != nil {
 				t.Fatal(err)
 			}
+			loaded += len(page.Results)
 		}
-		if p.Loaded() != 2 {
-			t.Fatalf("loaded %d, want 2", p.Loaded())
+		if loaded != 2 {
+			t.Fatalf("loaded %d, want 2", loaded)
 		}
 	})
 }
@@ -398,7 +400,7 @@ func TestPagerPagesBeyondTotal(t *testing.T) {
 			})
 			q := testQuery()
 			q.Limit = tc.limit
-			p := f.client(t).Pager(q)
+			p := f.client(t).ChargePager(q)
 			for i := 0; ; i++ {
 				if i > 20 {
 					t.Fatalf("%d pages of a total of %d and no error", i, tc.total)
@@ -411,11 +413,166 @@ func TestPagerPagesBeyondTotal(t *testing.T) {
 				if !strings.Contains(e.Error(), "the server sent more pages than its total allows") || i != tc.allowed {
 					t.Fatalf("after %d pages: %v", i, err)
 				}
-				if p.Loaded() != tc.allowed || f.count() != tc.allowed+1 {
-					t.Fatalf("loaded %d over %d requests", p.Loaded(), f.count())
+				if f.count() != tc.allowed+1 {
+					t.Fatalf("%d pages handed out over %d requests", i, f.count())
 				}
 				return
 			}
 		})
+	}
+}
+
+// endpoint is one paged endpoint as the hostile servers below serve it:
+// body renders a page of rows with those ids, a total (-1: none) and a
+// next token; pager pages it (ceiling: the pager's ceiling of entries, 0
+// for the default) and reports how many entries each page held.
+type endpoint struct {
+	name  string
+	limit int
+	body  func(ids []int, total int, next string) string
+	pager func(c *Client, ceiling int) func(context.Context) (int, error)
+}
+
+// reader reads p a page at a time, its ceiling of entries lowered to
+// ceiling when > 0.
+func reader[E any](p *Pager[E], ceiling int) func(context.Context) (int, error) {
+	if ceiling > 0 {
+		p.ceiling = ceiling
+	}
+	return func(ctx context.Context) (int, error) {
+		pg, err := p.Next(ctx)
+		return len(pg.Results), err
+	}
+}
+
+// withTotal is `,"field":n`, or nothing for a total < 0.
+func withTotal(field string, n int) string {
+	if n < 0 {
+		return ""
+	}
+	return fmt.Sprintf(`,%q:%d`, field, n)
+}
+
+func endpoints() []endpoint {
+	const limit = 5
+	return []endpoint{
+		{"charges", limit, func(ids []int, total int, next string) string {
+			var rows []string
+			for _, id := range ids {
+				rows = append(rows, contractJSON(id, 1))
+			}
+			return fmt.Sprintf(`{"success":true,"next_token":%q%s,"results":[%s]}`, next, withTotal("total", total), strings.Join(rows, ","))
+		}, func(c *Client, ceiling int) func(context.Context) (int, error) {
+			q := testQuery()
+			q.Limit = limit
+			return reader(c.ChargePager(q), ceiling)
+		}},
+		{"payment records", InvoicesLimit, func(ids []int, total int, next string) string {
+			var rows []string
+			for _, id := range ids {
+				rows = append(rows, fmt.Sprintf(`{"start":1767225600,"end":1767225601,"type":"credit","amount":-1,"metadata":{"invoice_id":"%d"}}`, id))
+			}
+			return fmt.Sprintf(`{"success":true,"next_token":%q%s,"results":[%s]}`, next, withTotal("total", total), strings.Join(rows, ","))
+		}, func(c *Client, ceiling int) func(context.Context) (int, error) {
+			return reader(c.InvoicePager(invoicesQuery()), ceiling)
+		}},
+		{"instances", InstancesLimit, func(ids []int, total int, next string) string {
+			var rows []string
+			for _, id := range ids {
+				rows = append(rows, fmt.Sprintf(`{"id":%d,"actual_status":"running","dph_total":0.5}`, id))
+			}
+			return fmt.Sprintf(`{"instances":[%s],"next_token":%q%s}`, strings.Join(rows, ","), next, withTotal("total_instances", total))
+		}, func(c *Client, ceiling int) func(context.Context) (int, error) {
+			return reader(c.InstancePager(), ceiling)
+		}},
+	}
+}
+
+// A server that always has another page is stopped, on every endpoint:
+// the same rows under a fresh token each time, a total that stays one
+// page ahead of what was sent, or fresh rows without a total or an end.
+// Each stops within a few requests (the last within the pager's ceiling,
+// lowered here), with one line that says what the server did.
+func TestPagerStopsAServerThatNeverEnds(t *testing.T) {
+	type answer struct {
+		ids   []int
+		total int
+	}
+	same := func(n, limit int) answer { return answer{[]int{1, 2, 3}, -1} }
+	fresh := func(n int) []int { return []int{3*n + 1, 3*n + 2, 3*n + 3} }
+	cases := []struct {
+		name    string
+		page    func(n, limit int) answer // the n-th answer (0-based)
+		ceiling int                       // the pager's ceiling of entries; 0: the default
+		words   string                    // in the error
+		most    int                       // requests at most
+	}{
+		{"the same rows under fresh tokens, no total", same,
+			0, "the server kept sending pages with nothing new after 3 pages; stopped", 3},
+		{"the same rows under fresh tokens, the total one page ahead",
+			func(n, limit int) answer { return answer{[]int{1, 2, 3}, (n + 2) * limit} },
+			0, "; stopped", 3},
+		{"fresh rows, the total one page ahead",
+			func(n, limit int) answer { return answer{fresh(n), (n + 2) * limit} },
+			0, "the server's count grew from ", 4},
+		{"fresh rows, no total, no end",
+			func(n, limit int) answer { return answer{fresh(n), -1} },
+			30, "without an end or a total; stopped", 12},
+		{"fresh rows, a total beyond the ceiling",
+			func(n, limit int) answer { return answer{fresh(n), 1_000_000_000} },
+			30, "the server counts 1,000,000,000 entries, more than the 30 vastdash reads at once; stopped after", 12},
+	}
+	for _, ep := range endpoints() {
+		for _, tc := range cases {
+			t.Run(ep.name+"/"+tc.name, func(t *testing.T) {
+				f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+					a := tc.page(n, ep.limit)
+					reply(w, 200, ep.body(a.ids, a.total, fmt.Sprintf("t%d", n+1)))
+				})
+				next := ep.pager(f.client(t, noEndpointPacing()...), tc.ceiling)
+				var err error
+				for i := 0; err == nil; i++ {
+					if i > 1000 {
+						t.Fatalf("%d pages over %d requests and no error", i, f.count())
+					}
+					_, err = next(context.Background())
+				}
+				e := apiErr(t, err, ErrMalformed)
+				t.Logf("%d requests: %v", f.count(), e)
+				if !strings.Contains(e.Error(), tc.words) || strings.Contains(e.Error(), "\n") || f.count() > tc.most {
+					t.Fatalf("after %d requests (at most %d): %q, want it to say %q", f.count(), tc.most, e, tc.words)
+				}
+			})
+		}
+	}
+}
+
+// What a real server may do while paging is not an error: one page that
+// repeats rows already sent (the list shifted) and a total that grows by a
+// few entries (a contract started).
+func TestPagerToleratesAShiftWhilePaging(t *testing.T) {
+	ids := [][]int{{1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}, {11, 12, 13, 14}}
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		var rows []string
+		for _, id := range ids[n] {
+			rows = append(rows, contractJSON(id, 1))
+		}
+		next := ""
+		if n+1 < len(ids) {
+			next = fmt.Sprintf("t%d", n+1)
+		}
+		reply(w, 200, pageJSON(rows, 12+n/2, next))
+	})
+	q := testQuery()
+	q.Limit = 5
+	seen := map[int]bool{}
+	for ch, err := range everyEntry(context.Background(), f.client(t).ChargePager(q)) {
+		if err != nil {
+			t.Fatalf("after %d contracts: %v", len(seen), err)
+		}
+		seen[contractID(t, ch)] = true
+	}
+	if len(seen) != 14 || f.count() != 4 {
+		t.Fatalf("%d contracts over %d requests, want 14 over 4", len(seen), f.count())
 	}
 }

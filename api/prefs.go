@@ -62,9 +62,6 @@ func ParsePrefs(raw []byte) (Prefs, error) {
 // IsZero reports a document that was never read.
 func (p Prefs) IsZero() bool { return p.raw == nil }
 
-// Raw returns a copy of the document's bytes (nil for the zero Prefs).
-func (p Prefs) Raw() []byte { return bytes.Clone(p.raw) }
-
 // Equal reports whether both documents have exactly the same bytes.
 func (p Prefs) Equal(o Prefs) bool { return bytes.Equal(p.raw, o.raw) }
 

@@ -176,23 +176,23 @@ func TestPrefsWith(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := mustParse(t, tc.doc)
 			q, err := p.With(tc.path, tc.on)
-			if string(p.Raw()) != tc.doc {
-				t.Fatalf("With changed its receiver: %q", p.Raw())
+			if string(p.raw) != tc.doc {
+				t.Fatalf("With changed its receiver: %q", p.raw)
 			}
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("err = %v, want one saying %q (document %q)", err, tc.wantErr, q.Raw())
+					t.Fatalf("err = %v, want one saying %q (document %q)", err, tc.wantErr, q.raw)
 				}
 				if !q.IsZero() {
-					t.Errorf("a refused With returned a document: %q", q.Raw())
+					t.Errorf("a refused With returned a document: %q", q.raw)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(q.Raw()) != tc.want {
-				t.Fatalf("got  %q\nwant %q", q.Raw(), tc.want)
+			if string(q.raw) != tc.want {
+				t.Fatalf("got  %q\nwant %q", q.raw, tc.want)
 			}
 			if on, ok := q.Get(tc.path); !ok || on != tc.on {
 				t.Errorf("Get = %v, %v after setting %v", on, ok, tc.on)
@@ -203,8 +203,8 @@ func TestPrefsWith(t *testing.T) {
 
 func TestPrefsWithZeroCreatesTheDocument(t *testing.T) {
 	q := mustWith(t, Prefs{}, LowCreditEmail, true)
-	if string(q.Raw()) != `{"client":{"low_credit":{"email":true}}}` {
-		t.Fatalf("got %q", q.Raw())
+	if string(q.raw) != `{"client":{"low_credit":{"email":true}}}` {
+		t.Fatalf("got %q", q.raw)
 	}
 }
 
@@ -269,7 +269,7 @@ func TestPrefsPaths(t *testing.T) {
 func TestParsePrefs(t *testing.T) {
 	for _, bad := range []string{``, ` `, `null`, `[1]`, `"x"`, `5`, `{`, `{"a":1,}`, `{} {}`, "{\"a\":\"\x01\"}"} {
 		if p, err := ParsePrefs([]byte(bad)); err == nil {
-			t.Errorf("ParsePrefs(%q) accepted: %q", bad, p.Raw())
+			t.Errorf("ParsePrefs(%q) accepted: %q", bad, p.raw)
 		}
 	}
 	in := []byte("\n{\"a\":\"\xff\"}\t")
@@ -278,13 +278,13 @@ func TestParsePrefs(t *testing.T) {
 		t.Fatal(err)
 	}
 	in[2] = 'X'
-	if string(p.Raw()) != "\n{\"a\":\"\xff\"}\t" {
-		t.Fatalf("the bytes were not copied and kept: %q", p.Raw())
+	if string(p.raw) != "\n{\"a\":\"\xff\"}\t" {
+		t.Fatalf("the bytes were not copied and kept: %q", p.raw)
 	}
-	raw := p.Raw()
+	raw, _ := p.MarshalJSON()
 	raw[0] = 'X'
 	if !p.Equal(mustParse(t, "\n{\"a\":\"\xff\"}\t")) {
-		t.Fatal("Raw handed out the document's own bytes")
+		t.Fatal("MarshalJSON handed out the document's own bytes")
 	}
 	if p.Equal(mustParse(t, `{"a":"\ufffd"}`)) {
 		t.Fatal("Equal compares decoded documents, not bytes")
@@ -302,8 +302,8 @@ func TestNewPrefsAndMarshal(t *testing.T) {
 		t.Fatalf("zero marshals to %q, %v", b, err)
 	}
 	p := NewPrefs(map[string]any{"host": map[string]any{"x": map[string]any{"n": json.Number("1.50e3")}}, "a": true})
-	if string(p.Raw()) != `{"a":true,"host":{"x":{"n":1.50e3}}}` {
-		t.Fatalf("NewPrefs wrote %q", p.Raw())
+	if string(p.raw) != `{"a":true,"host":{"x":{"n":1.50e3}}}` {
+		t.Fatalf("NewPrefs wrote %q", p.raw)
 	}
 	doc := mustParse(t, `{ "z":1.50e3, "a":"\ud800" }`)
 	if b, _ := doc.MarshalJSON(); string(b) != `{ "z":1.50e3, "a":"\ud800" }` {
@@ -331,14 +331,14 @@ func TestSetNotificationPrefsSendsTheBytes(t *testing.T) {
 		t.Fatalf("PUT body\n%q\nwant\n%q", sent, want)
 	}
 	if !got.Equal(p) {
-		t.Fatalf("confirmed %q, want what was sent", got.Raw())
+		t.Fatalf("confirmed %q, want what was sent", got.raw)
 	}
 }
 
 // A document read keeps the bytes the server sent.
 func TestDecodePrefsKeepsTheBytes(t *testing.T) {
 	const doc = "{\"client\":{\"low_credit\":{\"email\":true}}, \"x\":\"\\ud800\xfe\", \"n\":1.50e3}"
-	if got := mustPrefs(t, doc).Raw(); string(got) != doc {
+	if got := mustPrefs(t, doc).raw; string(got) != doc {
 		t.Fatalf("read %q\nsent %q", got, doc)
 	}
 	c := &Client{key: keyFunc(canary)}
@@ -386,16 +386,16 @@ func FuzzPrefsWith(f *testing.F) {
 		before := p.Paths()
 		checkPaths(t, p)
 		q, err := p.With(path, on)
-		if !bytes.Equal(p.Raw(), doc) {
+		if !bytes.Equal(p.raw, doc) {
 			t.Fatalf("With changed its receiver")
 		}
 		if err != nil {
 			if !q.IsZero() {
-				t.Fatalf("refused With returned %q", q.Raw())
+				t.Fatalf("refused With returned %q", q.raw)
 			}
 			return
 		}
-		out := q.Raw()
+		out := q.raw
 		if !json.Valid(out) {
 			t.Fatalf("With(%q) on %q wrote invalid JSON %q", path, doc, out)
 		}
@@ -451,10 +451,10 @@ func checkPaths(t *testing.T, p Prefs) {
 	paths := p.Paths()
 	for i, path := range paths {
 		if _, ok := p.Get(path); !ok {
-			t.Fatalf("Paths lists %q, which Get does not read in %q", path, p.Raw())
+			t.Fatalf("Paths lists %q, which Get does not read in %q", path, p.raw)
 		}
 		if slices.Contains(paths[:i], path) {
-			t.Fatalf("Paths lists %q twice in %q", path, p.Raw())
+			t.Fatalf("Paths lists %q twice in %q", path, p.raw)
 		}
 	}
 }

@@ -149,7 +149,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 			return nil, res.err
 		}
 		c.emit(ev)
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := c.clock.Sleep(ctx, wait); err != nil {
 			return nil, ctxError(op, ctx)
 		}
 	}
@@ -355,20 +355,5 @@ func jitter(d time.Duration) time.Duration {
 func (c *Client) emit(e Event) {
 	if c.observe != nil {
 		c.observe(e)
-	}
-}
-
-// sleepCtx waits d or until ctx ends, whichever is first.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }

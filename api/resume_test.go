@@ -8,13 +8,13 @@ import (
 // A run cut after two pages goes on, in a new pager, from the token of the
 // third: every contract arrives once, and the first two pages are not
 // asked again.
-func TestPagerAtGoesOn(t *testing.T) {
+func TestPagerFromGoesOn(t *testing.T) {
 	srv := &chargesServer{n: 450, amount: func(int) int64 { return 1 }}
 	f := newFake(t, srv.handle)
 	q := testQuery()
 	q.Limit = 100
 	c := f.client(t)
-	p := c.Pager(q)
+	p := c.ChargePager(q)
 	seen := map[int]bool{}
 	for range 2 {
 		pg, err := p.Next(context.Background())
@@ -29,7 +29,7 @@ func TestPagerAtGoesOn(t *testing.T) {
 	if tok == "" {
 		t.Fatal("no token after two pages of five")
 	}
-	r := c.PagerAt(q, tok)
+	r := c.ChargePager(q).From(tok)
 	for !r.Done() {
 		pg, err := r.Next(context.Background())
 		if err != nil {

@@ -9,22 +9,25 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/vastdash/vastdash/api/demoserver"
 )
 
 // Five page fetches in a row against a server that refuses requests closer
 // than its threshold: the pacer spaces them so none is refused.
 func TestPacingAvoids429(t *testing.T) {
-	// The client paces at 60 ms plus a 40 ms margin; the 60 ms of slack over
-	// the server's 40 absorb scheduling delays between the client's send and
-	// the server's clock on a busy machine.
-	const serverThreshold = 40 * time.Millisecond
+	// Client and server pace at the same threshold on one fake clock: the
+	// margin is all the client adds, and time passes only when the pacer
+	// waits.
+	const threshold = 40 * time.Millisecond
+	clk := demoserver.NewClock(1)
 	var mu sync.Mutex
 	var last time.Time
 	refused := 0
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		mu.Lock()
-		now := time.Now()
-		tooSoon := !last.IsZero() && now.Sub(last) < serverThreshold
+		now := clk.Now()
+		tooSoon := !last.IsZero() && now.Sub(last) < threshold
 		last = now
 		if tooSoon {
 			refused++
@@ -37,8 +40,9 @@ func TestPacingAvoids429(t *testing.T) {
 		reply(w, 200, pageJSON([]string{contractJSON(n, 1)}, 5, fmt.Sprintf("t%d", n+1)))
 	})
 	var ev events
-	c := f.client(t, WithChargesThreshold(60*time.Millisecond), WithPacingMargin(40*time.Millisecond), WithObserver(ev.observe))
+	c := f.client(t, WithChargesThreshold(threshold), WithObserver(ev.observe), WithClock(clk))
 	token := ""
+	start := clk.Now()
 	for range 5 {
 		page, err := c.Charges(context.Background(), testQuery(), token)
 		if err != nil {
@@ -51,26 +55,25 @@ func TestPacingAvoids429(t *testing.T) {
 	if refused != 0 || len(ev.kinds(EventRateLimited)) != 0 || f.count() != 5 {
 		t.Fatalf("%d requests refused (%d sent)", refused, f.count())
 	}
+	if took, want := clk.Since(start), 4*(threshold+minMargin); took != want {
+		t.Fatalf("5 requests took %v, want 4 intervals of threshold and margin, %v", took, want)
+	}
 }
 
 // Concurrent calls of one Client share its pacing budget: calls from
-// several goroutines are spaced like sequential ones.
+// several goroutines reach the server one threshold apart.
 func TestPacingSharedAcrossGoroutines(t *testing.T) {
+	const threshold = 30 * time.Millisecond
+	clk := demoserver.NewClock(1) // only the caller holding the pacer's slot waits on it
 	var mu sync.Mutex
 	var arrivals []time.Time
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		mu.Lock()
-		arrivals = append(arrivals, time.Now())
+		arrivals = append(arrivals, clk.Now())
 		mu.Unlock()
 		reply(w, 200, pageJSON(nil, 0, ""))
 	})
-	c := f.client(t, WithChargesThreshold(30*time.Millisecond))
-	if _, err := c.Charges(context.Background(), testQuery(), ""); err != nil { // opens the connection
-		t.Fatal(err)
-	}
-	mu.Lock()
-	arrivals = nil
-	mu.Unlock()
+	c := f.client(t, WithChargesThreshold(threshold), WithClock(clk))
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
@@ -82,10 +85,9 @@ func TestPacingSharedAcrossGoroutines(t *testing.T) {
 	wg.Wait()
 	mu.Lock()
 	defer mu.Unlock()
-	// Four requests one per 30 ms span 90 ms; unpaced they would arrive
-	// together. The margin absorbs scheduling delays.
-	if span := arrivals[len(arrivals)-1].Sub(arrivals[0]); span < 60*time.Millisecond {
-		t.Fatalf("4 concurrent calls arrived within %v", span)
+	// Unpaced they would arrive together.
+	if span, want := arrivals[len(arrivals)-1].Sub(arrivals[0]), 3*(threshold+minMargin); len(arrivals) != 4 || span != want {
+		t.Fatalf("%d concurrent calls arrived over %v, want 4 over %v", len(arrivals), span, want)
 	}
 }
 

@@ -139,22 +139,23 @@ func TestSetBalanceThresholdPacing(t *testing.T) {
 		reply(w, 200, `{"success":true}`)
 	})
 	const th = 150 * time.Millisecond
-	c := f.client(t, WithEndpointThreshold(SettingsPath, th))
+	clk := demoserver.NewClock(1)
+	c := f.client(t, WithEndpointThreshold(SettingsPath, th), WithClock(clk))
 	ctx := context.Background()
-	start := time.Now()
+	start := clk.Now()
 	if err := c.SetBalanceThreshold(ctx, money.Dollar, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Charges(ctx, testQuery(), ""); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d >= th {
+	if d := clk.Since(start); d != 0 {
 		t.Fatalf("charges waited for the settings pacer: %v", d)
 	}
 	if err := c.SetBalanceThreshold(ctx, 2*money.Dollar, nil); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d < th {
+	if d := clk.Since(start); d < th {
 		t.Fatalf("second PUT after %v, want at least %v", d, th)
 	}
 }
@@ -195,8 +196,9 @@ func TestSetBalanceThresholdDemo(t *testing.T) {
 // Against the demo's 5 s pacing a second call waits instead of provoking
 // a 429; a fake clock keeps the test fast.
 func TestSetBalanceThresholdDemoPacing(t *testing.T) {
-	s, c := demo(t, demoserver.Options{SettingsThreshold: 300 * time.Millisecond}, demoserver.DemoKey,
-		WithEndpointThreshold(SettingsPath, 300*time.Millisecond))
+	clk := demoserver.NewClock(1)
+	s, c := demo(t, demoserver.Options{SettingsThreshold: 300 * time.Millisecond, Clock: clk.Now}, demoserver.DemoKey,
+		WithEndpointThreshold(SettingsPath, 300*time.Millisecond), WithClock(clk))
 	ctx := context.Background()
 	for i := range 3 {
 		if err := c.SetBalanceThreshold(ctx, money.Amount(i)*money.Dollar, nil); err != nil {
@@ -208,7 +210,7 @@ func TestSetBalanceThresholdDemoPacing(t *testing.T) {
 	}
 	// A client that does not pace is refused with the charges-style body,
 	// waits the threshold it names and gets through.
-	_, unpaced := demo(t, demoserver.Options{SettingsThreshold: 300 * time.Millisecond}, demoserver.DemoKey)
+	_, unpaced := demo(t, demoserver.Options{SettingsThreshold: 300 * time.Millisecond, Clock: clk.Now}, demoserver.DemoKey, WithClock(clk))
 	var ev events
 	unpaced.observe = ev.observe
 	for range 2 {

@@ -1,10 +1,6 @@
 package api
 
-import (
-	"time"
-
-	"github.com/vastdash/vastdash/money"
-)
+import "github.com/vastdash/vastdash/money"
 
 // ContractType is a value of the charges type filter.
 type ContractType string
@@ -54,30 +50,6 @@ type Metadata struct {
 	TemplateID    int64
 	EndpointID    int64
 	WorkergroupID int64
-}
-
-// StartTime returns Start as a time.Time (zero time when absent).
-func (c *Charge) StartTime() time.Time { return unixTime(c.Start) }
-
-// EndTime returns End as a time.Time (zero time when absent).
-func (c *Charge) EndTime() time.Time { return unixTime(c.End) }
-
-func unixTime(s int64) time.Time {
-	if s == 0 {
-		return time.Time{}
-	}
-	return time.Unix(s, 0)
-}
-
-// ChargesPage is one page of the charges report.
-type ChargesPage struct {
-	Count     int      // contracts in this page, as the server counted them
-	Total     int      // contracts matching the filters
-	NextToken string   // empty when there are no more pages
-	Results   []Charge // top-level entries
-	// Skipped counts entries dropped because their fields had the wrong
-	// types; the rest of the page is still usable.
-	Skipped int
 }
 
 // User is what vastdash keeps of the account record. The raw record also

@@ -15,17 +15,25 @@ import (
 // rule: the figures must come out right whichever the live API follows.
 func forEachRule(t *testing.T, opts demoserver.Options, test func(t *testing.T, srv *demoserver.Server, s *Service, want AmountRule)) {
 	for _, window := range []bool{false, true} {
-		name, want := "totals", RuleTotals
+		want := RuleTotals
 		if window {
-			name, want = "window", RuleWindow
+			want = RuleWindow
 		}
-		t.Run(name, func(t *testing.T) {
+		t.Run(ruleName(window), func(t *testing.T) {
 			o := opts
 			o.WindowAmounts = window
-			srv, s := demoService(t, o, demoserver.DemoKey)
+			srv, s := demoService(t, o, demoserver.DemoKey, nil)
 			test(t, srv, s, want)
 		})
 	}
+}
+
+// ruleName names a subtest by the demo server's amount rule.
+func ruleName(window bool) string {
+	if window {
+		return "window"
+	}
+	return "totals"
 }
 
 // truth spreads every contract's total over its life, as the days really

@@ -40,12 +40,11 @@ type Service struct {
 	now    func() time.Time
 	// rateWait is how long a feed waits after a 429 that named no threshold.
 	rateWait time.Duration
-	// pages, when set, replaces the client's pager (tests).
-	pages func(api.ChargesQuery) PageSource
-	// instances, when set, replaces the client's instance pager (tests).
-	instances func() InstanceSource
-	// payPages, when set, replaces the client's invoices pager (tests).
-	payPages func(api.InvoicesQuery) PaymentSource
+	// pages, payPages and instances, when set, replace the client's
+	// pagers of charges, payment records and instances (tests).
+	pages     func(api.ChargesQuery) Source[api.Charge]
+	payPages  func(api.InvoicesQuery) Source[api.Invoice]
+	instances func() Source[api.Instance]
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -109,7 +108,7 @@ func WithRateWait(d time.Duration) Option {
 
 // WithPages makes feeds page through fn instead of the client: the seam the
 // front ends' tests use to drive a screen with fixed pages.
-func WithPages(fn func(api.ChargesQuery) PageSource) Option {
+func WithPages(fn func(api.ChargesQuery) Source[api.Charge]) Option {
 	return func(s *Service) { s.pages = fn }
 }
 

@@ -143,7 +143,7 @@ func Plural(n int, one, many string) string {
 }
 
 // Feed loads the pages of one charges query, once, for every listener. It
-// loads on demand (Want, More, WantAll), one page at a time through the
+// loads on demand (Want, WantAll), one page at a time through the
 // client, whose pacer keeps all feeds of a key at one request per threshold.
 // Pages are kept exactly as received after the bounds check: listeners read
 // them with Pages and must treat them as read-only.
@@ -163,7 +163,7 @@ type feed[Q, E any] struct {
 
 	mu         sync.Mutex
 	refs       int
-	pager      pageSource[E]
+	pager      Source[E]
 	ledger     ledgerSource[E] // nil: the feed pages the server
 	running    bool
 	want       int // top-level entries wanted; -1: every page
@@ -211,7 +211,7 @@ type entryRules[Q, E any] struct {
 	// key share a feed.
 	key   func(Q) string
 	limit func(Q) int // page size (the server default when the query sets none)
-	pager func(*Service, Q) pageSource[E]
+	pager func(*Service, Q) Source[E]
 	check func(*E) error // the value bounds; an entry failing them is skipped
 	// id is the identity by which a repeated entry is dropped ("": never).
 	id      func(*E) string
@@ -226,18 +226,35 @@ type entryRules[Q, E any] struct {
 	ledger func(s *Service, q Q, force bool) ledgerSource[E]
 }
 
-// pageSource is one page of a feed's entries at a time.
-type pageSource[E any] interface {
-	next(ctx context.Context) (entries []E, skipped int, err error)
+// Source hands out the pages of one query of one endpoint, one at a time:
+// *api.Pager is one, which stops a server that would page forever; the
+// tests substitute billingtest.Pager (WithPages). A source is used by one
+// goroutine at a time.
+type Source[E any] interface {
+	// Next returns the next page, or api.ErrPagerDone after the last.
+	Next(ctx context.Context) (api.Page[E], error)
+	// Done reports that the last page has been handed out.
 	Done() bool
+	// Total is the server's count of matching entries, -1 while unknown.
 	Total() int
 }
 
-// chargePages adapts a PageSource (the pager or a test's fake) and learns
-// the amount rule before the first entry whose amount depends on it is
-// handed out (see ruleFor).
+// source is the page source of q: the tests' fake when one is set, else
+// the client's pager; nil without either (a Service without a client).
+func source[Q, E any](s *Service, fake func(Q) Source[E], pager func(*api.Client, Q) *api.Pager[E], q Q) Source[E] {
+	switch {
+	case fake != nil:
+		return fake(q)
+	case s.client != nil:
+		return pager(s.client, q)
+	}
+	return nil
+}
+
+// chargePages is a charges source that learns the amount rule before the
+// first entry whose amount depends on it is handed out (see ruleFor).
 type chargePages struct {
-	PageSource
+	Source[api.Charge]
 	s      *Service
 	lo, hi int64 // the query's window (windowOf)
 	// held is a page answered whose rule could not be learnt (the request
@@ -247,23 +264,23 @@ type chargePages struct {
 	window bool // the entries handed out are window amounts
 }
 
-func (p *chargePages) next(ctx context.Context) ([]api.Charge, int, error) {
+func (p *chargePages) Next(ctx context.Context) (api.ChargesPage, error) {
 	pg := p.held
 	if pg == nil {
-		got, err := p.Next(ctx)
+		got, err := p.Source.Next(ctx)
 		if err != nil {
-			return nil, 0, err
+			return got, err
 		}
 		pg = &got
 	}
 	r, err := p.s.ruleFor(ctx, pg.Results, p.lo, p.hi)
 	if err != nil {
 		p.held = pg
-		return nil, 0, err
+		return api.ChargesPage{}, err
 	}
 	p.held = nil
 	p.window = r == RuleWindow
-	return pg.Results, pg.Skipped, nil
+	return *pg, nil
 }
 
 func (p *chargePages) windowAmounts() bool { return p.window }
@@ -277,10 +294,10 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 		}
 		return q.Limit
 	},
-	pager: func(s *Service, q api.ChargesQuery) pageSource[api.Charge] {
-		if p := s.pager(q); p != nil {
+	pager: func(s *Service, q api.ChargesQuery) Source[api.Charge] {
+		if p := source(s, s.pages, (*api.Client).ChargePager, q); p != nil {
 			lo, hi := windowOf(q)
-			return &chargePages{PageSource: p, s: s, lo: lo, hi: hi}
+			return &chargePages{Source: p, s: s, lo: lo, hi: hi}
 		}
 		return nil
 	},
@@ -325,24 +342,6 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 	return f
 }
 
-// PageSource is what a feed needs of an *api.Pager; tests of the front
-// ends substitute fakes (WithPages) to drive a screen without a network.
-type PageSource interface {
-	Next(ctx context.Context) (api.ChargesPage, error)
-	Done() bool
-	Total() int
-}
-
-func (s *Service) pager(q api.ChargesQuery) PageSource {
-	if s.pages != nil {
-		return s.pages(q)
-	}
-	if s.client == nil {
-		return nil
-	}
-	return s.client.Pager(q)
-}
-
 // Query returns the feed's query.
 func (f *feed[Q, E]) Query() Q { return f.q }
 
@@ -378,17 +377,6 @@ func (f *feed[Q, E]) Want(n int) {
 	defer f.mu.Unlock()
 	if f.want >= 0 && n > f.want {
 		f.want = n
-	}
-	f.startLocked()
-}
-
-// More asks for one page more than has arrived (the dashboard's lazy
-// loading as the cursor nears the end).
-func (f *feed[Q, E]) More() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.want >= 0 {
-		f.want = max(f.want, f.st.Entries+1)
 	}
 	f.startLocked()
 }
@@ -545,12 +533,12 @@ func (f *feed[Q, E]) loop() {
 		p := f.pager
 		f.mu.Unlock()
 
-		entries, skipped, err := p.next(f.ctx)
+		page, err := p.Next(f.ctx)
 
 		f.mu.Lock()
 		wait := time.Duration(0)
 		if f.ctx.Err() == nil {
-			wait = f.foldLocked(p, entries, skipped, err)
+			wait = f.foldLocked(p, page, err)
 			if wait == 0 && !f.needMoreLocked() {
 				// The load ended (done, failed, or as much as was
 				// wanted): say so in the same state that carries the
@@ -581,7 +569,7 @@ func (f *feed[Q, E]) loop() {
 
 // foldLocked takes one answer of pager p into the feed and returns how long
 // to wait before the next request (a 429 being waited out).
-func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err error) time.Duration {
+func (f *feed[Q, E]) foldLocked(p Source[E], page api.Page[E], err error) time.Duration {
 	if p != f.pager {
 		return 0 // a restart replaced the pager while this request ran
 	}
@@ -615,10 +603,10 @@ func (f *feed[Q, E]) foldLocked(p pageSource[E], entries []E, skipped int, err e
 		f.st.WindowAmounts = true
 	}
 	f.st.Pages++
-	f.st.Skipped += skipped
-	kept := make([]E, 0, len(entries))
-	for i := range entries {
-		e := &entries[i]
+	f.st.Skipped += page.Skipped
+	kept := make([]E, 0, len(page.Results))
+	for i := range page.Results {
+		e := &page.Results[i]
 		if f.rules.check(e) != nil {
 			f.st.Skipped++
 			continue

@@ -41,10 +41,10 @@ func pagesOf(n, per int) [][]api.Charge {
 
 // newService is a service whose feeds page through src (a fresh source for
 // each new pager when src is a func).
-func newService(t *testing.T, src func() *billingtest.Pager) *Service {
+func newService(t *testing.T, src func() *billingtest.Pager[api.Charge]) *Service {
 	t.Helper()
 	s := New(context.Background(), nil,
-		WithPages(func(api.ChargesQuery) PageSource { return src() }),
+		WithPages(func(api.ChargesQuery) Source[api.Charge] { return src() }),
 		WithClock(func() time.Time { return testNow }),
 		WithLocation(time.UTC),
 		WithRateWait(time.Millisecond))
@@ -64,8 +64,8 @@ func all(t *testing.T, f *Feed) ([]api.Charge, State, error) {
 }
 
 func TestFeedIsSharedByQuery(t *testing.T) {
-	src := &billingtest.Pager{Pages: pagesOf(3, 2), Contracts: 6}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(3, 2), Matching: 6}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	a, b := s.Feed(query()), s.Feed(query())
 	defer a.Release()
 	defer b.Release()
@@ -89,8 +89,8 @@ func TestFeedIsSharedByQuery(t *testing.T) {
 }
 
 func TestFeedLoadsOnDemand(t *testing.T) {
-	src := &billingtest.Pager{Pages: pagesOf(5, 2), Contracts: 10}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(5, 2), Matching: 10}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	q := query()
 	q.Limit = 2
 	f := s.Feed(q)
@@ -98,10 +98,10 @@ func TestFeedLoadsOnDemand(t *testing.T) {
 	if st := f.State(); st.Loading || src.Calls() != 0 {
 		t.Fatal("a feed nobody asked anything of is loading")
 	}
-	f.More()
+	f.Want(1)
 	st := waitFor(t, f, func(st State) bool { return !st.Loading })
 	if st.Entries != 2 || src.Calls() != 1 {
-		t.Fatalf("More: %d entries after %d requests, want one page", st.Entries, src.Calls())
+		t.Fatalf("Want(1): %d entries after %d requests, want one page", st.Entries, src.Calls())
 	}
 	if st.Progress() != "page 1 of 5" {
 		t.Errorf("progress %q", st.Progress())
@@ -142,8 +142,8 @@ func TestFeedRefusesImplausibleValues(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pages := pagesOf(1, 3)
 			mutate(&pages[0][1])
-			src := &billingtest.Pager{Pages: pages, Contracts: 3}
-			s := newService(t, func() *billingtest.Pager { return src })
+			src := &billingtest.Pager[api.Charge]{Pages: pages, Matching: 3}
+			s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 			f := s.Feed(query())
 			defer f.Release()
 			got, st, err := all(t, f)
@@ -162,8 +162,8 @@ func TestTwelveHugeAmountsDoNotWrap(t *testing.T) {
 	for i := range page {
 		page[i] = contract(i+1, 999_999_999_999_999_000) // $999,999,999,999,999 each
 	}
-	src := &billingtest.Pager{Pages: [][]api.Charge{page, {contract(99, money.Dollar)}}, Contracts: 13}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: [][]api.Charge{page, {contract(99, money.Dollar)}}, Matching: 13}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	_, st, err := all(t, f)
@@ -175,8 +175,8 @@ func TestTwelveHugeAmountsDoNotWrap(t *testing.T) {
 func TestFeedDropsRepeatedContracts(t *testing.T) {
 	pages := pagesOf(2, 3)
 	pages[1][0] = pages[0][2] // the server repeats a contract on the next page
-	src := &billingtest.Pager{Pages: pages, Contracts: 6}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pages, Matching: 6}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	got, st, err := all(t, f)
@@ -189,8 +189,8 @@ func TestFeedDropsRepeatedContracts(t *testing.T) {
 }
 
 func TestFeedStopsBeyondTheTotal(t *testing.T) {
-	src := &billingtest.Pager{Pages: pagesOf(40, 100), Contracts: 100}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(40, 100), Matching: 100}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	f := s.Feed(api.ChargesQuery{From: query().From, To: query().To, Limit: 100})
 	defer f.Release()
 	_, st, err := all(t, f)
@@ -201,10 +201,10 @@ func TestFeedStopsBeyondTheTotal(t *testing.T) {
 
 func TestFeedRestartsAfterARefusedToken(t *testing.T) {
 	pages := pagesOf(3, 2)
-	first := &billingtest.Pager{Pages: pages, Contracts: 6, Errs: map[int]error{2: &api.Error{Kind: api.ErrInvalidToken, Status: 400}}}
-	second := &billingtest.Pager{Pages: pages, Contracts: 6}
+	first := &billingtest.Pager[api.Charge]{Pages: pages, Matching: 6, Errs: map[int]error{2: &api.Error{Kind: api.ErrInvalidToken, Status: 400}}}
+	second := &billingtest.Pager[api.Charge]{Pages: pages, Matching: 6}
 	n := 0
-	s := newService(t, func() *billingtest.Pager {
+	s := newService(t, func() *billingtest.Pager[api.Charge] {
 		n++
 		if n == 1 {
 			return first
@@ -221,8 +221,8 @@ func TestFeedRestartsAfterARefusedToken(t *testing.T) {
 
 func TestFeedWaitsOutRateLimits(t *testing.T) {
 	limited := &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: time.Millisecond}
-	src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2, Errs: map[int]error{1: limited}}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 1), Matching: 2, Errs: map[int]error{1: limited}}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	got, _, err := all(t, f)
@@ -231,8 +231,7 @@ func TestFeedWaitsOutRateLimits(t *testing.T) {
 	}
 
 	// A server that keeps refusing ends in an error, not a loop.
-	s2 := New(context.Background(), nil, WithPages(func(api.ChargesQuery) PageSource { return refusing{limited} }), WithRateWait(time.Millisecond))
-	defer s2.Close()
+	s2 := newService(t, func() *billingtest.Pager[api.Charge] { return &billingtest.Pager[api.Charge]{Fail: limited} })
 	f2 := s2.Feed(query())
 	defer f2.Release()
 	if _, _, err := all(t, f2); !errors.Is(err, api.ErrRateLimited) {
@@ -243,16 +242,9 @@ func TestFeedWaitsOutRateLimits(t *testing.T) {
 	}
 }
 
-// refusing fails every page with err.
-type refusing struct{ err error }
-
-func (r refusing) Next(context.Context) (api.ChargesPage, error) { return api.ChargesPage{}, r.err }
-func (r refusing) Done() bool                                    { return false }
-func (r refusing) Total() int                                    { return -1 }
-
 func TestRetryResumesAFailedFeed(t *testing.T) {
-	src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2, Errs: map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500}}}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 1), Matching: 2, Errs: map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500}}}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	f := s.Feed(query())
 	defer f.Release()
 	if _, st, err := all(t, f); !errors.Is(err, api.ErrServer) || st.Entries != 1 {
@@ -266,8 +258,8 @@ func TestRetryResumesAFailedFeed(t *testing.T) {
 }
 
 func TestReleaseStopsTheLoader(t *testing.T) {
-	src := &billingtest.Pager{Pages: pagesOf(3, 1), Contracts: 3, Gate: make(chan struct{})}
-	s := newService(t, func() *billingtest.Pager { return src })
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(3, 1), Matching: 3, Gate: make(chan struct{})}
+	s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 	f := s.Feed(query())
 	f.WantAll()
 	f.Release()
@@ -284,7 +276,10 @@ func TestReleaseStopsTheLoader(t *testing.T) {
 
 func TestFreshFeedStartsOver(t *testing.T) {
 	n := 0
-	s := newService(t, func() *billingtest.Pager { n++; return &billingtest.Pager{Pages: pagesOf(1, 1), Contracts: 1} })
+	s := newService(t, func() *billingtest.Pager[api.Charge] {
+		n++
+		return &billingtest.Pager[api.Charge]{Pages: pagesOf(1, 1), Matching: 1}
+	})
 	a := s.Feed(query())
 	defer a.Release()
 	all(t, a)
@@ -306,10 +301,10 @@ func TestFreshFeedStartsOver(t *testing.T) {
 // A listener of an idle feed is let go when the service closes, whatever
 // its own context.
 func TestWaitEndsWhenTheServiceCloses(t *testing.T) {
-	src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2}
-	s := New(context.Background(), nil, WithPages(func(api.ChargesQuery) PageSource { return src }))
+	src := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 1), Matching: 2}
+	s := New(context.Background(), nil, WithPages(func(api.ChargesQuery) Source[api.Charge] { return src }))
 	f := s.Feed(query())
-	f.More()
+	f.Want(1)
 	st := waitFor(t, f, func(st State) bool { return !st.Loading })
 	got := make(chan State, 1)
 	go func() { got <- f.Wait(context.Background(), st.Version) }()
@@ -334,8 +329,8 @@ func TestFeedEndsNotLoading(t *testing.T) {
 		if i%2 == 1 {
 			errs[1] = &api.Error{Kind: api.ErrServer, Status: 500}
 		}
-		src := &billingtest.Pager{Pages: pagesOf(2, 1), Contracts: 2, Errs: errs}
-		s := newService(t, func() *billingtest.Pager { return src })
+		src := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 1), Matching: 2, Errs: errs}
+		s := newService(t, func() *billingtest.Pager[api.Charge] { return src })
 		f := s.Feed(query())
 		_, st, err := all(t, f)
 		if (err != nil) != (i%2 == 1) {

@@ -1,7 +1,6 @@
 package billing
 
 import (
-	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -17,17 +16,9 @@ import (
 // counted in Duplicates.
 type PaymentsFeed = feed[api.InvoicesQuery, api.Invoice]
 
-// PaymentSource is what a payments feed needs of an *api.InvoicePager;
-// tests substitute fakes (WithPaymentPages).
-type PaymentSource interface {
-	Next(ctx context.Context) (api.InvoicesPage, error)
-	Done() bool
-	Total() int
-}
-
-// WithPaymentPages makes payments feeds page through fn instead of the
+// withPaymentPages makes payments feeds page through fn instead of the
 // client (tests).
-func WithPaymentPages(fn func(api.InvoicesQuery) PaymentSource) Option {
+func withPaymentPages(fn func(api.InvoicesQuery) Source[api.Invoice]) Option {
 	return func(s *Service) { s.payPages = fn }
 }
 
@@ -42,13 +33,6 @@ func (s *Service) FreshPaymentsFeed(q api.InvoicesQuery) *PaymentsFeed {
 	return shareFeed(s, paymentRules, q, true)
 }
 
-type invoicePages struct{ PaymentSource }
-
-func (p invoicePages) next(ctx context.Context) ([]api.Invoice, int, error) {
-	pg, err := p.Next(ctx)
-	return pg.Results, pg.Skipped, err
-}
-
 var paymentRules = &entryRules[api.InvoicesQuery, api.Invoice]{
 	name: "payments",
 	key: func(q api.InvoicesQuery) string {
@@ -56,14 +40,8 @@ var paymentRules = &entryRules[api.InvoicesQuery, api.Invoice]{
 			strings.Join(q.Services, ",") + "|" + strconv.FormatBool(q.OldestFirst)
 	},
 	limit: func(api.InvoicesQuery) int { return api.InvoicesLimit },
-	pager: func(s *Service, q api.InvoicesQuery) pageSource[api.Invoice] {
-		switch {
-		case s.payPages != nil:
-			return invoicePages{s.payPages(q)}
-		case s.client != nil:
-			return invoicePages{s.client.InvoicePager(q)}
-		}
-		return nil
+	pager: func(s *Service, q api.InvoicesQuery) Source[api.Invoice] {
+		return source(s, s.payPages, (*api.Client).InvoicePager, q)
 	},
 	// The wire layer bounds every value of a record (times, amount, id,
 	// strings); nothing more to check here.

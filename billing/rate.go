@@ -13,17 +13,9 @@ import (
 	"github.com/vastdash/vastdash/spend"
 )
 
-// InstanceSource hands out the pages of the account's instances;
-// *api.InstancePager is one. Tests put their own under a Service with
-// WithInstances.
-type InstanceSource interface {
-	Next(ctx context.Context) (api.InstancesPage, error)
-	Done() bool
-}
-
-// WithInstances makes CurrentRate read through fn instead of the client's
-// instance pager: the seam the front ends' tests use.
-func WithInstances(fn func() InstanceSource) Option {
+// withInstances makes CurrentRate read through fn instead of the client's
+// instance pager (tests).
+func withInstances(fn func() Source[api.Instance]) Option {
 	return func(s *Service) { s.instances = fn }
 }
 
@@ -126,7 +118,7 @@ func (r CurrentRate) Note() string {
 // NeedsPermission set, so each front end can say so in its place and go on.
 func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 	r := CurrentRate{AsOf: s.Now()}
-	var src InstanceSource
+	var src Source[api.Instance]
 	switch {
 	case s.instances != nil:
 		src = s.instances()
@@ -168,9 +160,9 @@ func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 
 // add folds one page in.
 func (r *CurrentRate) add(p api.InstancesPage) {
-	r.Read += len(p.Instances)
+	r.Read += len(p.Results)
 	r.Skipped += p.Skipped
-	for _, in := range p.Instances {
+	for _, in := range p.Results {
 		switch {
 		case in.Running():
 			r.PerHour += in.DPHTotal

@@ -4,55 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 )
 
-// instancePages is an instance source of fixed pages; endless repeats the
-// last page forever with fresh ids (a server listing a million instances).
-type instancePages struct {
-	mu      sync.Mutex
-	pages   []api.InstancesPage
-	endless bool
-	served  int
-	err     error
-}
-
-func (p *instancePages) Next(context.Context) (api.InstancesPage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.err != nil {
-		return api.InstancesPage{}, p.err
-	}
-	if !p.endless && p.served >= len(p.pages) {
-		return api.InstancesPage{}, api.ErrPagerDone
-	}
-	pg := p.pages[min(p.served, len(p.pages)-1)]
-	out := pg
-	out.Instances = append([]api.Instance(nil), pg.Instances...)
-	for i := range out.Instances {
-		out.Instances[i].ID += int64(p.served) * 1000
-	}
-	p.served++
-	return out, nil
-}
-
-func (p *instancePages) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return !p.endless && p.served >= len(p.pages)
-}
-
-func rateService(t *testing.T, src *instancePages) *Service {
+func rateService(t *testing.T, src *billingtest.Pager[api.Instance]) *Service {
 	t.Helper()
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	s := New(context.Background(), nil, WithClock(func() time.Time { return now }), WithLocation(time.UTC),
-		WithInstances(func() InstanceSource { return src }))
+		withInstances(func() Source[api.Instance] { return src }))
 	t.Cleanup(s.Close)
 	return s
 }
@@ -63,19 +28,19 @@ func rateService(t *testing.T, src *instancePages) *Service {
 // 1.2639990000000001. Stopped instances with storage are listed apart, and
 // an exited one without storage is not billing at all.
 func TestCurrentRateSumsExactly(t *testing.T) {
-	src := &instancePages{pages: []api.InstancesPage{
-		{Instances: []api.Instance{
+	src := &billingtest.Pager[api.Instance]{Pages: [][]api.Instance{
+		{
 			{ID: 1, Status: "running", DPHTotal: 421_333, StorageTotalCost: 10_000},
 			{ID: 2, Status: "exited", DPHTotal: 900_000, StorageTotalCost: 33_333},
 			{ID: 3, Status: "running", DPHTotal: 421_333},
-		}},
-		{Instances: []api.Instance{
-			{ID: 4, Status: "running", DPHTotal: 421_333},
-			{ID: 5, Status: "exited", DPHTotal: 2_000_000},
-			{ID: 6, Status: "stopped", StorageTotalCost: 50_000},
-			{ID: 7, Status: "loading", DPHTotal: 3_000_000},
-		}, Skipped: 2},
-	}}
+		},
+		{
+			{ID: 1004, Status: "running", DPHTotal: 421_333},
+			{ID: 1005, Status: "exited", DPHTotal: 2_000_000},
+			{ID: 1006, Status: "stopped", StorageTotalCost: 50_000},
+			{ID: 1007, Status: "loading", DPHTotal: 3_000_000},
+		},
+	}, Matching: -1, Skipped: map[int]int{1: 2}}
 	r, err := rateService(t, src).CurrentRate(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -114,17 +79,18 @@ func equalIDs(a, b []int64) bool {
 // A server that lists instances without end is read MaxRatePages pages far
 // and no further; the reading says it is a lower bound.
 func TestCurrentRateStopsAtThePageCap(t *testing.T) {
-	page := api.InstancesPage{Total: 1_000_000}
-	for i := range api.InstancesLimit {
-		page.Instances = append(page.Instances, api.Instance{ID: int64(i + 1), Status: "running", DPHTotal: api.MaxRate})
+	var all []api.Instance
+	for i := range 2 * MaxRatePages * api.InstancesLimit {
+		all = append(all, api.Instance{ID: int64(i + 1), Status: "running", DPHTotal: api.MaxRate})
 	}
-	src := &instancePages{pages: []api.InstancesPage{page}, endless: true}
+	src := billingtest.Paged(all, api.InstancesLimit)
+	src.Matching = 1_000_000
 	r, err := rateService(t, src).CurrentRate(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src.served != MaxRatePages || !r.Partial {
-		t.Fatalf("%d pages read (partial %v), want %d", src.served, r.Partial, MaxRatePages)
+	if src.Calls() != MaxRatePages || !r.Partial {
+		t.Fatalf("%d pages read (partial %v), want %d", src.Calls(), r.Partial, MaxRatePages)
 	}
 	want := api.Rate(MaxRatePages*api.InstancesLimit) * api.MaxRate
 	if r.PerHour != want || r.PerHour <= 0 {
@@ -262,7 +228,7 @@ func TestCurrentRateNeedsInstanceRead(t *testing.T) {
 
 // Other failures are errors, so the front ends can offer a retry.
 func TestCurrentRateError(t *testing.T) {
-	src := &instancePages{pages: make([]api.InstancesPage, 1), err: &api.Error{Kind: api.ErrServer, Status: 502}}
+	src := &billingtest.Pager[api.Instance]{Fail: &api.Error{Kind: api.ErrServer, Status: 502}}
 	if _, err := rateService(t, src).CurrentRate(context.Background()); err == nil {
 		t.Fatal("a 502 read as a reading")
 	}

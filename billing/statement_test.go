@@ -5,12 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -213,39 +213,9 @@ func TestStatementMonthsBounds(t *testing.T) {
 	}
 }
 
-// fakePayments hands out fixed pages of records; errs fails a page once.
-type fakePayments struct {
-	mu    sync.Mutex
-	pages [][]api.Invoice
-	next  int
-	errs  map[int]error
-}
-
-func (p *fakePayments) Next(context.Context) (api.InvoicesPage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err, ok := p.errs[p.next]; ok {
-		delete(p.errs, p.next)
-		return api.InvoicesPage{}, err
-	}
-	if p.next >= len(p.pages) {
-		return api.InvoicesPage{}, api.ErrPagerDone
-	}
-	p.next++
-	return api.InvoicesPage{Results: p.pages[p.next-1], Total: 4}, nil
-}
-
-func (p *fakePayments) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.next >= len(p.pages)
-}
-
-func (p *fakePayments) Total() int { return 4 }
-
-func payService(t *testing.T, src func() PaymentSource) *Service {
+func payService(t *testing.T, src func() *billingtest.Pager[api.Invoice]) *Service {
 	t.Helper()
-	s := New(context.Background(), nil, WithPaymentPages(func(api.InvoicesQuery) PaymentSource { return src() }),
+	s := New(context.Background(), nil, withPaymentPages(func(api.InvoicesQuery) Source[api.Invoice] { return src() }),
 		WithClock(func() time.Time { return testNow }), WithLocation(time.UTC), WithRateWait(time.Millisecond))
 	t.Cleanup(s.Close)
 	return s
@@ -259,8 +229,8 @@ func payQuery() api.InvoicesQuery {
 func TestPaymentsFeedDropsRepeatedRecords(t *testing.T) {
 	at := testNow.Add(-time.Hour)
 	a, b := rec("a", "credit", -25_000, at, at), rec("b", "refund", 5_000, at, at)
-	src := &fakePayments{pages: [][]api.Invoice{{a, b}, {a}}}
-	s := payService(t, func() PaymentSource { return src })
+	src := &billingtest.Pager[api.Invoice]{Pages: [][]api.Invoice{{a, b}, {a}}, Matching: 4}
+	s := payService(t, func() *billingtest.Pager[api.Invoice] { return src })
 	f := s.PaymentsFeed(payQuery())
 	defer f.Release()
 	got, st, err := f.All(context.Background(), nil)
@@ -276,15 +246,15 @@ func TestPaymentsFeedDropsRepeatedRecords(t *testing.T) {
 // once; a second refusal is the error.
 func TestPaymentsFeedRestartsOnARefusedToken(t *testing.T) {
 	at := testNow.Add(-time.Hour)
-	pages := [][]api.Invoice{{rec("a", "credit", -1000, at, at)}, {rec("b", "credit", -2000, at, at)}}
+	recs := []api.Invoice{rec("a", "credit", -1000, at, at), rec("b", "credit", -2000, at, at)}
 	refused := &api.Error{Kind: api.ErrInvalidToken, Status: 400}
 	n := 0
-	s := payService(t, func() PaymentSource {
+	s := payService(t, func() *billingtest.Pager[api.Invoice] {
 		n++
 		if n == 1 {
-			return &fakePayments{pages: pages, errs: map[int]error{1: refused}}
+			return billingtest.Paged(recs, 1).With(map[int]error{1: refused})
 		}
-		return &fakePayments{pages: pages}
+		return billingtest.Paged(recs, 1)
 	})
 	f := s.PaymentsFeed(payQuery())
 	defer f.Release()
@@ -295,16 +265,33 @@ func TestPaymentsFeedRestartsOnARefusedToken(t *testing.T) {
 }
 
 // Against the demo server: both feeds side by side need ⌈records/100⌉ +
-// ⌈contracts/500⌉ requests and no 429; the statement's identity holds and
-// the current month closes at the account's credit.
+// ⌈contracts/500⌉ requests and no 429, at the real thresholds on a fake
+// clock the two feeds wait on (each leaves it when it ends); the statement's
+// identity holds and the current month closes at the account's credit.
 func TestStatementFromDemo(t *testing.T) {
-	forEachRule(t, demoserver.Options{Contracts: 1200, Threshold: 20 * time.Millisecond, InvoicesThreshold: 40 * time.Millisecond}, testStatementFromDemo)
+	for _, window := range []bool{false, true} {
+		t.Run(ruleName(window), func(t *testing.T) {
+			clk := demoserver.NewClock(2)
+			srv, s := demoService(t, demoserver.Options{Contracts: 1200, Threshold: time.Second, InvoicesThreshold: 3 * time.Second,
+				WindowAmounts: window}, demoserver.DemoKey, clk)
+			testStatementFromDemo(t, srv, s, clk)
+		})
+	}
 }
 
-func testStatementFromDemo(t *testing.T, srv *demoserver.Server, s *Service, _ AmountRule) {
+func testStatementFromDemo(t *testing.T, srv *demoserver.Server, s *Service, clk *demoserver.Clock) {
 	now := s.Now()
 	var last StatementProgress
-	st, err := s.Statement(context.Background(), now.AddDate(0, -11, 0), now, func(p StatementProgress) { last = p })
+	var left [2]bool
+	st, err := s.Statement(context.Background(), now.AddDate(0, -11, 0), now, func(p StatementProgress) {
+		last = p
+		for i, st := range []State{p.Payments, p.Charges} {
+			if (st.Done || st.Err != nil) && !left[i] {
+				left[i] = true
+				clk.Leave()
+			}
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +313,7 @@ func testStatementFromDemo(t *testing.T, srv *demoserver.Server, s *Service, _ A
 	}
 
 	// A key without billing_read names it.
-	_, nb := demoService(t, demoserver.Options{}, demoserver.KeyNoBilling)
+	_, nb := demoService(t, demoserver.Options{}, demoserver.KeyNoBilling, nil)
 	_, err = nb.Statement(context.Background(), now, now, nil)
 	var ae *api.Error
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "billing_read") {
@@ -335,9 +322,14 @@ func testStatementFromDemo(t *testing.T, srv *demoserver.Server, s *Service, _ A
 }
 
 // demoService starts a demo server with opts and a service on it for key,
-// paced at the server's thresholds.
-func demoService(t *testing.T, opts demoserver.Options, key string) (*demoserver.Server, *Service) {
+// paced at the server's thresholds, on clk when not nil.
+func demoService(t *testing.T, opts demoserver.Options, key string, clk *demoserver.Clock) (*demoserver.Server, *Service) {
 	t.Helper()
+	var onClock []api.Option
+	if clk != nil {
+		opts.Clock = clk.Now
+		onClock = append(onClock, api.WithClock(clk))
+	}
 	if opts.Threshold == 0 {
 		opts.Threshold = -1
 	}
@@ -345,16 +337,15 @@ func demoService(t *testing.T, opts demoserver.Options, key string) (*demoserver
 		opts.InvoicesThreshold = -1
 	}
 	opts.Now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
-	srv, s, _ := startDemo(t, opts, key, api.WithChargesThreshold(max(opts.Threshold, 0)),
-		api.WithEndpointThreshold(api.InvoicesPath, max(opts.InvoicesThreshold, 0)),
-		api.WithPacingMargin(20*time.Millisecond), api.WithTimeout(5*time.Second))
+	srv, s, _ := startDemo(t, opts, key, append(onClock, api.WithChargesThreshold(max(opts.Threshold, 0)),
+		api.WithEndpointThreshold(api.InvoicesPath, max(opts.InvoicesThreshold, 0)), api.WithTimeout(5*time.Second))...)
 	return srv, s
 }
 
 // ctrl+c mid-load: the statement returns at once with the cancellation,
 // its months marked incomplete, and no loader outlives it (goleak).
 func TestStatementCancelled(t *testing.T) {
-	srv, s := demoService(t, demoserver.Options{Contracts: 2000, Threshold: 50 * time.Millisecond, InvoicesThreshold: 50 * time.Millisecond}, demoserver.DemoKey)
+	srv, s := demoService(t, demoserver.Options{Contracts: 2000, Threshold: 50 * time.Millisecond, InvoicesThreshold: 50 * time.Millisecond}, demoserver.DemoKey, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	now := s.Now()
 	atCancel := -1

@@ -74,7 +74,7 @@ func chargesOf(w ledger.Window, limit int) api.ChargesQuery {
 func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
 	q := chargesOf(w, api.MaxLimit)
 	seen := map[string]bool{}
-	open := func(token string) windowPager[api.ChargesPage] { return s.client.PagerAt(q, token) }
+	open := func(token string) windowPager[api.ChargesPage] { return s.client.ChargePager(q).From(token) }
 	write := func(pg api.ChargesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
 		kept := make([]api.Charge, 0, len(pg.Results))
 		skipped := pg.Skipped

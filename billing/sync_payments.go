@@ -48,7 +48,7 @@ func paymentsOf(w ledger.Window) api.InvoicesQuery {
 func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
 	q := paymentsOf(w)
 	seen := map[string]bool{}
-	open := func(token string) windowPager[api.InvoicesPage] { return s.client.InvoicePagerAt(q, token) }
+	open := func(token string) windowPager[api.InvoicesPage] { return s.client.InvoicePager(q).From(token) }
 	write := func(pg api.InvoicesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
 		kept := pg.Results[:0:0]
 		for _, r := range pg.Results {

@@ -40,8 +40,10 @@ func (l *keyList) UnmarshalTOML(v any) error {
 	return nil
 }
 
-// bindKeys applies the [keys] table to the defaults. An unknown action or
-// two actions sharing a key is an error at the line of the action named.
+// bindKeys applies the [keys] table to the defaults. An unknown action, two
+// actions sharing a key in one place (a global key and a screen's too), or
+// no key left for the only way to quit, to the help or out of a field is an
+// error at the line of the action named.
 func bindKeys(path, data string, table map[string]keyList) (keymap.Bindings, error) {
 	user := make(map[string][]string, len(table))
 	for n, l := range table {

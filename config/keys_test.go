@@ -51,6 +51,14 @@ func TestLoadSettingsKeysErrors(t *testing.T) {
 		{"a global key on a row key", "theme = \"dark\"\n[keys]\nquit = \"j\"\n", 3, `"j" is bound to both quit and down`},
 		{"typed in a field", "[keys]\napply = \"a\"\n", 2, `"a" is typed`},
 		{"two rebound", "[keys]\ncopy = \"x\"\nexport = \"x\"\n", 3, `"x" is bound to both copy and export`},
+		// Issue 27, item 13: a global key on a screen's own was taken, and
+		// the screen's hint still named it.
+		{"a global key on a screen key", "[keys]\nstatement = [\"4\", \"a\"]\n", 2, `"a" is bound to both statement and threshold-suggest, which both act in the Notifications switches`},
+		{"a screen key on a global key", "[keys]\nquit = \"q\"\n\nreveal = \"q\"\n", 4, `"q" is bound to both quit and reveal, which both act in the Overview`},
+		// Issue 27, item 12: no way left to quit, or to open the help.
+		{"no way to quit", "[keys]\nsearch = \"/\"\nquit = []\nforce-quit = []\n", 3, "quit and force-quit both have no key, and nothing else can quit the dashboard"},
+		{"no way to help", "theme = \"dark\"\n\n[keys]\nhelp = []\n", 4, "help has no key, and nothing else can open the help"},
+		{"typed in the threshold field", "[keys]\nthreshold-cancel = \"c\"\n", 2, `"c" is typed`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,9 +1,9 @@
 // Package keymap is the one table of the dashboard's rebindable actions:
 // each action's name (what the settings file's [keys] table calls it), its
 // default keys, its help text and where it acts. The settings loader checks
-// a user's [keys] against it; the root model and the Charges screen build
-// their bindings from it, so the help and the footer show the keys as
-// bound. It knows nothing of Bubble Tea: a key is the string Bubble Tea's
+// a user's [keys] against it; the root model and every screen build their
+// bindings from it, so the help, the footer and every hint that names a key
+// show the keys as bound. It knows nothing of Bubble Tea: a key is the string Bubble Tea's
 // KeyPressMsg.String() gives ("ctrl+f", "G", "pgdown").
 package keymap
 
@@ -25,15 +25,25 @@ type Where uint16
 // The places keys act in. Everywhere is the root's keys, which come before
 // a screen's own (except while a text field has the keyboard).
 const (
-	Everywhere Where = 1 << iota // any screen, no text field open
-	HelpPane                     // the ? pane, which takes the keyboard
-	Rows                         // the Charges rows
-	Detail                       // the Charges detail pane (i)
-	Picker                       // the Charges type picker (t)
-	Field                        // the Charges custom-range field (c)
-	Find                         // the Charges find field (/)
-	Always                       // every place, text fields too
+	Everywhere     Where = 1 << iota // any screen, no text field open
+	HelpPane                         // the ? pane, which takes the keyboard
+	Rows                             // the Charges rows
+	Detail                           // the Charges detail pane (i)
+	Picker                           // the Charges type picker (t)
+	Field                            // the Charges custom-range field (c)
+	Find                             // a find field (/): the Charges', the Statement's
+	Always                           // every place, text fields too
+	Top                              // the Overview's top contracts
+	Switches                         // Notifications, the cursor on a switch
+	ThresholdRow                     // Notifications, the cursor on the threshold
+	Prompt                           // Notifications, the save prompt open
+	ThresholdField                   // Notifications, the threshold's text field (t)
+	Months                           // the Statement's months and records
 )
+
+// fields are the places where a text field has the keyboard: a key that
+// types a character cannot act there.
+const fields = Field | Find | ThresholdField
 
 // places lists the sets of places whose keys are matched together; a key
 // may serve one action in each.
@@ -45,9 +55,18 @@ var places = []struct {
 	{"the Charges detail pane", Everywhere | Detail | Always},
 	{"the Charges type picker", Everywhere | Picker | Always},
 	{"the Charges range field", Field | Always},
-	{"the Charges find field", Find | Always},
+	{"a find field", Find | Always},
 	{"the help pane", HelpPane | Always},
+	{"the Overview", Everywhere | Top | Always},
+	{"the Notifications switches", Everywhere | Switches | Always},
+	{"the Notifications threshold row", Everywhere | ThresholdRow | Always},
+	{"the Notifications save prompt", Everywhere | Prompt | Always},
+	{"the threshold field", ThresholdField | Always},
+	{"the Statement", Everywhere | Months | Always},
 }
+
+// notifications is every place of the Notifications list.
+const notifications = Switches | ThresholdRow
 
 // Action is one rebindable action.
 type Action struct {
@@ -78,10 +97,10 @@ var Actions = []Action{
 	{"help-top", []string{"g", "home"}, "top", HelpPane},
 	{"help-bottom", []string{"G", "end"}, "bottom", HelpPane},
 
-	{"up", []string{"up", "k"}, "up", Rows | Detail},
-	{"down", []string{"down", "j"}, "down", Rows | Detail},
-	{"page-up", []string{"pgup"}, "page up", Rows | Detail},
-	{"page-down", []string{"pgdown"}, "page down", Rows | Detail},
+	{"up", []string{"up", "k"}, "up", Rows | Detail | Top | notifications | Months},
+	{"down", []string{"down", "j"}, "down", Rows | Detail | Top | notifications | Months},
+	{"page-up", []string{"pgup"}, "page up", Rows | Detail | notifications},
+	{"page-down", []string{"pgdown"}, "page down", Rows | Detail | notifications},
 	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
 	{"half-page-down", []string{"ctrl+d"}, "half page down", Rows},
 	{"top", []string{"g", "home"}, "first row", Rows | Detail},
@@ -95,14 +114,16 @@ var Actions = []Action{
 	{"types", []string{"t"}, "types", Rows},
 	{"format", []string{"f"}, "table/tree", Rows},
 	{"order", []string{"o"}, "newest/oldest", Rows},
-	{"search", []string{"/"}, "find", Rows},
+	{"search", []string{"/"}, "find", Rows | Months},
 	{"search-keep", []string{"enter"}, "keep filter", Find},
-	{"search-clear", []string{"esc"}, "clear filter", Rows | Find},
+	{"search-clear", []string{"esc"}, "clear filter", Rows | Find | Months},
+	{"match-up", []string{"up"}, "previous match", Find},
+	{"match-down", []string{"down"}, "next match", Find},
 	{"details", []string{"i"}, "details", Rows | Detail},
 	{"close", []string{"esc"}, "close", Detail},
-	{"copy", []string{"y"}, "copy source", Rows | Detail},
-	{"export", []string{"e"}, "export csv", Rows},
-	{"sort", []string{"s"}, "sort", Rows},
+	{"copy", []string{"y"}, "copy source", Rows | Detail | Months},
+	{"export", []string{"e"}, "export csv", Rows | Months},
+	{"sort", []string{"s"}, "sort", Rows | Months},
 
 	{"pick-instance", []string{"i"}, "instance", Picker},
 	{"pick-volume", []string{"v"}, "volume", Picker},
@@ -112,6 +133,39 @@ var Actions = []Action{
 	{"pick-right", []string{"right", "l"}, "move right", Picker},
 	{"apply", []string{"enter"}, "apply", Picker | Field},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
+
+	{"reveal", []string{"enter"}, "show in charges", Top},
+
+	{"switch", []string{"space", "enter"}, "toggle & save", Switches},
+	{"threshold-edit", []string{"t"}, "edit threshold", notifications},
+	{"threshold-switch", []string{"e"}, "threshold on/off", notifications},
+	{"threshold-suggest", []string{"a"}, "apply suggestion", notifications},
+	{"threshold-row-edit", []string{"enter"}, "edit threshold", ThresholdRow},
+	{"threshold-row-switch", []string{"space"}, "threshold on/off", ThresholdRow},
+	{"threshold-save", []string{"enter"}, "save threshold", ThresholdField},
+	{"threshold-cancel", []string{"esc"}, "cancel", ThresholdField},
+	{"prompt-yes", []string{"y"}, "save", Prompt},
+	{"prompt-no", []string{"n", "esc"}, "cancel", Prompt},
+	{"prompt-flip", []string{"space", "enter"}, "on/off", Prompt},
+
+	{"records", []string{"enter", "space"}, "the month's records", Months},
+}
+
+// ways are the actions a user cannot unbind all of: each group (one
+// action or two) is the only way to something that must stay reachable,
+// and one of its actions keeps a key.
+var ways = []struct {
+	names []string
+	what  string
+}{
+	{[]string{"quit", "force-quit"}, "quit the dashboard"},
+	{[]string{"help"}, "open the help"},
+	{[]string{"help-close"}, "close the help"},
+	{[]string{"close", "details"}, "close the Charges details"},
+	{[]string{"search-keep", "search-clear"}, "leave a find field"},
+	{[]string{"apply", "cancel"}, "leave the Charges type picker and range field"},
+	{[]string{"threshold-save", "threshold-cancel"}, "leave the threshold field"},
+	{[]string{"prompt-yes", "prompt-no"}, "answer the save prompt"},
 }
 
 // Bindings maps every action's name to its keys. The zero value (nil)
@@ -155,7 +209,7 @@ func (b Bindings) Label(name string) string {
 	}
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = pretty(k)
+		out[i] = Name(k)
 	}
 	return strings.Join(out, "/")
 }
@@ -164,12 +218,14 @@ func (b Bindings) Label(name string) string {
 // when it has none: for prose like "r to retry".
 func (b Bindings) First(name string) string {
 	if keys := b.Keys(name); len(keys) > 0 {
-		return pretty(keys[0])
+		return Name(keys[0])
 	}
 	return ""
 }
 
-func pretty(k string) string {
+// Name is how the help shows key k: arrows as arrows ("↑"), pgdown as
+// "pgdn", any other key as Bubble Tea spells it.
+func Name(k string) string {
 	switch k {
 	case "up":
 		return "↑"
@@ -195,8 +251,10 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 
 // Bind returns the defaults with user's bindings in place of theirs. An
-// action name not in the table, a key Bubble Tea never reports, or two
-// actions live in one place sharing a key is an *Error. Keys are returned
+// action name not in the table, a key Bubble Tea never reports, two
+// actions live in one place sharing a key (a global key one of a screen's
+// too), or no key left for the only ways to quit, to open or close the
+// help, or out of a text field or prompt is an *Error. Keys are returned
 // in Bubble Tea's spelling (modifiers in its order: "ctrl+alt+x"). An
 // empty list unbinds an action.
 func Bind(user map[string][]string) (Bindings, error) {
@@ -216,7 +274,7 @@ func Bind(user map[string][]string) (Bindings, error) {
 			if err != nil {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %v", n, k, err)}
 			}
-			if a, _ := Lookup(n); a.Where&(Field|Find) != 0 && typed(nk) {
+			if a, _ := Lookup(n); a.Where&fields != 0 && typed(nk) {
 				return nil, &Error{Action: n, Msg: fmt.Sprintf("keys: %s = %q: %s acts while a text field has the keyboard, where %q is typed; bind it to a key with ctrl or alt, or a named key", n, k, n, nk)}
 			}
 			if !slices.Contains(keys, nk) {
@@ -228,7 +286,35 @@ func Bind(user map[string][]string) (Bindings, error) {
 	if err := b.check(user); err != nil {
 		return nil, err
 	}
+	if err := b.reachable(user); err != nil {
+		return nil, err
+	}
 	return b, nil
+}
+
+// reachable finds a group of ways that the user left without a key,
+// naming the first of its actions the user bound (the defaults bind all).
+func (b Bindings) reachable(user map[string][]string) error {
+	for _, w := range ways {
+		blame := ""
+		for _, n := range w.names {
+			if len(b.Keys(n)) > 0 {
+				blame = ""
+				break
+			}
+			if _, ok := user[n]; ok && blame == "" {
+				blame = n
+			}
+		}
+		if blame == "" {
+			continue
+		}
+		if len(w.names) == 1 {
+			return &Error{Action: blame, Msg: fmt.Sprintf("keys: %s has no key, and nothing else can %s: give it one", blame, w.what)}
+		}
+		return &Error{Action: blame, Msg: fmt.Sprintf("keys: %s both have no key, and nothing else can %s: give one of them a key", strings.Join(w.names, " and "), w.what)}
+	}
+	return nil
 }
 
 // check finds two actions live in one place that share a key, naming one

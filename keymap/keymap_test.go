@@ -63,3 +63,74 @@ func TestBindLabels(t *testing.T) {
 		t.Error("pick-right on tab, the next-screen key, was accepted")
 	}
 }
+
+// TestGlobalKeyClashesWithScreens: a global key acts on every screen, so a
+// screen's own key bound to it too is refused, naming both: with
+// statement on "a", Notifications said "a applies it" while a opened the
+// Statement.
+func TestGlobalKeyClashesWithScreens(t *testing.T) {
+	for _, tt := range []struct {
+		user map[string][]string
+		want string
+	}{
+		{map[string][]string{"statement": {"4", "a"}}, `"a" is bound to both statement and threshold-suggest, which both act in the Notifications switches`},
+		{map[string][]string{"help": {"v"}}, `"v" is bound to both help and pick-volume, which both act in the Charges type picker`},
+		{map[string][]string{"charges": {"2", "enter"}}, `"enter" is bound to both charges and toggle`},
+		{map[string][]string{"next-screen": {"y"}}, `"y" is bound to both next-screen and copy`},
+		{map[string][]string{"quit": {"n"}}, `"n" is bound to both quit and prompt-no, which both act in the Notifications save prompt`},
+		{map[string][]string{"reveal": {"r"}}, `"r" is bound to both reload and reveal, which both act in the Overview`},
+		{map[string][]string{"records": {"s"}}, `"s" is bound to both sort and records, which both act in the Statement`},
+		{map[string][]string{"up": {"a"}}, `"a" is bound to both up and threshold-suggest`},
+	} {
+		_, err := Bind(tt.user)
+		var ke *Error
+		if !errors.As(err, &ke) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Bind(%v) = %v, want an error saying %s", tt.user, err, tt.want)
+			continue
+		}
+		if _, bound := tt.user[ke.Action]; !bound {
+			t.Errorf("Bind(%v) blames %s, which the user did not bind", tt.user, ke.Action)
+		}
+	}
+	// A key free on every screen the action acts on is fine: t is the
+	// type picker on Charges and the threshold on Notifications, which
+	// never share a place.
+	if _, err := Bind(map[string][]string{"threshold-suggest": {"x"}, "reveal": {"space"}, "records": {"o"}}); err != nil {
+		t.Errorf("keys free in their places were refused: %v", err)
+	}
+}
+
+// TestNoWayOutIsRefused: settings that unbind every key of the only way
+// to quit, to open or close the help, or out of a field are refused,
+// naming an action the user unbound; one way left is enough.
+func TestNoWayOutIsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		user  map[string][]string
+		blame string
+		want  string
+	}{
+		{map[string][]string{"quit": {}, "force-quit": {}}, "quit", "quit and force-quit both have no key, and nothing else can quit the dashboard"},
+		{map[string][]string{"help": {}}, "help", "help has no key, and nothing else can open the help"},
+		{map[string][]string{"help-close": {}}, "help-close", "close the help"},
+		{map[string][]string{"threshold-save": {}, "threshold-cancel": {}}, "threshold-save", "leave the threshold field"},
+		{map[string][]string{"search-keep": {}, "search-clear": {}}, "search-keep", "leave a find field"},
+		{map[string][]string{"prompt-yes": {}, "prompt-no": {}}, "prompt-yes", "answer the save prompt"},
+	} {
+		_, err := Bind(tt.user)
+		var ke *Error
+		if !errors.As(err, &ke) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Bind(%v) = %v, want an error saying %q", tt.user, err, tt.want)
+			continue
+		}
+		if ke.Action != tt.blame {
+			t.Errorf("Bind(%v) blames %s, want %s (its line is the one shown)", tt.user, ke.Action, tt.blame)
+		}
+	}
+	for _, ok := range []map[string][]string{
+		{"quit": {}}, {"force-quit": {}}, {"threshold-cancel": {}}, {"quit": {"Q"}, "force-quit": {}},
+	} {
+		if _, err := Bind(ok); err != nil {
+			t.Errorf("Bind(%v) = %v: one way is left", ok, err)
+		}
+	}
+}

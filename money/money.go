@@ -154,10 +154,6 @@ func (a Amount) Decimal() string {
 	return s
 }
 
-// Dollars returns the amount as a float64, for JSON output that wants a number.
-// Never use it for arithmetic.
-func (a Amount) Dollars() float64 { return float64(a) / 1000 }
-
 // String formats a charge amount: "$1,234.567", "-$0.050".
 func (a Amount) String() string {
 	neg, u := a.abs()
@@ -182,14 +178,6 @@ func (a Amount) Credit() string {
 		return "-" + s
 	}
 	return s
-}
-
-// Sum adds amounts exactly. A sum that does not fit is MaxAmount or
-// MinAmount rather than a wrapped figure; use SumChecked to learn that it
-// happened.
-func Sum(as ...Amount) Amount {
-	t, _ := SumChecked(as...)
-	return t
 }
 
 // SumChecked adds amounts left to right with AddSaturating. ok is false when

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
@@ -22,23 +22,11 @@ import (
 // Charges screen, then the frame with header, tabs, the screen and the
 // status and help lines — at 100,000 contracts ≤ 1 ms.
 
-// pagedContracts serves n contracts with four items each, 500 a page.
-type pagedContracts struct {
-	mu   sync.Mutex
-	n    int
-	next int
-}
-
-func (p *pagedContracts) Next(context.Context) (api.ChargesPage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.next >= p.n {
-		return api.ChargesPage{}, api.ErrPagerDone
-	}
-	end := min(p.next+api.MaxLimit, p.n)
-	res := make([]api.Charge, 0, end-p.next)
+// benchContracts are n contracts with four items each.
+func benchContracts(n int) []api.Charge {
+	res := make([]api.Charge, 0, n)
 	stop := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC).Unix()
-	for i := p.next; i < end; i++ {
+	for i := range n {
 		s := stop - int64(i)*60
 		c := api.Charge{Type: "instance", Source: "instance-" + strconv.Itoa(1_000_000+i), Start: s - 3600, End: s,
 			Description: "Instance " + strconv.Itoa(1_000_000+i) + ": 1x RTX 4090", Amount: money.Amount(1000 + i%5000)}
@@ -47,29 +35,20 @@ func (p *pagedContracts) Next(context.Context) (api.ChargesPage, error) {
 		}
 		res = append(res, c)
 	}
-	p.next = end
-	return api.ChargesPage{Results: res, Total: p.n, Count: len(res)}, nil
+	return res
 }
-
-func (p *pagedContracts) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.next >= p.n
-}
-
-func (p *pagedContracts) Total() int { return p.n }
 
 func BenchmarkRootKeypress(b *testing.B) {
 	const n = 100_000
+	all := benchContracts(n)
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	svc := billing.New(base, nil,
-		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return &pagedContracts{n: n} }),
+		billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return billingtest.Paged(all, api.MaxLimit) }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	defer svc.Close()
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	loop := newCmdLoop()
 	defer loop.close()

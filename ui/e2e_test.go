@@ -104,7 +104,7 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	defer svc.Close()
-	ctx := &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
+	ctx := &shared.Context{Base: base, Billing: svc, DefaultRange: "90d"}
 	var screen string
 	var idle bool
 	p := probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1), idle: &idle}
@@ -115,7 +115,7 @@ func TestEndToEnd(t *testing.T) {
 
 	want := "credit " + money.Amount(srv.Credit()).Credit()
 	p.waitFor(t, "the credit in the header", contains(want))
-	inRange := srv.Contracts(demoserver.Filter{Gte: ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: ctx.Now().Unix()})
+	inRange := srv.Contracts(demoserver.Filter{Gte: ctx.Clock().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: ctx.Clock().Unix()})
 	if len(inRange) <= 2*api.MaxLimit {
 		t.Fatalf("only %d contracts in the demo range; the test should page", len(inRange))
 	}

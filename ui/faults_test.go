@@ -22,6 +22,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/charges"
+	"github.com/vastdash/vastdash/ui/internal/hang"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -41,6 +42,7 @@ const chargesPath = "/api/v0/charges"
 type rig struct {
 	t      *testing.T
 	srv    *demoserver.Server
+	hangs  *hangs
 	ctx    *shared.Context
 	model  *Model
 	prog   *tea.Program
@@ -87,16 +89,13 @@ func (p fprobe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // thresholds, so a fault costs milliseconds.
 func startRig(t *testing.T, opts demoserver.Options, setup func(*demoserver.Server)) *rig {
 	t.Helper()
-	return startRigTimeout(t, 2*time.Second, opts, setup)
+	return startRigHang(t, opts, setup)
 }
 
-// hangTimeout is the client timeout of the tests whose server never
-// answers; the others allow more, so a slow machine (-race) cannot turn a
-// good answer into a timeout.
-const hangTimeout = 300 * time.Millisecond
-
-// startRigTimeout is startRig with the client's per-request timeout.
-func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Options, setup func(*demoserver.Server)) *rig {
+// startRigHang is startRig whose client gives up after hang.Wait on the
+// requests the Hang faults among faults hold (added to the server, like the
+// others, before the first request).
+func startRigHang(t *testing.T, opts demoserver.Options, setup func(*demoserver.Server), faults ...demoserver.Fault) *rig {
 	t.Helper()
 	if opts.Contracts == 0 {
 		opts.Contracts = 3000
@@ -113,19 +112,26 @@ func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Option
 		setup(srv)
 	}
 	tr := &http.Transport{}
+	held := &hangs{}
+	for _, f := range faults {
+		srv.AddFault(f)
+		if f.Hang {
+			held.add(f)
+		}
+	}
 	events := &Events{}
 	client, err := api.New(srv.URL(), canaryKey,
-		api.WithHTTPClient(&http.Client{Transport: tr}),
-		api.WithTimeout(timeout), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
+		api.WithHTTPClient(&http.Client{Transport: &hang.Transport{Base: tr, Held: held.held}}),
+		api.WithTimeout(2*time.Second), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
 		api.WithChargesThreshold(opts.Threshold), api.WithObserver(events.Observe))
 	if err != nil {
 		srv.Close()
 		t.Fatal(err)
 	}
 	base, cancel := context.WithCancel(context.Background())
-	r := &rig{t: t, srv: srv, seen: make(chan struct{}, 1), done: make(chan error, 1)}
+	r := &rig{t: t, srv: srv, hangs: held, seen: make(chan struct{}, 1), done: make(chan error, 1)}
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithRateWait(opts.Threshold))
-	r.ctx = &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: srv.Now, DefaultRange: "90d"}
+	r.ctx = &shared.Context{Base: base, Billing: svc, DefaultRange: "90d"}
 	r.model = New(r.ctx, Options{Demo: true, Theme: "dark", Dark: true})
 	r.prog = newProgram(base, fprobe{Model: r.model, r: r}, events,
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
@@ -157,7 +163,9 @@ func startRigTimeout(t *testing.T, timeout time.Duration, opts demoserver.Option
 // waitFor blocks until the screen satisfies cond.
 func (r *rig) waitFor(what string, cond func(string) bool) string {
 	r.t.Helper()
-	deadline := time.After(15 * time.Second)
+	// Only a real failure waits this long: on a machine loaded with other
+	// builds, loading every page has taken more than 15 s.
+	deadline := time.After(time.Minute)
 	for {
 		r.mu.Lock()
 		s := r.screen
@@ -351,12 +359,10 @@ func TestFaultResetMidBody(t *testing.T) {
 // Row 4: a hanging server times out, the screen says so and the dashboard
 // stays usable.
 func TestFaultHang(t *testing.T) {
-	r := startRigTimeout(t, hangTimeout, demoserver.Options{}, func(srv *demoserver.Server) {
-		srv.AddFault(demoserver.Fault{Path: chargesPath, Hang: true})
-	})
+	r := startRigHang(t, demoserver.Options{}, nil, demoserver.Fault{Path: chargesPath, Hang: true})
 	r.press("2")
 	r.waitFor("the timeout", func(s string) bool {
-		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer in time") && strings.Contains(s, "r to retry")
+		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer GET /api/v0/charges/ in time") && strings.Contains(s, "r to retry")
 	})
 	r.press("3")
 	r.waitFor("the switches", contains("low credit by email"))
@@ -419,7 +425,7 @@ func TestFaultInvalidToken(t *testing.T) {
 	r.press("2", "G")
 	first := r.waitFor("all rows", allLoaded)
 	// The model is read only after quit; the footer shows the count now.
-	if n := money.Group(int64(len(r.srv.Contracts(demoserver.Filter{Gte: r.ctx.Now().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: r.ctx.Now().Unix()})))); !strings.Contains(first, n+" of "+n+" contracts") {
+	if n := money.Group(int64(len(r.srv.Contracts(demoserver.Filter{Gte: r.ctx.Clock().AddDate(0, 0, -89).Truncate(24 * time.Hour).Unix(), Lte: r.ctx.Clock().Unix()})))); !strings.Contains(first, n+" of "+n+" contracts") {
 		t.Errorf("footer does not count the %s contracts:\n%s", n, first)
 	}
 	r.press("1")
@@ -501,7 +507,7 @@ func TestFaultPutFails(t *testing.T) {
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {
 			f.Method = http.MethodPut
-			r := startRigTimeout(t, hangTimeout, demoserver.Options{}, func(srv *demoserver.Server) { srv.AddFault(f) })
+			r := startRigHang(t, demoserver.Options{}, nil, f)
 			before := r.srv.Prefs()
 			on, _ := api.NewPrefs(before).Get(api.LowCreditEmail)
 			r.press("3")
@@ -803,9 +809,7 @@ func TestFaultThresholdRefused(t *testing.T) {
 // Row 18: a threshold PUT that never answers has an unknown outcome: the
 // account is read again and the row shows what the server holds.
 func TestFaultThresholdTimeout(t *testing.T) {
-	r := startRigTimeout(t, hangTimeout, demoserver.Options{}, func(srv *demoserver.Server) {
-		srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: settingsPath, Hang: true})
-	})
+	r := startRigHang(t, demoserver.Options{}, nil, demoserver.Fault{Method: http.MethodPut, Path: settingsPath, Hang: true})
 	r.press("3")
 	r.waitFor("the threshold", func(s string) bool { return strings.Contains(thresholdRow(s), "$50.00") })
 	before := 0
@@ -958,11 +962,11 @@ func TestFaultInstancesFail(t *testing.T) {
 		"hang": {Path: instancesPath, Hang: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := startRigTimeout(t, hangTimeout, demoserver.Options{Contracts: 300}, func(srv *demoserver.Server) { srv.AddFault(f) })
+			r := startRigHang(t, demoserver.Options{Contracts: 300}, nil, f)
 			r.waitFor("the failure in the panel, the rest loaded", func(s string) bool {
 				return strings.Contains(s, "✗ current rate") && strings.Contains(s, "r to retry") && runwayShown(s)
 			})
-			r.srv.ClearFaults()
+			r.clearFaults()
 			r.press("r")
 			r.waitFor("the rate after r", func(s string) bool {
 				return strings.HasPrefix(rateLine(s), "Now    $") && !strings.Contains(s, "✗ current rate")
@@ -993,4 +997,42 @@ func TestFaultCreditCrossesAlert(t *testing.T) {
 	r.press("r")
 	r.waitFor("the alarm on the status line", contains("credit $12.50 fell below your $50.00 low-balance alert"))
 	r.quit()
+}
+
+// clearFaults removes every fault from the server, and with them the short
+// wait of the requests a Hang fault held.
+func (r *rig) clearFaults() {
+	r.srv.ClearFaults()
+	r.hangs.clear()
+}
+
+// hangs are the Hang faults of a rig, which its client gives up on after
+// hang.Wait.
+type hangs struct {
+	mu     sync.Mutex
+	faults []demoserver.Fault
+}
+
+func (h *hangs) add(f demoserver.Fault) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.faults = append(h.faults, f)
+}
+
+func (h *hangs) clear() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.faults = nil
+}
+
+// held reports a request a Hang fault matches, as the server matches it.
+func (h *hangs) held(req *http.Request) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, f := range h.faults {
+		if (f.Method == "" || f.Method == req.Method) && (f.Path == "" || f.Path == strings.TrimSuffix(req.URL.Path, "/")) {
+			return true
+		}
+	}
+	return false
 }

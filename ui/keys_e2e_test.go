@@ -96,7 +96,7 @@ func startKeys(t *testing.T, w, h, n int, b keymap.Bindings) *keySession {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
-	ctx := &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: srv.Now, DefaultRange: "30d", Keys: b}
+	ctx := &shared.Context{Base: base, Billing: svc, DefaultRange: "30d", Keys: b}
 	var screen string
 	s := &keySession{t: t, out: &syncBuffer{}, done: make(chan error, 1), srv: srv}
 	s.p = probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1)}

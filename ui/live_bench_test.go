@@ -27,8 +27,7 @@ func BenchmarkRefreshWake(b *testing.B) {
 	defer cancel()
 	svc := billing.New(base, nil, billing.WithClock(func() time.Time { return clock }), billing.WithLocation(time.UTC))
 	defer svc.Close()
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return clock }, DefaultRange: "30d"}
+	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark", Refresh: time.Minute})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	rate := billing.CurrentRate{AsOf: clock}

@@ -1,9 +1,9 @@
 package ui
 
 import (
-	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -20,14 +20,9 @@ import (
 // test moves.
 func liveModel(t *testing.T, refresh time.Duration, noBell bool) (*Model, *time.Time) {
 	t.Helper()
-	m := testModel(t)
-	m.opts.Refresh, m.opts.NoBell = refresh, noBell
-	// Timers end with the test, not a minute later (goleak).
-	base, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	m.ctx.Base = base
 	clock := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
-	m.ctx.Now = func() time.Time { return clock }
+	m := buildModelAt(t, nil, 100, func() billing.Source[api.Charge] { return onePage() }, func() time.Time { return clock })
+	m.opts.Refresh, m.opts.NoBell = refresh, noBell
 	return m, &clock
 }
 
@@ -52,9 +47,12 @@ func round(m *Model, u shared.UserMsg, r shared.RateMsg) []tea.Cmd {
 }
 
 // settle runs cmds and what their messages lead to, feeding each message
-// back, until nothing answers within a moment: the screens' own reads
-// (the prefs document after the account) land. Spinner ticks and the
-// refresh timer are not fed back.
+// back, until nothing answers: the screens' own reads (the prefs document
+// after the account) land. Spinner ticks and the refresh timer are not fed
+// back. Call it inside a synctest bubble only: there its 300 ms is the
+// bubble's clock, which moves only once every goroutine of the test is
+// blocked, so a command is given up exactly when it waits for something
+// that will not come by itself, however loaded the machine.
 func settle(m *Model, cmds ...tea.Cmd) {
 	queue := cmds
 	for steps := 0; len(queue) > 0 && steps < 100; steps++ {
@@ -80,7 +78,7 @@ func settle(m *Model, cmds ...tea.Cmd) {
 	}
 }
 
-// rings counts the BELs in cmds.
+// rings counts the BELs in cmds (findMsg: inside a synctest bubble).
 func rings(cmds []tea.Cmd) int {
 	n := 0
 	for _, c := range cmds {
@@ -95,78 +93,82 @@ func rings(cmds []tea.Cmd) int {
 // second one is ever started beside it; when it fires an interval later,
 // both are read again. With refresh 0 there is no timer at all.
 func TestRefreshTimer(t *testing.T) {
-	m, clock := liveModel(t, time.Minute, false)
-	round(m, lowUser(100_000), oneDollar(*clock))
-	if !m.live.timer {
-		t.Fatal("no refresh timer after the readings")
-	}
-	if cmd := m.refreshTimer(); cmd != nil {
-		t.Fatal("a second timer beside the first")
-	}
-	// An r meanwhile read everything: the timer, firing early for that
-	// reading, waits out the rest instead of reading again at once.
-	*clock = clock.Add(20 * time.Second)
-	m.Update(lowUser(100_000))
-	*clock = clock.Add(50 * time.Second)
-	m.Update(refreshMsg{})
-	if m.userLoading || m.live.rateLoading || !m.live.timer {
-		t.Fatal("the refresh read again sooner than an interval after the last reading")
-	}
-	*clock = clock.Add(time.Minute)
-	m.Update(refreshMsg{})
-	if !m.userLoading || !m.live.rateLoading || m.live.timer {
-		t.Fatalf("the refresh did not read the credit and the rate (user %v rate %v timer %v)", m.userLoading, m.live.rateLoading, m.live.timer)
-	}
-
-	off, clock := liveModel(t, 0, false)
-	cmds := round(off, lowUser(100_000), oneDollar(*clock))
-	if off.live.timer {
-		t.Fatal("refresh 0 started a timer")
-	}
-	for _, c := range cmds {
-		if _, ok := findMsg[refreshMsg](c); ok {
-			t.Fatal("refresh 0 scheduled a refresh")
+	synctest.Test(t, func(t *testing.T) {
+		m, clock := liveModel(t, time.Minute, false)
+		round(m, lowUser(100_000), oneDollar(*clock))
+		if !m.live.timer {
+			t.Fatal("no refresh timer after the readings")
 		}
-	}
+		if cmd := m.refreshTimer(); cmd != nil {
+			t.Fatal("a second timer beside the first")
+		}
+		// An r meanwhile read everything: the timer, firing early for that
+		// reading, waits out the rest instead of reading again at once.
+		*clock = clock.Add(20 * time.Second)
+		m.Update(lowUser(100_000))
+		*clock = clock.Add(50 * time.Second)
+		m.Update(refreshMsg{})
+		if m.userLoading || m.live.rateLoading || !m.live.timer {
+			t.Fatal("the refresh read again sooner than an interval after the last reading")
+		}
+		*clock = clock.Add(time.Minute)
+		m.Update(refreshMsg{})
+		if !m.userLoading || !m.live.rateLoading || m.live.timer {
+			t.Fatalf("the refresh did not read the credit and the rate (user %v rate %v timer %v)", m.userLoading, m.live.rateLoading, m.live.timer)
+		}
+
+		off, clock := liveModel(t, 0, false)
+		cmds := round(off, lowUser(100_000), oneDollar(*clock))
+		if off.live.timer {
+			t.Fatal("refresh 0 started a timer")
+		}
+		for _, c := range cmds {
+			if _, ok := findMsg[refreshMsg](c); ok {
+				t.Fatal("refresh 0 scheduled a refresh")
+			}
+		}
+	})
 }
 
 // The idle budget holds with refresh on: once the readings are in, the
 // spinner stops and the only wake left is the one refresh timer.
 func TestNoTickWhenIdleWithRefresh(t *testing.T) {
-	m, clock := liveModel(t, time.Minute, false)
-	settle(m, round(m, lowUser(100_000), oneDollar(*clock))...)
-	if m.loading() {
-		t.Fatal("something loads after the readings")
-	}
-	if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
-		t.Fatal("a spinner tick with nothing loading scheduled something")
-	}
-	if !m.live.timer {
-		t.Fatal("no refresh timer")
-	}
-	// A second refresh round ends idle the same way.
-	*clock = clock.Add(time.Minute)
-	_, cmd := m.Update(refreshMsg{})
-	if !m.userLoading || !m.live.rateLoading {
-		t.Fatal("the refresh reads nothing")
-	}
-	// Its readings do not turn the spinner: the refresh wakes the program
-	// once, when they land, and no more.
-	if m.loading() || m.spinning {
-		t.Fatal("a refresh's readings count as loading")
-	}
-	if _, ok := findMsg[spinner.TickMsg](cmd); ok {
-		t.Fatal("a refresh started the spinner")
-	}
-	_, c1 := m.Update(lowUser(100_000))
-	_, c2 := m.Update(oneDollar(*clock))
-	settle(m, c1, c2)
-	if m.loading() || !m.live.timer {
-		t.Fatal("not idle after the second round")
-	}
-	if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
-		t.Fatal("the spinner kept ticking after the refresh")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m, clock := liveModel(t, time.Minute, false)
+		settle(m, round(m, lowUser(100_000), oneDollar(*clock))...)
+		if m.loading() {
+			t.Fatal("something loads after the readings")
+		}
+		if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
+			t.Fatal("a spinner tick with nothing loading scheduled something")
+		}
+		if !m.live.timer {
+			t.Fatal("no refresh timer")
+		}
+		// A second refresh round ends idle the same way.
+		*clock = clock.Add(time.Minute)
+		_, cmd := m.Update(refreshMsg{})
+		if !m.userLoading || !m.live.rateLoading {
+			t.Fatal("the refresh reads nothing")
+		}
+		// Its readings do not turn the spinner: the refresh wakes the program
+		// once, when they land, and no more.
+		if m.loading() || m.spinning {
+			t.Fatal("a refresh's readings count as loading")
+		}
+		if _, ok := findMsg[spinner.TickMsg](cmd); ok {
+			t.Fatal("a refresh started the spinner")
+		}
+		_, c1 := m.Update(lowUser(100_000))
+		_, c2 := m.Update(oneDollar(*clock))
+		settle(m, c1, c2)
+		if m.loading() || !m.live.timer {
+			t.Fatal("not idle after the second round")
+		}
+		if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
+			t.Fatal("the spinner kept ticking after the refresh")
+		}
+	})
 }
 
 // The credit crossing below the alert rings once and says so on the
@@ -174,42 +176,44 @@ func TestNoTickWhenIdleWithRefresh(t *testing.T) {
 // the current rate dropping under a day rings once more. bell = false
 // keeps the line and drops the ring.
 func TestBellRingsOncePerCrossing(t *testing.T) {
-	m, clock := liveModel(t, time.Minute, false)
-	if n := rings(round(m, lowUser(100_000), oneDollar(*clock))); n != 0 {
-		t.Fatalf("%d rings at start", n)
-	}
-	if n := rings(round(m, lowUser(45_000), oneDollar(*clock))); n != 1 {
-		t.Fatalf("%d rings crossing the alert, want 1", n)
-	}
-	if s := statusLine(m); !strings.Contains(s, "credit $45.00 fell below your $50.00 low-balance alert") {
-		t.Errorf("status %q", s)
-	}
-	for _, c := range []money.Amount{44_000, 43_000} {
-		if n := rings(round(m, lowUser(c), oneDollar(*clock))); n != 0 {
-			t.Fatalf("%d rings while still below", n)
+	synctest.Test(t, func(t *testing.T) {
+		m, clock := liveModel(t, time.Minute, false)
+		if n := rings(round(m, lowUser(100_000), oneDollar(*clock))); n != 0 {
+			t.Fatalf("%d rings at start", n)
 		}
-	}
-	// A failed refresh in between is not a crossing either.
-	m.userLoading, m.live.rateLoading = true, true
-	m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrServer, Status: 502}})
-	if _, cmd := m.Update(shared.RateMsg{Err: &api.Error{Kind: api.ErrServer, Status: 502}}); rings([]tea.Cmd{cmd}) != 0 {
-		t.Fatal("a failed refresh rang")
-	}
-	if n := rings(round(m, lowUser(20_000), oneDollar(*clock))); n != 1 {
-		t.Fatalf("%d rings when the runway at $1/h fell under a day, want 1", n)
-	}
-	if s := m.status.Text; !strings.Contains(s, "lasts under a day") {
-		t.Errorf("status %q", s)
-	}
+		if n := rings(round(m, lowUser(45_000), oneDollar(*clock))); n != 1 {
+			t.Fatalf("%d rings crossing the alert, want 1", n)
+		}
+		if s := statusLine(m); !strings.Contains(s, "credit $45.00 fell below your $50.00 low-balance alert") {
+			t.Errorf("status %q", s)
+		}
+		for _, c := range []money.Amount{44_000, 43_000} {
+			if n := rings(round(m, lowUser(c), oneDollar(*clock))); n != 0 {
+				t.Fatalf("%d rings while still below", n)
+			}
+		}
+		// A failed refresh in between is not a crossing either.
+		m.userLoading, m.live.rateLoading = true, true
+		m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrServer, Status: 502}})
+		if _, cmd := m.Update(shared.RateMsg{Err: &api.Error{Kind: api.ErrServer, Status: 502}}); rings([]tea.Cmd{cmd}) != 0 {
+			t.Fatal("a failed refresh rang")
+		}
+		if n := rings(round(m, lowUser(20_000), oneDollar(*clock))); n != 1 {
+			t.Fatalf("%d rings when the runway at $1/h fell under a day, want 1", n)
+		}
+		if s := m.status.Text; !strings.Contains(s, "lasts under a day") {
+			t.Errorf("status %q", s)
+		}
 
-	quiet, clock := liveModel(t, time.Minute, true)
-	round(quiet, lowUser(100_000), oneDollar(*clock))
-	if n := rings(round(quiet, lowUser(45_000), oneDollar(*clock))); n != 0 {
-		t.Fatal("bell = false rang")
-	}
-	if s := statusLine(quiet); !strings.Contains(s, "fell below your $50.00") {
-		t.Errorf("bell = false lost the status line: %q", s)
-	}
+		quiet, clock := liveModel(t, time.Minute, true)
+		round(quiet, lowUser(100_000), oneDollar(*clock))
+		if n := rings(round(quiet, lowUser(45_000), oneDollar(*clock))); n != 0 {
+			t.Fatal("bell = false rang")
+		}
+		if s := statusLine(quiet); !strings.Contains(s, "fell below your $50.00") {
+			t.Errorf("bell = false lost the status line: %q", s)
+		}
+	})
 }
 
 // The header says how old the credit is, in words that stay true until
@@ -254,17 +258,19 @@ func TestAgeText(t *testing.T) {
 // The whole frame at 80×24 with the billing-now panel: the header's age,
 // the panel under the runway, a running instance listed.
 func TestGoldenBillingNow80x24(t *testing.T) {
-	m, clock := liveModel(t, time.Minute, false)
-	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	rate := billing.CurrentRate{AsOf: *clock, PerHour: 2_013_666, Storage: 52_500, Running: 2, Stored: 2, Read: 5,
-		Billing: []api.Instance{
-			{ID: 1041012, Status: "running", NumGPUs: 1, GPUName: "A100 SXM4", DPHTotal: 1_171_000, Label: "train"},
-			{ID: 1041585, Status: "running", NumGPUs: 2, GPUName: "RTX 4090", DPHTotal: 842_666},
-			{ID: 1038000, Status: "stopped", StorageTotalCost: 40_000, Label: "datasets"},
-			{ID: 1039000, Status: "exited", StorageTotalCost: 12_500},
-		}}
-	settle(m, append(round(m, lowUser(100_000), shared.RateMsg{Rate: rate}), m.overview.Init())...)
-	golden.Check(t, "billing-now-80x24.golden", screenText(m))
+	synctest.Test(t, func(t *testing.T) {
+		m, clock := liveModel(t, time.Minute, false)
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		rate := billing.CurrentRate{AsOf: *clock, PerHour: 2_013_666, Storage: 52_500, Running: 2, Stored: 2, Read: 5,
+			Billing: []api.Instance{
+				{ID: 1041012, Status: "running", NumGPUs: 1, GPUName: "A100 SXM4", DPHTotal: 1_171_000, Label: "train"},
+				{ID: 1041585, Status: "running", NumGPUs: 2, GPUName: "RTX 4090", DPHTotal: 842_666},
+				{ID: 1038000, Status: "stopped", StorageTotalCost: 40_000, Label: "datasets"},
+				{ID: 1039000, Status: "exited", StorageTotalCost: 12_500},
+			}}
+		settle(m, append(round(m, lowUser(100_000), shared.RateMsg{Rate: rate}), m.overview.Init())...)
+		golden.Check(t, "billing-now-80x24.golden", screenText(m))
+	})
 }
 
 // A rejected key stops the refresh, and a key without instance_read is not

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -30,54 +31,43 @@ func testModel(t *testing.T) *Model { return buildModel(t, nil, 100) }
 // buildModel is testModel with client under the billing layer (nil: none)
 // and the window width.
 func buildModel(t *testing.T, client *api.Client, width int) *Model {
-	return buildModelPaging(t, client, width, func() billing.PageSource { return &onePage{} })
+	return buildModelPaging(t, client, width, func() billing.Source[api.Charge] { return onePage() })
 }
 
 // buildModelPaging is buildModel whose feeds page through what pages
 // makes, one source a load.
-func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() billing.PageSource) *Model {
-	t.Helper()
+func buildModelPaging(t *testing.T, client *api.Client, width int, pages func() billing.Source[api.Charge]) *Model {
 	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+	return buildModelAt(t, client, width, pages, func() time.Time { return now })
+}
+
+// buildModelAt is buildModelPaging on clock: the billing service's, which
+// every screen and the root read.
+func buildModelAt(t *testing.T, client *api.Client, width int, pages func() billing.Source[api.Charge], clock func() time.Time) *Model {
+	t.Helper()
 	svc := billing.New(context.Background(), client,
-		billing.WithPages(func(api.ChargesQuery) billing.PageSource { return pages() }),
-		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+		billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return pages() }),
+		billing.WithClock(clock), billing.WithLocation(time.UTC))
 	t.Cleanup(svc.Close)
-	ctx := &shared.Context{Base: context.Background(), Billing: svc, Styles: theme.New(true), Location: time.UTC,
-		Now: func() time.Time { return now }, DefaultRange: "30d"}
+	// Listeners and timers end with the test (in a synctest bubble, the
+	// test waits for them).
+	base, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: width, Height: 30})
 	return m
 }
 
 // onePage is a page source with one page of three contracts.
-type onePage struct {
-	mu   sync.Mutex
-	done bool
-}
-
-func (p *onePage) Next(context.Context) (api.ChargesPage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.done {
-		return api.ChargesPage{}, api.ErrPagerDone
-	}
-	p.done = true
+func onePage() *billingtest.Pager[api.Charge] {
 	end := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC).Unix()
-	res := []api.Charge{
+	return billingtest.Paged([]api.Charge{
 		{Type: "instance", Source: "instance-42", Start: end - 7200, End: end, Amount: 3 * money.Dollar},
 		{Type: "instance", Source: "instance-43", Start: end - 3600, End: end, Amount: money.Dollar},
 		{Type: "volume", Source: "volume-7", Start: end - 86400, End: end, Amount: 2 * money.Dollar},
-	}
-	return api.ChargesPage{Results: res, Total: 3, Count: 3}, nil
+	}, 3)
 }
-
-func (p *onePage) Done() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.done
-}
-
-func (p *onePage) Total() int { return 3 }
 
 func press(s string) tea.KeyPressMsg {
 	switch s {
@@ -303,29 +293,27 @@ func TestRunwayUnderThreeDaysIsLow(t *testing.T) {
 // The range reaches the overview as a message the charges screen sends,
 // not by the root polling either screen.
 func TestOverviewFollowsTheChargesRange(t *testing.T) {
-	m := testModel(t)
-	m.Update(press("2"))
-	_, cmd := m.Update(press("d"))
-	rng, ok := findMsg[shared.RangeMsg](cmd)
-	if !ok {
-		t.Fatal("changing the range sent no RangeMsg")
-	}
-	if !rng.Range.From.Equal(m.charges.Range().From) {
-		t.Fatalf("RangeMsg %v, charges shows %v", rng.Range, m.charges.Range())
-	}
-	m.Update(rng)
-	if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+rng.Range.String()) {
-		t.Fatalf("the overview does not show the range %v after the RangeMsg:\n%s", rng.Range, v)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m := testModel(t)
+		m.Update(press("2"))
+		_, cmd := m.Update(press("d"))
+		rng, ok := findMsg[shared.RangeMsg](cmd)
+		if !ok {
+			t.Fatal("changing the range sent no RangeMsg")
+		}
+		if !rng.Range.From.Equal(m.charges.Range().From) {
+			t.Fatalf("RangeMsg %v, charges shows %v", rng.Range, m.charges.Range())
+		}
+		m.Update(rng)
+		if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+rng.Range.String()) {
+			t.Fatalf("the overview does not show the range %v after the RangeMsg:\n%s", rng.Range, v)
+		}
+	})
 }
 
-// findMsg runs cmd (and the commands of its batches, skipping any that
-// does not answer at once, such as a spinner tick or a feed listener) and
-// returns the first message of type T.
 // awaitMsg runs cmd, and every command of its batches at once, until one
 // yields a T or within seconds: for what must come (a listener fires when
-// its feed changes, later on a loaded machine); findMsg's short wait is for
-// what must not.
+// its feed changes, later on a loaded machine).
 func awaitMsg[T any](cmd tea.Cmd) (T, bool) {
 	found := make(chan T, 1)
 	var run func(tea.Cmd)
@@ -355,6 +343,14 @@ func awaitMsg[T any](cmd tea.Cmd) (T, bool) {
 	}
 }
 
+// findMsg runs cmd (and the commands of its batches, skipping any that
+// cannot answer without a further event, such as a feed listener or the
+// refresh timer) and returns the first message of type T. Call it inside a
+// synctest bubble only: there its 200 ms is the bubble's clock, which moves
+// only once every goroutine of the test is blocked, so it gives up exactly
+// when the command is waiting for something that will not come by itself —
+// never earlier because the machine is loaded. A spinner tick (a timer of
+// a twelfth of a second) does answer.
 func findMsg[T any](cmd tea.Cmd) (T, bool) {
 	var zero T
 	if cmd == nil {
@@ -383,28 +379,30 @@ func findMsg[T any](cmd tea.Cmd) (T, bool) {
 // The spinner runs only while something loads: once nothing does, a tick
 // schedules no further tick, so an idle dashboard wakes for nothing.
 func TestNoTickWhenIdle(t *testing.T) {
-	m := testModel(t)
-	if !m.loading() {
-		t.Fatal("the account is loading at start")
-	}
-	if cmd := m.spinCmd(); cmd == nil && !m.spinning {
-		t.Fatal("no spinner while loading")
-	}
-	m.userLoading = false // the account arrived; Init was not run, so no feed loads
-	if m.loading() {
-		t.Fatal("something loads with no feed asked for")
-	}
-	if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
-		t.Fatal("a spinner tick with nothing loading scheduled another tick")
-	}
-	if m.spinning {
-		t.Fatal("the spinner still counts as running")
-	}
-	if _, cmd := m.Update(press("j")); cmd != nil {
-		if _, ok := findMsg[spinner.TickMsg](cmd); ok {
-			t.Fatal("a key started the spinner with nothing loading")
+	synctest.Test(t, func(t *testing.T) {
+		m := testModel(t)
+		if !m.loading() {
+			t.Fatal("the account is loading at start")
 		}
-	}
+		if cmd := m.spinCmd(); cmd == nil && !m.spinning {
+			t.Fatal("no spinner while loading")
+		}
+		m.userLoading = false // the account arrived; Init was not run, so no feed loads
+		if m.loading() {
+			t.Fatal("something loads with no feed asked for")
+		}
+		if _, cmd := m.Update(spinner.TickMsg{}); cmd != nil {
+			t.Fatal("a spinner tick with nothing loading scheduled another tick")
+		}
+		if m.spinning {
+			t.Fatal("the spinner still counts as running")
+		}
+		if _, cmd := m.Update(press("j")); cmd != nil {
+			if _, ok := findMsg[spinner.TickMsg](cmd); ok {
+				t.Fatal("a key started the spinner with nothing loading")
+			}
+		}
+	})
 }
 
 // footer is the last line of the frame, the one-line help.
@@ -676,35 +674,37 @@ func TestLowCreditSaysWhy(t *testing.T) {
 // r re-read the credit only on the Overview: on every screen it now reads
 // the account again, and the screen still gets the key.
 func TestReloadReadsTheCreditEverywhere(t *testing.T) {
-	for _, id := range []string{"1", "2", "3"} {
-		var loads atomic.Int32
-		m := buildModelPaging(t, nil, 100, func() billing.PageSource { loads.Add(1); return &onePage{} })
-		m.Update(shared.UserMsg{User: api.User{ID: 7, Email: "me@example.com", Credit: money.Dollar}})
-		m.Update(press(id))
-		before := loads.Load()
-		_, cmd := m.Update(press("r"))
-		if !m.userLoading {
-			t.Errorf("screen %s: r does not reload the credit", id)
-		}
-		if _, ok := awaitMsg[shared.UserMsg](cmd); !ok {
-			t.Errorf("screen %s: r sent no account request", id)
-		}
-		// The Charges screen loads its range again: a new page source (r
-		// on Notifications makes none). Whether a FeedMsg follows depends
-		// on whether the one page was folded while the key was handled.
-		if id == "2" && loads.Load() == before {
-			t.Error("r on Charges did not reach the screen: no load followed")
-		}
-		if id == "3" && !m.notifications.Loading() {
-			t.Error("r on Notifications did not reach the screen")
-		}
-		// A second r while the account loads asks once.
-		if _, cmd := m.Update(press("r")); cmd != nil {
-			if _, ok := findMsg[shared.UserMsg](cmd); ok {
-				t.Errorf("screen %s: a second r asked for the account again", id)
+	synctest.Test(t, func(t *testing.T) {
+		for _, id := range []string{"1", "2", "3"} {
+			var loads atomic.Int32
+			m := buildModelPaging(t, nil, 100, func() billing.Source[api.Charge] { loads.Add(1); return onePage() })
+			m.Update(shared.UserMsg{User: api.User{ID: 7, Email: "me@example.com", Credit: money.Dollar}})
+			m.Update(press(id))
+			before := loads.Load()
+			_, cmd := m.Update(press("r"))
+			if !m.userLoading {
+				t.Errorf("screen %s: r does not reload the credit", id)
+			}
+			if _, ok := awaitMsg[shared.UserMsg](cmd); !ok {
+				t.Errorf("screen %s: r sent no account request", id)
+			}
+			// The Charges screen loads its range again: a new page source (r
+			// on Notifications makes none). Whether a FeedMsg follows depends
+			// on whether the one page was folded while the key was handled.
+			if id == "2" && loads.Load() == before {
+				t.Error("r on Charges did not reach the screen: no load followed")
+			}
+			if id == "3" && !m.notifications.Loading() {
+				t.Error("r on Notifications did not reach the screen")
+			}
+			// A second r while the account loads asks once.
+			if _, cmd := m.Update(press("r")); cmd != nil {
+				if _, ok := findMsg[shared.UserMsg](cmd); ok {
+					t.Errorf("screen %s: a second r asked for the account again", id)
+				}
 			}
 		}
-	}
+	})
 }
 
 // A click on a tab switches to it, at the columns tabsView draws it; a

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"charm.land/bubbles/v2/key"
@@ -14,14 +15,7 @@ import (
 // screen answers and lists, the Overview's, the Notifications' and the
 // Statement's too, and r no longer reloads anything.
 func TestReloadReboundOnEveryScreen(t *testing.T) {
-	b, err := keymap.Bind(map[string][]string{"reload": {"f5"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := testModel(t)
-	m.ctx.Keys = b
-	m = New(m.ctx, m.opts)
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	m := boundModel(t, map[string][]string{"reload": {"f5"}}, 200)
 	f5 := tea.KeyPressMsg{Code: tea.KeyF5}
 	for _, s := range []string{"1", "2", "3", "4"} {
 		m.Update(press(s))
@@ -42,4 +36,31 @@ func TestReloadReboundOnEveryScreen(t *testing.T) {
 	if cmd := m.handleKey(f5); cmd == nil {
 		t.Error("f5 on the Overview does nothing")
 	}
+}
+
+// TestFooterNamesTheWayOut: with quit bound to no key the footer ends with
+// force-quit's, the way out the settings must leave, on every screen.
+func TestFooterNamesTheWayOut(t *testing.T) {
+	m := boundModel(t, map[string][]string{"quit": {}, "force-quit": {"ctrl+q"}}, 100)
+	for _, s := range []string{"1", "2", "3", "4"} {
+		m.Update(press(s))
+		if f := footer(m); !strings.HasSuffix(strings.TrimRight(f, " "), "ctrl+q quit, even while typing") {
+			t.Errorf("screen %s: footer %q", s, f)
+		}
+	}
+}
+
+// boundModel is testModel width columns wide with the keys bound as user
+// binds them in [keys].
+func boundModel(t *testing.T, user map[string][]string, width int) *Model {
+	t.Helper()
+	b, err := keymap.Bind(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := testModel(t)
+	m.ctx.Keys = b
+	m = New(m.ctx, m.opts)
+	m.Update(tea.WindowSizeMsg{Width: width, Height: 30})
+	return m
 }

@@ -34,7 +34,7 @@ func startContext(tb testing.TB, url string, hc *http.Client, base context.Conte
 	}
 	svc := billing.New(base, client, billing.WithLocation(time.UTC))
 	tb.Cleanup(svc.Close)
-	return &shared.Context{Base: base, Billing: svc, Location: time.UTC, Now: time.Now, DefaultRange: "30d"}
+	return &shared.Context{Base: base, Billing: svc, DefaultRange: "30d"}
 }
 
 // BenchmarkModelFirstView is the model's share of a start to first frame:

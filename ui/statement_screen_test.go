@@ -30,7 +30,7 @@ func TestStatementLoadsWhenShown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	svc := billing.New(ctx, c, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	t.Cleanup(func() { cancel(); svc.Close() })
-	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), Location: time.UTC, Now: srv.Now, DefaultRange: "30d"},
+	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"},
 		Options{Dark: true, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.Init()

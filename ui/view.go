@@ -200,22 +200,27 @@ func (m *Model) statusView() string {
 // "q quit" on every screen and at every width, so a newcomer always finds
 // the way to the rest: what does not fit is cut from the screen's keys in
 // between. While a text field has the keyboard it lists the field's keys
-// only, since ? and q would be typed into it.
+// only, since ? and q would be typed into it. With quit bound to no key it
+// ends with force-quit's, the way out the settings must leave.
 func (m *Model) footerView() string {
 	k := m.keys
 	cur := m.screen(m.active)
+	quit := k.Quit
+	if !quit.Enabled() {
+		quit = k.ForceQuit
+	}
 	var first, last []key.Binding
 	var middle []key.Binding
 	switch {
 	case m.helpOpen:
-		first, last = []key.Binding{k.HelpClose}, []key.Binding{k.Quit}
+		first, last = []key.Binding{k.HelpClose}, []key.Binding{quit}
 		if m.helpMaxTop() > 0 {
 			middle = []key.Binding{k.HelpDown, k.HelpUp, k.HelpPageDn, k.HelpTop, k.HelpBottom}
 		}
 	case cur.Capturing():
 		middle = cur.Help().ShortHelp()
 	default:
-		first, last = []key.Binding{k.Help}, []key.Binding{k.Quit}
+		first, last = []key.Binding{k.Help}, []key.Binding{quit}
 		// Not tab: the tabs row already numbers the screens, and the
 		// screen's own keys are what a newcomer looks for.
 		middle = cur.Help().ShortHelp()

@@ -1,7 +1,8 @@
-// Package billingtest is a fake charges page source for the tests of the
-// billing layer and of the screens that read its feeds: fixed pages,
-// errors in place of chosen pages, and a gate so a test decides when each
-// answer arrives. Only tests import it.
+// Package billingtest is the fake page source for the tests of the billing
+// layer and of the screens that read its feeds: fixed pages of any kind of
+// entry (charges, payment records, instances), errors in place of chosen
+// pages, and a gate so a test decides when each answer arrives. It
+// satisfies billing.Source. Only tests import it.
 package billingtest
 
 import (
@@ -11,21 +12,26 @@ import (
 	"github.com/vastdash/vastdash/api"
 )
 
-// Pager hands out Pages in order, each with the total Contracts. It is safe for a
-// feed's loader goroutine and the test to use at once.
-type Pager struct {
+// Pager hands out Pages in order, each with the total Matching. It is safe
+// for a feed's loader goroutine and the test to use at once.
+type Pager[E any] struct {
 	// Pages are the answers, in order.
-	Pages [][]api.Charge
-	// Contracts is the server's total, sent with every page.
-	Contracts int
+	Pages [][]E
+	// Matching is the server's total, sent with every page (-1: the server
+	// does not say).
+	Matching int
+	// Skipped holds, by page index, how many entries of that page the
+	// server sent that the decoder dropped.
+	Skipped map[int]int
 	// Errs holds an error to return once in place of the page of that
 	// index; the next call answers that page.
 	Errs map[int]error
+	// Fail, when set, is returned by every call: a server that always
+	// refuses.
+	Fail error
 	// Gate, when set, is received from before each answer (or the
 	// call's cancellation): a test lets pages through one at a time.
 	Gate chan struct{}
-	// Query is what the pager was made for, when its maker records it.
-	Query api.ChargesQuery
 
 	mu    sync.Mutex
 	calls int // calls answered (past the gate)
@@ -34,8 +40,8 @@ type Pager struct {
 
 // Paged cuts entries into pages of per, the total len(entries); no
 // entries is one empty page, as a server answers an empty range.
-func Paged(entries []api.Charge, per int) *Pager {
-	p := &Pager{Contracts: len(entries), Pages: [][]api.Charge{nil}}
+func Paged[E any](entries []E, per int) *Pager[E] {
+	p := &Pager[E]{Matching: len(entries), Pages: [][]E{nil}}
 	if len(entries) > 0 {
 		p.Pages = nil
 	}
@@ -46,58 +52,61 @@ func Paged(entries []api.Charge, per int) *Pager {
 }
 
 // With sets errs in place of the pages of their index and returns p.
-func (p *Pager) With(errs map[int]error) *Pager {
+func (p *Pager[E]) With(errs map[int]error) *Pager[E] {
 	p.Errs = errs
 	return p
 }
 
 // Next answers the next page, the error in its place, or ErrPagerDone.
-func (p *Pager) Next(ctx context.Context) (api.ChargesPage, error) {
+func (p *Pager[E]) Next(ctx context.Context) (api.Page[E], error) {
 	if p.Gate != nil {
 		select {
 		case <-p.Gate:
 		case <-ctx.Done():
-			return api.ChargesPage{}, ctx.Err()
+			return api.Page[E]{}, ctx.Err()
 		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
 	if err := ctx.Err(); err != nil {
-		return api.ChargesPage{}, err
+		return api.Page[E]{}, err
+	}
+	if p.Fail != nil {
+		return api.Page[E]{}, p.Fail
 	}
 	if err, ok := p.Errs[p.next]; ok {
 		delete(p.Errs, p.next)
-		return api.ChargesPage{}, err
+		return api.Page[E]{}, err
 	}
 	if p.next >= len(p.Pages) {
-		return api.ChargesPage{}, api.ErrPagerDone
+		return api.Page[E]{}, api.ErrPagerDone
 	}
-	res := p.Pages[p.next]
+	i := p.next
 	p.next++
-	return api.ChargesPage{Results: res, Total: p.Contracts, Count: len(res)}, nil
+	return api.Page[E]{Results: p.Pages[i], Total: p.Matching, Skipped: p.Skipped[i]}, nil
 }
 
 // Done reports that every page was answered.
-func (p *Pager) Done() bool {
+func (p *Pager[E]) Done() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.next >= len(p.Pages)
+	return p.next >= len(p.Pages) && p.Fail == nil
 }
 
 // Total is the server's count once a page told it, -1 before, as the api
 // pager reports it.
-func (p *Pager) Total() int {
+func (p *Pager[E]) Total() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.next == 0 {
 		return -1
 	}
-	return p.Contracts
+	return p.Matching
 }
 
 // Calls is how many calls were answered.
-func (p *Pager) Calls() int {
+func (p *Pager[E]) Calls() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.calls
@@ -105,7 +114,7 @@ func (p *Pager) Calls() int {
 
 // Allow lets n more calls through the gate (blocking while an unbuffered
 // gate has no caller).
-func (p *Pager) Allow(n int) {
+func (p *Pager[E]) Allow(n int) {
 	for range n {
 		p.Gate <- struct{}{}
 	}

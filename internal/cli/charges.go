@@ -119,7 +119,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 	}
 	fs := cmd.Flags()
 	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time like 2026-11-20T08:00:00Z,\nor a range word: "+strings.Join(billing.Presets, ", ")+"\n(default: the range setting, 30d)")
-	fs.Var(&checkedValue{typ: "list", parse: func(s string) error {
+	fs.Var(&checkedValue{typ: "types", parse: func(s string) error {
 		types, err := parseTypes(s)
 		a.types = append(a.types, types...)
 		return err
@@ -134,7 +134,7 @@ vastdash charges --type serverless --format tree --items --output json | jq .
 	for i, k := range billing.GroupKeys {
 		groups[i] = string(k)
 	}
-	fs.Var(&checkedValue{typ: "key", parse: func(s string) (err error) {
+	fs.Var(&checkedValue{typ: "grouping", parse: func(s string) (err error) {
 		if a.groupBy, err = billing.ParseGroupKey(s); err != nil {
 			// Not billing's error, which quotes the word as it is.
 			return badValue("--group-by: unknown grouping %s (want %s)", argText(s), orList(groups))

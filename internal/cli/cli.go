@@ -4,16 +4,15 @@
 // clock and zone, and the billing layer every rule of the domain comes
 // from. main calls Main and exits with its code; see ARCHITECTURE.md.
 //
-// The command line is a tree of cobra commands run by fang: help generated
-// from the flag definitions (styled on a terminal, plain text otherwise),
+// The command line is a tree of cobra commands: help written from the flag
+// definitions (usage.go: styled on a terminal, plain text otherwise),
 // `completion bash|zsh|fish`, `man`, `--version`. The global flags are
 // persistent flags of the root, so they work before or after a command.
 //
 // A command returns an error; report prints it as one line and picks the
 // exit code. Every usage error, cobra's, pflag's or a flag value's, is one
 // plain line "vastdash: … (see vastdash CMD --help)" and exit 2, before the
-// key is looked up or any request made. fang's own error path is never
-// taken (see execution.keepUsageErrors).
+// key is looked up or any request made (see execution.keepUsageErrors).
 package cli
 
 import (
@@ -24,7 +23,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -111,13 +109,13 @@ const (
 // after the command.
 func (g *globals) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&g.demo, "demo", false, "use the embedded demo server: no account, no network")
-	fs.StringVar(&g.flags.APIKeyFile, "api-key-file", "", "read the API key from this file (else VAST_API_KEY, else the\nvastai CLI's key file)")
-	fs.StringVar(&g.flags.URL, "url", "", "the API base URL (default https://console.vast.ai, env VAST_URL)")
-	fs.StringVar(&g.flags.ConfigFile, "config", "", "settings file (default $XDG_CONFIG_HOME/vastdash/config.toml)")
+	fs.StringVar(&g.flags.APIKeyFile, "api-key-file", "", "read the API key from this `file` (else VAST_API_KEY, else the\nvastai CLI's key file)")
+	fs.StringVar(&g.flags.URL, "url", "", "the API base `URL` (default https://console.vast.ai, env VAST_URL)")
+	fs.StringVar(&g.flags.ConfigFile, "config", "", "settings `file` (default $XDG_CONFIG_HOME/vastdash/config.toml)")
 	g.timeout = api.DefaultTimeout
 	durationFlag(fs, &g.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")
 	durationFlag(fs, &g.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, up to 24h,\npacing, retries and rate-limit waits included (default: none)")
-	fs.StringVar(&g.debug, "debug", "", "log every request and response to this file (mode 0600) for a\nbug report; the key and the account's api_key are redacted")
+	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key and the account's api_key are redacted")
 }
 
 // rootCommand is the whole command line of one run, writing help and the
@@ -147,7 +145,11 @@ func (x *execution) rootCommand(out io.Writer) *cobra.Command {
 	x.keepUsageErrors(root)
 	mergeGlobalFlags(root)
 	// "vastdash v1.2.0", as before cobra: scripts may read it.
+	root.Version = x.env.version
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")
+	// report prints every error, once, as one line; help is vastdash's.
+	root.SilenceErrors, root.SilenceUsage = true, true
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c, c.OutOrStdout()) })
 	return root
 }
 
@@ -157,14 +159,7 @@ func (x *execution) execute(args []string) int {
 	root := x.rootCommand(out)
 	// cobra reads os.Args when given nil.
 	root.SetArgs(append([]string{}, args...))
-	err := fang.Execute(context.Background(), root,
-		fang.WithVersion(x.env.version),
-		// vastdash's man command writes through out, checked.
-		fang.WithoutManpage(),
-		// One plain line, printed by report: fang's handler prints a
-		// styled block of several lines on a terminal.
-		fang.WithErrorHandler(func(io.Writer, fang.Styles, error) {}),
-	)
+	_, err := root.ExecuteC()
 	// Help, version, completion and man pages: complete, or an error.
 	if ferr := out.Flush(); ferr != nil {
 		return report(x.env.stderr, &writeErr{ferr})
@@ -180,10 +175,8 @@ func (x *execution) execute(args []string) int {
 }
 
 // runE is the RunE of a command: f runs and its error is kept for execute
-// to report. Returning nil keeps it away from fang's error path, which
-// would ask the terminal for its background colour (raw mode, a query, up
-// to 2 s without an answer) to style a line vastdash prints plain. A usage
-// error f returns without its command gets c.
+// to report, which prints it as one line. A usage error f returns without
+// its command gets c.
 func (x *execution) runE(f func(c *cobra.Command) error) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, _ []string) error {
 		err := f(c)
@@ -240,9 +233,9 @@ func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context
 
 // keepUsageErrors makes the usage errors of the tree under c (a bad flag,
 // a stray argument) end the run quietly, kept in x.usage for execute to
-// report (see runE for why not fang's way). Returning nil from the flag
-// error hook ends cobra's run without running anything; after an argument
-// error the command's RunE is skipped here.
+// report. Returning nil from the flag error hook ends cobra's run without
+// running anything; after an argument error the command's RunE is skipped
+// here.
 func (x *execution) keepUsageErrors(c *cobra.Command) {
 	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		x.usage = &usageErr{cmd: c, err: flagError(c, err, x.args)}

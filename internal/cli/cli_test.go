@@ -196,13 +196,27 @@ func TestHelpListsEveryFlag(t *testing.T) {
 		if strings.Contains(out, "\x1b") {
 			t.Errorf("%v: escape sequences in the help written to a pipe: %q", args, out)
 		}
+		for i, l := range strings.Split(out, "\n") {
+			if strings.TrimRight(l, " ") != l {
+				t.Errorf("%v: line %d ends in spaces: %q", args, i, l)
+			}
+		}
 		seen := 0
 		check := func(f *pflag.Flag) {
 			seen++
 			// Words, not lines: the help wraps at the terminal's width.
 			words := func(s string) string { return " " + strings.Join(strings.Fields(strings.ToLower(s)), " ") + " " }
-			if !strings.Contains(out, "--"+f.Name+" ") || !strings.Contains(words(out), words(f.Usage)) {
-				t.Errorf("%v: the help lacks --%s (%q):\n%s", args, f.Name, f.Usage, out)
+			// A value flag shows what it takes: --from day|time|word.
+			word, usage := pflag.UnquoteUsage(f)
+			name := "--" + f.Name
+			if f.Value.Type() != "bool" && f.NoOptDefVal == "" {
+				if word == "" {
+					t.Errorf("%v: --%s takes a value but shows no placeholder", args, f.Name)
+				}
+				name += " " + word
+			}
+			if !strings.Contains(out, name) || !strings.Contains(words(out), words(usage)) {
+				t.Errorf("%v: the help lacks %s (%q):\n%s", args, name, usage, out)
 			}
 		}
 		c.LocalFlags().VisitAll(check)
@@ -290,17 +304,30 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// `vastdash man` is a roff page of the whole command tree.
+// `vastdash man` is a roff page of the whole command tree: a title line
+// that fits 80 columns, every command with its own flags, the global
+// flags once, and the sections a manual has (KEYS from the one key table,
+// ENVIRONMENT, FILES, EXIT STATUS).
 func TestManPage(t *testing.T) {
 	isolate(t)
 	code, out, errOut := runMain("man")
 	if code != 0 || errOut != "" || !strings.HasPrefix(out, ".TH VASTDASH 1") {
 		t.Fatalf("man: %d %q %.100q", code, errOut, out)
 	}
-	for _, want := range []string{"credit", "charges", "notifications", "--group-by", "--api-key-file", "--timeout", "VAST_API_KEY"} {
-		if !strings.Contains(out, want) {
+	// The title line's three parts (name, centre, name) share 80 columns.
+	title := strings.SplitN(out, "\n", 2)[0]
+	if parts := strings.Split(title, `"`); len(parts) < 7 || len("VASTDASH(1)")*2+len(parts[5]) > 76 {
+		t.Errorf("title line %q: its centre does not fit beside the names at 80 columns", title)
+	}
+	text := strings.ReplaceAll(out, `\-`, "-")
+	for _, want := range []string{"credit", "charges", "notifications", "--group-by grouping", "--api-key-file file", "--timeout duration",
+		"VAST_API_KEY", ".SH KEYS", ".SH ENVIRONMENT", ".SH FILES", ".SH EXIT STATUS", "ctrl+c (force-quit)"} {
+		if !strings.Contains(text, want) {
 			t.Errorf("the man page lacks %q", want)
 		}
+	}
+	if n := strings.Count(text, "--api-key-file file"); n != 1 {
+		t.Errorf("the global flags are listed %d times, want once", n)
 	}
 }
 
@@ -325,9 +352,8 @@ func TestREADMEShowsTheHelp(t *testing.T) {
 	}
 	update := os.Getenv("VASTDASH_UPDATE_README") == "1"
 	if update {
-		// 100 columns suit the README; fang reads this once a process,
-		// which is why an update runs this test alone.
-		t.Setenv("__FANG_TEST_WIDTH", "100")
+		// 100 columns suit the README.
+		t.Setenv("COLUMNS", "100")
 	}
 	code, help, _ := runMain("--help")
 	if code != 0 {

@@ -28,8 +28,6 @@ func (x *execution) dashboard() error {
 
 	ctx := &shared.Context{
 		Billing:      s.Billing,
-		Location:     s.Billing.Location(),
-		Now:          x.env.now,
 		DefaultRange: s.Settings.Range,
 		Keys:         s.Settings.Keys,
 	}

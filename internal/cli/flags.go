@@ -121,7 +121,8 @@ func (v *enumValue) Set(s string) error {
 	return badValue("unknown --%s %s (want %s)", v.name, argText(s), orList(v.allowed))
 }
 
-func (v *enumValue) Type() string { return "word" }
+// Type is the choices, which the help shows as the placeholder.
+func (v *enumValue) Type() string { return strings.Join(v.allowed, "|") }
 
 // enumFlag adds to cmd a flag taking one of allowed, stored in p (which
 // holds the default), and completes it in the shell.

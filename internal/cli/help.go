@@ -6,13 +6,12 @@ import (
 	"io"
 	"os"
 
-	mcobra "github.com/muesli/mango-cobra"
-	"github.com/muesli/roff"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 )
 
-// The commands cobra and fang give every program, made to behave like
-// vastdash's own: help, completion and the manual page.
+// The commands cobra gives every program, made to behave like vastdash's
+// own: help, completion and the manual page.
 
 // completionShells adds cobra's completion command now, rather than when it
 // runs, to make a missing or unknown shell a usage error: by itself cobra
@@ -27,6 +26,7 @@ func (x *execution) completionShells(root *cobra.Command) {
 		for _, sh := range c.Commands() {
 			shells = append(shells, sh.Name())
 		}
+		c.Short = "print a completion script for " + orList(shells)
 		c.Args = func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return &usageErr{cmd: c, err: fmt.Errorf("unknown shell %s (want %s)", argText(args[0]), orList(shells))}
@@ -105,21 +105,17 @@ func newManCommand(x *execution) *cobra.Command {
 		Short: "print the manual page in roff: vastdash man > vastdash.1",
 		Args:  noArgs,
 		RunE: x.runE(func(cmd *cobra.Command) error {
-			page, err := mcobra.NewManPage(1, cmd.Root())
-			if err != nil {
-				return err
-			}
 			// A failed write is seen at the flush in execute.
-			_, _ = io.WriteString(cmd.OutOrStdout(), page.Build(roff.NewDocument()))
+			_, _ = io.WriteString(cmd.OutOrStdout(), manPage(cmd.Root(), x.env.version))
 			return nil
 		}),
 	}
 }
 
-// cobraOut is what cobra and fang write to (help, version, completion
-// scripts, the man page): buffered, so execute checks the answer once at
-// the flush, as a command's. Through Fd fang sees a terminal behind it and
-// styles the help; not with NO_COLOR, which gets plain text.
+// cobraOut is what cobra writes to (help, version, completion scripts, the
+// man page): buffered, so execute checks the answer once at the flush, as a
+// command's. Its Fd is the terminal behind it, which styles the help; an
+// invalid one in a pipe and with NO_COLOR, which get plain text.
 type cobraOut struct {
 	*bufio.Writer
 	fd uintptr
@@ -127,7 +123,7 @@ type cobraOut struct {
 
 func newCobraOut(w io.Writer) *cobraOut {
 	out := &cobraOut{Writer: bufio.NewWriterSize(w, answerBuffer), fd: ^uintptr(0)}
-	if f, ok := w.(*os.File); ok && os.Getenv("NO_COLOR") == "" {
+	if f, ok := w.(*os.File); ok && os.Getenv("NO_COLOR") == "" && term.IsTerminal(f.Fd()) {
 		out.fd = f.Fd()
 	}
 	return out
@@ -135,9 +131,3 @@ func newCobraOut(w io.Writer) *cobraOut {
 
 // Fd is the file descriptor of the terminal behind, or an invalid one.
 func (w *cobraOut) Fd() uintptr { return w.fd }
-
-// Read and Close make a cobraOut a term.File for fang; nothing reads it.
-func (w *cobraOut) Read([]byte) (int, error) { return 0, io.EOF }
-
-// Close does nothing: stdout stays open.
-func (w *cobraOut) Close() error { return nil }

@@ -46,7 +46,7 @@ vastdash payments --type credit,transfer
 	}
 	fs := cmd.Flags()
 	rangeFlags(cmd, &a.from, &a.to, "first day, YYYY-MM-DD, an RFC 3339 time, or a range word:\n"+strings.Join(billing.Presets, ", ")+" (default: the range setting, 30d)")
-	fs.Var(&checkedValue{typ: "list", parse: func(s string) (err error) {
+	fs.Var(&checkedValue{typ: "types", parse: func(s string) (err error) {
 		a.types, err = parsePaymentTypes(s)
 		return err
 	}}, "type", "any of "+strings.Join(billing.PaymentTypes, ",")+" (default: all)")

@@ -22,7 +22,7 @@ func benchModel(b *testing.B, n int, expandAll bool) *Model {
 	b.Helper()
 	all := contracts(1, n)
 	ctx := testContext(theme.New(true))
-	ctx.Billing = testService(b, ctx.Base, func(api.ChargesQuery) billing.PageSource {
+	ctx.Billing = testService(b, ctx.Base, func(api.ChargesQuery) billing.Source[api.Charge] {
 		return billingtest.Paged(all, 500)
 	})
 	m := New(ctx)

@@ -260,12 +260,6 @@ func (m *Model) modalLine() string {
 // pickHint is the type picker's inline help, with the keys as bound:
 // "i/v/s/space toggle · enter apply · esc cancel".
 func (m *Model) pickHint() string {
-	var keys []string
-	for _, b := range []key.Binding{m.keys.PickInstance, m.keys.PickVolume, m.keys.PickServerless, m.keys.PickToggle} {
-		if ks := b.Keys(); len(ks) > 0 {
-			keys = append(keys, ks[0])
-		}
-	}
-	toggle := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), "toggle"))
+	toggle := shared.Joined("toggle", m.keys.PickInstance, m.keys.PickVolume, m.keys.PickServerless, m.keys.PickToggle)
 	return shared.Hint(toggle, m.keys.Apply, m.keys.Cancel)
 }

@@ -3,6 +3,7 @@ package charges
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
@@ -51,10 +52,10 @@ func (m *Model) updateFind(msg tea.Msg) tea.Cmd {
 
 // moveOverMatches moves the cursor on ↑/↓ while the find field is open.
 func (m *Model) moveOverMatches(k tea.KeyPressMsg) bool {
-	switch k.Code {
-	case tea.KeyUp:
+	switch {
+	case key.Matches(k, m.keys.MatchUp):
 		m.move(-1)
-	case tea.KeyDown:
+	case key.Matches(k, m.keys.MatchDown):
 		m.move(1)
 	default:
 		return false

@@ -4,7 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // findEntries are 150 contracts over two pages of 100; three mention an
@@ -105,7 +108,7 @@ func TestFindEscInFieldClears(t *testing.T) {
 }
 
 // TestFindHelpListsFieldKeys: while the field is open the help names only
-// what works there.
+// what works there, the keys that move over the matches too.
 func TestFindHelpListsFieldKeys(t *testing.T) {
 	hs := newHarness(t, 100, 24, servePages(findEntries(), 100))
 	hs.settle(hs.m.Init())
@@ -114,7 +117,7 @@ func TestFindHelpListsFieldKeys(t *testing.T) {
 	for _, b := range hs.m.Help().ShortHelp() {
 		got = append(got, b.Help().Key)
 	}
-	if strings.Join(got, " ") != "enter esc" {
+	if strings.Join(got, " ") != "enter esc ↑ ↓" { // keep, clear, move over the matches
 		t.Fatalf("find help %v", got)
 	}
 }
@@ -130,5 +133,37 @@ func TestRevealClearsFind(t *testing.T) {
 	hs.settle(hs.m.Reveal("instance-9"))
 	if hs.m.find != "" || hs.m.tree.At(hs.m.cursor).node.Source != "instance-9" {
 		t.Fatalf("find %q, cursor on %s", hs.m.find, hs.m.tree.At(hs.m.cursor).node.Source)
+	}
+}
+
+// TestMatchKeysAsBound: the keys that move over the matches while the find
+// field is open come from [keys] too.
+func TestMatchKeysAsBound(t *testing.T) {
+	b, err := keymap.Bind(map[string][]string{"match-down": {"ctrl+n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, 100, 24, gated(findEntries(), 100))
+	hs.m.ctx.Keys = b
+	hs.m = New(hs.m.ctx)
+	hs.m.SetSize(100, 24)
+	cmd := hs.m.Init()
+	hs.pager(0).Allow(1)
+	hs.settle(cmd)
+	hs.press("/") // not settled: the field's cursor blinks forever
+	hs.typeText("job-7")
+	if hs.m.cursor != 0 {
+		t.Fatalf("cursor %d", hs.m.cursor)
+	}
+	hs.press("down")
+	if hs.m.cursor != 0 {
+		t.Fatal("↓ still moves over the matches")
+	}
+	hs.m.Update(tea.KeyPressMsg{Code: 'n', Mod: tea.ModCtrl})
+	if hs.m.cursor != 1 || hs.m.findInput.Value() != "job-7" {
+		t.Fatalf("ctrl+n: cursor %d, field %q", hs.m.cursor, hs.m.findInput.Value())
+	}
+	if help := shared.Hint(hs.m.Help().ShortHelp()...); !strings.Contains(help, "ctrl+n next match") {
+		t.Errorf("help %q", help)
 	}
 }

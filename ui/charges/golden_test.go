@@ -36,7 +36,7 @@ func TestGolden80x24(t *testing.T) {
 func TestGolden100x30(t *testing.T) {
 	es := append([]api.Charge{serverlessEndpoint(7, 2, 2)}, contracts(1, 40)...)
 	es[3].Meta.Label = "🚀 deploy"
-	hs := newHarness(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager {
+	hs := newHarness(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		return billingtest.Paged(es, 100)
 	})
 	hs.m.ctx.Styles = theme.New(true)

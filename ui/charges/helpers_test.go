@@ -95,8 +95,9 @@ type harness struct {
 	m   *Model
 	svc *billing.Service
 
-	mu     sync.Mutex // the feeds ask for pagers from their loaders too
-	pagers []*billingtest.Pager
+	mu      sync.Mutex // the feeds ask for pagers from their loaders too
+	pagers  []*billingtest.Pager[api.Charge]
+	queries []api.ChargesQuery // the query of each pager
 
 	status   shared.StatusMsg   // the status line as the root shows it
 	statuses []shared.StatusMsg // every status message, in order
@@ -118,15 +119,13 @@ func testContext(styles *theme.Styles) *shared.Context {
 	return &shared.Context{
 		Base:         context.Background(),
 		Styles:       styles,
-		Location:     time.UTC,
-		Now:          func() time.Time { return testNow },
 		DefaultRange: "30d",
 	}
 }
 
 // testService is a billing layer at testNow whose feeds page through pages.
 // It is closed when the test ends, and with it every loader.
-func testService(tb testing.TB, base context.Context, pages func(api.ChargesQuery) billing.PageSource) *billing.Service {
+func testService(tb testing.TB, base context.Context, pages func(api.ChargesQuery) billing.Source[api.Charge]) *billing.Service {
 	svc := billing.New(base, nil,
 		billing.WithPages(pages),
 		billing.WithClock(func() time.Time { return testNow }),
@@ -137,17 +136,17 @@ func testService(tb testing.TB, base context.Context, pages func(api.ChargesQuer
 }
 
 // newHarness builds a w×h screen whose every pager serves mk(query).
-func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *billingtest.Pager) *harness {
+func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *billingtest.Pager[api.Charge]) *harness {
 	hs := &harness{t: t}
 	ctx := testContext(plainStyles())
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel) // a listener still waiting ends with the test
 	ctx.Base = base
-	ctx.Billing = testService(t, base, func(q api.ChargesQuery) billing.PageSource {
+	ctx.Billing = testService(t, base, func(q api.ChargesQuery) billing.Source[api.Charge] {
 		p := mk(q)
-		p.Query = q
 		hs.mu.Lock()
 		hs.pagers = append(hs.pagers, p)
+		hs.queries = append(hs.queries, q)
 		hs.mu.Unlock()
 		return p
 	})
@@ -158,7 +157,7 @@ func newHarness(t *testing.T, w, h int, mk func(q api.ChargesQuery) *billingtest
 }
 
 // pager returns the i-th pager made.
-func (hs *harness) pager(i int) *billingtest.Pager {
+func (hs *harness) pager(i int) *billingtest.Pager[api.Charge] {
 	hs.t.Helper()
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
@@ -166,6 +165,15 @@ func (hs *harness) pager(i int) *billingtest.Pager {
 		hs.t.Fatalf("pager %d asked for; only %d made", i, len(hs.pagers))
 	}
 	return hs.pagers[i]
+}
+
+// query returns the query the i-th pager was made for.
+func (hs *harness) query(i int) api.ChargesQuery {
+	hs.t.Helper()
+	hs.pager(i) // fails the test when there is none
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	return hs.queries[i]
 }
 
 // numPagers is how many pagers the feeds made.
@@ -176,8 +184,8 @@ func (hs *harness) numPagers() int {
 }
 
 // servePages makes every pager serve entries in pages of per.
-func servePages(entries []api.Charge, per int) func(api.ChargesQuery) *billingtest.Pager {
-	return func(api.ChargesQuery) *billingtest.Pager { return billingtest.Paged(entries, per) }
+func servePages(entries []api.Charge, per int) func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+	return func(api.ChargesQuery) *billingtest.Pager[api.Charge] { return billingtest.Paged(entries, per) }
 }
 
 // run executes cmd — a Listen blocks until the feed changes, which it does

@@ -49,8 +49,7 @@ func realScreen(t *testing.T, srv *demoserver.Server, key string, w, h int) *Mod
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	t.Cleanup(svc.Close)
 	ctx := &shared.Context{
-		Base: base, Billing: svc, Styles: plainStyles(), Location: time.UTC,
-		Now: srv.Now, DefaultRange: "90d",
+		Base: base, Billing: svc, Styles: plainStyles(), DefaultRange: "90d",
 	}
 	m := New(ctx)
 	m.SetSize(w, h)

@@ -29,6 +29,7 @@ type KeyMap struct {
 	Find                key.Binding // open the find field
 	FindKeep            key.Binding // find field: keep the filter
 	FindClear           key.Binding // find field (or rows): clear the filter
+	MatchUp, MatchDown  key.Binding // find field: move over the matches
 	Info                key.Binding // open the detail pane
 	Close               key.Binding // detail pane: close
 	Copy                key.Binding // copy the row's source
@@ -55,9 +56,6 @@ const (
 	modeFind               // typing in the find field
 	modeDetail             // reading the detail pane
 )
-
-// DefaultKeyMap returns the charges screen's default bindings.
-func DefaultKeyMap() KeyMap { return KeyMapOf(nil) }
 
 // KeyMapOf returns the charges screen's bindings as b binds them (nil: the
 // defaults). The keys, labels and help texts come from package keymap's
@@ -86,6 +84,8 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		Find:           k("search"),
 		FindKeep:       k("search-keep"),
 		FindClear:      k("search-clear"),
+		MatchUp:        k("match-up"),
+		MatchDown:      k("match-down"),
 		Info:           k("details"),
 		Close:          k("close"),
 		Copy:           k("copy"),
@@ -108,7 +108,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	case modeInput:
 		return []key.Binding{k.Apply, k.Cancel}
 	case modeFind:
-		return []key.Binding{k.FindKeep, k.FindClear}
+		return []key.Binding{k.FindKeep, k.FindClear, k.MatchUp, k.MatchDown}
 	case modeDetail:
 		return []key.Binding{k.Close, k.Up, k.Down, k.Copy}
 	case modePicker:

@@ -35,8 +35,7 @@ func memLiveHeap() uint64 {
 func memScreen(srv *demoserver.Server, client *api.Client) (m *Model, svc *billing.Service) {
 	svc = billing.New(context.Background(), client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	m = New(&shared.Context{
-		Base: context.Background(), Billing: svc, Styles: theme.New(true),
-		Location: time.UTC, Now: srv.Now, DefaultRange: "90d",
+		Base: context.Background(), Billing: svc, Styles: theme.New(true), DefaultRange: "90d",
 	})
 	m.f.types = [3]bool{true, false, false}
 	m.SetSize(120, 40)

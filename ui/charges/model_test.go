@@ -72,7 +72,7 @@ func TestExpandCollapseAndParent(t *testing.T) {
 }
 
 func TestTreeFormatNestedWrappers(t *testing.T) {
-	hs := newHarness(t, 120, 30, func(q api.ChargesQuery) *billingtest.Pager {
+	hs := newHarness(t, 120, 30, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		if q.Format == api.FormatTree {
 			return billingtest.Paged([]api.Charge{serverlessEndpoint(7, 2, 2), contract(1, 0)}, 100)
 		}
@@ -80,7 +80,7 @@ func TestTreeFormatNestedWrappers(t *testing.T) {
 	})
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("f"))
-	if hs.m.Query().Format != api.FormatTree || hs.pager(1).Query.Format != api.FormatTree {
+	if hs.m.Query().Format != api.FormatTree || hs.query(1).Format != api.FormatTree {
 		t.Fatalf("f did not switch to the tree format: %+v", hs.m.Query())
 	}
 	hs.press("enter", "j", "enter", "j", "enter")
@@ -107,9 +107,9 @@ func TestTreeFormatNestedWrappers(t *testing.T) {
 // gated serves entries in pages of per, every request held until the test
 // lets it through (Pager.Allow): the way to look at the screen while a
 // page is in flight.
-func gated(entries []api.Charge, per int) func(api.ChargesQuery) *billingtest.Pager {
+func gated(entries []api.Charge, per int) func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 	gate := make(chan struct{}, 1000)
-	return func(api.ChargesQuery) *billingtest.Pager {
+	return func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		p := billingtest.Paged(entries, per)
 		p.Gate = gate
 		return p
@@ -229,7 +229,7 @@ func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
 	if r := hs.m.Range(); r.Preset != "90d" || !r.From.Equal(time.Date(2026, 8, 24, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("d: range %v", r)
 	}
-	if hs.numPagers() != 2 || !hs.pager(1).Query.From.Equal(hs.m.Range().From) {
+	if hs.numPagers() != 2 || !hs.query(1).From.Equal(hs.m.Range().From) {
 		t.Fatalf("no new pager for the new range: %d pagers", hs.numPagers())
 	}
 	// The old range's feed is released: its request is cancelled and it
@@ -293,7 +293,7 @@ func TestQuickFilterChangesLeaveOneFeed(t *testing.T) {
 }
 
 func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
-	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager {
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		return billingtest.Paged(contracts(1, 300), 100).With(map[int]error{1: &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 502}})
 	})
 	hs.settle(hs.m.Init())
@@ -324,7 +324,7 @@ func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
 }
 
 func TestFirstPageErrorAndRetry(t *testing.T) {
-	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *billingtest.Pager {
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		return billingtest.Paged(contracts(1, 10), 100).With(map[int]error{0: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/charges/", Err: errors.New("connection refused\x1b[2J")}})
 	})
 	hs.settle(hs.m.Init())
@@ -360,8 +360,8 @@ func TestReloadStartsOver(t *testing.T) {
 }
 
 func TestPermissionMessage(t *testing.T) {
-	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *billingtest.Pager {
-		return billingtest.Paged(nil, 100).With(map[int]error{0: &api.Error{Kind: api.ErrPermission, Permission: "billing_read", Status: 401}})
+	hs := newHarness(t, 80, 24, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return billingtest.Paged[api.Charge](nil, 100).With(map[int]error{0: &api.Error{Kind: api.ErrPermission, Permission: "billing_read", Status: 401}})
 	})
 	hs.settle(hs.m.Init())
 	v := hs.view()
@@ -388,8 +388,8 @@ func TestEmptyRange(t *testing.T) {
 // is waiting (and keeps the spinner going) instead of failing, and the rows
 // come once the wait is over. No timer of the screen's own is involved.
 func TestRateLimitWaitsThenRetries(t *testing.T) {
-	limited := func(threshold time.Duration) func(api.ChargesQuery) *billingtest.Pager {
-		return func(api.ChargesQuery) *billingtest.Pager {
+	limited := func(threshold time.Duration) func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 			return billingtest.Paged(contracts(1, 5), 100).With(map[int]error{0: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: threshold}})
 		}
 	}
@@ -400,7 +400,7 @@ func TestRateLimitWaitsThenRetries(t *testing.T) {
 		// (not one its Init already folded, after which it would hear
 		// only the end of the wait).
 		gate := make(chan struct{})
-		hs := newHarness(t, 80, 24, func(q api.ChargesQuery) *billingtest.Pager {
+		hs := newHarness(t, 80, 24, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
 			p := limited(time.Minute)(q)
 			p.Gate = gate
 			return p
@@ -433,8 +433,8 @@ func TestDroppedEntriesAreCounted(t *testing.T) {
 		{es[1], es[0]}, // es[0] again
 		es[2:],
 	}
-	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: pages, Contracts: 4}
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: pages, Matching: 4}
 	})
 	hs.settle(hs.m.Init())
 	assertRows(t, hs.rowNames(), []string{"0:instance-1", "0:instance-2", "0:instance-3"})
@@ -532,7 +532,7 @@ func TestEverySizeFits(t *testing.T) {
 				if state == "empty" {
 					entries = nil
 				}
-				hs := newHarness(t, w, h, func(api.ChargesQuery) *billingtest.Pager {
+				hs := newHarness(t, w, h, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 					p := billingtest.Paged(entries, 10)
 					if state == "error" {
 						p.Errs = map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 500, Msg: "日本語のエラー"}}
@@ -614,7 +614,7 @@ func TestCustomRangeInput(t *testing.T) {
 		!r.To.Equal(time.Date(2026, 11, 30, 23, 59, 59, 0, time.UTC)) {
 		t.Fatalf("after enter: capturing %v, range %+v", hs.m.Capturing(), r)
 	}
-	if hs.numPagers() != 2 || !hs.pager(1).Query.To.Equal(r.To) {
+	if hs.numPagers() != 2 || !hs.query(1).To.Equal(r.To) {
 		t.Fatal("the custom range was not requested")
 	}
 	if last := hs.ranges[len(hs.ranges)-1]; !last.From.Equal(r.From) || !last.To.Equal(r.To) {
@@ -654,7 +654,7 @@ func TestTypePicker(t *testing.T) {
 	if len(q.Types) != 2 || q.Types[0] != api.TypeInstance || q.Types[1] != api.TypeServerless {
 		t.Fatalf("types %v", q.Types)
 	}
-	if hs.numPagers() != 2 || len(hs.pager(1).Query.Types) != 2 {
+	if hs.numPagers() != 2 || len(hs.query(1).Types) != 2 {
 		t.Fatal("the type filter was not requested")
 	}
 	if l := hs.lines()[0]; !strings.Contains(l, "· types instance+serverless ·") {
@@ -679,7 +679,7 @@ func TestOrderAndFormatToggles(t *testing.T) {
 	hs.settle(hs.m.Init())
 	announced := len(hs.ranges)
 	hs.settle(hs.press("o"))
-	if !hs.m.Query().OldestFirst || !hs.pager(1).Query.OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
+	if !hs.m.Query().OldestFirst || !hs.query(1).OldestFirst || !strings.Contains(hs.lines()[0], "oldest first") {
 		t.Fatal("o did not switch to oldest first")
 	}
 	hs.settle(hs.press("f", "f"))

@@ -20,7 +20,7 @@ func TestCustomRangeOpenEnd(t *testing.T) {
 	if hs.m.Capturing() || !r.Open || r.From.Format(time.DateOnly) != "2026-11-01" || r.To.Format(time.DateOnly) != today {
 		t.Fatalf("after enter: capturing %v, range %v..%v open %v (today %s)", hs.m.Capturing(), r.From, r.To, r.Open, today)
 	}
-	if got := hs.pager(hs.numPagers() - 1).Query; !got.To.Equal(r.To) || !got.From.Equal(r.From) {
+	if got := hs.query(hs.numPagers() - 1); !got.To.Equal(r.To) || !got.From.Equal(r.From) {
 		t.Fatalf("requested %v..%v, want %v..%v", got.From, got.To, r.From, r.To)
 	}
 	if l := hs.lines()[0]; !strings.HasPrefix(l, "range 2026-11-01.. · ") {

@@ -23,7 +23,7 @@ func TestInvalidTokenKeepsRowsWithoutDoubles(t *testing.T) {
 	entries := contracts(1, 30)
 	fresh := append(contracts(100, 1), entries...) // the server gained a contract
 	made := 0
-	hs := newHarness(t, 100, 60, func(api.ChargesQuery) *billingtest.Pager {
+	hs := newHarness(t, 100, 60, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		// Called by the feed: once at the start, once for the restart.
 		if made++; made > 1 {
 			return billingtest.Paged(fresh, 10)

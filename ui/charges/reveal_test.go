@@ -124,7 +124,7 @@ func TestRevealNestedInTreeFormat(t *testing.T) {
 }
 
 func TestRevealClosesTheModalAndRetriesAfterError(t *testing.T) {
-	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager {
+	hs := newHarness(t, 120, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		return billingtest.Paged(contracts(1, 300), 100).With(map[int]error{1: &api.Error{Kind: api.ErrServer, Status: 502}})
 	})
 	hs.settle(hs.m.Init())

@@ -41,7 +41,7 @@ func TestStateRestored(t *testing.T) {
 	if !hs.m.sorted || hs.sentStatus("sorted by") {
 		t.Errorf("remembered sort applied %v, statuses %v", hs.m.sorted, hs.statuses)
 	}
-	q := hs.pager(0).Query
+	q := hs.query(0)
 	if q.Format != api.FormatTree || !q.OldestFirst || len(q.Types) != 2 || q.To.Sub(q.From) > 7*24*3600e9 {
 		t.Errorf("first query %+v", q)
 	}
@@ -105,7 +105,7 @@ func TestStateUnreadableSaid(t *testing.T) {
 	if s := hs.statusText(); !strings.Contains(s, "state file ignored: /x/state.toml: is a symbolic link") {
 		t.Fatalf("status %q", s)
 	}
-	if hs.m.Range().Preset != "30d" || !slices.Equal(hs.pager(0).Query.Types, nil) {
-		t.Fatalf("not the defaults: %+v", hs.pager(0).Query)
+	if hs.m.Range().Preset != "30d" || !slices.Equal(hs.query(0).Types, nil) {
+		t.Fatalf("not the defaults: %+v", hs.query(0))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -55,6 +56,13 @@ func demoScreenSized(t *testing.T, s *demoserver.Server, key string, w, h int) *
 // and that account: the test decides when the read it starts lands.
 func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int) (*screen, api.User) {
 	t.Helper()
+	return demoScreenKeys(t, s, key, w, h, nil)
+}
+
+// demoScreenKeys is demoScreenBare with the keys bound as keys binds them
+// (nil: the defaults).
+func demoScreenKeys(t *testing.T, s *demoserver.Server, key string, w, h int, keys keymap.Bindings) (*screen, api.User) {
+	t.Helper()
 	c, err := api.New(s.URL(), key, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second),
 		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
 	if err != nil {
@@ -67,7 +75,7 @@ func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Location: time.UTC})
+	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Keys: keys})
 	m.SetSize(w, h)
 	return m, u
 }

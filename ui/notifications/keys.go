@@ -1,6 +1,11 @@
 package notifications
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/ui/shared"
+)
 
 // KeyMap lists the Notifications screen's bindings. Help returns a copy
 // with the bindings that do nothing in the current state disabled, so the
@@ -10,7 +15,7 @@ type KeyMap struct {
 	Down     key.Binding
 	PageUp   key.Binding
 	PageDown key.Binding
-	Toggle   key.Binding
+	Toggle   key.Binding // on a switch: toggle and save it
 	Reload   key.Binding
 	Yes      key.Binding
 	No       key.Binding
@@ -18,43 +23,65 @@ type KeyMap struct {
 	Flip key.Binding
 
 	// The threshold: edit its amount, switch it on or off, apply the
-	// suggestion; Save and Cancel work while its text field is open.
-	Edit    key.Binding
-	Enable  key.Binding
-	Suggest key.Binding
-	Save    key.Binding
-	Cancel  key.Binding
+	// suggestion, from any row; RowEdit and RowSwitch do the first two
+	// with the cursor on it. Save and Cancel work while its text field is
+	// open.
+	Edit      key.Binding
+	Enable    key.Binding
+	Suggest   key.Binding
+	RowEdit   key.Binding
+	RowSwitch key.Binding
+	Save      key.Binding
+	Cancel    key.Binding
+
+	// onThreshold lists the row's own keys with the list-wide ones in
+	// the help: "enter/t edit threshold".
+	onThreshold bool
 }
 
-// DefaultKeyMap returns the screen's bindings: a copy of one map built
-// once, since a binding's key list is only read (Help's SetEnabled changes
-// the copy's own flag), so a new screen allocates nothing for them.
-func DefaultKeyMap() KeyMap { return defaultKeys }
-
-var defaultKeys = newKeyMap()
-
-func newKeyMap() KeyMap {
+// KeyMapOf returns the screen's bindings as b binds them (nil: the
+// defaults), from package keymap's one table; r is the root's reload key.
+func KeyMapOf(b keymap.Bindings) KeyMap {
+	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Toggle:   key.NewBinding(key.WithKeys("space", "enter"), key.WithHelp("space/enter", "toggle & save")),
-		Reload:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "re-read")),
-		Yes:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "save")),
-		No:       key.NewBinding(key.WithKeys("n", "esc"), key.WithHelp("n/esc", "cancel")),
-		Flip:     key.NewBinding(key.WithKeys("space", "enter"), key.WithHelp("space", "on/off")),
-		Edit:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "edit threshold")),
-		Enable:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "threshold on/off")),
-		Suggest:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "apply suggestion")),
-		Save:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "save threshold")),
-		Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Up:        k("up"),
+		Down:      k("down"),
+		PageUp:    k("page-up"),
+		PageDown:  k("page-down"),
+		Toggle:    k("switch"),
+		Reload:    shared.BindingAs(b, "reload", "re-read"),
+		Yes:       k("prompt-yes"),
+		No:        k("prompt-no"),
+		Flip:      k("prompt-flip"),
+		Edit:      k("threshold-edit"),
+		Enable:    k("threshold-switch"),
+		Suggest:   k("threshold-suggest"),
+		RowEdit:   k("threshold-row-edit"),
+		RowSwitch: k("threshold-row-switch"),
+		Save:      k("threshold-save"),
+		Cancel:    k("threshold-cancel"),
 	}
+}
+
+// edit and enable are the help entries of the threshold's edit and switch:
+// on its row, its own keys first.
+func (k KeyMap) edit() key.Binding {
+	if !k.onThreshold {
+		return k.Edit
+	}
+	return shared.Joined(k.Edit.Help().Desc, k.RowEdit, k.Edit)
+}
+
+func (k KeyMap) enable() key.Binding {
+	if !k.onThreshold {
+		return k.Enable
+	}
+	return shared.Joined(k.Enable.Help().Desc, k.RowSwitch, k.Enable)
 }
 
 // ShortHelp is the one-line help: the enabled bindings in reading order.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.Edit, k.Enable, k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}
+	return []key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}
 }
 
 // FullHelp groups the bindings: moving, acting on switches, the threshold,
@@ -63,7 +90,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown},
 		{k.Toggle, k.Reload},
-		{k.Edit, k.Enable, k.Suggest, k.Save, k.Cancel},
+		{k.edit(), k.enable(), k.Suggest, k.Save, k.Cancel},
 		{k.Yes, k.No, k.Flip},
 	}
 }

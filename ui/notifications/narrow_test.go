@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -42,8 +43,16 @@ func TestThresholdAmountsWholeWhenNarrow(t *testing.T) {
 // loaded, so the threshold row has its suggestion.
 func suggested(t *testing.T, w, h int) (*demoserver.Server, *screen) {
 	t.Helper()
+	return suggestedKeys(t, w, h, nil)
+}
+
+// suggestedKeys is suggested with the keys bound as keys binds them.
+func suggestedKeys(t *testing.T, w, h int, keys keymap.Bindings) (*demoserver.Server, *screen) {
+	t.Helper()
 	srv := startDemo(t, false)
-	s := demoScreenSized(t, srv, demoserver.DemoKey, w, h)
+	s, u := demoScreenKeys(t, srv, demoserver.DemoKey, w, h, keys)
+	s.send(shared.UserMsg{User: u})
+	s.deliver()
 	now := srv.Now()
 	s.send(shared.RangeMsg{Range: spend.Range{From: now.AddDate(0, 0, -29).Truncate(24 * time.Hour), To: now}})
 	s.deliver()

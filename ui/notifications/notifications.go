@@ -168,9 +168,7 @@ func New(ctx *shared.Context) *Model {
 	}
 	// The list of switches is built when the account arrives: until then
 	// the screen says it is loading, and the first frame costs nothing.
-	m := &Model{ctx: ctx, keys: DefaultKeyMap()}
-	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
-	return m
+	return &Model{ctx: ctx, keys: KeyMapOf(ctx.Keys)}
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.
@@ -190,16 +188,18 @@ func (m *Model) Help() help.KeyMap {
 	k := m.keys
 	prompt, editing := m.confirm != nil, m.th.editing
 	free := !prompt && !editing
+	k.onThreshold = m.cursor == m.thresholdRow()
 	k.Up.SetEnabled(free)
 	k.Down.SetEnabled(free)
-	k.Toggle.SetEnabled(free && !m.readOnly && m.haveUser)
+	k.Toggle.SetEnabled(free && !m.readOnly && m.haveUser && !k.onThreshold)
 	k.Reload.SetEnabled(free && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
 	k.No.SetEnabled(prompt)
 	k.Flip.SetEnabled(prompt)
 	canTh := free && !m.readOnly && m.haveUser
-	k.Edit.SetEnabled(canTh)
-	k.Enable.SetEnabled(canTh)
+	for _, b := range []*key.Binding{&k.Edit, &k.Enable, &k.RowEdit, &k.RowSwitch} {
+		b.SetEnabled(canTh)
+	}
 	k.Suggest.SetEnabled(canTh && m.th.sugg.Reason == "" && m.th.suggested)
 	k.Save.SetEnabled(editing)
 	k.Cancel.SetEnabled(editing)
@@ -436,13 +436,13 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(0, m.cursor-max(1, m.listHeight()-1))
 	case key.Matches(msg, m.keys.PageDown):
 		m.cursor = min(m.rowCount()-1, m.cursor+max(1, m.listHeight()-1))
-	case key.Matches(msg, m.keys.Edit), onThreshold && msg.String() == "enter":
+	case key.Matches(msg, m.keys.Edit), onThreshold && key.Matches(msg, m.keys.RowEdit):
 		return m.startEdit()
-	case key.Matches(msg, m.keys.Enable), onThreshold && key.Matches(msg, m.keys.Toggle):
+	case key.Matches(msg, m.keys.Enable), onThreshold && key.Matches(msg, m.keys.RowSwitch):
 		return m.toggleThreshold()
 	case key.Matches(msg, m.keys.Suggest):
 		return m.applySuggestion()
-	case key.Matches(msg, m.keys.Toggle):
+	case !onThreshold && key.Matches(msg, m.keys.Toggle):
 		if i, ok := m.switchAt(m.cursor); ok {
 			return m.toggle(m.switches[i])
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/hang"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -34,7 +35,7 @@ const prefsPath = "/api/v0/users/42/notification-prefs/"
 // What the fake server does after it has stored a PUT's document.
 const (
 	putAnswer = iota // answer with the document (the normal case)
-	putHang          // answer nothing until the client gives up (a timeout)
+	putHang          // answer nothing until the client gives up (a timeout: see client)
 	putReset         // close the connection without an answer
 )
 
@@ -209,7 +210,7 @@ func newCtx(t *testing.T, url string, opts ...api.Option) *shared.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	svc := newService(t, ctx, c)
-	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), Location: time.UTC}
+	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true)}
 }
 
 // newService is the billing layer the tests use: a fixed clock, UTC days,
@@ -321,10 +322,22 @@ func (s *screen) deliver() {
 	}
 }
 
+// client is an HTTP client of f that gives up on a PUT f holds (putHang)
+// after hang.Wait, as a client's timeout would; every other request has
+// the tests' client timeout of seconds, so a loaded machine cannot turn a
+// good answer into a timeout.
+func (f *fakeServer) client() *http.Client {
+	return &http.Client{Transport: &hang.Transport{Held: func(r *http.Request) bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return r.Method == http.MethodPut && f.putStatus == 0 && f.putThen == putHang
+	}}}
+}
+
 // start builds the screen against f, delivers the account and runs the GET.
 func start(t *testing.T, f *fakeServer, w, h int, opts ...api.Option) *screen {
 	t.Helper()
-	s := newScreen(t, newCtx(t, f.srv.URL, opts...))
+	s := newScreen(t, newCtx(t, f.srv.URL, append([]api.Option{api.WithHTTPClient(f.client())}, opts...)...))
 	s.SetSize(w, h)
 	if s.Init() != nil {
 		t.Fatal("Init should wait for the account")
@@ -354,8 +367,9 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyPgUp}
 	case "pgdown":
 		return tea.KeyPressMsg{Code: tea.KeyPgDown}
-	case "ctrl+u":
-		return tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl}
+	}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
 	}
 	return tea.KeyPressMsg{Code: rune(k[0]), Text: k}
 }
@@ -695,7 +709,7 @@ func TestUnknownOutcome(t *testing.T) {
 		state string
 	}{
 		{
-			name: "timeout", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)},
+			name: "timeout", then: putHang,
 			kind: shared.StatusWarn, say: []string{"no answer to the save of low credit by email off; read again, the server holds low credit by email off", "no response in time"},
 			state: "[ ] off",
 		},
@@ -705,7 +719,7 @@ func TestUnknownOutcome(t *testing.T) {
 			state: "[ ] off",
 		},
 		{
-			name: "timeout, read fails too", then: putHang, opts: []api.Option{api.WithTimeout(time.Second)}, failGet: true,
+			name: "timeout, read fails too", then: putHang, failGet: true,
 			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time"},
 			state: "[?] unknown",
 		},

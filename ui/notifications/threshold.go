@@ -75,8 +75,18 @@ func (m *Model) startEdit() tea.Cmd {
 	}
 	in.CursorEnd()
 	m.th.input, m.th.editing = &in, true
-	m.say(shared.StatusInfo, "type the threshold in dollars — enter saves, esc cancels", 0)
+	m.say(shared.StatusInfo, "type the threshold in dollars — "+m.ctx.Key("threshold-save")+" saves, "+m.ctx.Key("threshold-cancel")+" cancels", 0)
 	return m.th.input.Focus()
+}
+
+// editKeyName names the key that opens the threshold's field from where
+// the cursor is, as bound: the row's own (enter) on the threshold row, else
+// the one that works from any row (t).
+func (m *Model) editKeyName() string {
+	if m.cursor == m.thresholdRow() && len(m.ctx.Keys.Keys("threshold-row-edit")) > 0 {
+		return m.ctx.Key("threshold-row-edit")
+	}
+	return m.ctx.Key("threshold-edit")
 }
 
 // editKey handles a key while the text field has the keyboard: enter saves
@@ -178,7 +188,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		m.readOnly = true
 		m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
 	case errors.Is(err, billing.ErrNoThreshold):
-		m.say(shared.StatusError, err.Error()+" — enter edits it", 0)
+		m.say(shared.StatusError, err.Error()+" — "+m.editKeyName()+" edits it", 0)
 	default:
 		m.say(shared.StatusError, "could not save the threshold: "+m.ctx.ErrorText(err), 0)
 	}
@@ -266,7 +276,7 @@ func (m *Model) thresholdLabel(w int) string {
 	case h.Bad != "":
 		return shared.Truncate(name+": "+h.String(), w)
 	case !h.Known:
-		return shared.FirstFit(w, name+": not set — enter sets it", "threshold not set")
+		return shared.FirstFit(w, name+": not set — "+m.editKeyName()+" sets it", "threshold not set")
 	}
 	amount := h.Amount.Credit()
 	if !h.On() {
@@ -286,7 +296,7 @@ func (m *Model) suggestionText(w int) string {
 	case m.th.sugg.Reason != "":
 		return shared.Truncate(m.th.sugg.String(), w)
 	}
-	a := m.keys.Suggest.Help().Key
+	a := m.ctx.Key("threshold-suggest")
 	return shared.FirstFit(w, m.th.sugg.String()+" — "+a+" applies it", m.th.sugg.String(),
 		a+" applies "+m.th.sugg.Amount.Credit(), m.th.sugg.Amount.Credit())
 }

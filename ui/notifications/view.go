@@ -168,7 +168,7 @@ func (m *Model) bottomLines(w int) []line {
 			addPara(prioWarning, prioDetail, st.Warning, "! The current preferences could not be read. A save replaces the server's whole preferences document: every other context, notification and channel (even the other low credit switch) is reset to what vastdash sends, which is only this one switch.")
 		}
 		addPara(prioQuestion, prioDetail, st.Bold, m.question())
-		addPara(prioQuestion, prioDetail, st.Muted, "y save · n cancel · space switch on/off")
+		addPara(prioQuestion, prioDetail, st.Muted, m.ctx.Key("prompt-yes")+" save · "+m.ctx.Key("prompt-no")+" cancel · "+m.ctx.Key("prompt-flip")+" switch on/off")
 	}
 	// The read-only state is part of the screen, not a passing message:
 	// it explains why the switches no longer toggle. Messages go to the
@@ -225,7 +225,7 @@ func (m *Model) thresholdRowText(selected bool) string {
 		label = field
 		avail := m.width - 2 - stateWidth - 1
 		for _, l := range []string{
-			"low-balance threshold: " + field + st.Muted.Render(" enter saves · esc cancels"),
+			"low-balance threshold: " + field + st.Muted.Render(" "+m.ctx.Key("threshold-save")+" saves · "+m.ctx.Key("threshold-cancel")+" cancels"),
 			"low-balance threshold: " + field,
 			"threshold " + field,
 		} {

@@ -26,8 +26,6 @@ var now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
 func newCtx() *shared.Context {
 	return &shared.Context{
 		Styles:       theme.New(true),
-		Location:     time.UTC,
-		Now:          func() time.Time { return now },
 		DefaultRange: "30d",
 	}
 }
@@ -56,7 +54,7 @@ func preset(t *testing.T, name string) spend.Range {
 
 // gated makes p wait for a token before every page; the channel is
 // buffered so a test can hand out tokens without blocking.
-func gated(p *billingtest.Pager) *billingtest.Pager {
+func gated(p *billingtest.Pager[api.Charge]) *billingtest.Pager[api.Charge] {
 	p.Gate = make(chan struct{}, 64)
 	return p
 }
@@ -89,7 +87,7 @@ func (q *queries) at(i int) api.ChargesQuery {
 // newService is the billing layer over pages, on the test clock, closed
 // (every loader stopped) when the test ends. The screen's Listen commands
 // end with base, cancelled then too.
-func newService(tb testing.TB, ctx *shared.Context, pages func(api.ChargesQuery) billing.PageSource, opts ...billing.Option) *billing.Service {
+func newService(tb testing.TB, ctx *shared.Context, pages func(api.ChargesQuery) billing.Source[api.Charge], opts ...billing.Option) *billing.Service {
 	tb.Helper()
 	base, cancel := context.WithCancel(context.Background())
 	opts = append([]billing.Option{

@@ -27,6 +27,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -152,11 +153,10 @@ func New(ctx *shared.Context) *Model {
 		ctx = &shared.Context{}
 	}
 	m := &Model{
-		ctx: ctx, keys: DefaultKeyMap(),
+		ctx: ctx, keys: KeyMapOf(ctx.Keys),
 		listener:   shared.NewListener(),
 		sentStatus: shared.StatusMsg{Source: statusSource}, // nothing to clear yet
 	}
-	shared.Rebind(&m.keys.Reload, ctx.Keys, "reload") // the root's reload key, as bound
 	return m
 }
 
@@ -589,13 +589,14 @@ type KeyMap struct {
 	Reload   key.Binding // reload, or retry the failed page
 }
 
-// DefaultKeyMap returns the overview's bindings.
-func DefaultKeyMap() KeyMap {
+// KeyMapOf returns the overview's bindings as b binds them (nil: the
+// defaults), from package keymap's one table; r is the root's reload key.
+func KeyMapOf(b keymap.Bindings) KeyMap {
 	return KeyMap{
-		Up:     key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
-		Down:   key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
-		Reveal: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "show in charges")),
-		Reload: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload/retry")),
+		Up:     shared.Binding(b, "up"),
+		Down:   shared.Binding(b, "down"),
+		Reveal: shared.Binding(b, "reveal"),
+		Reload: shared.BindingAs(b, "reload", "reload/retry"),
 	}
 }
 

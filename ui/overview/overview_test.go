@@ -40,11 +40,11 @@ func testCharges() []api.Charge {
 
 // modelWith is a model over a billing layer whose feeds page through
 // pages; the queries feeds asked pagers for are kept.
-func modelWith(tb testing.TB, w, h int, pages func(api.ChargesQuery) *billingtest.Pager, opts ...billing.Option) (*Model, *driver, *queries) {
+func modelWith(tb testing.TB, w, h int, pages func(api.ChargesQuery) *billingtest.Pager[api.Charge], opts ...billing.Option) (*Model, *driver, *queries) {
 	tb.Helper()
 	ctx := newCtx()
 	qs := &queries{}
-	newService(tb, ctx, func(q api.ChargesQuery) billing.PageSource {
+	newService(tb, ctx, func(q api.ChargesQuery) billing.Source[api.Charge] {
 		qs.add(q)
 		return pages(q)
 	}, opts...)
@@ -55,8 +55,8 @@ func modelWith(tb testing.TB, w, h int, pages func(api.ChargesQuery) *billingtes
 
 func loaded(tb testing.TB, w, h int, cs []api.Charge) (*Model, *driver) {
 	tb.Helper()
-	m, d, _ := modelWith(tb, w, h, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+	m, d, _ := modelWith(tb, w, h, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 	})
 	d.run(tb, m.Update(shared.UserMsg{User: testUser()}))
 	d.run(tb, m.Init())
@@ -188,9 +188,9 @@ func TestCompactSplitsWhenShort(t *testing.T) {
 
 func TestLoadsEveryPageAndFolds(t *testing.T) {
 	cs := fixture()
-	var pager *billingtest.Pager
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		pager = &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+	var pager *billingtest.Pager[api.Charge]
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		pager = &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 		return pager
 	})
 	d.run(t, m.Init())
@@ -218,8 +218,8 @@ func TestLoadsEveryPageAndFolds(t *testing.T) {
 
 func TestProgressText(t *testing.T) {
 	cs := fixture()
-	pager := gated(&billingtest.Pager{Pages: paged(cs, 11), Contracts: 1600}) // the server says 1,600 match: 4 pages of 500
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager { return pager })
+	pager := gated(&billingtest.Pager[api.Charge]{Pages: paged(cs, 11), Matching: 1600}) // the server says 1,600 match: 4 pages of 500
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] { return pager })
 	cmd := m.Init()
 	if !m.Loading() || !strings.Contains(view(m), "loading charges…") {
 		t.Fatalf("before the first page (loading=%v):\n%s", m.Loading(), view(m))
@@ -306,8 +306,8 @@ func TestRunwayReasons(t *testing.T) {
 	}
 
 	// Partial: the first of several pages.
-	pager := gated(&billingtest.Pager{Pages: paged(fixture(), 10), Contracts: 42})
-	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager { return pager })
+	pager := gated(&billingtest.Pager[api.Charge]{Pages: paged(fixture(), 10), Matching: 42})
+	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] { return pager })
 	d.send(t, shared.UserMsg{User: testUser()})
 	pager.Allow(1)
 	d.runUntil(t, m.Init(), pagesIn(m, 1))
@@ -410,8 +410,8 @@ func TestServerTextSanitized(t *testing.T) {
 
 func TestRangeChangeDropsLateAnswers(t *testing.T) {
 	cs := fixture()
-	m, d, qs := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+	m, d, qs := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 	})
 	late := feedMsg(t, m.Init()) // news of 30d, arriving after the range changed
 
@@ -443,8 +443,8 @@ func TestRangeChangeDropsLateAnswers(t *testing.T) {
 }
 
 func TestSameDaysDoNotReload(t *testing.T) {
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(fixture(), 50), Contracts: 42}
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(fixture(), 50), Matching: 42}
 	})
 	r := preset(t, "30d")
 	d.send(t, shared.RangeMsg{Range: r})
@@ -463,11 +463,11 @@ func TestSameDaysDoNotReload(t *testing.T) {
 func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 	rangeData := fixture()[:10]
 	burnData := testCharges()
-	m, d, qs := modelWith(t, 100, 40, func(q api.ChargesQuery) *billingtest.Pager {
+	m, d, qs := modelWith(t, 100, 40, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		if q.From.Equal(time.Date(2026, 11, 14, 0, 0, 0, 0, time.UTC)) {
-			return &billingtest.Pager{Pages: paged(burnData, 2), Contracts: len(burnData)}
+			return &billingtest.Pager[api.Charge]{Pages: paged(burnData, 2), Matching: len(burnData)}
 		}
-		return &billingtest.Pager{Pages: paged(rangeData, 3), Contracts: len(rangeData)}
+		return &billingtest.Pager[api.Charge]{Pages: paged(rangeData, 3), Matching: len(rangeData)}
 	})
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.send(t, shared.RangeMsg{Range: preset(t, "last-month")})
@@ -510,9 +510,9 @@ func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 func TestFailedPageRetriedWithR(t *testing.T) {
 	cs := fixture()
 	boom := &api.Error{Kind: api.ErrServer, Op: "GET /api/v0/charges/", Status: 500, Msg: "internal \x1b[31merror"}
-	var pager *billingtest.Pager
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		p := &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+	var pager *billingtest.Pager[api.Charge]
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		p := &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 		if pager == nil {
 			p.Errs = map[int]error{2: boom} // the first load fails once
 			pager = p
@@ -586,8 +586,8 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 		return &api.Error{Kind: api.ErrRateLimited, Op: "GET /api/v0/charges/", Status: 429, Threshold: wait}
 	}
 	// A wait the test does not sit through: it ends with the test.
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs), Errs: map[int]error{1: limited(time.Minute)}}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs), Errs: map[int]error{1: limited(time.Minute)}}
 	})
 	d.runUntil(t, m.Init(), func() bool { return !m.main.st.WaitUntil.IsZero() })
 	if !m.Loading() || !strings.Contains(view(m), "rate limited: retrying shortly") {
@@ -599,8 +599,8 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 	}
 
 	// A short wait, sat through.
-	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs), Errs: map[int]error{1: limited(time.Millisecond)}}
+	m, d, _ = modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs), Errs: map[int]error{1: limited(time.Millisecond)}}
 	})
 	d.run(t, m.Init())
 	if v := view(m); !strings.Contains(v, "all 42 contracts loaded") || m.Loading() || strings.Contains(v, "rate limited") {
@@ -610,8 +610,8 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 
 func TestPermissionErrorKeepsCredit(t *testing.T) {
 	denied := &api.Error{Kind: api.ErrPermission, Op: "GET /api/v0/charges/", Status: 401, Permission: "billing_read"}
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Errs: map[int]error{0: denied}, Pages: [][]api.Charge{nil}}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Errs: map[int]error{0: denied}, Pages: [][]api.Charge{nil}}
 	})
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.run(t, m.Init())
@@ -675,16 +675,16 @@ func TestEverySizeExact(t *testing.T) {
 		},
 		"full": func(t *testing.T) *Model { m, _ := loaded(t, 1, 1, fixture()); return m },
 		"partial": func(t *testing.T) *Model {
-			pager := gated(&billingtest.Pager{Pages: paged(fixture(), 10), Contracts: 1600})
-			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *billingtest.Pager { return pager })
+			pager := gated(&billingtest.Pager[api.Charge]{Pages: paged(fixture(), 10), Matching: 1600})
+			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *billingtest.Pager[api.Charge] { return pager })
 			d.send(t, shared.UserMsg{User: testUser()})
 			pager.Allow(1)
 			d.runUntil(t, m.Init(), pagesIn(m, 1))
 			return m
 		},
 		"denied": func(t *testing.T) *Model {
-			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *billingtest.Pager {
-				return &billingtest.Pager{Errs: map[int]error{0: denied}, Pages: [][]api.Charge{nil}}
+			m, d, _ := modelWith(t, 1, 1, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+				return &billingtest.Pager[api.Charge]{Errs: map[int]error{0: denied}, Pages: [][]api.Charge{nil}}
 			})
 			d.send(t, shared.UserMsg{User: testUser()})
 			d.run(t, m.Init())
@@ -784,9 +784,9 @@ func TestViewCacheFollowsChanges(t *testing.T) {
 
 func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
 	cs := fixture()
-	var ninety *billingtest.Pager
-	m, d, _ := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager {
-		p := &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+	var ninety *billingtest.Pager[api.Charge]
+	m, d, _ := modelWith(t, 100, 30, func(q api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		p := &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 		if q.From.Equal(preset(t, "90d").From) {
 			ninety = gated(p)
 			return ninety
@@ -883,8 +883,8 @@ func TestHostileTimesBounded(t *testing.T) {
 // every page, key or repeated account.
 func TestRunwayMsgOnChange(t *testing.T) {
 	cs := fixture()
-	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 	})
 	d.run(t, m.Init())
 	if len(d.runways) != 1 || d.runways[0].OK || d.runways[0].Runway.Reason != "account not loaded yet" {
@@ -940,8 +940,8 @@ func TestRepeatedContractCountedOnce(t *testing.T) {
 	cs := fixture()
 	pages := paged(cs, 10)
 	pages[1] = append(append([]api.Charge(nil), pages[1]...), cs[0])
-	m, d, _ := modelWith(t, 100, 40, func(api.ChargesQuery) *billingtest.Pager {
-		return &billingtest.Pager{Pages: pages, Contracts: len(cs)}
+	m, d, _ := modelWith(t, 100, 40, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return &billingtest.Pager[api.Charge]{Pages: pages, Matching: len(cs)}
 	})
 	d.run(t, m.Init())
 	var tot spend.Totals

@@ -19,9 +19,9 @@ var invalidToken = &api.Error{Kind: api.ErrInvalidToken, Op: "GET /api/v0/charge
 func TestRefusedTokenCountsOnce(t *testing.T) {
 	cs := fixture()
 	n := 0
-	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager {
+	m, d, qs := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		n++ // at the feed's creation, then at its restart: never at once
-		p := &billingtest.Pager{Pages: paged(cs, 10), Contracts: len(cs)}
+		p := &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
 		if n == 1 {
 			p.Errs = map[int]error{2: invalidToken}
 		}

@@ -503,7 +503,7 @@ func (m *Model) topLines(w int) []line {
 		head += " (so far)"
 	}
 	heading := st.ColHeader.Render(head)
-	if hint := " · ↑/↓ choose · enter shows it in Charges"; shared.Width(head+hint) <= w {
+	if hint := " · " + m.ctx.Key("up") + "/" + m.ctx.Key("down") + " choose · " + m.ctx.Key("reveal") + " shows it in Charges"; shared.Width(head+hint) <= w {
 		heading += st.Muted.Render(hint)
 	}
 	ls := []line{{text: heading, prio: prioTop, sec: secTop, head: true}}

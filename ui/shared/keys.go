@@ -1,6 +1,8 @@
 package shared
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 
 	"github.com/vastdash/vastdash/keymap"
@@ -15,9 +17,40 @@ func Binding(b keymap.Bindings, name string) key.Binding {
 	if !ok {
 		panic("keymap: no action " + name) // a typo in the code, caught by any test
 	}
-	opts := []key.BindingOpt{key.WithKeys(b.Keys(name)...), key.WithHelp(b.Label(name), a.Desc)}
-	if len(b.Keys(name)) == 0 {
+	return BindingAs(b, name, a.Desc)
+}
+
+// BindingAs is Binding with the help text desc: an action the table shares
+// between screens (reload, copy, up) says there what it does there ("reload
+// the year", "copy the month's row").
+func BindingAs(b keymap.Bindings, name, desc string) key.Binding {
+	if _, ok := keymap.Lookup(name); !ok {
+		panic("keymap: no action " + name)
+	}
+	keys := b.Keys(name)
+	opts := []key.BindingOpt{key.WithKeys(keys...), key.WithHelp(b.Label(name), desc)}
+	if len(keys) == 0 {
 		opts = append(opts, key.WithDisabled()) // an empty key list alone still counts as enabled
+	}
+	return key.NewBinding(opts...)
+}
+
+// Joined is one binding answering the keys of every binding in bs and
+// labelled with the first key of each, for a help entry that stands for
+// several actions doing one thing: "enter/t edit threshold". Disabled ones
+// count for nothing; none enabled gives a disabled binding.
+func Joined(desc string, bs ...key.Binding) key.Binding {
+	var keys, firsts []string
+	for _, b := range bs {
+		if !b.Enabled() || len(b.Keys()) == 0 {
+			continue
+		}
+		keys = append(keys, b.Keys()...)
+		firsts = append(firsts, keymap.Name(b.Keys()[0]))
+	}
+	opts := []key.BindingOpt{key.WithKeys(keys...), key.WithHelp(strings.Join(firsts, "/"), desc)}
+	if len(keys) == 0 {
+		opts = append(opts, key.WithDisabled())
 	}
 	return key.NewBinding(opts...)
 }
@@ -45,17 +78,4 @@ func (c *Context) Key(action string) string {
 		return k
 	}
 	return action
-}
-
-// Rebind gives b the keys of action as bound in keys, keeping b's own
-// help text: for a screen whose bindings are not in the table but answer
-// a global action (r reloads every screen), so that the key the root
-// takes for the action is the one the screen answers.
-func Rebind(b *key.Binding, keys keymap.Bindings, action string) {
-	ks := keys.Keys(action)
-	if len(ks) == 0 {
-		ks = nil // no keys: disabled however often SetEnabled(true) is called
-	}
-	b.SetKeys(ks...)
-	b.SetHelp(keys.Label(action), b.Help().Desc)
 }

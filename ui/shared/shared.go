@@ -30,10 +30,6 @@ type Context struct {
 	// saves, estimates. Screens never call the wire client.
 	Billing *billing.Service
 	Styles  *theme.Styles
-	// Location is where days begin and end: time.Local or UTC per setting.
-	Location *time.Location
-	// Now is the clock; tests fix it.
-	Now func() time.Time
 	// DefaultRange is the preset the charges filters start with ("30d").
 	DefaultRange string
 	// Keys are the key bindings from the settings' [keys]; nil means the
@@ -163,18 +159,22 @@ func (c *Context) Server() string {
 	return c.Billing.Server()
 }
 
-// Clock is Now, or the wall clock when none is set.
+// Clock is the billing service's clock, in its zone: the screens read the
+// one clock and zone the service computes days with, so a day shown is the
+// day counted. Without a service (a screen built bare in a test) it is the
+// wall clock in local time.
 func (c *Context) Clock() time.Time {
-	if c.Now != nil {
-		return c.Now()
+	if c.Billing != nil {
+		return c.Billing.Now()
 	}
 	return time.Now()
 }
 
-// Loc is Location, or local time when none is set.
+// Loc is the billing service's zone, where days begin and end (time.Local
+// or UTC per setting); local time without a service.
 func (c *Context) Loc() *time.Location {
-	if c.Location != nil {
-		return c.Location
+	if c.Billing != nil {
+		return c.Billing.Location()
 	}
 	return time.Local
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -120,5 +121,25 @@ func TestFirstFit(t *testing.T) {
 	}
 	if FirstFit(5) != "" {
 		t.Error("no texts, no text")
+	}
+}
+
+// TestOneClockAndZone: the screens read the billing service's clock and
+// zone, the ones it counts days with, so a day shown is the day counted
+// (the context kept its own beside the service's, and nothing tied them).
+func TestOneClockAndZone(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	at := time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC) // already the 22nd in Tokyo
+	svc := billing.New(context.Background(), nil, billing.WithLocation(tokyo), billing.WithClock(func() time.Time { return at }))
+	t.Cleanup(svc.Close)
+	c := &Context{Billing: svc}
+	if got := c.Clock(); !got.Equal(at) || got.Location() != tokyo || got.Day() != 22 {
+		t.Errorf("Clock() = %v, want %v in Tokyo", got, at)
+	}
+	if c.Loc() != tokyo {
+		t.Errorf("Loc() = %v, want the service's Asia/Tokyo", c.Loc())
 	}
 }

@@ -15,18 +15,8 @@ import (
 // With reload bound to f5 in [keys], the screen answers f5 and not r, and
 // its texts name f5: "r to retry" sent users to a key that did nothing.
 func TestReloadAsBound(t *testing.T) {
-	b, err := keymap.Bind(map[string][]string{"reload": {"f5"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, demoserver.DemoKey, &demoserver.Fault{Path: "/api/v1/invoices", Status: 200, Times: 1,
+	h := boundHarness(t, map[string][]string{"reload": {"f5"}}, &demoserver.Fault{Path: "/api/v1/invoices", Status: 200, Times: 1,
 		Body: `{"success":false,"error":"Invalid date range"}`})
-	ctx := *h.m.ctx
-	ctx.Keys = b
-	h.m = New(&ctx)
-	h.m.SetSize(100, 20)
-	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
-	h.run(h.m.Shown(true))
 	if st := h.m.Statement(); st == nil || !st.Incomplete {
 		t.Fatalf("statement %+v", st)
 	}
@@ -54,17 +44,7 @@ func TestReloadAsBound(t *testing.T) {
 // find and export follow them as the Charges screen's do: one binding for
 // the same action on every list.
 func TestSharedActionsAsBound(t *testing.T) {
-	b, err := keymap.Bind(map[string][]string{"search": {"ctrl+f"}, "export": {"x"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, demoserver.DemoKey, nil)
-	ctx := *h.m.ctx
-	ctx.Keys = b
-	h.m = New(&ctx)
-	h.m.SetSize(100, 20)
-	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
-	h.run(h.m.Shown(true))
+	h := boundHarness(t, map[string][]string{"search": {"ctrl+f"}, "export": {"x"}}, nil)
 	h.press("/")
 	if h.m.finding {
 		t.Fatal("/ still opens the find field")
@@ -95,4 +75,40 @@ func TestRefreshKeepsCopyNote(t *testing.T) {
 	if !strings.HasPrefix(h.lastStatus(), "copied ") {
 		t.Errorf("the refresh wiped the note: %q", h.lastStatus())
 	}
+}
+
+// TestRecordsAsBound: the month's records open on the key [keys] binds
+// records to, not on enter, and the help names it.
+func TestRecordsAsBound(t *testing.T) {
+	h := boundHarness(t, map[string][]string{"records": {"o"}}, nil)
+	if help := shared.Hint(h.m.Help().ShortHelp()...); !strings.Contains(help, "o the month's records") {
+		t.Errorf("help %q", help)
+	}
+	h.press("enter")
+	if h.m.open {
+		t.Fatal("enter still opens the records")
+	}
+	h.press("o")
+	if !h.m.open {
+		t.Fatal("o does not open the records")
+	}
+}
+
+// boundHarness is the screen at 100×20 with the keys bound as user binds
+// them in [keys], against the demo server (with fault, if any), shown and
+// loaded with a credit of $1.
+func boundHarness(t *testing.T, user map[string][]string, fault *demoserver.Fault) *harness {
+	t.Helper()
+	b, err := keymap.Bind(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, demoserver.DemoKey, fault)
+	ctx := *h.m.ctx
+	ctx.Keys = b
+	h.m = New(&ctx)
+	h.m.SetSize(100, 20)
+	h.m.Update(shared.UserMsg{User: api.User{Credit: 1000}})
+	h.run(h.m.Shown(true))
+	return h
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -43,20 +44,24 @@ type KeyMap struct {
 	Find, Sort, FindKeep, FindClear         key.Binding
 }
 
-// DefaultKeyMap returns the screen's bindings.
-func DefaultKeyMap() KeyMap {
+// KeyMapOf returns the screen's bindings as b binds them (nil: the
+// defaults), from package keymap's one table. The actions it shares with
+// the Charges screen follow one binding on both: a user who binds search
+// to ctrl+f means it on every list.
+func KeyMapOf(b keymap.Bindings) KeyMap {
+	k := func(name, desc string) key.Binding { return shared.BindingAs(b, name, desc) }
 	return KeyMap{
-		Up:      key.NewBinding(key.WithKeys("k", "up"), key.WithHelp("↑/k", "up")),
-		Down:    key.NewBinding(key.WithKeys("j", "down"), key.WithHelp("↓/j", "down")),
-		Records: key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter", "the month's records")),
-		Reload:  key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reload the year")),
-		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy the month's row")),
-		Export:  key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export to CSV")),
-		Find:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "find records")),
-		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort records")),
+		Up:      shared.Binding(b, "up"),
+		Down:    shared.Binding(b, "down"),
+		Records: shared.Binding(b, "records"),
+		Reload:  k("reload", "reload the year"),
+		Copy:    k("copy", "copy the month's row"),
+		Export:  k("export", "export to CSV"),
+		Find:    k("search", "find records"),
+		Sort:    k("sort", "sort records"),
 		// Only while the find field has the keyboard.
-		FindKeep:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep the filter")),
-		FindClear: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear the filter")),
+		FindKeep:  k("search-keep", "keep the filter"),
+		FindClear: k("search-clear", "clear the filter"),
 	}
 }
 
@@ -120,17 +125,7 @@ type exportedMsg struct {
 
 // New returns the screen; nothing loads until Shown(true).
 func New(ctx *shared.Context) *Model {
-	m := &Model{ctx: ctx, keys: DefaultKeyMap(), listener: shared.NewListener(), cursor: Months - 1}
-	// The keys the Charges screen shares with this one follow [keys] here
-	// too: a user who binds search to ctrl+f means it on every list.
-	for action, b := range map[string]*key.Binding{
-		"reload": &m.keys.Reload, "up": &m.keys.Up, "down": &m.keys.Down, "copy": &m.keys.Copy,
-		"export": &m.keys.Export, "search": &m.keys.Find, "sort": &m.keys.Sort,
-		"search-keep": &m.keys.FindKeep, "search-clear": &m.keys.FindClear,
-	} {
-		shared.Rebind(b, ctx.Keys, action)
-	}
-	return m
+	return &Model{ctx: ctx, keys: KeyMapOf(ctx.Keys), listener: shared.NewListener(), cursor: Months - 1}
 }
 
 // Init does nothing: the screen loads when first shown.
@@ -232,7 +227,7 @@ func (m *Model) exportCmd() tea.Cmd {
 	case m.st == nil:
 		return shared.SetStatus(source, shared.StatusInfo, "nothing to export yet: the year is loading", 5*time.Second)
 	case m.st.Incomplete:
-		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete ("+m.ctx.Key("reload")+" to retry, then "+m.keys.Export.Help().Key+")", 0)
+		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete ("+m.ctx.Key("reload")+" to retry, then "+m.ctx.Key("export")+")", 0)
 	}
 	st, dir := *m.st, m.exportDir
 	name := "vastdash-statement-" + st.Months[0].Label() + ".." + st.Months[len(st.Months)-1].Label() + ".csv"

@@ -207,7 +207,7 @@ func (m *Model) pending(n int) []string {
 		return nil
 	}
 	if len(m.st.Pending) == 0 {
-		return []string{s.Muted.Render("no pending payments · enter shows the selected month's records")}
+		return []string{s.Muted.Render("no pending payments · " + m.ctx.Key("records") + " shows the selected month's records")}
 	}
 	lines := []string{s.Bold.Render(itoa(len(m.st.Pending)) + " pending, not counted:")}
 	for i := range m.st.Pending {
