@@ -364,3 +364,16 @@ func (s *Service) ledgerCandidates(ctx context.Context, settled int64) []candida
 	}
 	return candidatesIn(rows, sp.Lo, sp.Hi, min(settled, sp.SyncedAt-int64(syncMargin/time.Second)))
 }
+
+// ListOnly tells the feed that its entries are listed as the server sent
+// them and never spread over days (`vastdash charges` without a grouping by
+// day): the amount rule changes nothing then, so nothing is asked to learn
+// it. Call it before the feed loads; a feed shared with a screen that
+// spreads must not be told.
+func (f *feed[Q, E]) ListOnly() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p, ok := any(f.pager).(*chargePages); ok {
+		p.listOnly.Store(true)
+	}
+}

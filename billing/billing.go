@@ -70,8 +70,16 @@ type Service struct {
 	led      *ledger.Ledger
 	ledNote  string
 	ledReset bool
-	syncMu   sync.Mutex
-	synced   map[string][]ledger.Span // this run's syncs by kind, under syncMu
+	// syncs are the charges' and the payments' syncs: each kind syncs one
+	// at a time (on its endpoint's budget), the two side by side.
+	syncs map[string]*kindSync
+}
+
+// kindSync serializes the syncs of one kind of rows and remembers what
+// this run synced.
+type kindSync struct {
+	mu     sync.Mutex
+	synced []ledger.Span // under mu
 }
 
 // Option configures a Service.
@@ -124,7 +132,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		now:      time.Now,
 		rateWait: time.Second,
 		feeds:    map[string]any{},
-		synced:   map[string][]ledger.Span{},
+		syncs:    map[string]*kindSync{ledger.KindCharges: {}, ledger.KindPayments: {}},
 	}
 	for _, o := range opts {
 		o(s)

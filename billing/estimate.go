@@ -87,7 +87,7 @@ func (m *Meter) incomplete(st State) string {
 	switch {
 	case st.Err != nil && !st.Done:
 		return FailReason(st.Err)
-	case !st.Done:
+	case !st.Whole():
 		return "charges still loading"
 	case st.Skipped > 0:
 		return Plural(st.Skipped, "charge", "charges") + " could not be read"

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -262,6 +263,10 @@ type chargePages struct {
 	// page again.
 	held   *api.ChargesPage
 	window bool // the entries handed out are window amounts
+	// listOnly: nobody spreads these entries over days (the rule does not
+	// change a list of what the server sent), so nothing is asked to learn
+	// the rule (Feed.ListOnly).
+	listOnly *atomic.Bool
 }
 
 func (p *chargePages) Next(ctx context.Context) (api.ChargesPage, error) {
@@ -273,7 +278,11 @@ func (p *chargePages) Next(ctx context.Context) (api.ChargesPage, error) {
 		}
 		pg = &got
 	}
-	r, err := p.s.ruleFor(ctx, pg.Results, p.lo, p.hi)
+	r := p.s.AmountRule()
+	var err error
+	if !p.listOnly.Load() {
+		r, err = p.s.ruleFor(ctx, pg.Results, p.lo, p.hi)
+	}
 	if err != nil {
 		p.held = pg
 		return api.ChargesPage{}, err
@@ -297,7 +306,7 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	pager: func(s *Service, q api.ChargesQuery) Source[api.Charge] {
 		if p := source(s, s.pages, (*api.Client).ChargePager, q); p != nil {
 			lo, hi := windowOf(q)
-			return &chargePages{Source: p, s: s, lo: lo, hi: hi}
+			return &chargePages{Source: p, s: s, lo: lo, hi: hi, listOnly: new(atomic.Bool)}
 		}
 		return nil
 	},
@@ -331,7 +340,7 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 		s: s, q: q, key: k, rules: r, ctx: ctx, cancel: cancel,
 		seen:    map[string]struct{}{},
 		changed: make(chan struct{}),
-		st:      State{Total: -1, Limit: r.limit(q), records: r.records},
+		st:      State{Total: -1, Limit: r.limit(q), records: r.records, LedgerNote: s.ledgerNote()},
 		refs:    1,
 	}
 	f.pager = r.pager(s, q)

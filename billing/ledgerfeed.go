@@ -114,17 +114,20 @@ func (p *paymentsLedger) sync(ctx context.Context, report func(SyncState)) (Sync
 	return p.s.syncPayments(ctx, lo, hi, p.force, report)
 }
 
-// coveredAt is the oldest sync of the spans holding [lo, hi), or zero when
-// they do not hold it all.
+// coveredAt is the oldest sync of the spans holding [lo, hi) up to the
+// last sync (nothing later can be held), or zero when they do not hold it
+// all.
 func coveredAt(ctx context.Context, s *Service, kind string, lo, hi int64) time.Time {
 	led := s.Ledger()
 	if led == nil {
 		return time.Time{}
 	}
 	spans, err := led.Spans(ctx, kind)
-	if err != nil {
+	if err != nil || len(spans) == 0 {
 		return time.Time{}
 	}
+	last := slices.MaxFunc(spans, func(a, b ledger.Span) int { return int(a.Hi - b.Hi) })
+	hi = min(hi, last.Hi)
 	oldest := int64(0)
 	for lo < hi {
 		i := slices.IndexFunc(spans, func(sp ledger.Span) bool { return sp.Lo <= lo && lo < sp.Hi })
@@ -135,6 +138,9 @@ func coveredAt(ctx context.Context, s *Service, kind string, lo, hi int64) time.
 			oldest = spans[i].SyncedAt
 		}
 		lo = spans[i].Hi
+	}
+	if oldest == 0 {
+		return time.Time{}
 	}
 	return time.Unix(oldest, 0)
 }

@@ -52,6 +52,12 @@ func WithLedger(l *ledger.Ledger) Option {
 	}
 }
 
+// WithLedgerNote says why the run has no ledger (it could not be opened),
+// in every feed's warnings: the dashboard's status line.
+func WithLedgerNote(note string) Option {
+	return func(s *Service) { s.ledNote = note }
+}
+
 // Ledger is the service's ledger (nil without one, or once it failed).
 func (s *Service) Ledger() *ledger.Ledger {
 	s.ledMu.Lock()
@@ -310,8 +316,9 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	if led == nil || s.client == nil {
 		return st, errNoLedger
 	}
-	s.syncMu.Lock()
-	defer s.syncMu.Unlock()
+	ks := s.syncs[ops.kind]
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
 	now := s.now().Unix()
 	hi = min(hi, now+1)
 	if hi <= lo {
@@ -332,7 +339,7 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 			return st, err
 		}
 	}
-	if !force && fresh(s.synced[ops.kind], lo, hi, now) {
+	if !force && fresh(ks.synced, lo, hi, now) {
 		return st, nil
 	}
 	spans, err := led.Spans(ctx, ops.kind)
@@ -365,7 +372,7 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 			return st, err
 		}
 	}
-	s.synced[ops.kind] = append(s.synced[ops.kind], ledger.Span{Lo: lo, Hi: hi, SyncedAt: now})
+	ks.synced = append(ks.synced, ledger.Span{Lo: lo, Hi: hi, SyncedAt: now})
 	if ops.after != nil {
 		return st, ops.after(ctx, led, lo, hi)
 	}

@@ -3,7 +3,6 @@ package billing
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -218,11 +217,17 @@ func part(a money.Amount, num, den int64) money.Amount {
 // SyncCharges brings the ledger's charges of [from, to] up to date with
 // the server (`vastdash sync`), whatever a recent sync did.
 func (s *Service) SyncCharges(ctx context.Context, from, to time.Time, report func(SyncState)) (SyncState, error) {
-	st, err := s.syncCharges(ctx, from.Unix(), to.Unix()+1, true, report)
+	return s.syncExplicit(s.syncCharges(ctx, from.Unix(), to.Unix()+1, true, report))
+}
+
+// syncExplicit is the outcome of a sync asked for by name: a failure of
+// the ledger itself is said in the ledger's words (and the ledger given
+// up, or a corrupt one started anew).
+func (s *Service) syncExplicit(st SyncState, err error) (SyncState, error) {
 	var le *ledgerError
 	if errors.As(err, &le) {
 		s.giveUp(le.err)
-		return st, fmt.Errorf("%s", s.ledgerNote())
+		return st, errors.New(s.ledgerNote())
 	}
 	return st, err
 }

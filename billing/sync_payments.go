@@ -62,3 +62,9 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 	}
 	return fetchWindow(ctx, led, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)
 }
+
+// SyncPayments brings the ledger's payment records created in [from, to]
+// up to date with the server (`vastdash sync`), whatever a recent sync did.
+func (s *Service) SyncPayments(ctx context.Context, from, to time.Time, report func(SyncState)) (SyncState, error) {
+	return s.syncExplicit(s.syncPayments(ctx, from.Unix(), to.Unix()+1, true, report))
+}

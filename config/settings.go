@@ -47,6 +47,10 @@ type Settings struct {
 	Refresh time.Duration
 	// Bell rings the terminal once when the credit crosses into an alarm.
 	Bell bool
+	// Ledger keeps the account's history in a local file (package
+	// ledger), so a range once fetched is read from it and only what
+	// changed is asked again; false reads the server every time.
+	Ledger bool
 	// Keys are the dashboard's key bindings: the defaults with the [keys]
 	// table's in place of theirs (see package keymap).
 	Keys keymap.Bindings
@@ -58,10 +62,10 @@ type Settings struct {
 
 // DefaultSettings returns the settings used when config.toml is absent:
 // range 30d, local time, automatic theme, mouse on, refresh every 60 s,
-// bell on.
+// bell on, ledger on.
 func DefaultSettings() Settings {
 	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Keys: keymap.Defaults(), Location: time.Local,
-		Refresh: DefaultRefresh, Bell: true}
+		Refresh: DefaultRefresh, Bell: true, Ledger: true}
 }
 
 // SettingsPath returns the default settings file,
@@ -107,12 +111,14 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		Mouse    toggle             `toml:"mouse"`
 		Refresh  interval           `toml:"refresh"`
 		Bell     toggle             `toml:"bell"`
+		Ledger   toggle             `toml:"ledger"`
 		Keys     map[string]keyList `toml:"keys"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
 	raw.Mouse.name = "mouse"
 	raw.Bell.name = "bell"
+	raw.Ledger.name = "ledger"
 
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -127,7 +133,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, [keys])", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, ledger, [keys])", top))
 	}
 
 	if raw.Range.set {
@@ -147,6 +153,9 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Bell.set {
 		s.Bell = raw.Bell.value
+	}
+	if raw.Ledger.set {
+		s.Ledger = raw.Ledger.value
 	}
 	if raw.Keys != nil {
 		if s.Keys, err = bindKeys(path, string(data), raw.Keys); err != nil {

@@ -60,6 +60,9 @@ var commands = []func(x *execution) *cobra.Command{
 	newNotificationsCommand,
 	newPaymentsCommand,
 	newStatementCommand,
+	newSyncCommand,
+	newSQLCommand,
+	newLedgerCommand,
 	newManCommand,
 }
 
@@ -116,6 +119,7 @@ func (g *globals) register(fs *pflag.FlagSet) {
 	durationFlag(fs, &g.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")
 	durationFlag(fs, &g.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, up to 24h,\npacing, retries and rate-limit waits included (default: none)")
 	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key and the account's api_key are redacted")
+	fs.BoolVar(&g.noLedger, "no-ledger", false, "neither read nor write the ledger this run: every figure from the\nserver (the ledger setting turns it off for good)")
 }
 
 // rootCommand is the whole command line of one run, writing help and the
@@ -197,6 +201,12 @@ func (x *execution) runE(f func(c *cobra.Command) error) func(*cobra.Command, []
 // 429 waits included. check, if not nil, runs first: a usage error it
 // returns sends no request.
 func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
+	return x.sessionRun(utc, check, sessionOptions{}, f)
+}
+
+// sessionRun is commandRun with the session's options o (the ledger's own
+// commands open its file themselves: o.noLedger).
+func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
 	return x.runE(func(*cobra.Command) error {
 		if check != nil {
 			if err := check(); err != nil {
@@ -211,7 +221,8 @@ func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context
 			defer cancel()
 		}
 		p := newProgress(x.env.stderr, x.env.isTerminal(x.env.stderr))
-		s, err := openSession(x.env, x.globals, sessionOptions{base: ctx, utc: utc != nil && *utc, observe: p.observe})
+		o.base, o.utc, o.observe = ctx, utc != nil && *utc, p.observe
+		s, err := openSession(x.env, x.globals, o)
 		if err != nil {
 			return err
 		}

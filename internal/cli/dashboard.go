@@ -20,7 +20,7 @@ func (x *execution) dashboard() error {
 	base, stop := context.WithCancel(context.Background())
 	defer stop()
 	events := &ui.Events{}
-	s, err := openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe})
+	s, err := openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe, dashboard: true})
 	if err != nil {
 		return err
 	}

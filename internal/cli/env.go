@@ -36,6 +36,12 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// ledger lets runs keep the ledger (the settings and --no-ledger
+	// decide then); the tests of the wire turn it off, the ledger's own
+	// tests on.
+	ledger bool
+	// stdin is where a question is answered (ledger forget).
+	stdin io.Reader
 }
 
 // processEnv is the env of the process: its standard streams, the wall
@@ -51,6 +57,8 @@ func processEnv(version string) *env {
 		isTerminal: isTerminal,
 		width:      terminalWidth,
 		context:    signalContext,
+		ledger:     true,
+		stdin:      os.Stdin,
 	}
 }
 

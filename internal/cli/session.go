@@ -13,6 +13,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/ledger"
 )
 
 // globals are the global flags: they work before or after any command.
@@ -24,6 +25,9 @@ type globals struct {
 	// (pacing, retries and 429 waits included); 0 means no limit.
 	deadline time.Duration
 	flags    config.Flags
+	// noLedger is --no-ledger: this run neither reads nor writes the
+	// ledger.
+	noLedger bool
 }
 
 // Session is what one run talks to, built once from the global flags and
@@ -41,6 +45,12 @@ type Session struct {
 	Billing *billing.Service
 	// Host is the API's host when it is not the default, for the header.
 	Host string
+	// Ledger is the account's ledger, open for this run; nil when the
+	// settings, --no-ledger or a failure to open it leave the run without.
+	Ledger *ledger.Ledger
+	// LedgerPath is where the account's ledger is (or would be); "" when
+	// there is no home to keep one in.
+	LedgerPath string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -59,6 +69,12 @@ type sessionOptions struct {
 	utc bool
 	// observe receives the client's pacing and retry events.
 	observe func(api.Event)
+	// noLedger leaves the ledger closed (the commands that read or delete
+	// its file themselves); LedgerPath is still set.
+	noLedger bool
+	// dashboard says a ledger that cannot be used on the status line (the
+	// feeds' warnings) rather than on stderr, which the screen covers.
+	dashboard bool
 }
 
 // openSession resolves the key, the URL and the settings (or starts the
@@ -124,8 +140,57 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	if o.utc || s.Settings.Location == nil {
 		bopts = append(bopts, billing.WithLocation(time.UTC))
 	}
+	bopts = append(bopts, s.openLedger(e, cfg, g, o, client, key)...)
 	s.Billing = billing.New(o.base, client, bopts...)
 	return s, nil
+}
+
+// openLedger opens the account's ledger when the settings and flags want
+// one, and returns the billing options that use it. A ledger that cannot
+// be used (a link, another user's file, a read-only folder, a newer
+// schema) is said in one warning and the run goes on from the server; a
+// corrupt one moved aside is said too. The demo server's ledger is its
+// own, by one fixed name, whatever its port.
+func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions, client *api.Client, key string) []billing.Option {
+	dir := config.LedgerDir(cfg)
+	if dir == "" {
+		return nil
+	}
+	host := "console.vast.ai"
+	switch {
+	case g.demo:
+		host = "demo"
+	default:
+		if u, err := url.Parse(client.BaseURL()); err == nil && u.Host != "" {
+			host = u.Host
+		}
+	}
+	id := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
+	s.LedgerPath = ledger.Path(dir, id)
+	if o.noLedger || g.noLedger || !s.Settings.Ledger || !e.ledger {
+		return nil
+	}
+	l, moved, err := ledger.Open(s.LedgerPath, id)
+	var note string
+	switch {
+	case err != nil:
+		note = "the ledger is off this run: " + err.Error()
+	case moved != "":
+		note = "the ledger " + s.LedgerPath + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
+	}
+	var opts []billing.Option
+	if note != "" {
+		if o.dashboard {
+			opts = append(opts, billing.WithLedgerNote(note))
+		} else {
+			warn(s.stderr, note)
+		}
+	}
+	if l != nil {
+		s.Ledger = l
+		opts = append(opts, billing.WithLedger(l))
+	}
+	return opts
 }
 
 // Close stops the billing layer's loads and the demo server, and closes
@@ -133,6 +198,9 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 func (s *Session) Close() {
 	if s.Billing != nil {
 		s.Billing.Close()
+	}
+	if s.Ledger != nil {
+		_ = s.Ledger.Close()
 	}
 	if s.demo != nil {
 		s.demo.Close()

@@ -89,7 +89,7 @@ type follow struct {
 }
 
 // done reports that everything of the query has been folded.
-func (fl *follow) done() bool { return fl.st.Done }
+func (fl *follow) done() bool { return fl.st.Whole() }
 
 // burnFigures is a meter and the state of the feed that filled it: what
 // the burn line and the runway are computed from.
@@ -355,7 +355,7 @@ func (m *Model) fold(fl *follow, st billing.State) {
 			m.meter.Add(sp)
 		}
 	}
-	if meterFed && st.Done {
+	if meterFed && st.Whole() {
 		m.kept = nil // the figures are this feed's now
 	}
 	m.cursor = min(m.cursor, max(len(m.top)-1, 0))

@@ -260,7 +260,7 @@ func (m *Model) insightLines(w int) []line {
 	case src.st.Err != nil && !src.st.Done:
 		// The status line says why.
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— charges unavailable"), prio: prioBurn})
-	case !src.st.Done:
+	case !src.st.Whole():
 		s := "— loading the last 7 complete days (" + e.Week.From.Format("2 Jan") + " – " + e.Week.To.AddDate(0, 0, -1).Format("2 Jan") + ")"
 		if src.own {
 			s += ": " + src.st.Progress()
