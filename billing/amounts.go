@@ -377,3 +377,59 @@ func (f *feed[Q, E]) ListOnly() {
 		p.listOnly.Store(true)
 	}
 }
+
+// ruleFromLedger learns the rule without a request, when it can, from a
+// page of a window [lo, hi) and what the ledger holds: a contract that had
+// ended when the ledger took it whole (its amount then final) and that
+// reaches back before the window now asked shows the rule by its amount
+// alone — the same under totals, smaller under window amounts. A refresh
+// of the last hours finds such contracts in any active account. It
+// records and returns what it learnt; RuleUnknown when nothing compared.
+func (s *Service) ruleFromLedger(ctx context.Context, led *ledger.Ledger, page []api.Charge, lo, hi int64) AmountRule {
+	var srcs []string
+	for i := range page {
+		e := &page[i]
+		start, end := span(e)
+		// A tenth of its time before the window at least: a smaller part
+		// could round to the whole.
+		if start < lo && end < hi && e.End != 0 && (lo-start)*10 >= end-start && e.Amount >= ruleMinAmount && !IsWrapper(e) {
+			srcs = append(srcs, e.Source)
+		}
+	}
+	if len(srcs) == 0 {
+		return RuleUnknown
+	}
+	held, err := led.HeldOf(ctx, srcs)
+	if err != nil {
+		return RuleUnknown
+	}
+	equal := 0
+	for i := range page {
+		e := &page[i]
+		h, ok := held[e.Source]
+		if !ok || !slices.Contains(srcs, e.Source) || h.Start != e.Start || h.End != e.End || h.SyncedAt <= h.End {
+			continue // not held, changed since, or still running when taken
+		}
+		switch {
+		case e.Amount < h.Mills:
+			return s.learnt(RuleWindow)
+		case e.Amount == h.Mills:
+			equal++
+		}
+	}
+	if equal > 0 {
+		return s.learnt(RuleTotals)
+	}
+	return RuleUnknown
+}
+
+// learnt records a rule learnt, unless one is known already, and returns
+// the rule known.
+func (s *Service) learnt(r AmountRule) AmountRule {
+	s.ruleMu.Lock()
+	defer s.ruleMu.Unlock()
+	if s.rule == RuleUnknown {
+		s.setRuleLocked(r)
+	}
+	return s.rule
+}

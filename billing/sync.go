@@ -162,8 +162,11 @@ func finalBefore(sp ledger.Span, rule AmountRule) int64 {
 }
 
 // planWindows returns the windows to fetch so that [lo, hi) is whole and
-// current: every part no span holds as final, widened to whole UTC days
-// (the last one ending at most at hi), in order, merged.
+// current: every part no span holds as final, in order, merged; under
+// window amounts widened to whole UTC days (the last one ending at most at
+// hi), as the ledger keeps them by day. Under totals a window is as narrow
+// as the rule allows: the contracts running at the last sync and the new
+// ones, not a whole day of contracts that cannot have changed.
 func planWindows(spans []ledger.Span, lo, hi int64, rule AmountRule) []window {
 	var fin []window
 	for _, sp := range spans {
@@ -189,15 +192,17 @@ func planWindows(spans []ledger.Span, lo, hi int64, rule AmountRule) []window {
 	if cur < hi {
 		gaps = append(gaps, window{cur, hi})
 	}
-	return widen(gaps, hi)
+	return widen(gaps, hi, rule)
 }
 
-// widen stretches windows to whole UTC days (never past limit) and merges
-// those that then touch.
-func widen(ws []window, limit int64) []window {
+// widen stretches windows to whole UTC days under window amounts (never
+// past limit) and merges those that then touch.
+func widen(ws []window, limit int64, rule AmountRule) []window {
 	var out []window
 	for _, w := range ws {
-		w = window{dayFloor(w.lo), min(dayCeil(w.hi), max(limit, w.hi))}
+		if rule == RuleWindow {
+			w = window{dayFloor(w.lo), min(dayCeil(w.hi), max(limit, w.hi))}
+		}
 		if n := len(out); n > 0 && w.lo <= out[n-1].hi {
 			out[n-1].hi = max(out[n-1].hi, w.hi)
 			continue
@@ -350,7 +355,7 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	if t, ok, err := ops.stale(ctx, led, lo, hi); err != nil {
 		return st, ledgerErr(err)
 	} else if w := (window{min(max(lo, t), hi-1), hi}); ok && !covers(plan, w.lo, w.hi) {
-		plan = widen(mergeWindows(append(plan, w)), hi)
+		plan = widen(mergeWindows(append(plan, w)), hi, ops.rule())
 	}
 	verified := false
 	for _, w := range plan {
@@ -397,7 +402,8 @@ func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, l
 	}
 	mid := dayFloor(lo + (hi-lo)/2)
 	if depth >= maxHalvings || total <= ops.limit || mid <= lo || hi-lo <= day {
-		_, err := ops.fetch(ctx, led, ledger.Window{Lo: dayFloor(lo), Hi: hi, Started: now}, st, say)
+		w := widen([]window{{lo, hi}}, hi, ops.rule())[0]
+		_, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, st, say)
 		return err
 	}
 	if err := s.verify(ctx, ops, led, lo, mid, now, depth+1, st, say); err != nil {

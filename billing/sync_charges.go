@@ -87,6 +87,9 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 				kept = append(kept, *e)
 			}
 		}
+		if s.AmountRule() == RuleUnknown {
+			s.ruleFromLedger(ctx, led, kept, w.Lo, w.Hi)
+		}
 		rule, err := s.ruleFor(ctx, kept, w.Lo, w.Hi)
 		if err != nil {
 			return 0, 0, 0, err

@@ -174,6 +174,18 @@ func TestLedgerAfterTheDataMovedOn(t *testing.T) {
 	if n := srv.CountPath(chargesPath); n > 3 {
 		t.Errorf("%d requests after three hours moved on", n)
 	}
+	// The rule was learnt from what the ledger held, without a request
+	// of its own: a contract taken whole, now reaching back before the
+	// window asked again, kept its amount.
+	if r.s.AmountRule() != RuleTotals {
+		t.Errorf("rule %v after the refresh", r.s.AmountRule())
+	}
+	for _, q := range srv.Requests() {
+		if q.Query.Get("latest_first") == "false" {
+			dumpReqs(t, srv)
+			t.Fatal("a day was asked to learn the rule")
+		}
+	}
 }
 
 // Rows deleted behind the ledger's back are found by the count and

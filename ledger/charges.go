@@ -370,36 +370,19 @@ func (l *Ledger) Progress(ctx context.Context, kind string) (Window, bool, error
 
 // Charges reads the contracts overlapping [lo, hi) (the server's day
 // filter: start before hi, end at or after lo), with their lines, in
-// order of start.
+// order of start: one read transaction, so a writer in another process
+// cannot slip between the contracts and their lines.
 func (l *Ledger) Charges(ctx context.Context, lo, hi int64) ([]api.Charge, error) {
-	db := l.conn()
-	rows, err := db.QueryContext(ctx, `SELECT id, source, type, start, "end", mills, coalesce(label, ''), description,
-		coalesce(template_id, 0), coalesce(endpoint_id, 0), coalesce(workergroup_id, 0)
-		FROM contracts WHERE span_lo < ? AND span_hi >= ? ORDER BY span_lo, id`, hi, lo)
+	tx, err := l.conn().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	var out []api.Charge
-	index := map[int64]int{}
-	for rows.Next() {
-		var c api.Charge
-		var id, mills int64
-		if err := rows.Scan(&id, &c.Source, &c.Type, &c.Start, &c.End, &mills, &c.Meta.Label, &c.Description,
-			&c.Meta.TemplateID, &c.Meta.EndpointID, &c.Meta.WorkergroupID); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		c.Amount = money.Amount(mills)
-		index[id] = len(out)
-		out = append(out, c)
-	}
-	if err := rows.Close(); err != nil {
+	defer func() { _ = tx.Rollback() }()
+	out, index, err := contractRows(ctx, tx, lo, hi)
+	if err != nil || len(out) == 0 {
 		return nil, err
 	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	rows, err = db.QueryContext(ctx, `SELECT i.contract_id, i.type, coalesce(i.source, ''), i.description, i.start, i."end", i.mills
+	rows, err := tx.QueryContext(ctx, `SELECT i.contract_id, i.type, coalesce(i.source, ''), i.description, i.start, i."end", i.mills
 		FROM items i JOIN contracts c ON c.id = i.contract_id WHERE c.span_lo < ? AND c.span_hi >= ? ORDER BY i.contract_id, i.idx`, hi, lo)
 	if err != nil {
 		return nil, err
@@ -414,12 +397,38 @@ func (l *Ledger) Charges(ctx context.Context, lo, hi int64) ([]api.Charge, error
 		it.Amount = money.Amount(mills)
 		if k, ok := index[id]; ok {
 			if out[k].Items == nil {
-				out[k].Items = make([]api.Charge, 0, 4)
+				out[k].Items = make([]api.Charge, 0, 4) // gpu, disk, bwd, bwu
 			}
 			out[k].Items = append(out[k].Items, it)
 		}
 	}
 	return out, rows.Err()
+}
+
+// contractRows reads the contracts overlapping [lo, hi) and where each is
+// in the answer by its row id.
+func contractRows(ctx context.Context, tx *sql.Tx, lo, hi int64) ([]api.Charge, map[int64]int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, source, type, start, "end", mills, coalesce(label, ''), description,
+		coalesce(template_id, 0), coalesce(endpoint_id, 0), coalesce(workergroup_id, 0)
+		FROM contracts WHERE span_lo < ? AND span_hi >= ? ORDER BY span_lo, id`, hi, lo)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	var out []api.Charge
+	index := map[int64]int{}
+	for rows.Next() {
+		var c api.Charge
+		var id, mills int64
+		if err := rows.Scan(&id, &c.Source, &c.Type, &c.Start, &c.End, &mills, &c.Meta.Label, &c.Description,
+			&c.Meta.TemplateID, &c.Meta.EndpointID, &c.Meta.WorkergroupID); err != nil {
+			return nil, nil, err
+		}
+		c.Amount = money.Amount(mills)
+		index[id] = len(out)
+		out = append(out, c)
+	}
+	return out, index, rows.Err()
 }
 
 // Days reads the days in [dayFloor(lo), hi) of the contracts overlapping
@@ -563,4 +572,42 @@ func nullInt(v int64) any {
 		return nil
 	}
 	return v
+}
+
+// Held is what the ledger holds of a contract: its times, amount and when
+// it was synced.
+type Held struct {
+	Start, End int64
+	Mills      money.Amount
+	SyncedAt   int64
+}
+
+// HeldOf reads what the ledger holds of the contracts named.
+func (l *Ledger) HeldOf(ctx context.Context, sources []string) (map[string]Held, error) {
+	out := map[string]Held{}
+	if len(sources) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(sources))
+	marks := make([]string, len(sources))
+	for i, s := range sources {
+		args[i], marks[i] = s, "?"
+	}
+	rows, err := l.conn().QueryContext(ctx, `SELECT source, start, "end", mills, synced_at FROM contracts WHERE source IN (`+
+		strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var src string
+		var h Held
+		var mills int64
+		if err := rows.Scan(&src, &h.Start, &h.End, &mills, &h.SyncedAt); err != nil {
+			return nil, err
+		}
+		h.Mills = money.Amount(mills)
+		out[src] = h
+	}
+	return out, rows.Err()
 }
