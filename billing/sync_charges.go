@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -161,19 +162,36 @@ func (s *Service) ledgerCharges(ctx context.Context, led *ledger.Ledger, q api.C
 			windowAmounts(&rows[i], days[rows[i].Source], lo, hi)
 		}
 	}
-	slices.SortStableFunc(rows, func(a, b api.Charge) int {
-		if a.Start != b.Start {
-			if a.Start < b.Start {
-				return -1
-			}
-			return 1
-		}
-		return sourceID(a.Source) - sourceID(b.Source)
-	})
+	sortLikeServer(rows)
 	if !q.OldestFirst {
 		slices.Reverse(rows)
 	}
 	return rows, nil
+}
+
+// sortLikeServer orders contracts as the server does, by start and then
+// by the number in the source; the numbers are read once each.
+func sortLikeServer(rows []api.Charge) {
+	type key struct {
+		start int64
+		id, i int
+	}
+	keys := make([]key, len(rows))
+	for i := range rows {
+		keys[i] = key{rows[i].Start, sourceID(rows[i].Source), i}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		switch {
+		case a.start != b.start:
+			return cmp.Compare(a.start, b.start)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	sorted := make([]api.Charge, len(rows))
+	for n, k := range keys {
+		sorted[n] = rows[k.i]
+	}
+	copy(rows, sorted)
 }
 
 // sourceID is the number of "instance-123" (0 when none), the server's
