@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,10 +69,16 @@ type ptyRun struct {
 
 func startDashboard(t *testing.T, bin string) *ptyRun {
 	t.Helper()
+	return startDashboardSize(t, bin, 80, 24)
+}
+
+// startDashboardSize is startDashboard in a cols×rows terminal.
+func startDashboardSize(t testing.TB, bin string, cols, rows uint16) *ptyRun {
+	t.Helper()
 	cmd := exec.Command(bin, "--demo")
 	home := t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm-256color", "COLORFGBG=15;0")
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 80})
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: rows, Cols: cols})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +110,7 @@ func (r *ptyRun) output() string {
 }
 
 // waitOutput waits until the terminal received want.
-func (r *ptyRun) waitOutput(t *testing.T, want string) {
+func (r *ptyRun) waitOutput(t testing.TB, want string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(r.output(), want) {
@@ -373,4 +380,122 @@ func TestHeadlessDevFull(t *testing.T) {
 // No test may leave a goroutine behind; the binary is removed at the end.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { removeBinary() }))
+}
+
+var listeningRe = regexp.MustCompile(`url=(http://\S+)/metrics`)
+
+// logWriter keeps what serve logs and sends the address it listens on.
+type logWriter struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	sent bool
+	urls chan string
+}
+
+func (l *logWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	if m := listeningRe.FindStringSubmatch(l.b.String()); m != nil && !l.sent {
+		l.sent = true
+		l.urls <- m[1]
+	}
+	return len(p), nil
+}
+
+func (l *logWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// `vastdash serve --demo` as a service manager runs it, serving the
+// figures; SIGTERM (and ctrl+c's SIGINT) with a scrape in progress ends it with
+// exit 0 within a second, the log's last line saying so.
+func TestServeStopsOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			home := t.TempDir()
+			cmd := exec.Command(bin, "serve", "--demo", "--listen", "127.0.0.1:0")
+			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "VAST_API_KEY=")
+			log := &logWriter{urls: make(chan string, 1)}
+			cmd.Stderr = log
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			var base string
+			select {
+			case base = <-log.urls:
+			case <-time.After(20 * time.Second):
+				t.Fatal("serve did not say where it listens")
+			}
+			client := &http.Client{Timeout: 10 * time.Second}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				resp, err := client.Get(base + "/healthz")
+				if err == nil {
+					resp.Body.Close()
+					if resp.StatusCode == http.StatusOK {
+						break
+					}
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("/healthz never ok: %v", err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			// Scrapes keep coming while the signal lands; every one
+			// that got an answer got all of it.
+			stop := make(chan struct{})
+			scrapes := make(chan error, 1)
+			go func() {
+				var bad error
+				for {
+					select {
+					case <-stop:
+						scrapes <- bad
+						return
+					default:
+					}
+					resp, err := client.Get(base + "/metrics")
+					if err != nil {
+						continue // refused once the listener closed
+					}
+					b, err := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if err != nil || !strings.Contains(string(b), "vast_up 1") {
+						bad = err
+						if bad == nil {
+							bad = io.ErrUnexpectedEOF
+						}
+					}
+				}
+			}()
+			time.Sleep(50 * time.Millisecond)
+			start := time.Now()
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			took := time.Since(start)
+			close(stop)
+			if err != nil || took > time.Second {
+				t.Fatalf("after %v: exit %v, want 0 within a second\n%s", sig, err, log.String())
+			}
+			if bad := <-scrapes; bad != nil {
+				t.Errorf("a scrape in flight was cut: %v", bad)
+			}
+			if !strings.HasSuffix(log.String(), "level=INFO msg=stopped\n") {
+				t.Errorf("log:\n%s", log.String())
+			}
+		})
+	}
 }

@@ -52,6 +52,9 @@ type CurrentRate struct {
 	// dph_total, then the others holding storage by storage cost, each
 	// largest first (ties by id).
 	Billing []api.Instance
+	// Statuses counts every instance read by its Status as sent ("" when
+	// the server sent none), billing or not.
+	Statuses map[string]int
 	// Read counts the instances read; Skipped those the server sent that
 	// vastdash refused (a rate above $10,000/h or negative, a start date
 	// before 2015 or in the future, a field of the wrong type).
@@ -163,6 +166,10 @@ func (r *CurrentRate) add(p api.InstancesPage) {
 	r.Read += len(p.Results)
 	r.Skipped += p.Skipped
 	for _, in := range p.Results {
+		if r.Statuses == nil {
+			r.Statuses = map[string]int{}
+		}
+		r.Statuses[in.Status]++
 		switch {
 		case in.Running():
 			r.PerHour += in.DPHTotal

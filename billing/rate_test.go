@@ -62,6 +62,10 @@ func TestCurrentRateSumsExactly(t *testing.T) {
 	if r.Read != 7 || r.Skipped != 2 || r.Partial || !strings.Contains(r.Note(), "2 instances the server sent could not be read") {
 		t.Errorf("read %d skipped %d partial %v note %q", r.Read, r.Skipped, r.Partial, r.Note())
 	}
+	// Every instance read counts by status, the one billing nothing too.
+	if st := r.Statuses; len(st) != 4 || st["running"] != 3 || st["exited"] != 2 || st["stopped"] != 1 || st["loading"] != 1 {
+		t.Errorf("statuses %v", st)
+	}
 }
 
 func equalIDs(a, b []int64) bool {

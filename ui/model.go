@@ -76,8 +76,13 @@ type Model struct {
 	active        screenID
 
 	width, height int
-	keys          keyMap
-	spin          spinner.Model
+	// termW, termH is the terminal's real size when Run reports it
+	// (terminalSizeMsg); above the bounds (tooLarge) width and height are
+	// the one line drawn.
+	termW, termH int
+	keys         keyMap
+	chrome       chromeCache
+	spin         spinner.Model
 	// helpOpen shows every key of the active screen in place of its body;
 	// helpTop is the first line of the pane shown when it must scroll.
 	helpOpen bool
@@ -203,8 +208,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case terminalSizeMsg:
+		m.termW, m.termH = msg.Width, msg.Height
+		return nil
+
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		if m.tooLarge() {
+			// One line is drawn: the screens keep the size they had
+			// rather than lay out (and allocate for) a screen nobody sees.
+			return nil
+		}
 		m.layout()
 		return m.broadcast(msg)
 
@@ -321,6 +335,14 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.ForceQuit) {
 		return tea.Quit
 	}
+	if m.tooLarge() {
+		// Nothing else is drawn: a key would act where nobody sees it
+		// (a toggle saves at once).
+		if key.Matches(msg, m.keys.Quit) {
+			return tea.Quit
+		}
+		return nil
+	}
 	cur := m.screen(m.active)
 	if cur.Capturing() {
 		return cur.Update(msg)
@@ -359,6 +381,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // motion outside the screen's area are dropped; the wheel goes to the
 // screen wherever it turns.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.tooLarge() {
+		return nil
+	}
 	ev := msg.Mouse()
 	if click, ok := msg.(tea.MouseClickMsg); ok && click.Button == tea.MouseLeft && m.height >= minHeightTabs && ev.Y == 1 {
 		if id, ok := m.tabAt(ev.X); ok {
@@ -509,6 +534,12 @@ func (m *Model) layout() {
 	for _, s := range m.screens() {
 		s.SetSize(m.width, h)
 	}
+}
+
+// tooLarge reports a terminal above the bounds the dashboard draws in,
+// whether Run reported it or a WindowSizeMsg gave it.
+func (m *Model) tooLarge() bool {
+	return tooLarge(m.termW, m.termH) || tooLarge(m.width, m.height)
 }
 
 // runwayShort reports a runway estimate under billing's low mark.

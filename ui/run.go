@@ -11,8 +11,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ui/internal/termguard"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -49,14 +51,6 @@ func (e *Events) Attach(p *tea.Program) {
 	e.mu.Unlock()
 }
 
-// renderFPS is how often Bubble Tea's renderer wakes to flush a frame. Its
-// ticker runs whether or not anything changed: at the default 60 a bare
-// Bubble Tea program sitting idle costs 0.7% of a core on this project's
-// machine, more than the 0.2% budget of a dashboard left open all day. At
-// 12 (the spinner's own rate) an idle dashboard costs under 0.2%, and a key
-// reaches the screen within 83 ms, 42 ms on average.
-const renderFPS = 12
-
 // ErrInterrupted is Run's answer when a signal (SIGINT, SIGTERM, SIGHUP)
 // ended the dashboard; the terminal has been restored.
 var ErrInterrupted = errors.New("interrupted")
@@ -72,6 +66,11 @@ var ErrInterrupted = errors.New("interrupted")
 // (its event loop left) while Bubble Tea's handler blocked forever sending
 // its QuitMsg to that loop, and shutdown waited for the handler: the
 // process hung in the alternate screen with mouse reporting on.
+//
+// Run also owns the terminal's size (see maxCells): Bubble Tea draws in it
+// as Run reports it, so a huge terminal costs one line. progOpts are for
+// tests, which bring their own input, output and size: with any given,
+// Run leaves the terminal's size to them.
 func Run(base context.Context, ctx *shared.Context, opts Options, events *Events, progOpts ...tea.ProgramOption) error {
 	base, cancel := context.WithCancel(base)
 	defer cancel()
@@ -80,13 +79,32 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	defer early.stop()
 	m := New(ctx, opts)
 	m.early = early
-	p := newProgram(base, m, events,
-		append([]tea.ProgramOption{tea.WithoutSignalHandler(), tea.WithFPS(renderFPS)}, progOpts...)...)
+	all := []tea.ProgramOption{tea.WithoutSignalHandler()}
+	termOpts, w, h, sized := terminalOptions(os.Stdout)
+	if len(progOpts) > 0 {
+		sized = false
+	}
+	if sized {
+		all = append(all, termOpts...)
+		if term.IsTerminal(os.Stdin.Fd()) {
+			// Bubble Tea restores the terminal on every end it sees; the
+			// guard on the ones it cannot (a fatal error, a kill).
+			// Without one the dashboard runs as before.
+			guard, _ := termguard.Start(os.Stdin)
+			defer guard.Release()
+		}
+	}
+	p := newProgram(base, m, events, append(all, progOpts...)...)
 	if testHookBeforeProgram != nil {
 		testHookBeforeProgram()
 	}
 	signaled, stop := quitOnSignal(p)
+	stopSize := func() {}
+	if sized {
+		stopSize = watchSize(p, os.Stdout, w, h)
+	}
 	_, err := p.Run()
+	stopSize()
 	stop()
 	if signaled.Load() {
 		return ErrInterrupted

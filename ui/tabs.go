@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/vastdash/vastdash/ui/shared"
@@ -95,6 +96,10 @@ func (m *Model) tabAt(x int) (screenID, bool) {
 }
 
 func (m *Model) tabsView() string {
+	return m.chrome.tabs.get(m.ctx.Styles, strconv.Itoa(m.width)+" "+strconv.Itoa(int(m.active)), m.drawTabs)
+}
+
+func (m *Model) drawTabs() string {
 	st := m.ctx.Styles
 	cells := m.tabLayout(m.width)
 	parts := make([]string, len(cells))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/theme"
 )
 
 // Heights below which the chrome gives way to the screen itself.
@@ -34,6 +36,13 @@ func (m *Model) View() tea.View {
 func (m *Model) render() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
+	}
+	if m.tooLarge() {
+		w, h := m.width, m.height
+		if tooLarge(m.termW, m.termH) {
+			w, h = m.termW, m.termH
+		}
+		return m.tooLargeLine(w, h)
 	}
 	top := []string{m.headerView()}
 	if m.height >= minHeightTabs {
@@ -225,7 +234,52 @@ func (m *Model) footerView() string {
 		// screen's own keys are what a newcomer looks for.
 		middle = cur.Help().ShortHelp()
 	}
-	return m.shortHelp(first, middle, last, m.width)
+	return m.chrome.footer.get(m.ctx.Styles, footerKey(m.width, first, middle, last), func() string {
+		return m.shortHelp(first, middle, last, m.width)
+	})
+}
+
+// chromeCache keeps the tab row and the help line as last drawn: Bubble
+// Tea asks for a frame after every message, and these two cost more to
+// style and measure than the rest of a 200×60 frame while they change only
+// with a key.
+type chromeCache struct{ tabs, footer lineCache }
+
+// lineCache is one line and what it was drawn from.
+type lineCache struct {
+	styles *theme.Styles
+	key    string
+	line   string
+}
+
+// get returns the line drawn for key with styles, drawing it when either
+// changed.
+func (c *lineCache) get(styles *theme.Styles, key string, draw func() string) string {
+	if c.styles != styles || c.key != key {
+		c.styles, c.key, c.line = styles, key, draw()
+	}
+	return c.line
+}
+
+// footerKey is everything the help line is drawn from: the width and each
+// binding's key, description and state, in its group.
+func footerKey(width int, groups ...[]key.Binding) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(width))
+	for _, g := range groups {
+		b.WriteByte('|')
+		for _, k := range g {
+			if !shown(k) {
+				continue
+			}
+			h := k.Help()
+			b.WriteString(h.Key)
+			b.WriteByte(0)
+			b.WriteString(h.Desc)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
 }
 
 // shortHelp joins first, as many of middle as fit in width, and last; an

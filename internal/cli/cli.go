@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -63,6 +64,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newSyncCommand,
 	newSQLCommand,
 	newLedgerCommand,
+	newServeCommand,
 	newManCommand,
 }
 
@@ -202,6 +204,12 @@ func (x *execution) runE(f func(c *cobra.Command) error) func(*cobra.Command, []
 // returns sends no request.
 func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
 	return x.sessionRun(utc, check, sessionOptions{}, f)
+}
+
+// commandRunWith is commandRun with the client's transport wrapped by
+// transport, if not nil: serve counts the API's answers there.
+func (x *execution) commandRunWith(utc *bool, transport func(http.RoundTripper) http.RoundTripper, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
+	return x.sessionRun(utc, check, sessionOptions{transport: transport}, f)
 }
 
 // sessionRun is commandRun with the session's options o (the ledger's own

@@ -42,6 +42,8 @@ type env struct {
 	ledger bool
 	// stdin is where a question is answered (ledger forget).
 	stdin io.Reader
+	// serve makes the exporter of serve (tests give a stand-in).
+	serve NewServeBackend
 }
 
 // processEnv is the env of the process: its standard streams, the wall
@@ -53,6 +55,7 @@ func processEnv(version string) *env {
 		stderr:     os.Stderr,
 		version:    versionOf(version),
 		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		serve:      newExporter,
 		now:        time.Now,
 		isTerminal: isTerminal,
 		width:      terminalWidth,

@@ -75,6 +75,10 @@ type sessionOptions struct {
 	// dashboard says a ledger that cannot be used on the status line (the
 	// feeds' warnings) rather than on stderr, which the screen covers.
 	dashboard bool
+	// transport, if not nil, wraps the client's transport (nil: Go's
+	// default; the --debug log's when set): serve counts the API's
+	// answers there.
+	transport func(http.RoundTripper) http.RoundTripper
 }
 
 // openSession resolves the key, the URL and the settings (or starts the
@@ -117,6 +121,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	if g.timeout > 0 {
 		opts = append(opts, api.WithTimeout(g.timeout))
 	}
+	var transport http.RoundTripper // nil: Go's default
 	if g.debug != "" {
 		f, err := config.OpenPrivate(g.debug)
 		if err != nil {
@@ -125,7 +130,13 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 			return nil, configError(fmt.Errorf("--debug %w", err))
 		}
 		s.debugLog = f
-		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: api.DebugTransport(nil, f)}))
+		transport = api.DebugTransport(nil, f)
+	}
+	if o.transport != nil {
+		transport = o.transport(transport)
+	}
+	if transport != nil {
+		opts = append(opts, api.WithHTTPClient(&http.Client{Transport: transport}))
 	}
 	if o.observe != nil {
 		opts = append(opts, api.WithObserver(o.observe))

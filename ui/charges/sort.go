@@ -38,10 +38,18 @@ func (m *Model) cycleSort() {
 	}
 }
 
-// applySort lays the rows out in the current order and says so.
+// applySort lays the rows out in the current order and says so. A
+// cursor on a row other than the first follows its entry into the new
+// order; on the first row nothing is chosen, and the new order shows from
+// its top: following the newest contract put "amount, largest first" on a
+// $0.61 row with the largest ones off screen.
 func (m *Model) applySort() {
+	top := m.cursor == 0
 	m.sorted = true
 	m.rebuild()
+	if top {
+		m.cursor, m.offset = 0, 0
+	}
 	if !m.quietSort {
 		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
 	}

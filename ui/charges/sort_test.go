@@ -62,6 +62,25 @@ func TestSortCycles(t *testing.T) {
 	}
 }
 
+// With the cursor on the first row nothing is chosen: a sort shows the
+// top of its order, the largest amount on the first row and the cursor on
+// it, instead of following the newest contract into the middle of the list.
+func TestSortFromTheTopShowsTheTop(t *testing.T) {
+	es := contracts(1, 250)
+	es[200].Amount = 999 * money.Dollar  // on the third page
+	es[10].End = es[10].Start + 40*86400 // the longest
+	hs := newHarness(t, 100, 24, servePages(es, 100))
+	hs.settle(hs.m.Init())
+	hs.settle(hs.press("s"))
+	if hs.m.cursor != 0 || hs.m.offset != 0 || !strings.Contains(hs.cursorLine(), "job-201 ") {
+		t.Fatalf("sorted by amount from the first row: cursor %d, offset %d on %q", hs.m.cursor, hs.m.offset, hs.cursorLine())
+	}
+	hs.settle(hs.press("s"))
+	if hs.m.cursor != 0 || !strings.Contains(hs.cursorLine(), "job-11 ") {
+		t.Fatalf("sorted by duration from the first row: cursor %d on %q", hs.m.cursor, hs.cursorLine())
+	}
+}
+
 // TestSortWithFind: the sort orders what the find filter keeps.
 func TestSortWithFind(t *testing.T) {
 	es := findEntries()

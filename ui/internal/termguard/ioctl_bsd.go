@@ -1,0 +1,10 @@
+//go:build darwin || freebsd || netbsd || openbsd || dragonfly
+
+package termguard
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGet = unix.TIOCGETA
+	ioctlSet = unix.TIOCSETA
+)
