@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -328,5 +329,33 @@ func dumpReqs(t *testing.T, srv *demoserver.Server) {
 	for _, r := range srv.Requests() {
 		t.Logf("%s %s limit=%s latest_first=%s token=%v", r.Path, r.Query.Get("select_filters"), r.Query.Get("limit"),
 			r.Query.Get("latest_first"), r.Query.Get("after_token") != "")
+	}
+}
+
+// A full disk: the first page the ledger cannot write gives it up with one
+// warning, and the feed pages the server as it would without one — the
+// answer exact.
+func TestLedgerFullFallsBackToTheServer(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 900})
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
+	led, _, err := ledger.Open(ledger.Path(t.TempDir(), id), id, ledger.MaxPages(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led))
+	defer s.Close()
+	q := yearQuery(srv.Now())
+	got, st := load(t, s, q)
+	sameAsServer(t, srv, q, got)
+	if s.Ledger() != nil || st.Ledger {
+		t.Fatal("the ledger is still in use after a write failed")
+	}
+	if w := st.Warnings(); len(w) != 1 || !strings.Contains(w[0], "cannot be used") || !strings.Contains(w[0], "full") {
+		t.Errorf("warnings %q", w)
 	}
 }

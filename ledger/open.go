@@ -93,6 +93,7 @@ type Ledger struct {
 	path string
 	id   Identity
 	ro   bool
+	opts options
 
 	wmu sync.Mutex // one write transaction at a time in this process
 	mu  sync.RWMutex
@@ -110,11 +111,15 @@ const busyTimeout = 10 * time.Second
 // truncated file is moved aside and a new one made: moved then names where
 // it went, for the one warning. Any error means no ledger for this run: one
 // of the Err values above, wrapped with the reason, on one line.
-func Open(path string, id Identity) (l *Ledger, moved string, err error) {
+func Open(path string, id Identity, opts ...Option) (l *Ledger, moved string, err error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, "", err
 	}
-	l, err = open(path, id)
+	l, err = open(path, id, o)
 	if !errors.Is(err, errCorrupt) {
 		return l, "", err
 	}
@@ -122,15 +127,27 @@ func Open(path string, id Identity) (l *Ledger, moved string, err error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %s is unreadable and cannot be moved aside: %v", ErrUnavailable, path, reason(err))
 	}
-	l, err = open(path, id)
+	l, err = open(path, id, o)
 	return l, moved, err
 }
+
+// Option configures Open.
+type Option func(*options)
+
+type options struct {
+	maxPages int64 // 0: SQLite's own limit
+}
+
+// MaxPages caps the file at n pages (SQLite's max_page_count, 4 KB each):
+// a write beyond fails as on a full disk (IsFull). It bounds a ledger
+// where space is tight, and lets the tests meet a full disk.
+func MaxPages(n int64) Option { return func(o *options) { o.maxPages = n } }
 
 // errCorrupt marks a file SQLite cannot read as a database (internal: Open
 // moves it aside).
 var errCorrupt = errors.New("ledger corrupt")
 
-func open(path string, id Identity) (*Ledger, error) {
+func open(path string, id Identity, o options) (*Ledger, error) {
 	fresh, err := privateFile(path)
 	if err != nil {
 		return nil, err
@@ -140,11 +157,15 @@ func open(path string, id Identity) (*Ledger, error) {
 			return nil, fmt.Errorf("%w: %s", errCorrupt, why)
 		}
 	}
-	db, err := sql.Open("sqlite", dsn(path, false))
+	d := dsn(path, false)
+	if o.maxPages > 0 {
+		d += "&_pragma=max_page_count(" + strconv.FormatInt(o.maxPages, 10) + ")"
+	}
+	db, err := sql.Open("sqlite", d)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
 	}
-	l := &Ledger{path: path, id: id, db: db}
+	l := &Ledger{path: path, id: id, db: db, opts: o}
 	if err := l.prepare(fresh); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -358,7 +379,7 @@ func (l *Ledger) Reset() (moved string, err error) {
 	if moved, err = moveAside(l.path); err != nil {
 		return "", fmt.Errorf("%w: %s cannot be moved aside: %v", ErrUnavailable, l.path, reason(err))
 	}
-	fresh, err := open(l.path, l.id)
+	fresh, err := open(l.path, l.id, l.opts)
 	if err != nil {
 		return moved, err
 	}
