@@ -24,25 +24,10 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
 	run := func() (*Model, *driver) {
-		client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		led, _, err := ledger.Open(ledger.Path(dir, id), id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		base, cancel := context.WithCancel(context.Background())
-		svc := billing.New(base, client, billing.WithClock(srv.Now), billing.WithLocation(time.UTC), billing.WithLedger(led))
-		t.Cleanup(func() {
-			cancel()
-			svc.Close()
-			_ = led.Close()
-		})
+		svc := ledgerService(t, srv, dir, srv.Now)
 		ctx := newCtx()
-		ctx.Base, ctx.Billing = base, svc
+		ctx.Base, ctx.Billing = context.Background(), svc
 		m := New(ctx)
 		m.SetSize(100, 30)
 		return m, newDriver(m)
@@ -73,4 +58,27 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	if m.totals.Total != tot.Total || m.totals.Contracts != len(want) {
 		t.Errorf("totals %v over %d contracts, the server's %v over %d", m.totals.Total, m.totals.Contracts, tot.Total, len(want))
 	}
+}
+
+// ledgerService is a billing layer on srv keeping its ledger in dir, on
+// the clock clock; it closes with the test.
+func ledgerService(tb testing.TB, srv *demoserver.Server, dir string, clock func() time.Time) *billing.Service {
+	tb.Helper()
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
+	led, _, err := ledger.Open(ledger.Path(dir, id), id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	svc := billing.New(base, client, billing.WithClock(clock), billing.WithLocation(time.UTC), billing.WithLedger(led))
+	tb.Cleanup(func() {
+		cancel()
+		svc.Close()
+		_ = led.Close()
+	})
+	return svc
 }
