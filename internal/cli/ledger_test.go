@@ -228,6 +228,11 @@ func TestLedgerCommands(t *testing.T) {
 		t.Errorf("sql and ledger asked the server %d times", n)
 	}
 
+	// --no-ledger keeps every one of them away from the file.
+	for _, args := range [][]string{{"sql", q}, {"ledger"}, {"ledger", "forget", "--yes"}, {"sync"}} {
+		run(append(args, "--no-ledger")...).failed(t, exitRuntime, "--no-ledger")
+	}
+
 	// forget: refused without a terminal and --yes; asks on one.
 	run("ledger", "forget").failed(t, exitUsage, "--yes")
 	no := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data, func(e *env) {

@@ -83,7 +83,7 @@ type spanJSON struct {
 // showLedger is the ledger command.
 func showLedger(ctx context.Context, s *Session, a ledgerArgs) error {
 	if s.LedgerPath == "" {
-		return errors.New("no ledger: there is no home folder to keep one in")
+		return errNoLedgerFile
 	}
 	loc := s.Billing.Location()
 	j := ledgerJSON{Path: s.LedgerPath, Spans: []spanJSON{}}
@@ -178,7 +178,7 @@ func sizeText(n int64) string {
 // forgetLedger is ledger forget: asks on a terminal unless --yes.
 func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
 	if s.LedgerPath == "" {
-		return errors.New("no ledger: there is no home folder to keep one in")
+		return errNoLedgerFile
 	}
 	if _, err := os.Lstat(s.LedgerPath); errors.Is(err, os.ErrNotExist) {
 		return s.answer(func(w io.Writer) error {

@@ -49,7 +49,8 @@ type Session struct {
 	// settings, --no-ledger or a failure to open it leave the run without.
 	Ledger *ledger.Ledger
 	// LedgerPath is where the account's ledger is (or would be); "" when
-	// there is no home to keep one in.
+	// there is no home to keep one in, or --no-ledger keeps this run away
+	// from it.
 	LedgerPath string
 
 	stdout, stderr io.Writer
@@ -176,9 +177,12 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 			host = u.Host
 		}
 	}
+	if g.noLedger {
+		return nil
+	}
 	id := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
 	s.LedgerPath = ledger.Path(dir, id)
-	if o.noLedger || g.noLedger || !s.Settings.Ledger || !e.ledger {
+	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}
 	l, moved, err := ledger.Open(s.LedgerPath, id)

@@ -52,7 +52,7 @@ vastdash sql "SELECT strftime('%Y-%m', day, 'unixepoch') AS month, sum(mills) / 
 // querySQL is the sql command.
 func querySQL(ctx context.Context, s *Session, stmt string, a sqlArgs) error {
 	if s.LedgerPath == "" {
-		return errNoLedger
+		return errNoLedgerFile
 	}
 	l, err := ledger.OpenReadOnly(s.LedgerPath)
 	if err != nil {

@@ -43,8 +43,12 @@ vastdash sync --from 2024-01-01     # back to the start of 2024
 	return cmd
 }
 
-// errNoLedger is a ledger command run without a ledger.
+// errNoLedger is a sync run without a ledger.
 var errNoLedger = errors.New("no ledger this run: the ledger setting is off, --no-ledger was given, or it could not be opened")
+
+// errNoLedgerFile is a command on the ledger's file run without one to
+// name: --no-ledger, or no home to keep it in.
+var errNoLedgerFile = errors.New("no ledger this run: --no-ledger was given, or there is no home folder to keep one in")
 
 // syncLedger is the sync command: both kinds side by side, each on its
 // endpoint's pacing, then one line of what the ledger holds.
