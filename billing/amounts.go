@@ -131,7 +131,8 @@ func windowOf(q api.ChargesQuery) (lo, hi int64) {
 // that finds nothing to compare leaves RuleUnknown and is not tried again
 // in this session.
 func (s *Service) ruleFor(ctx context.Context, entries []api.Charge, lo, hi int64) (AmountRule, error) {
-	if !slices.ContainsFunc(entries, func(e api.Charge) bool { return spans(&e, lo, hi) }) {
+	// An entry out of bounds is skipped by the feed: it asks nothing.
+	if !slices.ContainsFunc(entries, func(e api.Charge) bool { return CheckCharge(&e) == nil && spans(&e, lo, hi) }) {
 		return s.AmountRule(), nil
 	}
 	return s.learnRule(ctx, entries, lo, hi)
@@ -178,7 +179,7 @@ func candidatesIn(entries []api.Charge, lo, hi, settled int64) []candidate {
 				continue
 			}
 			start, end := span(e)
-			if e.Amount < ruleMinAmount || start < lo || end > hi || end > settled || e.Source == "" {
+			if e.Amount < ruleMinAmount || start < lo || end > hi || end > settled || e.Source == "" || CheckCharge(e) != nil {
 				continue
 			}
 			// Whole UTC days strictly inside: time before the first and
