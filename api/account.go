@@ -57,6 +57,9 @@ func (c *Client) CurrentUser(ctx context.Context) (User, error) {
 	}
 	if w.Credit != nil {
 		u.Credit = *w.Credit
+	} else {
+		// Absent or null: not $0, which would read as an empty account.
+		u.CreditMissing = true
 	}
 	if w.Balance != nil {
 		u.Balance = *w.Balance

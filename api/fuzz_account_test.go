@@ -98,6 +98,9 @@ const maxWireAmount = money.Amount(999_999_999_999_999_999)
 func encodeUser(t *testing.T, u User) []byte {
 	t.Helper()
 	rec := map[string]any{"id": u.ID, "email": u.Email, "credit": u.Credit, "balance": u.Balance}
+	if u.CreditMissing {
+		rec["credit"] = nil // a record without a credit figure stays without one
+	}
 	if u.BalanceThreshold != nil {
 		rec["balance_threshold"] = *u.BalanceThreshold
 	}

@@ -32,7 +32,7 @@ func (c *Client) SetBalanceThreshold(ctx context.Context, amount money.Amount, e
 	switch {
 	case amount < 0:
 		return usageErr(op, "the low-balance threshold must not be negative")
-	case amount%10 != 0:
+	case !amount.WholeCents():
 		return usageErr(op, "the low-balance threshold has more than two decimals")
 	case amount > MaxBalanceThreshold:
 		return usageErr(op, "the low-balance threshold is above "+MaxBalanceThreshold.Credit())
@@ -55,10 +55,7 @@ func (c *Client) SetBalanceThreshold(ctx context.Context, amount money.Amount, e
 // by hand: money.Amount marshals with three decimals, and the field list
 // must be exactly these two.
 func thresholdBody(amount money.Amount, enabled *bool) []byte {
-	cents := int64(amount) / 10
-	b := []byte(`{"balance_threshold":`)
-	b = strconv.AppendInt(b, cents/100, 10)
-	b = append(b, '.', byte('0'+cents%100/10), byte('0'+cents%10))
+	b := []byte(`{"balance_threshold":` + amount.CentsDecimal())
 	if enabled != nil {
 		b = append(b, `,"balance_threshold_enabled":`...)
 		b = strconv.AppendBool(b, *enabled)

@@ -55,10 +55,15 @@ type Metadata struct {
 // User is what vastdash keeps of the account record. The raw record also
 // holds the API key itself; it is never decoded into anything kept.
 type User struct {
-	ID      int64
-	Email   string
-	Credit  money.Amount
-	Balance money.Amount
+	ID    int64
+	Email string
+	// Credit is the account's credit; valid unless CreditMissing.
+	Credit money.Amount
+	// CreditMissing is set when the record holds no credit figure (null,
+	// or no field at all): Credit is then 0 and means nothing. It is never
+	// to be shown or used as $0.
+	CreditMissing bool
+	Balance       money.Amount
 	// BalanceThreshold is the low-balance threshold that triggers the
 	// low_credit notification; nil when the record has none.
 	BalanceThreshold *money.Amount

@@ -28,11 +28,13 @@ var LowCredit = []struct {
 // would reset every alert other than the ones asked for.
 var ErrPrefsUnreadable = errors.New("this server cannot read the current notification preferences, and a save replaces every one of them")
 
-// unreadable reports a read of the preferences that will not succeed by
-// asking again: the server has no GET for them (404/405) or refuses this key
-// access to them. A forced save goes ahead without the document then, in
-// both front ends alike.
-func unreadable(err error) bool {
+// PrefsUnreadable reports a read of the preferences that will not succeed
+// by asking again: the server has no GET for them (404/405) or refuses
+// this key access to them. It is the one rule of both front ends: ReadPrefs
+// returns such a failure as an error matching ErrPrefsUnreadable (its cause
+// still matches api.ErrNotFound or api.ErrPermission), and a forced save
+// goes ahead without the document then.
+func PrefsUnreadable(err error) bool {
 	return errors.Is(err, api.ErrNotFound) || errors.Is(err, api.ErrPermission)
 }
 
@@ -49,28 +51,89 @@ func (e *unreadableError) Error() string {
 func (e *unreadableError) Is(target error) bool { return target == ErrPrefsUnreadable }
 func (e *unreadableError) Unwrap() error        { return e.cause }
 
+// Outcome is what a save came to: by the server's answer, or, when the
+// answer was lost, by what the server holds when read again. Billing
+// decides it; both front ends only say it in their words.
+type Outcome int
+
+// The outcomes.
+const (
+	// Failed: refused, or never sent: the server holds what it held.
+	Failed Outcome = iota
+	// Saved: the server holds what was asked — by its answer, by a read
+	// after a lost answer, or because it already held it (nothing sent).
+	Saved
+	// Differs: the server holds something else than what was asked, by
+	// its answer or by a read after a lost answer.
+	Differs
+	// Unknown: the answer was lost and the read after it failed too: the
+	// server may hold either.
+	Unknown
+)
+
+// outcomeOf is the outcome of a save: err is the save's, sent that the
+// request may have been applied all the same (its answer lost, or not read
+// back), read that there is a state of the server to compare (its answer
+// or a read after it), held that this state is what was asked.
+func outcomeOf(err error, sent, read, held bool) Outcome {
+	switch {
+	case err != nil && !sent:
+		return Failed
+	case !read:
+		return Unknown
+	case held:
+		return Saved
+	}
+	return Differs
+}
+
 // SaveResult is the outcome of SaveSwitches.
 type SaveResult struct {
 	// Prefs is what the server holds now, as far as vastdash knows: the
 	// document it confirmed, the document read when nothing needed saving,
-	// or, when the outcome was unknown, the document read again afterwards
+	// or, when the answer was lost, the document read again afterwards
 	// (zero when that read failed too).
 	Prefs api.Prefs
 	// Unchanged is set when the document already held every switch as
 	// asked: nothing was sent.
 	Unchanged bool
-	// Unknown is set when the save may or may not have reached the server
-	// (a timeout, a connection lost after sending); Prefs is then a fresh
-	// read, and the returned error says what happened.
-	Unknown bool
+	// Lost is set when the save may or may not have reached the server (a
+	// timeout, a connection lost after sending, a 5xx answer); Prefs is
+	// then a fresh read, and the returned error says what happened.
+	Lost bool
+	// Outcome is what the save came to; with Lost, whether the change
+	// took (Saved), did not (Differs) or cannot be told (Unknown).
+	Outcome Outcome
 }
 
-// ReadPrefs reads the preferences document of the account userID.
+// holds reports that p holds every switch of sw as asked.
+func holds(p api.Prefs, sw []Switch) bool {
+	for _, w := range sw {
+		if on, ok := p.Get(w.Path); !ok || on != w.On {
+			return false
+		}
+	}
+	return true
+}
+
+// switchesResult is r with its Outcome decided, and err.
+func switchesResult(r SaveResult, sw []Switch, err error) (SaveResult, error) {
+	r.Outcome = outcomeOf(err, r.Lost, !r.Prefs.IsZero(), holds(r.Prefs, sw))
+	return r, err
+}
+
+// ReadPrefs reads the preferences document of the account userID. A read
+// that will not succeed by asking again (PrefsUnreadable) is an error
+// matching ErrPrefsUnreadable.
 func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error) {
 	if s.client == nil {
 		return api.Prefs{}, errNoClient
 	}
-	return s.client.NotificationPrefs(ctx, userID)
+	p, err := s.client.NotificationPrefs(ctx, userID)
+	if PrefsUnreadable(err) {
+		return p, &unreadableError{cause: err}
+	}
+	return p, err
 }
 
 // SaveSwitches sets the switches of the account userID the one safe way:
@@ -82,58 +145,65 @@ func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error
 // (the caller has warned the user); without it, that is an error matching
 // ErrPrefsUnreadable.
 //
-// When the write's outcome is unknown, the document is read again and
-// returned with Unknown set, so the caller shows what the server holds
-// instead of guessing.
+// When the write's answer is lost (a timeout, a cut connection, a 5xx
+// after the request was sent), the document is read again and returned
+// with Lost set, and the Outcome says whether the change took, so the
+// caller shows what the server holds instead of guessing.
 //
 // Any switch of the document can be set this way (see ListAlerts), but
 // not one the catalogue marks mandatory by email (an error matching
 // ErrLocked, before anything is read or sent), nor one the document does
 // not hold, other than low_credit's (ErrNoSuchSwitch, nothing sent).
 func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (SaveResult, error) {
-	if s.client == nil {
-		return SaveResult{}, errNoClient
-	}
-	if err := s.checkLocks(ctx, sw); err != nil {
-		return SaveResult{}, err
-	}
-	cur, err := s.client.NotificationPrefs(ctx, userID)
-	readable := err == nil
-	switch {
-	case unreadable(err) && force:
-		cur = api.NewPrefs(map[string]any{})
-	case unreadable(err):
-		return SaveResult{}, &unreadableError{cause: err}
-	case err != nil:
-		return SaveResult{}, err
-	}
-	if readable {
-		if err := checkHeld(cur, sw); err != nil {
-			return SaveResult{Prefs: cur}, err
-		}
+	cur, readable, err := s.prepareSwitches(ctx, userID, sw, force)
+	if err != nil {
+		return switchesResult(SaveResult{Prefs: cur}, sw, err)
 	}
 	next := cur
 	for _, w := range sw {
 		if next, err = next.With(w.Path, w.On); err != nil {
-			return SaveResult{Prefs: cur}, err
+			return switchesResult(SaveResult{Prefs: cur}, sw, err)
 		}
 	}
 	if readable && next.Equal(cur) {
-		return SaveResult{Prefs: cur, Unchanged: true}, nil
+		return switchesResult(SaveResult{Prefs: cur, Unchanged: true}, sw, nil)
 	}
 	got, err := s.client.SetNotificationPrefs(ctx, userID, next)
 	if err == nil {
-		return SaveResult{Prefs: got}, nil
+		return switchesResult(SaveResult{Prefs: got}, sw, nil)
 	}
 	if !outcomeUnknown(err) || ctx.Err() != nil {
-		return SaveResult{Prefs: cur}, err
+		return switchesResult(SaveResult{Prefs: cur}, sw, err)
 	}
 	// The PUT may have landed: ask the server what it holds now.
 	now, rerr := s.client.NotificationPrefs(ctx, userID)
 	if rerr != nil {
-		return SaveResult{Unknown: true}, err
+		return switchesResult(SaveResult{Lost: true}, sw, err)
 	}
-	return SaveResult{Prefs: now, Unknown: true}, err
+	return switchesResult(SaveResult{Prefs: now, Lost: true}, sw, err)
+}
+
+// prepareSwitches is every check of a save of sw before anything is
+// written: the locks, the document read (or, forced, an empty one when it
+// cannot be read) and the switches it holds. readable is false for a
+// forced save without the document.
+func (s *Service) prepareSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (cur api.Prefs, readable bool, err error) {
+	if s.client == nil {
+		return cur, false, errNoClient
+	}
+	if err := s.checkLocks(ctx, sw); err != nil {
+		return cur, false, err
+	}
+	cur, err = s.client.NotificationPrefs(ctx, userID)
+	switch {
+	case PrefsUnreadable(err) && force:
+		return api.NewPrefs(map[string]any{}), false, nil
+	case PrefsUnreadable(err):
+		return api.Prefs{}, false, &unreadableError{cause: err}
+	case err != nil:
+		return api.Prefs{}, false, err
+	}
+	return cur, true, checkHeld(cur, sw)
 }
 
 // ErrNoSuchSwitch is matched by the error SaveSwitches returns for a
@@ -171,10 +241,13 @@ func IsLowCredit(p api.PrefPath) bool {
 	return false
 }
 
-// outcomeUnknown reports a failed request that may have reached the server:
-// no complete answer came back.
+// outcomeUnknown reports a failed write that may have reached the server:
+// no complete answer came back, or a 5xx came back after the request was
+// sent — a server (or a gateway before it, with an HTML page) that failed
+// while or after applying it. Only a read tells what it holds.
 func outcomeUnknown(err error) bool {
-	return errors.Is(err, api.ErrTimeout) || errors.Is(err, api.ErrTransport) || errors.Is(err, api.ErrMalformed)
+	return errors.Is(err, api.ErrTimeout) || errors.Is(err, api.ErrTransport) || errors.Is(err, api.ErrMalformed) ||
+		errors.Is(err, api.ErrServer)
 }
 
 // SwitchState names a switch's state in a document: "on", "off", or

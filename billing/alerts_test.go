@@ -69,7 +69,7 @@ func TestSaveKeepsChangesMadeElsewhere(t *testing.T) {
 
 	on, _ := doc.Get(api.LowCreditEmail)
 	res, err := s.SaveSwitches(ctx, id, []Switch{{api.LowCreditEmail, !on}}, false)
-	if err != nil || res.Unknown || res.Unchanged {
+	if err != nil || res.Lost || res.Unchanged {
 		t.Fatalf("save: %+v %v", res, err)
 	}
 	held := api.NewPrefs(srv.Prefs())
@@ -109,7 +109,7 @@ func TestSaveWithUnknownOutcomeReadsAgain(t *testing.T) {
 	on, _ := doc.Get(api.LowCreditEmail)
 	srv.AddFault(demoserver.Fault{Method: "PUT", Path: "/api/v0/users/" + itoa(id) + "/notification-prefs", ResetAfterBytes: 3})
 	res, err := s.SaveSwitches(context.Background(), id, []Switch{{api.LowCreditEmail, !on}}, false)
-	if err == nil || !res.Unknown {
+	if err == nil || !res.Lost {
 		t.Fatalf("%+v %v: want an unknown outcome", res, err)
 	}
 	if got, ok := res.Prefs.Get(api.LowCreditEmail); !ok || got != !on {

@@ -23,11 +23,13 @@ package billing
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/money"
 )
 
 // Service is the billing layer of one session: one client (one key, one
@@ -156,6 +158,24 @@ func (s *Service) Now() time.Time { return s.now().In(s.loc) }
 // Client is the wire client, for the few calls that need nothing of the
 // domain (none of the front ends should need it).
 func (s *Service) Client() *api.Client { return s.client }
+
+// ErrNoCredit is the error of an account record that holds no credit
+// figure (null, or no field): never read as $0, which is an empty account.
+var ErrNoCredit = errors.New(`the account record holds no credit figure (field "credit")`)
+
+// CreditUnknown is the reason a front end gives for a runway (or any
+// figure built on the credit) when the account holds no credit figure.
+const CreditUnknown = "the credit is unknown"
+
+// CreditOf is u's credit, or ErrNoCredit when the record holds none: the
+// commands fail on it (exit 1, naming the field), and a statement, which
+// runs back from the credit, cannot be built without it.
+func CreditOf(u api.User) (money.Amount, error) {
+	if u.CreditMissing {
+		return 0, ErrNoCredit
+	}
+	return u.Credit, nil
+}
 
 // Account reads the key owner's account record.
 func (s *Service) Account(ctx context.Context) (api.User, error) {

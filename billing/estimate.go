@@ -127,8 +127,37 @@ const LowRunwayTenths = 30
 
 // LowBalance reports a credit under the account's own low-balance
 // threshold, unless the account switched that threshold off or holds one
-// vastdash does not believe (see ThresholdOf).
+// vastdash does not believe (see ThresholdOf), or holds no credit figure.
 func LowBalance(u api.User) bool {
 	th := ThresholdOf(u)
-	return th.On() && u.Credit < th.Amount
+	return th.On() && !u.CreditMissing && u.Credit < th.Amount
+}
+
+// EstimateFor is the burn and runway figures of the account u (nil until
+// it is read) from m, the meter, and st, the state of the feed that filled
+// it (m nil before any charges are asked for), with the reason there is no
+// runway when the figures to make one are missing: the account not read
+// yet, a record without a credit figure, charges still loading, no credit
+// left. The Overview shows it as it is.
+func EstimateFor(u *api.User, m *Meter, st State, now time.Time) Estimate {
+	var credit money.Amount
+	if u != nil {
+		credit = u.Credit
+	}
+	var e Estimate
+	switch {
+	case m != nil:
+		e = m.Estimate(credit, st)
+	case credit <= 0:
+		e.Runway = spend.RunwayFor(credit, spend.Burn{}, false, now)
+	default:
+		e.Runway = spend.Runway{Reason: "charges still loading"}
+	}
+	switch {
+	case u == nil:
+		e.Runway = spend.Runway{Reason: "account not loaded yet"}
+	case u.CreditMissing:
+		e.Runway = spend.Runway{Reason: CreditUnknown}
+	}
+	return e
 }

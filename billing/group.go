@@ -43,6 +43,29 @@ func ParseGroupKey(s string) (GroupKey, error) {
 	return "", fmt.Errorf("unknown grouping %q (want %s)", s, strings.Join(names, ", "))
 }
 
+// CheckGrouping refuses a grouping a range cannot have whole: by day, one
+// group a day, at most spend.MaxDays days (ten years) — past them the days
+// would be cut, and an answer without them is not the answer. The error
+// names the limit and the range's length.
+func CheckGrouping(by GroupKey, from, to time.Time, loc *time.Location) error {
+	if by != ByDay {
+		return nil
+	}
+	if n := spend.CountDays(from, to, loc); n > spend.MaxDays {
+		return fmt.Errorf("a grouping by day covers at most %s days (ten years); %s to %s is %s days: choose a shorter range",
+			money.Group(spend.MaxDays), from.In(orUTC(loc)).Format(time.DateOnly), to.In(orUTC(loc)).Format(time.DateOnly), money.Group(int64(n)))
+	}
+	return nil
+}
+
+// orUTC reads a nil location as UTC.
+func orUTC(loc *time.Location) *time.Location {
+	if loc == nil {
+		return time.UTC
+	}
+	return loc
+}
+
 // NoLabel and NoID name the groups of contracts without a label, or
 // without the id grouped by: they form a group of their own rather than
 // vanish from the split.
@@ -76,10 +99,7 @@ type Grouping struct {
 // NewGrouping starts an empty grouping by key; loc, from and to matter only
 // by day (the days of that window in loc).
 func NewGrouping(by GroupKey, loc *time.Location, from, to time.Time) *Grouping {
-	if loc == nil {
-		loc = time.UTC
-	}
-	return &Grouping{by: by, loc: loc, from: from, to: to, groups: map[string]*Group{}}
+	return &Grouping{by: by, loc: orUTC(loc), from: from, to: to, groups: map[string]*Group{}}
 }
 
 // Add folds top-level entries in.

@@ -1,11 +1,13 @@
 package billing
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 )
 
 func labelled(id int, label string, amount money.Amount) api.Charge {
@@ -88,5 +90,32 @@ func TestRecountKept(t *testing.T) {
 	huge := []api.Charge{labelled(1, "x", money.MaxAmount), labelled(2, "x", money.Dollar)}
 	if got := st.Recount(huge); !got.Overflow || got.Contracts != 2 {
 		t.Fatalf("a sum past the range: %+v", got)
+	}
+}
+
+// Issue 27 item 2: by day, a range of more than spend.MaxDays days would
+// lose its days past the first 3,660 — from 2015-01-01, every day since
+// January 2025. Such a range is refused with the limit; one of 3,660 days
+// keeps every day, its last included.
+func TestGroupByDayRefusesWhatItCannotHoldWhole(t *testing.T) {
+	to := time.Date(2026, 11, 23, 23, 59, 59, 0, time.UTC)
+	err := CheckGrouping(ByDay, time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC), to, time.UTC)
+	if err == nil || !strings.Contains(err.Error(), "at most 3,660 days") || !strings.Contains(err.Error(), "2015-01-01 to 2026-11-23 is 4,345 days") {
+		t.Fatalf("twelve years by day: %v", err)
+	}
+	if err := CheckGrouping(ByLabel, time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC), to, time.UTC); err != nil {
+		t.Fatalf("by label: %v", err)
+	}
+	from := to.AddDate(0, 0, -spend.MaxDays+1).Truncate(24 * time.Hour)
+	if err := CheckGrouping(ByDay, from, to, time.UTC); err != nil {
+		t.Fatalf("%v..%v: %v", from, to, err)
+	}
+	g := NewGrouping(ByDay, time.UTC, from, to)
+	last := api.Charge{Type: "instance", Source: "instance-1", Amount: 1500, Start: to.Add(-2 * time.Hour).Unix(), End: to.Unix()}
+	first := api.Charge{Type: "instance", Source: "instance-2", Amount: 700, Start: from.Unix(), End: from.Add(time.Hour).Unix()}
+	g.Add([]api.Charge{last, first})
+	got := g.Groups()
+	if len(got) != 2 || got[0].Key != from.Format(time.DateOnly) || got[1].Key != "2026-11-23" || g.Total() != 2200 {
+		t.Fatalf("groups %+v, total %v", got, g.Total())
 	}
 }

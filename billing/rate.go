@@ -75,6 +75,18 @@ type CurrentRate struct {
 // an int64 holds.
 func (r CurrentRate) Total() api.Rate { return r.PerHour + r.Storage }
 
+// RunwayOf is Runway for the account u: the reason there is none when u
+// is not read yet (nil) or holds no credit figure.
+func (r CurrentRate) RunwayOf(u *api.User) spend.Runway {
+	switch {
+	case u == nil:
+		return spend.Runway{Reason: "account not loaded yet"}
+	case u.CreditMissing:
+		return spend.Runway{Reason: CreditUnknown}
+	}
+	return r.Runway(u.Credit)
+}
+
 // Runway is how long credit lasts at Total: the same tenths of days and
 // "until" date as the 7-day runway, and a Reason instead when there is no
 // figure (nothing billing, no credit left, no permission).
@@ -220,6 +232,9 @@ type Crossing struct {
 // alarms that went on since the last one.
 func (w *Watch) Observe(u *api.User, rate *CurrentRate) []Crossing {
 	var out []Crossing
+	if u != nil && u.CreditMissing {
+		u = nil // a record without a credit cannot tell whether it is low
+	}
 	see := func(a Alarm, on bool, text func() string) {
 		was, known := w.on[a], w.known[a]
 		w.on[a], w.known[a] = on, true

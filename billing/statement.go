@@ -1,10 +1,12 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,11 +18,6 @@ import (
 // MaxStatementMonths bounds a statement: ten years, the most the daily
 // spreading covers (spend.MaxDays).
 const MaxStatementMonths = 120
-
-// paidSlack is how long before the first month a record may have been
-// created and still be paid within it (a crypto payment confirmed days
-// later): the payments query starts that much earlier.
-const paidSlack = 7 * 24 * time.Hour
 
 // Month is one calendar month of a statement. The identity
 // Opening = Closing − MoneyIn + MoneyOut + Spend holds exactly.
@@ -36,8 +33,10 @@ type Month struct {
 	// Pending is the would-be effect of the month's pending records, which
 	// count nowhere.
 	Pending money.Amount
-	// Records are the month's payment records, oldest first: paid ones by
-	// payment time, pending ones and unknown types by creation time.
+	// Records are the month's payment records, oldest first, placed by
+	// CountsAt: paid ones by payment time, pending ones and unknown types
+	// by creation time. Records dated in the future are the current
+	// month's, listed and not counted.
 	Records []api.Invoice
 	// Incomplete is set when a feed stopped before reaching this month's
 	// start: its figures (and, the statement running back from today,
@@ -57,8 +56,13 @@ type Statement struct {
 	AsOf          time.Time
 	Reconstructed bool
 	Pending       []api.Invoice // every pending record read, oldest first
+	Future        []api.Invoice // every record dated in the future, counted nowhere
 	Unknown       []api.Invoice // every record of a type the program does not know
 	Incomplete    bool          // some month is incomplete
+	// Warnings are what the feeds said of what they read: records and
+	// charges skipped as malformed, repeats dropped (State.Warnings). The
+	// figures stand without what was skipped, so every output says them.
+	Warnings []string
 }
 
 // StatementInput is what a statement is built from.
@@ -77,10 +81,30 @@ type StatementInput struct {
 	PaymentsStopped, ChargesStopped bool
 }
 
-// MonthStart is the first instant of t's calendar month in loc.
-func MonthStart(t time.Time, loc *time.Location) time.Time {
-	t = t.In(loc)
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, loc)
+// MonthStart is the first instant of t's calendar month in loc: the first
+// instant of its first local day, in every zone (spend.MonthStart), so a
+// month whose midnight does not exist still begins on its own 1st.
+func MonthStart(t time.Time, loc *time.Location) time.Time { return spend.MonthStart(t, loc) }
+
+// LastMonths is the span of a statement of the last n months at now: the
+// first instant of the month n−1 before now's, and of now's month. Both
+// front ends ask for "the last N months" through it (the command's
+// --months, the screen's twelve).
+func LastMonths(now time.Time, loc *time.Location, n int) (from, to time.Time) {
+	to = MonthStart(now, loc)
+	return spend.AddMonths(to, 1-max(n, 1)), to
+}
+
+// ParseMonth reads a month typed as YYYY-MM as its first instant in loc.
+func ParseMonth(s string, loc *time.Location) (time.Time, error) {
+	t, err := time.Parse("2006-01", strings.TrimSpace(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a month like 2026-11", s)
+	}
+	// Parsed in UTC, then placed: parsed in loc, a month whose first
+	// midnight is skipped would come back as the last hour of the month
+	// before.
+	return spend.DayStart(t.Year(), t.Month(), 1, loc), nil
 }
 
 // StatementMonths checks a month range (any instants of the first and last
@@ -120,7 +144,7 @@ func BuildStatement(in StatementInput) Statement {
 	n := monthsBetween(first, MonthStart(now, loc)) + 1
 	months := make([]Month, n)
 	for i := range months {
-		months[i].Start = first.AddDate(0, i, 0)
+		months[i].Start = spend.AddMonths(first, i)
 	}
 	// index of the month holding unix time t; -1 before the first.
 	index := func(t int64) int {
@@ -132,16 +156,18 @@ func BuildStatement(in StatementInput) Statement {
 	}
 	st := Statement{Credit: in.Credit, AsOf: now, Reconstructed: true}
 	recs := slices.Clone(in.Payments)
-	slices.SortStableFunc(recs, func(a, b api.Invoice) int { return int(recordTime(&a) - recordTime(&b)) })
+	slices.SortStableFunc(recs, func(a, b api.Invoice) int { return cmp.Compare(CountsAt(&a), CountsAt(&b)) })
 	for i := range recs {
 		r := &recs[i]
-		if r.Pending() && knownType(r.Type) {
+		switch StandingOf(r, now) {
+		case Pending:
 			st.Pending = append(st.Pending, *r)
-		}
-		if !knownType(r.Type) {
+		case Future:
+			st.Future = append(st.Future, *r)
+		case UnknownType:
 			st.Unknown = append(st.Unknown, *r)
 		}
-		k := index(recordTime(r))
+		k := index(CountsAt(r))
 		if k < 0 {
 			continue
 		}
@@ -149,7 +175,7 @@ func BuildStatement(in StatementInput) Statement {
 	}
 	for i := range months {
 		m := &months[i]
-		t := TotalPayments(m.Records)
+		t := TotalPayments(m.Records, now)
 		m.MoneyIn, m.MoneyOut, m.Pending = t.In, t.Out, t.Pending
 	}
 	daily := spend.NewDailyWindow(loc, first, now)
@@ -185,15 +211,6 @@ func BuildStatement(in StatementInput) Statement {
 	return st
 }
 
-// recordTime is when a record changed the credit (its payment), or for a
-// pending record or an unknown type, when it was made.
-func recordTime(r *api.Invoice) int64 {
-	if r.Pending() || !knownType(r.Type) {
-		return r.Created
-	}
-	return r.Paid
-}
-
 // oldest is the earliest time of the entries, or def when there are none.
 func oldest[E any](es []E, at func(*E) int64, def int64) int64 {
 	o := def
@@ -206,12 +223,15 @@ func oldest[E any](es []E, at func(*E) int64, def int64) int64 {
 }
 
 // StatementQueries are the two reports a statement starting in from's
-// month needs, up to now: the payment records (from a week earlier, for
-// payments confirmed late) and the charges, 500 a page.
+// month needs, up to now: the payment records and the charges, 500 a page.
+// The records are asked for from PaidSlack before the first month: a
+// record counts in the month of its payment, at most PaidSlack after its
+// creation (CountsAt), so every record the months hold was created since
+// then, however many months are asked for.
 func (s *Service) StatementQueries(from time.Time) (api.InvoicesQuery, api.ChargesQuery) {
 	now := s.Now()
 	start := MonthStart(from, s.loc)
-	return api.InvoicesQuery{From: start.Add(-paidSlack), To: now},
+	return api.InvoicesQuery{From: start.Add(-PaidSlack), To: now},
 		api.ChargesQuery{From: start, To: now, Limit: api.MaxLimit}
 }
 
@@ -233,9 +253,11 @@ func (s *Service) StatementOf(pf *PaymentsFeed, cf *Feed, credit money.Amount, f
 	for _, p := range cf.Pages(0) {
 		in.Charges = append(in.Charges, cf.Spreadable(p)...)
 	}
-	in.PaymentsStopped = !pf.State().Whole()
-	in.ChargesStopped = !cf.State().Whole()
-	return BuildStatement(in)
+	pst, cst := pf.State(), cf.State()
+	in.PaymentsStopped, in.ChargesStopped = !pst.Whole(), !cst.Whole()
+	st := BuildStatement(in)
+	st.Warnings = append(pst.Warnings(), cst.Warnings()...)
+	return st
 }
 
 // Statement reads the credit and both feeds side by side (each paced on its
@@ -280,6 +302,11 @@ func (s *Service) Statement(ctx context.Context, from, to time.Time, progress fu
 		user, errs[2] = s.Account(ctx)
 	}()
 	wg.Wait()
+	if errs[2] == nil {
+		// The months run back from the credit: without it there is no
+		// statement, never one from $0.
+		_, errs[2] = CreditOf(user)
+	}
 	st := s.StatementOf(pf, cf, user.Credit, from, to)
 	for i, err := range errs {
 		if err != nil {

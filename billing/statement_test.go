@@ -41,10 +41,14 @@ func TestEffectSignRules(t *testing.T) {
 		{"payout takes away", rec("6", "payout", -15_000, at, at), -15_000, true, ""},
 		{"pending top-up counts nowhere", rec("7", "credit", -100_000, at, time.Time{}), 100_000, false, "pending: counted once paid"},
 		{"unknown type counts nowhere", rec("8", "chargeback", 5_000, at, at), 0, false, "unknown type: not counted"},
+		{"a top-up paid 40 days ahead counts nowhere", rec("9", "credit", -400_000, at, at.Add(40*24*time.Hour)), 400_000, false, "dated in the future: not counted"},
+		{"a top-up made 40 days ahead counts nowhere", rec("10", "credit", -410_000, at.Add(40*24*time.Hour), at.Add(40*24*time.Hour)), 410_000, false, "dated in the future: not counted"},
+		{"a top-up paid within the clocks' slack counts", rec("11", "credit", -1_000, at, at.Add(FutureSlack)), 1_000, true, ""},
 	} {
-		e, counted := Effect(&tc.in)
-		if e != tc.effect || counted != tc.counted || PaymentNote(&tc.in) != tc.note {
-			t.Errorf("%s: effect %v counted %v note %q", tc.name, e, counted, PaymentNote(&tc.in))
+		e, known := Effect(&tc.in)
+		st := StandingOf(&tc.in, at)
+		if e != tc.effect || (st == Counted) != tc.counted || known != (tc.note != "unknown type: not counted") || st.Note() != tc.note {
+			t.Errorf("%s: effect %v known %v standing %v note %q", tc.name, e, known, st, st.Note())
 		}
 	}
 }
@@ -379,12 +383,12 @@ func TestTotalPayments(t *testing.T) {
 		{Type: "credit", Amount: -7 * money.Dollar},            // pending
 		{Type: "bonus", Amount: -9 * money.Dollar, Paid: paid}, // unknown
 	}
-	got := TotalPayments(recs)
+	got := TotalPayments(recs, time.Unix(paid, 0))
 	want := PaymentTotals{Records: 5, In: 25 * money.Dollar, Out: 13 * money.Dollar, Pending: 7 * money.Dollar, Pendings: 1, Unknown: 1}
 	if got != want {
 		t.Fatalf("totals %+v, want %+v", got, want)
 	}
-	if (TotalPayments(nil) != PaymentTotals{}) {
+	if (TotalPayments(nil, time.Unix(paid, 0)) != PaymentTotals{}) {
 		t.Fatal("no records, yet totals")
 	}
 }

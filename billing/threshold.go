@@ -169,9 +169,14 @@ type ThresholdResult struct {
 	Read    bool
 	// Sent is what the PUT asked for.
 	Sent ThresholdChange
-	// Unknown is set when the PUT may or may not have reached the server;
-	// Account, if Read, shows what it holds.
-	Unknown bool
+	// Lost is set when the PUT's answer was lost (it may or may not have
+	// reached the server); Account, if Read, shows what it holds.
+	Lost bool
+	// Outcome is what the save came to: Saved when the server holds what
+	// was sent (with Lost: the change took), Differs when it holds
+	// something else, Unknown when the answer was lost and the account
+	// could not be read again, Failed when it was refused or not sent.
+	Outcome Outcome
 }
 
 // Held is the threshold the server holds after the save.
@@ -203,6 +208,17 @@ var ErrNoThreshold = errors.New("the account holds no usable low-balance thresho
 // PUT's outcome is unknown (a timeout), the account is read again and the
 // result has Unknown set with the PUT's error.
 func (s *Service) SaveThreshold(ctx context.Context, ch ThresholdChange) (ThresholdResult, error) {
+	res, err := s.saveThreshold(ctx, ch)
+	// A PUT confirmed but not read back is as unsure as a lost one: its
+	// answer is undocumented, and only the read says what the server holds.
+	res.Outcome = outcomeOf(err, res.Lost || errors.Is(err, errReread), res.Read, res.Matches())
+	return res, err
+}
+
+// errReread marks a save the server confirmed whose read afterwards failed.
+var errReread = errors.New("saved, but reading the account again failed")
+
+func (s *Service) saveThreshold(ctx context.Context, ch ThresholdChange) (ThresholdResult, error) {
 	res := ThresholdResult{Sent: ch}
 	if s.client == nil {
 		return res, errNoClient
@@ -230,7 +246,7 @@ func (s *Service) SaveThreshold(ctx context.Context, ch ThresholdChange) (Thresh
 	if err != nil && (!outcomeUnknown(err) || ctx.Err() != nil) {
 		return res, err
 	}
-	res.Unknown = err != nil
+	res.Lost = err != nil
 	u, rerr := s.client.CurrentUser(ctx)
 	if rerr == nil {
 		res.Account, res.Read = u, true
@@ -239,7 +255,7 @@ func (s *Service) SaveThreshold(ctx context.Context, ch ThresholdChange) (Thresh
 	case err != nil:
 		return res, err
 	case rerr != nil:
-		return res, fmt.Errorf("saved, but reading the account again failed: %w", rerr)
+		return res, fmt.Errorf("%w: %w", errReread, rerr)
 	}
 	return res, nil
 }
@@ -250,7 +266,7 @@ func checkThreshold(a money.Amount) error {
 	switch {
 	case a < 0:
 		return errors.New("the threshold cannot be negative")
-	case a%10 != 0:
+	case !a.WholeCents():
 		return errors.New("the threshold takes at most two decimals (whole cents)")
 	case a > MaxThreshold:
 		return errors.New("the threshold can be at most " + MaxThreshold.Credit())
@@ -290,11 +306,8 @@ func (m *Meter) Suggest(st State) Suggestion {
 	case per > MaxThreshold/SuggestDays:
 		return Suggestion{Reason: fmt.Sprintf("%d days of your spend is beyond %s", SuggestDays, MaxThreshold.Credit())}
 	}
-	a := per * SuggestDays
-	if r := a % 10; r != 0 {
-		a += 10 - r // up to the cent: a warning a little early, never late
-	}
-	return Suggestion{Amount: a, PerDay: per}
+	// Up to the cent: a warning a little early, never late.
+	return Suggestion{Amount: (per * SuggestDays).CentsUp(), PerDay: per}
 }
 
 // SuggestThreshold reads the charges the burn needs, from the feed the

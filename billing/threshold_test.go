@@ -177,7 +177,7 @@ func TestSaveThresholdUnknownOutcome(t *testing.T) {
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Hang: true})
 	a := money.Amount(33000)
 	res, err := s.SaveThreshold(context.Background(), ThresholdChange{Amount: &a})
-	if !errors.Is(err, api.ErrTimeout) || !res.Unknown || !res.Read {
+	if !errors.Is(err, api.ErrTimeout) || !res.Lost || !res.Read {
 		t.Fatalf("res %+v err %v", res, err)
 	}
 	th, _ := srv.BalanceThreshold()

@@ -127,8 +127,9 @@ type reading struct {
 
 // accountValues is what the exporter keeps of the account record.
 type accountValues struct {
-	credit    money.Amount
-	threshold billing.Threshold
+	credit        money.Amount
+	creditMissing bool // the record holds no credit figure: none is exported
+	threshold     billing.Threshold
 }
 
 // New returns an exporter with its registry: the vast_ metrics, the Go
@@ -224,7 +225,13 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 
 	switch err := errs[partAccount]; {
 	case err == nil:
-		next.account = &accountValues{credit: user.Credit, threshold: billing.ThresholdOf(user)}
+		cr, cerr := billing.CreditOf(user)
+		next.account = &accountValues{credit: cr, creditMissing: cerr != nil, threshold: billing.ThresholdOf(user)}
+		if cerr != nil {
+			// Never exported as $0: the series is left out and the
+			// refresh counts as failed, saying why.
+			fails = append(fails, partNames[partAccount]+": "+cerr.Error())
+		}
 		e.granted(partAccount)
 	case errors.Is(err, api.ErrPermission):
 		next.account = nil

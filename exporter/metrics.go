@@ -123,8 +123,10 @@ func (r *reading) build() []sample {
 		out = append(out, gauge(descLastRefresh, float64(r.ok.UnixMilli())/1000))
 	}
 	if a := r.account; a != nil {
-		out = append(out, gauge(descCredit, dollars(a.credit)),
-			gauge(descThresholdEnabled, boolValue(a.threshold.On())))
+		if !a.creditMissing {
+			out = append(out, gauge(descCredit, dollars(a.credit)))
+		}
+		out = append(out, gauge(descThresholdEnabled, boolValue(a.threshold.On())))
 		if a.threshold.Known {
 			out = append(out, gauge(descThreshold, dollars(a.threshold.Amount)))
 		}
@@ -165,6 +167,8 @@ func (r *reading) build() []sample {
 // the credit is gone.
 func runwaySeconds(a *accountValues, c *billing.CurrentRate) (float64, bool) {
 	switch {
+	case a.creditMissing:
+		return 0, false // no credit figure: no runway, never 0
 	case a.credit <= 0:
 		return 0, true
 	case c.Total() <= 0:

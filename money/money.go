@@ -164,21 +164,62 @@ func (a Amount) String() string {
 	return s
 }
 
+// Cent is one cent as an Amount. Every rounding to the cent is this
+// file's: Credit and CentsDecimal round halves away from zero, CentsUp
+// rounds up, WholeCents tells an amount that needs no rounding.
+const Cent Amount = 10
+
+// WholeCents reports an amount of whole cents: nothing in its thousandths
+// place (a threshold the API takes as it is).
+func (a Amount) WholeCents() bool { return a%Cent == 0 }
+
+// CentsUp is a rounded up to the next whole cent (toward +∞): a figure
+// that warns, such as a suggested threshold, errs early, never late. An
+// amount within a cent of MaxAmount stays where it is.
+func (a Amount) CentsUp() Amount {
+	r := a % Cent
+	switch {
+	case r == 0:
+		return a
+	case r < 0:
+		return a - r // toward zero is up for a negative amount
+	case a > MaxAmount-Cent:
+		return a
+	}
+	return a + Cent - r
+}
+
+// cents is |a| in whole cents, halves away from zero, and a's sign (none
+// for a value that rounds to zero cents).
+func (a Amount) cents() (neg bool, cents uint64) {
+	neg, u := a.abs()
+	cents = (u + 5) / 10
+	return neg && cents != 0, cents
+}
+
 // Credit formats an account balance to the cent, halves away from zero:
 // "$1,234.57". A value that rounds to zero cents has no minus sign.
 func (a Amount) Credit() string {
-	neg, u := a.abs()
-	cents := (u + 5) / 10
-	if cents == 0 {
-		neg = false
-	}
-	c := cents % 100
-	s := "$" + group(cents/100) + "." + string(rune('0'+c/10)) + string(rune('0'+c%10))
+	neg, cents := a.cents()
+	s := "$" + group(cents/100) + "." + pad2(cents%100)
 	if neg {
 		return "-" + s
 	}
 	return s
 }
+
+// CentsDecimal is the amount to the cent as a plain number, halves away
+// from zero, no grouping: "-1234.50" (a JSON number with two decimals).
+func (a Amount) CentsDecimal() string {
+	neg, cents := a.cents()
+	s := strconv.FormatUint(cents/100, 10) + "." + pad2(cents%100)
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+func pad2(u uint64) string { return string([]byte{byte('0' + u/10), byte('0' + u%10)}) }
 
 // SumChecked adds amounts left to right with AddSaturating. ok is false when
 // the running sum overflowed at some point; the result is then MaxAmount or

@@ -283,3 +283,37 @@ func TestGroup(t *testing.T) {
 		}
 	}
 }
+
+// Every rounding to the cent is money's: Credit and CentsDecimal halves
+// away from zero, CentsUp toward +∞, WholeCents exactly.
+func TestCents(t *testing.T) {
+	for _, c := range []struct {
+		a           Amount
+		credit, dec string
+		up          Amount
+		whole       bool
+	}{
+		{1005, "$1.01", "1.01", 1010, false},
+		{-1005, "-$1.01", "-1.01", -1000, false},
+		{1004, "$1.00", "1.00", 1010, false},
+		{25_000, "$25.00", "25.00", 25_000, true},
+		{-4, "$0.00", "0.00", 0, false},
+		{0, "$0.00", "0.00", 0, true},
+		{123_456_789, "$123,456.79", "123456.79", 123_456_790, false},
+		{MaxAmount, "$9,223,372,036,854,775.81", "9223372036854775.81", MaxAmount, false},
+		{MinAmount, "-$9,223,372,036,854,775.81", "-9223372036854775.81", MinAmount + 8, false},
+	} {
+		if got := c.a.Credit(); got != c.credit {
+			t.Errorf("%d.Credit() = %s, want %s", c.a, got, c.credit)
+		}
+		if got := c.a.CentsDecimal(); got != c.dec {
+			t.Errorf("%d.CentsDecimal() = %s, want %s", c.a, got, c.dec)
+		}
+		if got := c.a.CentsUp(); got != c.up {
+			t.Errorf("%d.CentsUp() = %d, want %d", c.a, got, c.up)
+		}
+		if got := c.a.WholeCents(); got != c.whole {
+			t.Errorf("%d.WholeCents() = %v", c.a, got)
+		}
+	}
+}

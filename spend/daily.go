@@ -39,7 +39,7 @@ func Spread(amount money.Amount, start, end int64, loc *time.Location) []DayShar
 	start, end = contractSpan(start, end)
 	first := dayOf(start, loc)
 	lo, hi := first.Unix(), addDays(first, MaxDays).Unix()
-	out, before, after := spreadWithin(amount, start, end, loc, lo, hi)
+	out, before, after := spreadWithin(amount, start, end, loc, Day, lo, hi)
 	if start < lo {
 		if len(out) > 0 && out[0].Day.Equal(first) {
 			out[0].Amount += before // same sign as every share: cannot overflow
@@ -80,28 +80,84 @@ func Spread(amount money.Amount, start, end int64, loc *time.Location) []DayShar
 func SpreadWithin(amount money.Amount, start, end int64, loc *time.Location, from, to time.Time) (in []DayShare, before, after money.Amount) {
 	loc = orUTC(loc)
 	start, end = contractSpan(start, end)
-	lo, hi := window(loc, from, to)
-	return spreadWithin(amount, start, end, loc, lo, hi)
+	lo, hi := window(Day, loc, from, to)
+	return spreadWithin(amount, start, end, loc, Day, lo, hi)
 }
 
-// window is the half-open span of unix seconds [lo, hi) that the calendar
-// days of [from, to] cover in loc, at most MaxDays days.
-func window(loc *time.Location, from, to time.Time) (lo, hi int64) {
-	first := Midnight(clampTime(from).In(loc))
+// Period is the length of the steps a windowed Daily sums into: calendar
+// days, or calendar months for a range too long to walk by the day.
+type Period int
+
+// The periods.
+const (
+	Day Period = iota
+	Month
+)
+
+// PeriodFor is the finest period that covers [from, to] in loc within
+// MaxDays steps: Day for a range of at most MaxDays days (ten years), Month
+// beyond. A window in months covers every range vastdash accepts
+// (2015..2100), so nothing of a long range is cut.
+func PeriodFor(from, to time.Time, loc *time.Location) Period {
+	if CountDays(from, to, loc) <= MaxDays {
+		return Day
+	}
+	return Month
+}
+
+// CountDays is how many calendar dates (in loc) [from, to] touches, from's
+// date and to's included; 0 when to's date is before from's. It costs the
+// same for any range: the dates are counted on the calendar, not walked.
+func CountDays(from, to time.Time, loc *time.Location) int {
+	loc = orUTC(loc)
+	date := func(t time.Time) int64 {
+		y, m, d := clampTime(t).In(loc).Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400
+	}
+	n := date(to) - date(from) + 1
+	return int(max(n, 0))
+}
+
+// start is the first instant of t's period.
+func (p Period) start(t time.Time) time.Time {
+	if p == Month {
+		return MonthStart(t, t.Location())
+	}
+	return Midnight(t)
+}
+
+// next is the first instant of the period after the one that begins at
+// start. It always moves forward.
+func (p Period) next(start time.Time) time.Time {
+	if p == Month {
+		return AddMonths(start, 1)
+	}
+	return nextDay(start)
+}
+
+// window is the half-open span of unix seconds [lo, hi) that the periods
+// (in loc) of [from, to] cover, at most MaxDays of them.
+func window(p Period, loc *time.Location, from, to time.Time) (lo, hi int64) {
+	first := p.start(clampTime(from).In(loc))
 	to = clampTime(to).In(loc)
 	if to.Before(first) {
 		return first.Unix(), first.Unix()
 	}
-	end := nextDay(Midnight(to))
-	if limit := addDays(first, MaxDays); end.After(limit) {
+	end, limit := p.next(p.start(to)), first
+	if p == Day {
+		limit = addDays(first, MaxDays)
+	} else {
+		limit = AddMonths(first, MaxDays)
+	}
+	if end.After(limit) {
 		end = limit
 	}
 	return first.Unix(), end.Unix()
 }
 
 // spreadWithin is SpreadWithin on a normalized span (start <= end) and a
-// window of day boundaries [lo, hi) in loc.
-func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, lo, hi int64) (in []DayShare, before, after money.Amount) {
+// window of period boundaries [lo, hi) in loc: days, or months.
+func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, p Period, lo, hi int64) (in []DayShare, before, after money.Amount) {
 	if start == end { // a point in time: all of it on one side or one day
 		switch {
 		case start < lo:
@@ -109,7 +165,7 @@ func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, lo,
 		case start >= hi:
 			return nil, 0, amount
 		}
-		return []DayShare{{Day: Midnight(time.Unix(start, 0).In(loc)), Amount: amount}}, 0, 0
+		return []DayShare{{Day: p.start(time.Unix(start, 0).In(loc)), Amount: amount}}, 0, 0
 	}
 	neg := amount < 0
 	abs := uint64(amount)
@@ -137,9 +193,9 @@ func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, lo,
 	}
 	if cur, stop := max(start, lo), min(end, hi); cur < stop {
 		// Both are inside the window, so inside years 1..9999.
-		day := Midnight(time.Unix(cur, 0).In(loc))
+		day := p.start(time.Unix(cur, 0).In(loc))
 		for n := 0; cur < stop; n++ {
-			next := nextDay(day)
+			next := p.next(day)
 			seg := min(next.Unix(), stop)
 			if n > MaxDays+2 {
 				seg = stop // cannot happen; a bound on the loop all the same
@@ -199,17 +255,20 @@ func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, lo,
 	return in, signed(parts[0].q), signed(parts[len(parts)-1].q)
 }
 
-// DayTotal is one calendar day of spend. A Total or ByType value that is
-// money.MaxAmount or money.MinAmount overflowed (see Amount.Saturated).
+// DayTotal is one calendar day of spend (or one month, in a Daily by
+// months). A Total or ByType value that is money.MaxAmount or
+// money.MinAmount overflowed (see Amount.Saturated).
 type DayTotal struct {
-	Day    time.Time
+	Day    time.Time // the first instant of the day (or month)
 	Total  money.Amount
 	ByType map[string]money.Amount // by ContractKind
 }
 
-// Daily accumulates entries spread over calendar days, by contract kind.
+// Daily accumulates entries spread over calendar days (or, windowed by
+// NewPeriodWindow, months), by contract kind.
 type Daily struct {
 	loc      *time.Location
+	period   Period
 	windowed bool
 	lo, hi   int64               // the window's day boundaries, when windowed
 	days     map[int64]*DayTotal // keyed by the day's midnight, unix seconds
@@ -234,10 +293,22 @@ func NewDaily(loc *time.Location) *Daily {
 // the contract's span. Days outside the window read as zero in Days; what
 // fell there is in Outside and in Total.
 func NewDailyWindow(loc *time.Location, from, to time.Time) *Daily {
-	loc = orUTC(loc)
-	lo, hi := window(loc, from, to)
-	return &Daily{loc: loc, windowed: true, lo: lo, hi: hi, days: map[int64]*DayTotal{}}
+	return NewPeriodWindow(loc, from, to, Day)
 }
+
+// NewPeriodWindow is NewDailyWindow by period: with Month, each contract is
+// spread over the calendar months (in loc) it ran, in proportion to its
+// seconds in each, and Days returns one DayTotal per month, starting at
+// the month's first instant. At most MaxDays periods are kept, so a window
+// in months covers any range vastdash accepts (see PeriodFor).
+func NewPeriodWindow(loc *time.Location, from, to time.Time, p Period) *Daily {
+	loc = orUTC(loc)
+	lo, hi := window(p, loc, from, to)
+	return &Daily{loc: loc, period: p, windowed: true, lo: lo, hi: hi, days: map[int64]*DayTotal{}}
+}
+
+// Period is what each DayTotal of Days covers: a day or a month.
+func (d *Daily) Period() Period { return d.period }
 
 // Add spreads top-level entries over their days. Sums that would overflow
 // stay saturated and set Overflow.
@@ -249,7 +320,7 @@ func (d *Daily) Add(entries []api.Charge) {
 		if d.windowed {
 			start, end := contractSpan(e.Start, e.End)
 			var before, after money.Amount
-			shares, before, after = spreadWithin(e.Amount, start, end, d.loc, d.lo, d.hi)
+			shares, before, after = spreadWithin(e.Amount, start, end, d.loc, d.period, d.lo, d.hi)
 			d.add(&d.before, before)
 			d.add(&d.after, after)
 		} else {
@@ -293,20 +364,21 @@ func (d *Daily) Overflow() bool { return d.overflow }
 func (d *Daily) Outside() (before, after money.Amount) { return d.before, d.after }
 
 // Days returns every calendar day from the day of from to the day of to,
-// inclusive, zero days included, in order. It returns at most MaxDays days,
-// the first ones, so an absurd range (year 1 to 9999) costs no more than a
-// ten-year one; times outside years 1..9999 are clamped into them.
+// inclusive, zero days included, in order (by months: every month). It
+// returns at most MaxDays of them, the first ones, so an absurd range (year
+// 1 to 9999) costs no more than a ten-year one; times outside years
+// 1..9999 are clamped into them.
 func (d *Daily) Days(from, to time.Time) []DayTotal {
 	var out []DayTotal
 	to = clampTime(to)
-	day := Midnight(clampTime(from).In(d.loc))
+	day := d.period.start(clampTime(from).In(d.loc))
 	for n := 0; n < MaxDays && !day.After(to); n++ {
 		if dt := d.days[day.Unix()]; dt != nil {
 			out = append(out, *dt)
 		} else {
 			out = append(out, DayTotal{Day: day, ByType: map[string]money.Amount{}})
 		}
-		day = nextDay(day)
+		day = d.period.next(day)
 	}
 	return out
 }

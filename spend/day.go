@@ -59,15 +59,44 @@ func sameDate(t time.Time, y int, m time.Month, d int) bool {
 	return ty == y && tm == m && td == d
 }
 
+// DayStart is the first instant of the date y-m-d in loc (a nil loc is
+// UTC): 00:00, or where a daylight-saving or zone change skips 00:00, the
+// first instant that shows the date (see Midnight). The date is normalized
+// like time.Date's, so month 0 is December of the year before and day 0 the
+// last day of the month before. It is the one way vastdash builds the start
+// of a local day or month: time.Date(y, m, d, 0, 0, 0, 0, loc) names 23:00 of
+// the day before where midnight does not exist (America/Asuncion on
+// 1 October 2023), which files a whole day, or a whole month, under the
+// wrong date.
+func DayStart(y int, m time.Month, d int, loc *time.Location) time.Time {
+	// Noon of a date exists unless the whole date was skipped (Samoa,
+	// 30 Dec 2011), and then Midnight names the day after it.
+	return Midnight(time.Date(y, m, d, 12, 0, 0, 0, orUTC(loc)))
+}
+
+// MonthStart is the first instant of t's calendar month in loc (a nil loc
+// is UTC): the first instant of its first local day, in every zone.
+func MonthStart(t time.Time, loc *time.Location) time.Time {
+	t = t.In(orUTC(loc))
+	return DayStart(t.Year(), t.Month(), 1, t.Location())
+}
+
+// AddMonths is the first instant of the calendar month n months after
+// month's (n < 0 goes back), in month's location. Unlike AddDate on a
+// month's first instant, it lands on the first instant of the other month
+// even when the two months begin at different wall-clock times (01:00 where
+// midnight was skipped, 00:00 elsewhere).
+func AddMonths(month time.Time, n int) time.Time {
+	return DayStart(month.Year(), month.Month()+time.Month(n), 1, month.Location())
+}
+
 // addDays is the start of the calendar day n days after day's date (n < 0
 // goes back), in day's location. Like AddDate it counts calendar days, so a
 // 23- or 25-hour day is one day; unlike AddDate on a midnight it lands on
-// the day's real first instant where 00:00 is skipped. It goes through noon
-// because noon of a date exists unless the whole date was skipped (Samoa,
-// 30 Dec 2011), and then Midnight names the day after it.
+// the day's real first instant where 00:00 is skipped.
 func addDays(day time.Time, n int) time.Time {
 	y, m, d := day.Date()
-	return Midnight(time.Date(y, m, d+n, 12, 0, 0, 0, day.Location()))
+	return DayStart(y, m, d+n, day.Location())
 }
 
 // nextDay is the start of the calendar day after day's. It always moves

@@ -49,10 +49,10 @@ func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) 
 	case "90d":
 		r.From = addDays(today, -89)
 	case "this-month":
-		r.From = dateStart(now.Year(), now.Month(), 1, loc)
+		r.From = MonthStart(now, loc)
 	case "last-month":
-		r.From = dateStart(now.Year(), now.Month()-1, 1, loc)
-		r.To = dateStart(now.Year(), now.Month(), 1, loc).Add(-time.Second)
+		r.From = AddMonths(MonthStart(now, loc), -1)
+		r.To = MonthStart(now, loc).Add(-time.Second)
 	default:
 		return Range{}, fmt.Errorf("%w: unknown preset %q (want one of %s)", ErrRange, name, strings.Join(Presets, ", "))
 	}
@@ -106,7 +106,7 @@ func parseDay(s string, loc *time.Location) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%w: %q is not a date like 2026-11-01", ErrRange, s)
 	}
-	return dateStart(t.Year(), t.Month(), t.Day(), loc), nil
+	return DayStart(t.Year(), t.Month(), t.Day(), loc), nil
 }
 
 // String is the range for the filter bar: "30d (23 Oct – 21 Nov)",
@@ -129,10 +129,4 @@ func (r Range) String() string {
 // Days names the range in prose: "between 1 Nov and 21 Nov".
 func (r Range) Days() string {
 	return "between " + r.From.Format("2 Jan") + " and " + r.To.Format("2 Jan")
-}
-
-// dateStart is the first instant of a date in loc (see Midnight); the date
-// is normalized like time.Date's, so month 0 is December of the year before.
-func dateStart(y int, m time.Month, d int, loc *time.Location) time.Time {
-	return Midnight(time.Date(y, m, d, 12, 0, 0, 0, loc))
 }

@@ -514,10 +514,11 @@ func TestFaultPutFails(t *testing.T) {
 			r.waitFor("the switches", func(s string) bool { return strings.Contains(switchLine(s), switchState(on)) })
 			r.press("space")
 			r.waitFor("the failure", func(s string) bool {
-				// A timeout's outcome is unknown: the screen reads the
-				// document again and shows what the server holds.
+				// A timeout's or a 500's outcome is unknown: the screen
+				// reads the document again, shows what the server holds
+				// and says the change did not take.
 				failed := strings.Contains(s, "could not save") || strings.Contains(s, "lacks the user_write permission") ||
-					strings.Contains(s, "no answer to the save")
+					strings.Contains(s, "not saved: the answer to the save")
 				return failed && strings.Contains(switchLine(s), switchState(on)) && !strings.Contains(s, "saving")
 			})
 			r.quit()
@@ -807,7 +808,8 @@ func TestFaultThresholdRefused(t *testing.T) {
 }
 
 // Row 18: a threshold PUT that never answers has an unknown outcome: the
-// account is read again and the row shows what the server holds.
+// account is read again, the row shows what the server holds, and the
+// line says the change did not take.
 func TestFaultThresholdTimeout(t *testing.T) {
 	r := startRigHang(t, demoserver.Options{}, nil, demoserver.Fault{Method: http.MethodPut, Path: settingsPath, Hang: true})
 	r.press("3")
@@ -820,7 +822,7 @@ func TestFaultThresholdTimeout(t *testing.T) {
 	}
 	r.typeThreshold("20")
 	r.waitFor("the re-read", func(s string) bool {
-		return strings.Contains(s, "no answer to the threshold save; read again, the server holds $50.00") &&
+		return strings.Contains(s, "not saved: the threshold save's answer was lost; read again, the server holds $50.00") &&
 			strings.Contains(thresholdRow(s), "[x] on") && strings.Contains(thresholdRow(s), "$50.00")
 	})
 	r.quit()

@@ -154,6 +154,9 @@ func (m *Model) creditView(reason bool) string {
 	u := m.user
 	text := u.Credit.Credit()
 	switch {
+	case u.CreditMissing:
+		// The record holds no credit figure: never $0.00 "empty".
+		return st.Warning.Render("credit unknown")
 	case u.Credit <= 0:
 		return "credit " + st.CreditNeg.Render(text+" empty")
 	case billing.LowBalance(*u) || m.runwayShort():

@@ -26,6 +26,11 @@ type Fault struct {
 	Status      int
 	Body        string
 	ContentType string
+	// Applied, with Status, serves the request for real first — what it
+	// changes lands — and then answers with Status and Body: a server or
+	// gateway that failed after the change was applied (a 502 HTML page
+	// in place of the answer).
+	Applied bool
 	// Delay is waited before answering (any kind of answer).
 	Delay time.Duration
 	// Hang accepts the request and never answers, until the client gives up
@@ -126,6 +131,9 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, bo
 		}
 		abort()
 	case f.Status != 0:
+		if f.Applied {
+			s.route(&captureWriter{h: http.Header{}}, r, body, tooBig)
+		}
 		if ct == "" {
 			ct = "application/json"
 		}

@@ -313,3 +313,37 @@ func (s *Server) CountPath(path string) int {
 	}
 	return n
 }
+
+// InvoicesPage is a whole one-page answer of the invoices endpoint holding
+// recs, written as the real endpoint writes them, then raw: records as JSON
+// text, for a test's broken ones. It is a [Fault]'s Body for a server that
+// answers the same records whatever the query.
+func InvoicesPage(recs []Invoice, raw ...string) string {
+	n := strconv.Itoa(len(recs) + len(raw))
+	b := []byte(`{"success":true,"count":` + n + `,"total":` + n + `,"next_token":null,"results":[`)
+	for i := range recs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendInvoice(b, &recs[i])
+	}
+	for i, r := range raw {
+		if i > 0 || len(recs) > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, r...)
+	}
+	return string(append(b, "]}"...))
+}
+
+// BrokenInvoices are three records made at unix time at that no client
+// may count, as raw JSON for [InvoicesPage]: an amount "abc", no
+// invoice_id, and one paid in the year 5138.
+func BrokenInvoices(at int64) []string {
+	t := strconv.FormatInt(at, 10) + ".0"
+	return []string{
+		`{"start":` + t + `,"end":` + t + `,"type":"credit","amount":"abc","metadata":{"invoice_id":"abc"}}`,
+		`{"start":` + t + `,"end":` + t + `,"type":"credit","amount":-5.0,"metadata":{}}`,
+		`{"start":` + t + `,"end":1e11,"type":"credit","amount":-7.0,"metadata":{"invoice_id":"5138"}}`,
+	}
+}

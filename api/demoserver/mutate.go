@@ -72,3 +72,23 @@ func MutateFirstPage(change func(p Page)) func([]byte) []byte {
 		}
 	})
 }
+
+// DropCredit is a [Fault] serving the account record without its credit
+// figure: "credit": null when null, else no credit field at all.
+func DropCredit(null bool) Fault {
+	return Fault{Path: "/api/v0/users/current", Mutate: func(b []byte) []byte {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(b, &m) != nil {
+			return b
+		}
+		delete(m, "credit")
+		if null {
+			m["credit"] = json.RawMessage("null")
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			return b
+		}
+		return out
+	}}
+}

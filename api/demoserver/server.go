@@ -1,6 +1,7 @@
 package demoserver
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log"
@@ -8,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,6 +97,11 @@ type Options struct {
 	// contract's total. [Server.Contracts] and [Server.Tree] follow the
 	// same rule; a Filter without bounds gives the totals.
 	WindowAmounts bool
+	// Invoices, when not nil, are the payment records served in place of
+	// the generated year: tests that need records of chosen times and
+	// amounts (late confirmations, records dated ahead, amounts in
+	// thousandths). Payments is then ignored.
+	Invoices []Invoice
 	// PlainText429 answers 429 with a text/plain body instead of JSON.
 	PlainText429 bool
 	// Hostile puts terminal escape sequences (ESC CSI/OSC), bidi overrides
@@ -216,6 +223,10 @@ func New(opts Options) *Server {
 	}
 	s.data.Store(generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile))
 	s.invoices = s.ds().payments(opts.Seed, opts.Payments)
+	if opts.Invoices != nil {
+		s.invoices = slices.Clone(opts.Invoices)
+		slices.SortStableFunc(s.invoices, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
+	}
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.
 		s.jitterRNG = rand.New(rand.NewPCG(opts.Seed, 0x6a6974746572121))

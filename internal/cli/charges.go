@@ -155,6 +155,11 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	if err != nil {
 		return usageError(err)
 	}
+	// A grouping the range cannot have whole is refused before anything is
+	// read: an answer without some of its days is not the answer.
+	if err := billing.CheckGrouping(a.groupBy, rng.From, rng.To, loc); err != nil {
+		return usageError(err)
+	}
 
 	// The range's query as every part of the program asks it, narrowed by
 	// the flags.

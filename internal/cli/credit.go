@@ -74,11 +74,15 @@ func credit(ctx context.Context, s *Session, f creditFlags) error {
 	if err != nil {
 		return err
 	}
-	out := creditJSON{Credit: user.Credit, Email: sanitize.String(user.Email)}
-	line := user.Credit.Credit()
+	cr, err := billing.CreditOf(user)
+	if err != nil {
+		return err // a missing figure is not $0.00
+	}
+	out := creditJSON{Credit: cr, Email: sanitize.String(user.Email)}
+	line := cr.Credit()
 
 	if f.runway {
-		est, err := svc.Runway(ctx, user.Credit, s.progress.feed)
+		est, err := svc.Runway(ctx, cr, s.progress.feed)
 		s.progress.done()
 		switch {
 		case errors.Is(err, api.ErrPermission):
@@ -97,7 +101,7 @@ func credit(ctx context.Context, s *Session, f creditFlags) error {
 	}
 
 	if f.rate {
-		text, rj, err := currentRate(ctx, s, user.Credit)
+		text, rj, err := currentRate(ctx, s, cr)
 		if err != nil {
 			return err
 		}

@@ -87,33 +87,40 @@ func TestHeadlessFaultMatrix(t *testing.T) {
 	}
 }
 
-// A save whose outcome is unknown (no answer in time, an answer cut short)
-// shows what the server holds now, read again after it, and fails: nothing
-// confirmed the change, so a script must not take it as done.
+// A save whose answer is lost (no answer in time, an answer cut short, a
+// 502 from a gateway) is an unknown outcome: the preferences are read
+// again, printed, and the line says whether the change took. A change
+// that did not take fails (exit 1); one the read confirms is the answer
+// asked for (exit 0), with the lost answer said on stderr (issue 27 item
+// 9).
 func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 	rows := []struct {
 		name  string
 		fault demoserver.Fault
+		code  int
 		// out is what the server holds afterwards.
 		out, want string
 	}{
-		{"put hangs", demoserver.Fault{Method: "PUT", Hang: true},
-			"low credit by email: on\nlow credit by webhooks: off\n", "in time — check the network"},
-		{"put lands, answer garbled", demoserver.Fault{Method: "PUT", Mutate: func(b []byte) []byte { return b[:len(b)/2] }},
-			"low credit by email: off\nlow credit by webhooks: off\n", "unexpected response"},
+		{"put hangs", demoserver.Fault{Method: "PUT", Hang: true}, exitRuntime,
+			"low credit by email: on\nlow credit by webhooks: off\n", "in time — check the network (--timeout sets how long to wait)); read again, the server does not hold the change: not saved"},
+		{"put lands, answer garbled", demoserver.Fault{Method: "PUT", Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, exitOK,
+			"low credit by email: off\nlow credit by webhooks: off\n", "unexpected response from the server: the response is cut short); read again, the server holds the change: saved"},
+		{"put lands, a gateway answers 502 in HTML", demoserver.Fault{Method: "PUT", Applied: true, Status: 502,
+			ContentType: "text/html", Body: "<html><h1>502 Bad Gateway</h1></html>"}, exitOK,
+			"low credit by email: off\nlow credit by webhooks: off\n", "(HTTP 502)"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			res, srv := runFast(t, row.fault, "notifications", "--email", "off")
-			if res.code != exitRuntime {
-				t.Errorf("exit %d, want %d", res.code, exitRuntime)
+			if res.code != row.code {
+				t.Errorf("exit %d, want %d", res.code, row.code)
 			}
 			if res.out != row.out {
 				t.Errorf("stdout %q, want what the server holds %q", res.out, row.out)
 			}
 			if strings.Count(res.errOut, "\n") != 1 || !strings.HasPrefix(res.errOut, "vastdash: ") ||
-				!strings.Contains(res.errOut, "unknown") || !strings.Contains(res.errOut, row.want) {
-				t.Errorf("stderr %q, want one line saying the outcome is unknown (%s)", res.errOut, row.want)
+				!strings.Contains(res.errOut, "answer was lost") || !strings.Contains(res.errOut, row.want) {
+				t.Errorf("stderr %q, want one line saying the answer was lost and whether the change took (%s)", res.errOut, row.want)
 			}
 			// What was printed is what the server holds.
 			if got := "low credit by email: " + billing.SwitchState(api.NewPrefs(srv.Prefs()), api.LowCreditEmail) + "\n"; !strings.HasPrefix(res.out, got) {
@@ -123,8 +130,8 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 	}
 }
 
-// A save whose outcome is unknown on a stdout that cannot take what the
-// server holds now is still one line, and says both.
+// A save whose answer is lost, on a stdout that cannot take what the
+// server holds now, is still one line, and says both.
 func TestHeadlessSaveOutcomeUnknownStdoutFull(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 10})
 	srv.AddFault(demoserver.Fault{Method: "PUT", Hang: true})
@@ -134,8 +141,8 @@ func TestHeadlessSaveOutcomeUnknownStdoutFull(t *testing.T) {
 			api.WithTimeout(300*time.Millisecond), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
 	}, "notifications", "--email", "off")
 	res.failed(t, exitRuntime, "cannot be written: no space left on device")
-	if !strings.Contains(res.errOut, "the outcome of the save is unknown") {
-		t.Errorf("stderr %q does not say the outcome is unknown", res.errOut)
+	if !strings.Contains(res.errOut, "the save's answer was lost") || !strings.Contains(res.errOut, "not saved") {
+		t.Errorf("stderr %q does not say the answer was lost and the change did not take", res.errOut)
 	}
 }
 

@@ -118,7 +118,7 @@ func newNotificationsCommand(x *execution) *cobra.Command {
 		Short: "print or switch the alerts and the low-balance threshold",
 		Long: `Print the low-credit alert switches, one per line (low credit by email: on), or switch them; --all prints every alert of the account, --set switches any of them, --threshold sets the low-balance threshold the low-credit alerts fire below.
 
-A change reads the whole preferences document right before the save, changes only the switches given, saves it and prints what the server confirmed: a save replaces every notification preference, so the others are kept. Asking for the state a switch already has sends nothing. A threshold change sends only the threshold and whether it is enabled, then reads the account again and prints what the server holds.`,
+A change reads the whole preferences document right before the save, changes only the switches given, saves it and prints what the server confirmed: a save replaces every notification preference, so the others are kept. Asking for the state a switch already has sends nothing. A threshold change sends only the threshold and whether it is enabled, then reads the account again and prints what the server holds. A threshold and switches given together are saved both or neither where that can be known before a write; otherwise the error names what was saved. When a save's answer is lost (a timeout, a cut connection, a 5xx), vastdash reads the server again, prints what it holds and says whether the change took (exit 0 when it did, 1 when not or when that cannot be told).`,
 		Example: `
 vastdash notifications
 vastdash notifications --webhooks on
@@ -155,30 +155,6 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 	if err != nil {
 		return err
 	}
-	// The threshold first: its lines lead the answer.
-	var lines []string
-	if a.threshold.set || a.thEnabled.set {
-		ch := billing.ThresholdChange{}
-		if a.threshold.set {
-			ch.Amount = &a.threshold.amount
-		}
-		if a.thEnabled.set {
-			ch.Enabled = &a.thEnabled.on
-		}
-		res, err := svc.SaveThreshold(ctx, ch)
-		held := "low-balance threshold: " + res.Held().String()
-		switch {
-		case err == nil && res.Matches():
-			lines = append(lines, held)
-		case err == nil:
-			return s.partial([]string{held}, fmt.Errorf("the server holds the low-balance threshold %s, not what was sent (%s)", res.Held(), res.Sent))
-		case res.Unknown && res.Read:
-			return s.partial([]string{held}, fmt.Errorf("the outcome of the threshold save is unknown (%w); the threshold printed is what the server holds now", err))
-		default:
-			return err
-		}
-		user = res.Account
-	}
 	sw := a.set
 	if a.email.set {
 		sw = append(sw, billing.Switch{Path: api.LowCreditEmail, On: a.email.on})
@@ -186,18 +162,24 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 	if a.webhooks.set {
 		sw = append(sw, billing.Switch{Path: api.LowCreditWebhooks, On: a.webhooks.on})
 	}
-	thresholdOnly := len(sw) == 0 && !a.all && len(lines) > 0
-	if thresholdOnly {
-		return s.answer(linesOf(lines))
+	var th *billing.ThresholdChange
+	if a.threshold.set || a.thEnabled.set {
+		th = &billing.ThresholdChange{}
+		if a.threshold.set {
+			th.Amount = &a.threshold.amount
+		}
+		if a.thEnabled.set {
+			th.Enabled = &a.thEnabled.on
+		}
 	}
-	if a.all && len(lines) == 0 {
-		lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
-	}
-
-	if len(sw) == 0 {
+	if th == nil && len(sw) == 0 {
+		var lines []string
+		if a.all {
+			lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
+		}
 		prefs, err := svc.ReadPrefs(ctx, user.ID)
-		if errors.Is(err, api.ErrNotFound) {
-			return fmt.Errorf("%w; set the switches with --email/--webhooks and --force", billing.ErrPrefsUnreadable)
+		if errors.Is(err, billing.ErrPrefsUnreadable) {
+			return fmt.Errorf("%w; set the switches with --email/--webhooks and --force", err)
 		}
 		if err != nil {
 			return err
@@ -205,25 +187,88 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 		return s.answer(linesOf(append(lines, s.switchLines(ctx, prefs, a.all, nil)...)))
 	}
 
-	res, err := svc.SaveSwitches(ctx, user.ID, sw, a.force)
+	// Both or neither where that can be known before a write; else the
+	// error names what was saved (billing.SaveAlerts).
+	res, err := svc.SaveAlerts(ctx, user.ID, billing.AlertsChange{Threshold: th, Switches: sw, Force: a.force})
+	var lines []string
+	// The threshold first: its line leads the answer.
 	switch {
+	case th != nil && res.Threshold.Read:
+		lines = append(lines, "low-balance threshold: "+res.Threshold.Held().String())
+	case th == nil && a.all:
+		lines = append(lines, "low-balance threshold: "+billing.ThresholdOf(user).String())
+	}
+	if th != nil {
+		if terr := thresholdOutcome(s, res.Threshold, res.ThresholdErr); terr != nil {
+			if len(sw) > 0 {
+				terr = fmt.Errorf("%w; the switches were not sent", terr)
+			}
+			if res.Threshold.Outcome == billing.Failed {
+				return terr // nothing changed: stdout stays empty
+			}
+			return s.partial(lines, terr)
+		}
+	}
+	if len(sw) == 0 {
+		if !a.all {
+			return s.answer(linesOf(lines))
+		}
+		prefs, err := svc.ReadPrefs(ctx, user.ID)
+		if err != nil {
+			return s.partial(lines, fmt.Errorf("the threshold was saved, but the switches could not be read: %w", err))
+		}
+		return s.answer(linesOf(append(lines, s.switchLines(ctx, prefs, true, nil)...)))
+	}
+	sr := res.Switches
+	if res.SwitchesSent && !sr.Prefs.IsZero() && sr.Outcome != billing.Failed {
+		lines = append(lines, s.switchLines(ctx, sr.Prefs, a.all, sw)...)
+	}
+	switch {
+	case errors.Is(err, billing.ErrPartial):
+		return s.partial(lines, err)
 	case errors.Is(err, billing.ErrPrefsUnreadable):
 		return fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err)
 	case errors.Is(err, billing.ErrNoSuchSwitch):
 		return fmt.Errorf("not saved: %w (vastdash notifications --all lists them)", err)
-	case res.Unknown:
-		// The save may or may not have landed: show what the server holds
-		// now rather than what was asked, and fail, since nothing confirmed
-		// the change.
-		if !res.Prefs.IsZero() {
-			return s.partial(append(lines, s.switchLines(ctx, res.Prefs, a.all, sw)...),
-				fmt.Errorf("the outcome of the save is unknown (%w); the switches printed are what the server holds now", err))
-		}
-		return fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err)
-	case err != nil:
+	case !res.SwitchesSent:
 		return err
 	}
-	return s.answer(linesOf(append(lines, s.switchLines(ctx, res.Prefs, a.all, sw)...)))
+	switch sr.Outcome {
+	case billing.Failed:
+		return err
+	case billing.Unknown:
+		return s.partial(lines, fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
+	case billing.Differs:
+		if sr.Lost {
+			return s.partial(lines, fmt.Errorf("the save's answer was lost (%w); read again, the server does not hold the change: not saved", err))
+		}
+		return s.partial(lines, errors.New("the server's answer does not hold the change asked for: the switches printed are what it holds"))
+	}
+	if sr.Lost {
+		warn(s.stderr, "the save's answer was lost ("+svc.Explain(err)+"); read again, the server holds the change: saved")
+	}
+	return s.answer(linesOf(lines))
+}
+
+// thresholdOutcome says a threshold save that did not come to what was
+// sent as an error (nil when it did), and warns of a lost answer whose
+// change took.
+func thresholdOutcome(s *Session, r billing.ThresholdResult, err error) error {
+	switch r.Outcome {
+	case billing.Saved:
+		if r.Lost {
+			warn(s.stderr, "the threshold save's answer was lost ("+s.Billing.Explain(err)+"); read again, the server holds it: saved")
+		}
+		return nil
+	case billing.Differs:
+		if r.Lost {
+			return fmt.Errorf("the threshold save's answer was lost (%w); read again, the server holds the low-balance threshold %s, not what was sent (%s): not saved", err, r.Held(), r.Sent)
+		}
+		return fmt.Errorf("the server holds the low-balance threshold %s, not what was sent (%s)", r.Held(), r.Sent)
+	case billing.Unknown:
+		return fmt.Errorf("the outcome of the threshold save is unknown (%w), and the account could not be read again", err)
+	}
+	return err
 }
 
 // partial prints what the server holds after a change that did not go as

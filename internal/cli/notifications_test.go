@@ -161,7 +161,8 @@ func TestNotificationsThresholdServerDisagrees(t *testing.T) {
 	}
 }
 
-// A PUT that never answers: the account is read again, printed, exit 1.
+// A PUT that never answers: the account is read again, printed, and the
+// line says the change did not take; exit 1.
 func TestNotificationsThresholdTimeout(t *testing.T) {
 	srv := alertServer(t)
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Hang: true})
@@ -169,7 +170,7 @@ func TestNotificationsThresholdTimeout(t *testing.T) {
 		r.clientOptions = append(r.clientOptions, api.WithTimeout(300*time.Millisecond))
 	}, "notifications", "--threshold", "25")
 	if res.code != exitRuntime || res.out != "low-balance threshold: $50.00, enabled\n" ||
-		!strings.Contains(res.errOut, "the outcome of the threshold save is unknown") {
+		!strings.Contains(res.errOut, "read again, the server holds the low-balance threshold $50.00, enabled, not what was sent ($25.00): not saved") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
 	}
 }

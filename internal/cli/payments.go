@@ -34,7 +34,7 @@ func newPaymentsCommand(x *execution) *cobra.Command {
 		Short: "print the payment records in a range: top-ups, transfers, refunds, prepays",
 		Long: `Print the account's payment records created in a range, one row per record, as an aligned table, CSV or JSON.
 
-The amount is the record's effect on the credit in dollars: a $25 top-up is 25.00, a refund -10.00, a transfer sent -20.00. A pending record (not paid yet) is listed with the amount it will add and counted nowhere; a record of a type vastdash does not know is listed with a note and counted nowhere. Every page is fetched (100 records each, one request every 3 seconds). A totals line and warnings go to stderr.`,
+The amount is the record's effect on the credit in dollars, to the thousandth as the API sends it, so the rows add up to the totals: a $25 top-up is 25.000, a refund -10.000, a transfer sent -20.000. A pending record (not paid yet) is listed with the amount it will add and counted nowhere; so is a record dated in the future, flagged; a record of a type vastdash does not know is listed with a note and counted nowhere. Every page is fetched (100 records each, one request every 3 seconds). A totals line and warnings go to stderr.`,
 		Example: `
 vastdash payments --from 2026-01-01 --to 2026-12-31 --output csv > payments-2026.csv
 vastdash payments --type credit,transfer
@@ -94,10 +94,11 @@ func payments(ctx context.Context, s *Session, a paymentsArgs) error {
 	if len(a.types) > 0 {
 		recs = slices.DeleteFunc(recs, func(in api.Invoice) bool { return !slices.Contains(a.types, in.Type) })
 	}
-	if err := s.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc, s.width) }); err != nil {
+	now := svc.Now()
+	if err := s.answer(func(w io.Writer) error { return writePayments(w, a.output, recs, loc, now, s.width) }); err != nil {
 		return err
 	}
-	writePaymentTotals(s.stderr, recs, st)
+	writePaymentTotals(s.stderr, recs, st, now)
 	return nil
 }
 
@@ -111,65 +112,35 @@ type paymentRow struct {
 	Service     string  `json:"service"`
 	Source      string  `json:"source"`
 	Description string  `json:"description"`
-	// Amount is the effect on the credit in dollars with 2 decimals; null
-	// for a type vastdash does not know.
-	Amount *centsJSON `json:"amount"`
-	Note   string     `json:"note,omitempty"`
+	// Amount is the effect on the credit in dollars with 3 decimals, the
+	// precision of the totals; null for a type vastdash does not know.
+	Amount *money.Amount `json:"amount"`
+	Note   string        `json:"note,omitempty"`
 }
 
-// centsJSON is an amount written to the cent: 25.00.
-type centsJSON money.Amount
-
-// MarshalJSON writes the amount as a JSON number with 2 decimals.
-func (c centsJSON) MarshalJSON() ([]byte, error) { return []byte(cents(money.Amount(c))), nil }
-
-// UnmarshalJSON reads it back (scripts and tests read the answer).
-func (c *centsJSON) UnmarshalJSON(b []byte) error {
-	return (*money.Amount)(c).UnmarshalJSON(b)
-}
-
-// cents is a to the cent, halves away from zero, no grouping: "-10.00".
-func cents(a money.Amount) string {
-	r := (int64(a) + 5) / 10
-	if a < 0 {
-		r = (int64(a) - 5) / 10
-	}
-	s := fmt.Sprintf("%d.%02d", r/100, abs(r%100))
-	if r < 0 && r > -100 {
-		s = "-" + s
-	}
-	return s
-}
-
-func abs(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
-}
-
-func newPaymentRow(in *api.Invoice, loc *time.Location) paymentRow {
+// newPaymentRow is in as a row, its note (why it does not count) as of
+// now.
+func newPaymentRow(in *api.Invoice, loc *time.Location, now time.Time) paymentRow {
 	row := paymentRow{
 		ID: sanitize.String(in.ID), Created: rfc3339(timeIn(in.Created, loc)), Status: billing.PaymentStatus(in),
 		Type: sanitize.String(in.Type), Service: sanitize.String(in.Service), Source: sanitize.String(in.Source),
-		Description: sanitize.String(in.Description), Note: billing.PaymentNote(in),
+		Description: sanitize.String(in.Description), Note: billing.StandingOf(in, now).Note(),
 	}
 	if !in.Pending() {
 		p := rfc3339(timeIn(in.Paid, loc))
 		row.Paid = &p
 	}
-	if e, counted := billing.Effect(in); counted || in.Pending() && billing.PaymentNote(in) != "unknown type: not counted" {
-		c := centsJSON(e)
-		row.Amount = &c
+	if e, known := billing.Effect(in); known {
+		row.Amount = &e
 	}
 	return row
 }
 
 // writePayments writes the records in the output format.
-func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location, width int) error {
+func writePayments(w io.Writer, output string, recs []api.Invoice, loc *time.Location, now time.Time, width int) error {
 	rows := make([]paymentRow, len(recs))
 	for i := range recs {
-		rows[i] = newPaymentRow(&recs[i], loc)
+		rows[i] = newPaymentRow(&recs[i], loc, now)
 	}
 	switch output {
 	case "json":
@@ -219,23 +190,23 @@ func deref(s *string) string {
 	return *s
 }
 
-func amountText(c *centsJSON) string {
-	if c == nil {
+// amountText is a row's amount as the table and CSV write it: "25.000",
+// "" when there is none.
+func amountText(a *money.Amount) string {
+	if a == nil {
 		return ""
 	}
-	return cents(money.Amount(*c))
+	return a.Decimal()
 }
 
-// writePaymentTotals writes "42 payment records · in $1,234.00 · out
-// $50.00", what counts nowhere, and the feed's warnings.
-func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State) {
-	t := billing.TotalPayments(recs)
-	line := billing.Plural(t.Records, "payment record", "payment records") + " · in " + t.In.Credit() + " · out " + t.Out.Credit()
-	if t.Pendings > 0 {
-		line += " · " + billing.Plural(t.Pendings, "pending", "pending") + " (" + t.Pending.Credit() + ", not counted)"
-	}
-	if t.Unknown > 0 {
-		line += " · " + billing.Plural(t.Unknown, "record", "records") + " of an unknown type, not counted"
+// writePaymentTotals writes "42 payment records · in $1,234.000 · out
+// $50.000", what counts nowhere, and the feed's warnings: at the rows'
+// precision, so the rows add up to the totals.
+func writePaymentTotals(w io.Writer, recs []api.Invoice, st billing.State, now time.Time) {
+	t := billing.TotalPayments(recs, now)
+	line := billing.Plural(t.Records, "payment record", "payment records") + " · in " + t.In.String() + " · out " + t.Out.String()
+	if nc := t.NotCounted(); nc != "" {
+		line += " · " + nc
 	}
 	fmt.Fprintln(w, line)
 	for _, warning := range st.Warnings() {

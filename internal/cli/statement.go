@@ -37,7 +37,7 @@ func newStatementCommand(x *execution) *cobra.Command {
 		Short: "print a monthly statement: opening, money in, money out, spend, closing",
 		Long: `Print one row per calendar month (in the settings timezone): the credit at the month's start (opening), what came in (paid top-ups and transfers received), what went out (refunds, reserved-instance prepays, transfers sent, payouts), what was spent (the charges spread over the month's days, as the Overview's chart does) and the credit at its end (closing).
 
-The current month closes at the credit now and each earlier month at the next one's opening, so that opening = closing − money in + money out + spend, exactly to the thousandth: the figures are a reconstruction from today's credit, not the server's ledger. Pending records are listed beside it and counted nowhere.
+The current month closes at the credit now and each earlier month at the next one's opening, so that opening = closing − money in + money out + spend, exactly to the thousandth: the figures are a reconstruction from today's credit, not the server's ledger. Pending records are listed beside it and counted nowhere, and so are records dated in the future. A payment record counts in the month of its payment, at most 31 days after it was made; the records are read from 31 days before the first month, so a month reads the same however many are asked for. Amounts are in thousandths of a dollar, as the API sends them, so the records add up to the months.
 
 It reads the payment records (100 a page, one request every 3 s) and the charges (500 a page, one a second) side by side, from the first month to today.`,
 		Example: `
@@ -60,7 +60,7 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 	monthFlag := func(p *string, name string) func(string) error {
 		return func(s string) error {
 			s = strings.TrimSpace(s)
-			if _, err := time.Parse("2006-01", s); err != nil {
+			if _, err := billing.ParseMonth(s, time.UTC); err != nil {
 				return badValue("--%s %s is not a month like 2026-11", name, argText(s))
 			}
 			*p = s
@@ -75,20 +75,22 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 	return cmd
 }
 
-// span is the first and last month asked for, in loc.
+// span is the first and last month asked for, in loc: each month from the
+// first instant of its first local day (billing.ParseMonth, LastMonths).
 func (a statementArgs) span(now time.Time, loc *time.Location) (from, to time.Time, err error) {
-	to = billing.MonthStart(now, loc)
 	if a.from == "" {
 		if a.to != "" {
 			return from, to, errors.New("--to needs --from")
 		}
-		return to.AddDate(0, 1-a.months, 0), to, nil
+		from, to = billing.LastMonths(now, loc, a.months)
+		return from, to, nil
 	}
-	if from, err = time.ParseInLocation("2006-01", a.from, loc); err != nil {
+	to = billing.MonthStart(now, loc)
+	if from, err = billing.ParseMonth(a.from, loc); err != nil {
 		return from, to, err
 	}
 	if a.to != "" {
-		if to, err = time.ParseInLocation("2006-01", a.to, loc); err != nil {
+		if to, err = billing.ParseMonth(a.to, loc); err != nil {
 			return from, to, err
 		}
 	}
@@ -120,6 +122,11 @@ func statement(ctx context.Context, s *Session, a statementArgs) error {
 	}
 	if err := s.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc.Location()) }); err != nil {
 		return err
+	}
+	// What the feeds skipped is left out of the figures: said as payments
+	// says it, one line each.
+	for _, w := range st.Warnings {
+		warn(s.stderr, w)
 	}
 	warn(s.stderr, reconstructedNote)
 	return nil
@@ -157,9 +164,13 @@ type statementJSON struct {
 	AsOf          string       `json:"as_of"`
 	Months        []monthJSON  `json:"months"`
 	Pending       []paymentRow `json:"pending"`
+	// Future are the records dated in the future: listed, counted nowhere.
+	Future []paymentRow `json:"future"`
 	// Unknown are the records of a type vastdash does not know: listed,
 	// counted nowhere.
 	Unknown []paymentRow `json:"unknown"`
+	// Warnings are what the feeds skipped or dropped; [] when nothing.
+	Warnings []string `json:"warnings"`
 }
 
 // writeStatement writes the statement in the output format.
@@ -172,15 +183,16 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 	rowsOf := func(recs []api.Invoice) []paymentRow {
 		out := make([]paymentRow, len(recs))
 		for i := range recs {
-			out[i] = newPaymentRow(&recs[i], loc)
+			out[i] = newPaymentRow(&recs[i], loc, st.AsOf)
 		}
 		return out
 	}
-	pending, unknown := rowsOf(st.Pending), rowsOf(st.Unknown)
+	pending, future, unknown := rowsOf(st.Pending), rowsOf(st.Future), rowsOf(st.Unknown)
 	switch output {
 	case "json":
 		return writeJSON(w, statementJSON{Reconstructed: st.Reconstructed, Note: reconstructedNote, Credit: st.Credit,
-			AsOf: rfc3339(st.AsOf), Months: months, Pending: pending, Unknown: unknown})
+			AsOf: rfc3339(st.AsOf), Months: months, Pending: pending, Future: future, Unknown: unknown,
+			Warnings: append([]string{}, st.Warnings...)})
 	case "csv":
 		return export.WriteStatementCSV(w, st)
 	}
@@ -198,6 +210,9 @@ func writeStatement(w io.Writer, output string, st billing.Statement, loc *time.
 		return err
 	}
 	if err := writeRecordList(w, "Pending, not counted:", st.Pending, pending, loc); err != nil {
+		return err
+	}
+	if err := writeRecordList(w, "Dated in the future, not counted:", st.Future, future, loc); err != nil {
 		return err
 	}
 	return writeRecordList(w, "Of a type vastdash does not know, not counted:", st.Unknown, unknown, loc)

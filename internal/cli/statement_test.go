@@ -78,7 +78,7 @@ func TestPaymentsCSVSignsAndStatus(t *testing.T) {
 			out -= amt
 		}
 	}
-	if pending != 1 || !strings.Contains(res.errOut, "in "+in.Credit()+" · out "+out.Credit()+" · 1 pending") {
+	if pending != 1 || !strings.Contains(res.errOut, "in "+in.String()+" · out "+out.String()+" · 1 pending") {
 		t.Errorf("%d pending; stderr %q, want in %v out %v", pending, res.errOut, in, out)
 	}
 	// --type keeps only those types.

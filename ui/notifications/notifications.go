@@ -336,12 +336,14 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		if m.readSaid {
 			m.say(shared.StatusInfo, "", 0)
 		}
-	case errors.Is(err, api.ErrNotFound):
+	case errors.Is(err, billing.ErrPrefsUnreadable) && errors.Is(err, api.ErrNotFound):
 		m.read = readUnavailable
 		m.sayRead(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
-	case errors.Is(err, api.ErrPermission):
+	case errors.Is(err, billing.ErrPrefsUnreadable):
+		// Refused to this key (billing.PrefsUnreadable): the cause says
+		// which permission.
 		m.read = readDenied
-		m.sayRead(shared.StatusError, m.ctx.ErrorText(err)+" — the preferences can't be read; a toggle asks before replacing them", 0)
+		m.sayRead(shared.StatusError, m.ctx.ErrorText(errors.Unwrap(err))+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
 		m.sayRead(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
@@ -566,13 +568,14 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 		return nil
 	}
 	m.saving = nil
-	if msg.err != nil {
+	res, w := msg.res, msg.want
+	if res.Outcome == billing.Failed || res.Outcome == billing.Unknown {
 		m.saveFailed(msg)
 		m.rebuild()
 		return nil
 	}
-	w := msg.want
-	m.doc = msg.res.Prefs
+	// The server's state is known: its answer, or a read after a lost one.
+	m.doc = res.Prefs
 	m.settle()
 	if !w.force {
 		m.read = readOK // the save read the document first
@@ -580,7 +583,15 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 	m.rebuild()
 	got, ok := m.doc.Get(w.path)
 	switch {
-	case msg.res.Unchanged:
+	case res.Lost && res.Outcome == billing.Saved:
+		m.say(shared.StatusOK, fmt.Sprintf("saved: %s %s — the save's answer was lost (%s), and a read says the change took",
+			w.label, word(got), m.ctx.ErrorText(msg.err)), noteTTL)
+	case res.Lost:
+		suffix := m.dropQueue()
+		m.say(shared.StatusWarn, fmt.Sprintf("not saved: the answer to the save of %s %s was lost; read again, the server holds %s %s (%s)%s",
+			w.label, word(w.on), w.label, billing.SwitchState(m.doc, w.path), m.ctx.ErrorText(msg.err), suffix), 0)
+		return nil
+	case res.Unchanged:
 		m.say(shared.StatusOK, "nothing to save: the server already holds "+w.label+" "+word(got), noteTTL)
 	case !ok:
 		m.say(shared.StatusWarn, "saved, but the server's answer has no "+w.label+" switch: its state is unknown", 0)
@@ -592,23 +603,29 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 	return m.next()
 }
 
+// dropQueue drops the changes queued behind a save that did not take and
+// says how many, for the end of a status line ("" when none).
+func (m *Model) dropQueue() string {
+	dropped := len(m.queue)
+	m.queue = nil
+	if dropped == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d queued change%s dropped)", dropped, plural(dropped))
+}
+
 // saveFailed reports a save that did not succeed: refused, not attempted,
-// or of unknown outcome.
+// or of unknown outcome (its answer lost and the read after it failed).
 func (m *Model) saveFailed(msg prefsSavedMsg) {
 	w := msg.want
 	err, res := msg.err, msg.res
-	dropped := len(m.queue)
-	m.queue = nil
-	suffix := ""
-	if dropped > 0 {
-		suffix = fmt.Sprintf(" (%d queued change%s dropped)", dropped, plural(dropped))
-	}
+	suffix := m.dropQueue()
 	reason := shared.Safe(err.Error())
 	var ae *api.Error
 	switch {
 	case errors.Is(err, billing.ErrLocked):
 		m.say(shared.StatusError, reason+suffix, 0)
-	case res.Unknown && res.Prefs.IsZero():
+	case res.Outcome == billing.Unknown:
 		// The write may have landed and the read after it failed: say
 		// so rather than show a state the server may no longer hold.
 		if m.unsure == nil {
@@ -616,10 +633,6 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 		}
 		m.unsure[w.path] = true
 		m.say(shared.StatusError, fmt.Sprintf("no answer to the save of %s %s, and reading again failed too — its state is unknown, %s to re-read (%s)%s", w.label, word(w.on), m.ctx.Key("reload"), reason, suffix), 0)
-	case res.Unknown:
-		m.doc = res.Prefs
-		m.settle()
-		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the save of %s %s; read again, the server holds %s %s (%s)%s", w.label, word(w.on), w.label, billing.SwitchState(m.doc, w.path), reason, suffix), 0)
 	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 		// The screen shows the read-only state itself; the line says
 		// what just failed.

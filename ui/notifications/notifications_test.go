@@ -34,9 +34,13 @@ const prefsPath = "/api/v0/users/42/notification-prefs/"
 
 // What the fake server does after it has stored a PUT's document.
 const (
-	putAnswer = iota // answer with the document (the normal case)
-	putHang          // answer nothing until the client gives up (a timeout: see client)
-	putReset         // close the connection without an answer
+	putAnswer  = iota // answer with the document (the normal case)
+	putHang           // answer nothing until the client gives up (a timeout: see client)
+	putReset          // close the connection without an answer
+	putGateway        // answer 502 with a gateway's HTML page
+	// putGatewayUnsaved answers 502 with the HTML page without storing
+	// the document: the change did not take.
+	putGatewayUnsaved
 )
 
 // fakeServer serves the preferences endpoints of one user and records
@@ -83,6 +87,11 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
 	case putHang:
 		<-r.Context().Done()
 		return
+	case putGateway, putGatewayUnsaved:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
+		return
 	case putReset:
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
@@ -127,6 +136,9 @@ func (f *fakeServer) answer(r *http.Request, body []byte) (status int, out strin
 		}
 		if err := json.Unmarshal(body, &env); err != nil || len(env.Prefs) == 0 {
 			return http.StatusBadRequest, `{"success":false,"error":"bad_request","msg":"no notification_preferences"}`, putAnswer
+		}
+		if f.putThen == putGatewayUnsaved {
+			return 0, "", f.putThen
 		}
 		f.doc = string(env.Prefs)
 		if f.reply != nil {
@@ -697,37 +709,54 @@ func TestNothingToSave(t *testing.T) {
 	mustSay(t, s, shared.StatusOK, "nothing to save: the server already holds low credit by email off")
 }
 
+// A save whose answer is lost (a timeout, a reset, a 502 after the
+// request was sent) is an unknown outcome until the document is read
+// again: the read says whether the change took (issue 27 item 9), and the
+// switch shows what the server holds. Changes queued behind it go on when
+// it took and are dropped when it did not, or when nobody can tell.
 func TestUnknownOutcome(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		then    int
-		opts    []api.Option
 		failGet bool
+		queue   bool // a change is queued behind the save
 		// what the status says and the email row shows afterwards
 		kind  shared.StatusKind
 		say   []string
 		state string
 	}{
 		{
-			name: "timeout", then: putHang,
-			kind: shared.StatusWarn, say: []string{"no answer to the save of low credit by email off; read again, the server holds low credit by email off", "no response in time"},
+			name: "timeout, took", then: putHang,
+			kind: shared.StatusOK, say: []string{"saved: low credit by email off — the save's answer was lost", "in time", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{
-			name: "reset", then: putReset,
-			kind: shared.StatusWarn, say: []string{"read again, the server holds low credit by email off", "network error"},
+			name: "reset, took", then: putReset,
+			kind: shared.StatusOK, say: []string{"saved: low credit by email off", "cannot reach", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{
-			name: "timeout, read fails too", then: putHang, failGet: true,
-			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time"},
+			name: "502 after saving, took", then: putGateway,
+			kind: shared.StatusOK, say: []string{"saved: low credit by email off", "(HTTP 502)", "a read says the change took"},
+			state: "[ ] off",
+		},
+		{
+			name: "502 without saving, did not take", then: putGatewayUnsaved, queue: true,
+			kind: shared.StatusWarn, say: []string{"not saved: the answer to the save of low credit by email off was lost", "(HTTP 502)",
+				"read again, the server holds low credit by email on", "(1 queued change dropped)"},
+			state: "[x] on",
+		},
+		{
+			name: "timeout, read fails too", then: putHang, failGet: true, queue: true,
+			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to re-read", "no response in time", "(1 queued change dropped)"},
 			state: "[?] unknown",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newServer(t, fullDoc)
-			s := start(t, f, 120, 20, tc.opts...)
-			// The server applies the PUT, but its answer never arrives.
+			s := start(t, f, 160, 20)
+			// The server applies the PUT (or not), but its answer never
+			// arrives whole.
 			f.set(func(f *fakeServer) {
 				f.putThen = tc.then
 				if tc.failGet {
@@ -735,10 +764,12 @@ func TestUnknownOutcome(t *testing.T) {
 				}
 			})
 			s.press("space")
-			s.press("j")
-			s.press("space") // queued behind an outcome nobody knows
+			if tc.queue {
+				s.press("j")
+				s.press("space") // queued behind an outcome nobody knows yet
+			}
 			s.deliver()
-			mustSay(t, s, tc.kind, append(tc.say, "(1 queued change dropped)")...)
+			mustSay(t, s, tc.kind, tc.say...)
 			if strings.Contains(s.status.Text, "still") {
 				t.Errorf("status claims a state from the old copy: %q", s.status.Text)
 			}
@@ -748,8 +779,8 @@ func TestUnknownOutcome(t *testing.T) {
 			if got := stateOf(t, s, webhooks); got != "[ ] off" {
 				t.Errorf("webhooks = %q", got)
 			}
-			if s.status.TTL != 0 {
-				t.Error("an unknown outcome must stay until replaced")
+			if (s.status.TTL == 0) != (tc.kind != shared.StatusOK) {
+				t.Errorf("TTL %v: a failure must stay until replaced, a confirmation fades", s.status.TTL)
 			}
 			if s.Loading() {
 				t.Error("loading after the save")

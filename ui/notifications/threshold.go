@@ -174,23 +174,37 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 	}
 	held := m.held().String()
 	var ae *api.Error
-	switch {
-	case err == nil && res.Matches():
-		m.say(shared.StatusOK, "saved: the server holds the threshold "+held, noteTTL)
-	case err == nil:
-		m.say(shared.StatusWarn, "the server holds the threshold "+held+" (vastdash sent "+res.Sent.String()+")", 0)
-	case res.Unknown && res.Read:
-		m.say(shared.StatusWarn, "no answer to the threshold save; read again, the server holds "+held+" ("+shared.Safe(err.Error())+")", 0)
-	case res.Unknown:
+	switch res.Outcome {
+	case billing.Saved:
+		text := "saved: the server holds the threshold " + held
+		if res.Lost {
+			text += " — the save's answer was lost (" + m.ctx.ErrorText(err) + "), and a read says the change took"
+		}
+		m.say(shared.StatusOK, text, noteTTL)
+	case billing.Differs:
+		text := "the server holds the threshold " + held + " (vastdash sent " + res.Sent.String() + ")"
+		if res.Lost {
+			text = "not saved: the threshold save's answer was lost; read again, the server holds " + held +
+				" (vastdash sent " + res.Sent.String() + "; " + m.ctx.ErrorText(err) + ")"
+		}
+		m.say(shared.StatusWarn, text, 0)
+	case billing.Unknown:
 		m.th.unknown = true
-		m.say(shared.StatusError, "no answer to the threshold save, and reading again failed too — "+m.ctx.Key("reload")+" to re-read ("+shared.Safe(err.Error())+")", 0)
-	case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
-		m.readOnly = true
-		m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
-	case errors.Is(err, billing.ErrNoThreshold):
-		m.say(shared.StatusError, err.Error()+" — "+m.editKeyName()+" edits it", 0)
+		what := "no answer to the threshold save, and reading again failed too"
+		if !res.Lost {
+			what = "the threshold was sent, but reading the account again failed"
+		}
+		m.say(shared.StatusError, what+" — "+m.ctx.Key("reload")+" to re-read ("+shared.Safe(err.Error())+")", 0)
 	default:
-		m.say(shared.StatusError, "could not save the threshold: "+m.ctx.ErrorText(err), 0)
+		switch {
+		case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
+			m.readOnly = true
+			m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
+		case errors.Is(err, billing.ErrNoThreshold):
+			m.say(shared.StatusError, err.Error()+" — "+m.editKeyName()+" edits it", 0)
+		default:
+			m.say(shared.StatusError, "could not save the threshold: "+m.ctx.ErrorText(err), 0)
+		}
 	}
 	return announce
 }

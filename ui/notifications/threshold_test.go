@@ -315,3 +315,33 @@ func TestLateReadKeepsSaveMessage(t *testing.T) {
 	s.deliver()
 	mustSay(t, s, shared.StatusError, "could not save the threshold")
 }
+
+// Issue 27 item 9: the threshold's PUT is applied and a gateway answers
+// 502 with an HTML page. The screen reads the account again and says the
+// change took, the row showing what the server holds; had it not been
+// applied, the row keeps the old amount and the line says it was not
+// saved.
+func TestThresholdSaveAnswered502(t *testing.T) {
+	for _, applied := range []bool{true, false} {
+		srv := startDemo(t, false)
+		srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Applied: applied, Status: http.StatusBadGateway,
+			ContentType: "text/html", Body: "<html>502 Bad Gateway</html>"})
+		s := demoScreenSized(t, srv, demoserver.DemoKey, 200, 30)
+		s.press("t")
+		s.press("ctrl+u")
+		s.typeText("25")
+		s.press("enter")
+		s.deliver()
+		if applied {
+			mustSay(t, s, shared.StatusOK, "saved: the server holds the threshold $25.00, enabled", "(HTTP 502)", "a read says the change took")
+			if !strings.Contains(thresholdLine(t, s), "$25.00") {
+				t.Errorf("row %q", thresholdLine(t, s))
+			}
+			continue
+		}
+		mustSay(t, s, shared.StatusWarn, "not saved: the threshold save's answer was lost; read again, the server holds $50.00, enabled", "(HTTP 502)")
+		if !strings.Contains(thresholdLine(t, s), "$50.00") {
+			t.Errorf("row %q", thresholdLine(t, s))
+		}
+	}
+}

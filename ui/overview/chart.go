@@ -44,7 +44,7 @@ var fills = map[string]string{
 // sparks are the eight levels of a sparkline, lowest first.
 var sparks = []string{"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"}
 
-// bucket is one bar: a day, or an ISO week of days.
+// bucket is one bar: a day, an ISO week of days, a month or a year.
 type bucket struct {
 	start  time.Time
 	total  money.Amount            // sum of the positive parts, what the bar shows
@@ -59,13 +59,45 @@ func stackKind(kind string) string {
 	return "other"
 }
 
-// bucketize makes one bucket per day, or per ISO week (Monday to Sunday)
-// when weekly. Negative amounts (refunds) are left out: a bar cannot be
-// drawn below its base, and the totals elsewhere on the screen keep them.
-func bucketize(days []spend.DayTotal, weekly bool) []bucket {
+// span is what one bar covers.
+type span int
+
+const (
+	perDay span = iota
+	perWeek
+	perMonth
+	perYear
+)
+
+// unitText names a bar's span in the legend; the sparkline's short form.
+var unitText = [...]struct{ long, short string }{
+	perDay:   {"per day", "day"},
+	perWeek:  {"per week (Mon–Sun)", "wk"},
+	perMonth: {"per month", "mo"},
+	perYear:  {"per year", "yr"},
+}
+
+// sameBucket reports that day belongs in the bucket that starts at start.
+func sameBucket(sp span, start, day time.Time) bool {
+	switch sp {
+	case perWeek:
+		return day.Weekday() != time.Monday
+	case perMonth:
+		return day.Year() == start.Year() && day.Month() == start.Month()
+	case perYear:
+		return day.Year() == start.Year()
+	}
+	return false
+}
+
+// bucketize makes one bucket per day of days (per month when the days are
+// months), per ISO week (Monday to Sunday), per month or per year.
+// Negative amounts (refunds) are left out: a bar cannot be drawn below its
+// base, and the totals elsewhere on the screen keep them.
+func bucketize(days []spend.DayTotal, sp span) []bucket {
 	var out []bucket
 	for _, d := range days {
-		if len(out) == 0 || !weekly || d.Day.Weekday() == time.Monday {
+		if len(out) == 0 || !sameBucket(sp, out[len(out)-1].start, d.Day) {
 			out = append(out, bucket{start: d.Day, byKind: map[string]money.Amount{}})
 		}
 		b := &out[len(out)-1]
@@ -79,36 +111,59 @@ func bucketize(days []spend.DayTotal, weekly bool) []bucket {
 	return out
 }
 
-// chart draws days as a stacked bar chart in exactly width×height cells
-// (fewer lines when there is nothing to draw): a legend, the bars with a
-// dollar axis, and day labels. One bar per day, or per ISO week when the
-// days do not fit the width. Below chartMinWidth columns or chartMinH rows
-// it is a one-line sparkline instead. It is a pure function of its
-// arguments, for golden tests.
-func chart(days []spend.DayTotal, width, height int, st *theme.Styles) []string {
+// fitBuckets groups days into the finest bars of which at most room fit
+// (room(sp) says how many fit at span sp): days, weeks, months, years —
+// from months on when the days are months (spend.Month). Only when even the
+// years do not fit are the most recent ones kept, and cut is how many
+// years were left out.
+func fitBuckets(days []spend.DayTotal, p spend.Period, room func(span, []bucket) int) (bs []bucket, sp span, cut int) {
+	first := perDay
+	if p == spend.Month {
+		first = perMonth
+	}
+	for sp = first; sp <= perYear; sp++ {
+		if sp == perWeek && p == spend.Month {
+			continue
+		}
+		bs = bucketize(days, sp)
+		if len(bs) <= room(sp, bs) {
+			return bs, sp, 0
+		}
+	}
+	sp = perYear
+	n := max(room(sp, bs), 0)
+	return bs[len(bs)-n:], sp, len(bs) - n
+}
+
+// chart draws days (spend.Day days, or spend.Month months) as a stacked
+// bar chart in exactly width×height cells (fewer lines when there is
+// nothing to draw): a legend, the bars with a dollar axis, and labels. One
+// bar per day, or per ISO week, month or year when the days do not fit the
+// width. Below chartMinWidth columns or chartMinH rows it is a one-line
+// sparkline instead. It is a pure function of its arguments, for golden
+// tests.
+func chart(days []spend.DayTotal, p spend.Period, width, height int, st *theme.Styles) []string {
 	if len(days) == 0 || width <= 0 || height <= 0 {
 		return nil
 	}
 	if width < chartMinWidth || height < chartMinH {
-		return []string{sparkline(days, width, st)}
+		return []string{sparkline(days, p, width, st)}
 	}
 	bars := min(height-chartChrome, chartMaxBars)
 
-	buckets := bucketize(days, false)
-	unit := "per day"
-	top := niceCeil(maxTotal(buckets))
-	axisW := max(shared.Width(compactMoney(top)), shared.Width("$0"))
-	avail := width - axisW - 2 // " ┤"
-	if len(buckets) > avail {
-		buckets = bucketize(days, true)
-		unit = "per week (Mon–Sun)"
-		top = niceCeil(maxTotal(buckets))
-		axisW = max(shared.Width(compactMoney(top)), shared.Width("$0"))
-		avail = width - axisW - 2
+	axis := func(bs []bucket) int {
+		return max(shared.Width(compactMoney(niceCeil(maxTotal(bs)))), shared.Width("$0"))
 	}
-	if len(buckets) > avail {
-		// Even the weeks do not fit: show the most recent ones.
-		buckets = buckets[len(buckets)-avail:]
+	buckets, sp, cut := fitBuckets(days, p, func(_ span, bs []bucket) int { return width - axis(bs) - 2 }) // " ┤"
+	unit := unitText[sp].long
+	if cut > 0 {
+		unit += ", the last " + strconv.Itoa(len(buckets))
+	}
+	top := niceCeil(maxTotal(buckets))
+	axisW := axis(buckets)
+	avail := width - axisW - 2
+	if len(buckets) == 0 || avail <= 0 {
+		return nil
 	}
 	slot := avail / len(buckets)
 	barW, gapW := 1, 0
@@ -179,7 +234,7 @@ func chart(days []spend.DayTotal, width, height int, st *theme.Styles) []string 
 		flush()
 		out = append(out, b.String())
 	}
-	out = append(out, st.Muted.Render(dayLabels(buckets, axisW+2, slot, avail)))
+	out = append(out, st.Muted.Render(dayLabels(buckets, sp, axisW+2, slot, avail)))
 
 	for i := range out {
 		out[i] = shared.PadRight(shared.Truncate(out[i], width), width)
@@ -270,17 +325,18 @@ func scaleRound(a, top money.Amount, rows int) int {
 	return min(int(q), rows)
 }
 
-// dayLabels places "1 Nov" under every Nth bar, N chosen so labels keep a
-// space between them, starting at column indent.
-func dayLabels(buckets []bucket, indent, slot, avail int) string {
+// dayLabels places "1 Nov" ("Nov 2026" under months, "2026" under years)
+// under every Nth bar, N chosen so labels keep a space between them,
+// starting at column indent.
+func dayLabels(buckets []bucket, sp span, indent, slot, avail int) string {
 	labelW := 0
 	for _, b := range buckets {
-		labelW = max(labelW, len(dayLabel(b.start)))
+		labelW = max(labelW, len(dayLabel(b.start, sp)))
 	}
 	every := max((labelW+1+slot-1)/slot, 1)
 	line := []byte(strings.Repeat(" ", indent+avail))
 	for i := 0; i < len(buckets); i += every {
-		l := dayLabel(buckets[i].start)
+		l := dayLabel(buckets[i].start, sp)
 		pos := indent + i*slot
 		if pos+len(l) > len(line) {
 			break
@@ -290,8 +346,17 @@ func dayLabels(buckets []bucket, indent, slot, avail int) string {
 	return string(line)
 }
 
-// dayLabel is "1 Nov": ASCII, so byte and cell widths agree.
-func dayLabel(t time.Time) string { return t.Format("2 Jan") }
+// dayLabel is "1 Nov", "Nov 2026" or "2026": ASCII, so byte and cell
+// widths agree.
+func dayLabel(t time.Time, sp span) string {
+	switch sp {
+	case perMonth:
+		return t.Format("Jan 2006")
+	case perYear:
+		return t.Format("2006")
+	}
+	return t.Format("2 Jan")
+}
 
 func maxTotal(bs []bucket) money.Amount {
 	var m money.Amount
@@ -366,24 +431,25 @@ func trimDecimals(v int64, dec int) string {
 	return s
 }
 
-// sparkline is the chart in one line: a level per day (or per ISO week, or
-// the most recent weeks when even those do not fit) and the largest figure.
-func sparkline(days []spend.DayTotal, width int, st *theme.Styles) string {
-	bs, unit := bucketize(days, false), "day"
+// sparkline is the chart in one line: a level per day (or per ISO week,
+// month or year, or the most recent years when even those do not fit) and
+// the largest figure.
+func sparkline(days []spend.DayTotal, p spend.Period, width int, st *theme.Styles) string {
+	suffixOf := func(sp span, bs []bucket) string {
+		return " max " + compactMoney(maxTotal(bs)) + "/" + unitText[sp].short
+	}
+	room := func(sp span, bs []bucket) int {
+		if r := width - shared.Width(suffixOf(sp, bs)); r >= 4 {
+			return r
+		}
+		return width
+	}
+	bs, sp, _ := fitBuckets(days, p, room)
+	suffix := suffixOf(sp, bs)
+	if width-shared.Width(suffix) < 4 {
+		suffix = ""
+	}
 	top := maxTotal(bs)
-	suffix := " max " + compactMoney(top) + "/" + unit
-	if room := width - shared.Width(suffix); len(bs) > room && room >= 4 || len(bs) > width {
-		bs, unit = bucketize(days, true), "wk"
-		top = maxTotal(bs)
-		suffix = " max " + compactMoney(top) + "/" + unit
-	}
-	room := width - shared.Width(suffix)
-	if room < 4 {
-		suffix, room = "", width
-	}
-	if len(bs) > room {
-		bs = bs[len(bs)-room:]
-	}
 	var b strings.Builder
 	for _, bk := range bs {
 		if bk.total <= 0 {

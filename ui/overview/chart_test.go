@@ -69,7 +69,7 @@ func TestChartGolden(t *testing.T) {
 		{"chart_sparkline_30.golden", 30, 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ls := chart(chartDaysFixture(), c.w, c.h, st)
+			ls := chart(chartDaysFixture(), spend.Day, c.w, c.h, st)
 			checkChartLines(t, ls, c.w, c.h)
 			checkGolden(t, c.name, strings.Join(stripAll(ls), "\n")+"\n")
 		})
@@ -77,7 +77,7 @@ func TestChartGolden(t *testing.T) {
 }
 
 func TestChartLegendAndAxis(t *testing.T) {
-	ls := stripAll(chart(chartDaysFixture(), 100, 10, theme.New(true)))
+	ls := stripAll(chart(chartDaysFixture(), spend.Day, 100, 10, theme.New(true)))
 	if len(ls) != 10 {
 		t.Fatalf("want 10 lines, got %d", len(ls))
 	}
@@ -143,7 +143,7 @@ func TestChartBarsProportional(t *testing.T) {
 		}
 	}
 	days := []spend.DayTotal{day(0, 10_000), day(1, 20_000), day(2, 40_000), day(3, 5_000)}
-	ls := stripAll(chart(days, 60, 10, theme.New(true)))
+	ls := stripAll(chart(days, spend.Day, 60, 10, theme.New(true)))
 	got := bars(columnHeights(ls))
 	if len(got) != 4 {
 		t.Fatalf("want 4 bars, got %v:\n%s", got, strings.Join(ls, "\n"))
@@ -166,7 +166,7 @@ func TestChartStacksByType(t *testing.T) {
 		Total:  80_000,
 		ByType: map[string]money.Amount{"instance": 40_000, "volume": 20_000, "serverless": 20_000},
 	}
-	ls := stripAll(chart([]spend.DayTotal{d}, 50, 10, theme.New(true)))
+	ls := stripAll(chart([]spend.DayTotal{d}, spend.Day, 50, 10, theme.New(true)))
 	// One bar of 8 rows: instance 4 at the bottom, volume 2, serverless 2.
 	var col []rune
 	for _, l := range ls[1:9] {
@@ -187,7 +187,7 @@ func TestChartWeeklyWhenDaysDoNotFit(t *testing.T) {
 			ByType: map[string]money.Amount{"instance": 1_000},
 		})
 	}
-	ls := stripAll(chart(days, 60, 10, theme.New(true)))
+	ls := stripAll(chart(days, spend.Day, 60, 10, theme.New(true)))
 	if !strings.Contains(ls[0], "per week") {
 		t.Fatalf("90 days in 60 columns should be weekly:\n%s", strings.Join(ls, "\n"))
 	}
@@ -200,7 +200,7 @@ func TestChartWeeklyWhenDaysDoNotFit(t *testing.T) {
 		t.Errorf("weekly axis should top at $8 (weeks of $7): %q", ls[1])
 	}
 	// The same 90 days fit 100 columns as days.
-	if ls := stripAll(chart(days, 100, 10, theme.New(true))); !strings.Contains(ls[0], "per day") {
+	if ls := stripAll(chart(days, spend.Day, 100, 10, theme.New(true))); !strings.Contains(ls[0], "per day") {
 		t.Errorf("90 days fit 100 columns:\n%s", strings.Join(ls, "\n"))
 	}
 }
@@ -210,7 +210,7 @@ func TestSparklineFallback(t *testing.T) {
 	days := chartDaysFixture()
 	// Narrow, or short: one line.
 	for _, size := range [][2]int{{30, 10}, {39, 10}, {80, 4}, {80, 1}} {
-		ls := chart(days, size[0], size[1], st)
+		ls := chart(days, spend.Day, size[0], size[1], st)
 		if len(ls) != 1 {
 			t.Fatalf("%v: want a one-line sparkline, got %d lines", size, len(ls))
 		}
@@ -219,7 +219,7 @@ func TestSparklineFallback(t *testing.T) {
 		}
 	}
 	// 30 days in 80 columns: one level per day and the largest day.
-	l := ansi.Strip(chart(days, 80, 3, st)[0])
+	l := ansi.Strip(chart(days, spend.Day, 80, 3, st)[0])
 	if !strings.Contains(l, "max $100/day") {
 		t.Errorf("sparkline %q", l)
 	}
@@ -244,7 +244,7 @@ func TestChartEverySize(t *testing.T) {
 							t.Fatalf("%s %d×%d: panic %v", name, w, h, r)
 						}
 					}()
-					ls := chart(days, w, h, st)
+					ls := chart(days, spend.Day, w, h, st)
 					if (w == 0 || h == 0 || len(days) == 0) && len(ls) != 0 {
 						t.Fatalf("%s %d×%d: want nothing, got %q", name, w, h, ls)
 					}
@@ -288,7 +288,7 @@ func TestNiceCeilAndCompactMoney(t *testing.T) {
 
 func TestChartColoursEachKind(t *testing.T) {
 	st := theme.New(true)
-	out := strings.Join(chart(chartDaysFixture(), 100, 10, st), "\n")
+	out := strings.Join(chart(chartDaysFixture(), spend.Day, 100, 10, st), "\n")
 	seen := map[string]string{}
 	for _, k := range []string{"instance", "volume", "serverless"} {
 		r := kindStyle(k, st).Render("X")

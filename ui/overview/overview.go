@@ -122,7 +122,7 @@ type Model struct {
 	totals spend.Totals
 	labels *billing.Grouping // spend per label, the split users ask for by job
 	top    []topEntry
-	daily  *spend.Daily // bounded to the range's days
+	daily  *spend.Daily // bounded to the range's days (months, for a long range)
 	cursor int          // index into top
 
 	// meter measures the burn rate. It is fed from main when the range
@@ -201,7 +201,9 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	m.release(m.main)
 	m.main, m.cursor = nil, 0
 	m.totals, m.top = spend.Totals{}, nil
-	m.daily = spend.NewDailyWindow(m.ctx.Loc(), m.rng.From, m.rng.To)
+	// A range too long to chart by the day (a custom range reaching back
+	// past ten years) is spread by the month, so no part of it is cut.
+	m.daily = spend.NewPeriodWindow(m.ctx.Loc(), m.rng.From, m.rng.To, spend.PeriodFor(m.rng.From, m.rng.To, m.ctx.Loc()))
 	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
 	if svc == nil {
 		m.release(m.burn)
@@ -447,28 +449,15 @@ func sameDay(a, b time.Time) bool {
 	return ay == by && am == bm && ad == bd && a.Location() == b.Location()
 }
 
-// estimate is the burn and runway figures (billing's Meter.Estimate) with
-// the screen's own reasons: no account yet, no range yet. b is nil before
-// any range.
+// estimate is the burn and runway figures of the account and the burn
+// source (billing.EstimateFor, reasons included). b is nil before any
+// range.
 func (m *Model) estimate() (billing.Estimate, *burnFigures) {
 	b := m.burnSource()
-	var credit money.Amount
-	if m.user != nil {
-		credit = m.user.Credit
+	if b == nil {
+		return billing.EstimateFor(m.user, nil, billing.State{}, m.ctx.Clock()), nil
 	}
-	var e billing.Estimate
-	switch {
-	case b != nil:
-		e = b.meter.Estimate(credit, b.st)
-	case credit <= 0:
-		e.Runway = spend.RunwayFor(credit, spend.Burn{}, false, m.ctx.Clock())
-	default:
-		e.Runway = spend.Runway{Reason: "charges still loading"}
-	}
-	if m.user == nil {
-		e.Runway = spend.Runway{Reason: "account not loaded yet"}
-	}
-	return e, b
+	return billing.EstimateFor(m.user, b.meter, b.st, m.ctx.Clock()), b
 }
 
 // runway is how long the credit lasts; its Reason says why there is no

@@ -6,7 +6,6 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -64,7 +63,7 @@ func (m *Model) rateLines(w int) []line {
 // it (7-day: ≈ 27.3 days)", losing its tail pieces as the width shrinks.
 func (m *Model) rateHead(label string, r billing.CurrentRate, w int) string {
 	st := m.styles()
-	now := r.Runway(m.creditAmount())
+	now := r.RunwayOf(m.user)
 	week := m.runway()
 	style := st.Bold
 	if now.Reason == "" && now.Tenths < billing.LowRunwayTenths {
@@ -106,14 +105,6 @@ func (m *Model) rateHead(label string, r billing.CurrentRate, w int) string {
 		}
 	}
 	return label + rate
-}
-
-// creditAmount is the account's credit, 0 before the account arrived.
-func (m *Model) creditAmount() (credit money.Amount) {
-	if m.user != nil {
-		credit = m.user.Credit
-	}
-	return credit
 }
 
 // rateRows lists the billing instances, largest first, cut to

@@ -231,7 +231,7 @@ func (m *Model) place(ls []line, w, h int, days []spend.DayTotal) []string {
 	}
 	var cl []line
 	if ch > 0 {
-		for _, s := range chart(days, w, ch, m.styles()) {
+		for _, s := range chart(days, m.daily.Period(), w, ch, m.styles()) {
 			cl = append(cl, line{text: s, prio: prioChart})
 		}
 	}
@@ -317,6 +317,9 @@ func (m *Model) accountLines(w int, big bool) []line {
 	credit := u.Credit.Credit()
 	style, state := st.Credit, ""
 	switch {
+	case u.CreditMissing:
+		// Never $0.00: the record holds no figure.
+		credit, style = "unknown", st.Warning
 	case u.Credit <= 0:
 		style, state = st.CreditNeg, "at or below zero"
 	case billing.LowBalance(*u):

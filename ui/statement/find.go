@@ -102,7 +102,7 @@ func effect(in *api.Invoice) money.Amount {
 // recordsTitle is the pane's first line: what it lists, how many, the sum
 // of what counts and the order.
 func (m *Model) recordsTitle(recs []api.Invoice) string {
-	t := billing.TotalPayments(recs)
+	t := billing.TotalPayments(recs, m.ctx.Clock())
 	what := ""
 	switch {
 	case m.find != "":

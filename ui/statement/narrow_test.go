@@ -45,7 +45,7 @@ func TestAmountsWholeWhenNarrow(t *testing.T) {
 	var sums billing.PaymentTotals
 	recs := h.m.shownRecords()
 	for i := range recs {
-		sums.Add(&recs[i])
+		sums.Add(&recs[i], h.m.ctx.Clock())
 		if _, _, amount, _ := h.m.recordLine(&recs[i]); amount != "" && !strings.Contains(v, amount) {
 			t.Errorf("record amount %s cut:\n%s", amount, v)
 		}

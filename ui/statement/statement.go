@@ -147,7 +147,7 @@ func (m *Model) Shown(active bool) tea.Cmd {
 func (m *Model) load(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	m.release()
-	m.from = billing.MonthStart(m.ctx.Clock(), svc.Location()).AddDate(0, 1-Months, 0)
+	m.from, _ = billing.LastMonths(m.ctx.Clock(), svc.Location(), Months)
 	pq, cq := svc.StatementQueries(m.from)
 	if fresh {
 		m.pf, m.cf = svc.FreshPaymentsFeed(pq), svc.FreshFeed(cq)
@@ -198,10 +198,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.cst = msg.State
 		return tea.Batch(m.settle(), m.followCharges())
 	case shared.UserMsg:
-		if msg.Err == nil {
-			m.credit, m.hasCredit, m.creditErr = msg.User.Credit, true, nil
-		} else {
-			m.creditErr = msg.Err
+		credit, err := msg.User.Credit, msg.Err
+		if err == nil {
+			credit, err = billing.CreditOf(msg.User)
+		}
+		switch {
+		case err == nil:
+			m.credit, m.hasCredit, m.creditErr = credit, true, nil
+		case errors.Is(err, billing.ErrNoCredit):
+			// A record without a credit figure: the months, which run back
+			// from it, are not shown, not even those built on an earlier one.
+			m.hasCredit, m.creditErr, m.st = false, err, nil
+		default:
+			m.creditErr = err
 		}
 		return m.settle()
 	case tea.KeyPressMsg:
@@ -275,8 +284,10 @@ func (m *Model) settle() tea.Cmd {
 	switch {
 	case m.err != nil:
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
-	case len(m.pst.Warnings())+len(m.cst.Warnings()) > 0:
-		return m.feedStatus(shared.StatusWarn, strings.Join(append(m.pst.Warnings(), m.cst.Warnings()...), "; "))
+	case len(st.Warnings) > 0:
+		// What the feeds skipped is left out of the figures: said as the
+		// commands say it.
+		return m.feedStatus(shared.StatusWarn, strings.Join(st.Warnings, "; "))
 	case !m.pst.Done || !m.cst.Done:
 		return m.feedStatus(shared.StatusInfo, "the year from the ledger, "+oldestSync(m.ctx.Clock(), m.pst, m.cst)+" · syncing…")
 	}
@@ -397,10 +408,10 @@ func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 		when = at.Format("02 Jan  2006")
 	}
 	what = shared.Safe(in.Type) + " · " + shared.Safe(in.Source) + " · " + shared.Safe(in.Description)
-	if e, counted := billing.Effect(in); counted || billing.PaymentNote(in) == "pending: counted once paid" {
+	if e, known := billing.Effect(in); known {
 		amount = e.String()
 	}
-	return when, what, amount, billing.PaymentNote(in)
+	return when, what, amount, billing.StandingOf(in, m.ctx.Clock()).Note()
 }
 
 // itoa is strconv.Itoa, for the view.

@@ -3,6 +3,7 @@ package statement
 import (
 	"strings"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -200,23 +201,32 @@ func (m *Model) records(n int) []string {
 	return lines[:min(len(lines), n)]
 }
 
-// pending lists the pending records (counted nowhere) in at most n lines.
+// pending lists the records that count nowhere — pending ones, then those
+// dated in the future, flagged — in at most n lines.
 func (m *Model) pending(n int) []string {
 	s := m.ctx.Styles
 	if n <= 0 {
 		return nil
 	}
-	if len(m.st.Pending) == 0 {
+	if len(m.st.Pending)+len(m.st.Future) == 0 {
 		return []string{s.Muted.Render("no pending payments · " + m.ctx.Key("records") + " shows the selected month's records")}
 	}
-	lines := []string{s.Bold.Render(itoa(len(m.st.Pending)) + " pending, not counted:")}
-	for i := range m.st.Pending {
-		if len(lines) == n {
-			break
+	var lines []string
+	list := func(title string, recs []api.Invoice) {
+		if len(recs) == 0 || len(lines) >= n {
+			return
 		}
-		when, what, amount, _ := m.recordLine(&m.st.Pending[i])
-		w := max(m.width-amountWidth-16, 0)
-		lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+shared.PadLeft(amount, amountWidth))
+		lines = append(lines, s.Bold.Render(title))
+		for i := range recs {
+			if len(lines) == n {
+				break
+			}
+			when, what, amount, _ := m.recordLine(&recs[i])
+			w := max(m.width-amountWidth-16, 0)
+			lines = append(lines, when+"  "+shared.PadRight(shared.Truncate(what, w), w)+"  "+shared.PadLeft(amount, amountWidth))
+		}
 	}
+	list(itoa(len(m.st.Pending))+" pending, not counted:", m.st.Pending)
+	list(billing.Plural(len(m.st.Future), "record", "records")+" dated in the future, not counted:", m.st.Future)
 	return lines
 }
