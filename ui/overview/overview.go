@@ -200,11 +200,7 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	m.release(m.main)
 	m.main, m.cursor = nil, 0
-	m.totals, m.top = spend.Totals{}, nil
-	// A range too long to chart by the day (a custom range reaching back
-	// past ten years) is spread by the month, so no part of it is cut.
-	m.daily = spend.NewPeriodWindow(m.ctx.Loc(), m.rng.From, m.rng.To, spend.PeriodFor(m.rng.From, m.rng.To, m.ctx.Loc()))
-	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
+	m.startFigures()
 	if svc == nil {
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
@@ -363,15 +359,23 @@ func (m *Model) fold(fl *follow, st billing.State) {
 	m.cursor = min(m.cursor, max(len(m.top)-1, 0))
 }
 
+// startFigures empties what the range's feed is folded into: the totals,
+// the top contracts, the chart and the split by label.
+func (m *Model) startFigures() {
+	m.totals, m.top = spend.Totals{}, nil
+	// A range too long to chart by the day (a custom range reaching back
+	// past ten years) is spread by the month, so no part of it is cut.
+	m.daily = spend.NewPeriodWindow(m.ctx.Loc(), m.rng.From, m.rng.To, spend.PeriodFor(m.rng.From, m.rng.To, m.ctx.Loc()))
+	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
+}
+
 // refold drops what was folded of fl's feed, whose entries were replaced
 // as a whole (the ledger's rows read again after a sync brought something
 // new): its pages are folded again from the first.
 func (m *Model) refold(fl *follow) {
 	fl.consumed = 0
 	if fl == m.main {
-		m.totals, m.top = spend.Totals{}, nil
-		m.daily = spend.NewDailyWindow(m.ctx.Loc(), m.rng.From, m.rng.To)
-		m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
+		m.startFigures()
 	}
 	if (fl == m.burn || (fl == m.main && m.burn == nil)) && m.ctx.Billing != nil {
 		m.meter = m.ctx.Billing.NewMeter()
