@@ -336,8 +336,10 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	}
 	ruleBefore := s.AmountRule()
 	defer func() { st.RuleLearnt = s.AmountRule() != ruleBefore }()
-	// A window left unfinished goes on first, from its last page.
-	if w, ok, err := led.Progress(ctx, ops.kind); err != nil {
+	// A window left unfinished goes on first, from its last page, when it
+	// is part of what is asked (a `sync --from 2020` cut short waits for
+	// its own next run, not the dashboard's 30 days).
+	if w, ok, err := led.Progress(ctx, ops.kind, lo, hi); err != nil {
 		return st, ledgerErr(err)
 	} else if ok {
 		if _, err := ops.fetch(ctx, led, w, &st, say); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -236,7 +237,7 @@ func TestLedgerSyncResumes(t *testing.T) {
 	if err == nil {
 		t.Fatal("a cancelled sync reported no error")
 	}
-	if w, ok, _ := r.led.Progress(context.Background(), ledger.KindCharges); !ok || w.Pages != 2 || w.Token == "" {
+	if w, ok, _ := r.led.Progress(context.Background(), ledger.KindCharges, 0, 1<<40); !ok || w.Pages != 2 || w.Token == "" {
 		t.Fatalf("progress after two pages: %+v %v", w, ok)
 	}
 	r.close()
@@ -357,5 +358,34 @@ func TestLedgerFullFallsBackToTheServer(t *testing.T) {
 	}
 	if w := st.Warnings(); len(w) != 1 || !strings.Contains(w[0], "cannot be used") || !strings.Contains(w[0], "full") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// A window left unfinished is taken up by the next sync that asks for its
+// time, not by one of other days: the dashboard's recent range is not made
+// to wait for an old sync cut short.
+func TestLedgerLeavesAnotherRangesResumeAlone(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 4000})
+	r := openRun(t, srv, t.TempDir())
+	now := srv.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	old := RangeQuery(now.AddDate(0, -11, 0), now.AddDate(0, -2, 0))
+	if _, err := r.s.SyncCharges(ctx, old.From, old.To, func(st SyncState) {
+		if st.Pages == 1 {
+			cancel()
+		}
+	}); err == nil {
+		t.Fatal("a cancelled sync reported no error")
+	}
+	srv.ResetRequests()
+	recent := RangeQuery(now.AddDate(0, 0, -1), now)
+	load(t, r.s, recent)
+	for _, q := range srv.Requests() {
+		if q.Query.Get("after_token") != "" && strings.Contains(q.Query.Get("select_filters"), strconv.FormatInt(old.To.Unix(), 10)) {
+			t.Fatalf("the old range's sync was taken up by a sync of the last day: %v", q.Query)
+		}
+	}
+	if _, ok, _ := r.led.Progress(context.Background(), ledger.KindCharges, 0, 1<<40); !ok {
+		t.Error("the old range's resume point is gone")
 	}
 }

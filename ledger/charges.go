@@ -89,7 +89,7 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 		}
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
-		return finish(ctx, tx, KindCharges, p.Spans)
+		return finish(ctx, tx, KindCharges, p.Window, p.Spans)
 	})
 	return changed, err
 }
@@ -323,8 +323,8 @@ func saveProgress(ctx context.Context, tx *txn, kind string, w Window) error {
 }
 
 // finish drops a finished window's progress and replaces the kind's spans.
-func finish(ctx context.Context, tx *txn, kind string, spans []Span) error {
-	if _, err := tx.exec(`DELETE FROM progress WHERE kind = ?`, kind); err != nil {
+func finish(ctx context.Context, tx *txn, kind string, w Window, spans []Span) error {
+	if _, err := tx.exec(`DELETE FROM progress WHERE kind = ? AND lo = ? AND hi = ?`, kind, w.Lo, w.Hi); err != nil {
 		return err
 	}
 	if _, err := tx.exec(`DELETE FROM spans WHERE kind = ?`, kind); err != nil {
@@ -357,10 +357,12 @@ func (l *Ledger) Spans(ctx context.Context, kind string) ([]Span, error) {
 	return out, rows.Err()
 }
 
-// Progress reads the window of a kind left unfinished, if any.
-func (l *Ledger) Progress(ctx context.Context, kind string) (Window, bool, error) {
+// Progress reads a window of a kind left unfinished that overlaps [lo,
+// hi), if any (the latest begun).
+func (l *Ledger) Progress(ctx context.Context, kind string, lo, hi int64) (Window, bool, error) {
 	var w Window
-	err := l.conn().QueryRowContext(ctx, `SELECT lo, hi, token, started_at, pages FROM progress WHERE kind = ?`, kind).
+	err := l.conn().QueryRowContext(ctx, `SELECT lo, hi, token, started_at, pages FROM progress
+		WHERE kind = ? AND lo < ? AND hi > ? ORDER BY started_at DESC LIMIT 1`, kind, hi, lo).
 		Scan(&w.Lo, &w.Hi, &w.Token, &w.Started, &w.Pages)
 	if err == sql.ErrNoRows {
 		return Window{}, false, nil

@@ -271,7 +271,7 @@ func TestWriteReadAndForgetTheGone(t *testing.T) {
 	if _, err := l.WriteCharges(ctx, page(w, false, nil, contract("1", 100, 200, 5), contract("2", 300, 400, 7))); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := l.Progress(ctx, KindCharges)
+	got, ok, err := l.Progress(ctx, KindCharges, 0, 1000)
 	if err != nil || !ok || got != w {
 		t.Fatalf("progress %+v %v %v", got, ok, err)
 	}
@@ -283,7 +283,7 @@ func TestWriteReadAndForgetTheGone(t *testing.T) {
 	if err != nil || len(cs) != 3 || cs[2].Amount != 9 || len(cs[0].Items) != 1 || cs[0].Meta.Label != "job" {
 		t.Fatalf("read %+v %v", cs, err)
 	}
-	if _, ok, _ := l.Progress(ctx, KindCharges); ok {
+	if _, ok, _ := l.Progress(ctx, KindCharges, 0, 1000); ok {
 		t.Error("a finished window left its progress")
 	}
 	// The same window again a day later without contract 2: it is gone.

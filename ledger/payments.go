@@ -61,7 +61,7 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 		}
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
-		return finish(ctx, tx, KindPayments, p.Spans)
+		return finish(ctx, tx, KindPayments, p.Window, p.Spans)
 	})
 	return changed, err
 }

@@ -104,14 +104,15 @@ CREATE TABLE IF NOT EXISTS spans (
 	PRIMARY KEY (kind, lo, hi)
 ) WITHOUT ROWID;
 
--- A window being fetched, page by page: where to go on after an
+-- The windows being fetched, page by page: where each goes on after an
 -- interruption.
 CREATE TABLE IF NOT EXISTS progress (
-	kind       TEXT PRIMARY KEY,
+	kind       TEXT NOT NULL,
 	lo         INTEGER NOT NULL,
 	hi         INTEGER NOT NULL,
 	token      TEXT NOT NULL,
 	started_at INTEGER NOT NULL,
-	pages      INTEGER NOT NULL
+	pages      INTEGER NOT NULL,
+	PRIMARY KEY (kind, lo, hi)
 ) WITHOUT ROWID;
 `
