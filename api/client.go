@@ -7,14 +7,16 @@
 // the previous one was sent, and never before its response has ended, so
 // normal use does not provoke a 429 (see pacer); a 429 that happens anyway
 // widens the margin for the rest of the Client's life. The account
-// settings (5 s), notification catalogue (2 s) and instances (1 s)
-// endpoints are paced the same way, each on a budget of its own
-// (WithEndpointThreshold). A 429 is waited out
+// settings (5 s), notification catalogue (2 s), instances (1 s), invoices
+// (3 s) and webhooks (2 s, all of their paths together) endpoints are
+// paced the same way, each on a budget of its own (WithEndpointThreshold). A 429 is waited out
 // (the threshold the body names, plus 0–25% jitter, at most 60 s) and
 // retried up to 5 times, for any method. GETs also
 // retry 502/503/504, and every method retries a lost connection (no
 // response arrived; the PUT replaces the whole document, so repeating it is
-// harmless), up to 3 times with exponential backoff (250 ms doubling to
+// harmless) — but a webhook's create, delete, rotation or test delivery
+// whose request was sent is not repeated, since the server may have acted
+// on it —, up to 3 times with exponential backoff (250 ms doubling to
 // 4 s, plus jitter). A 500 and timeouts are not retried: the first is the
 // server failing on this very request, the second has already made the
 // user wait a full timeout. Waits honour the context and are reported to
@@ -112,8 +114,8 @@ func WithChargesThreshold(d time.Duration) Option {
 
 // WithEndpointThreshold sets the minimum interval between calls of one
 // paced endpoint other than charges, named by its path constant
-// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s by
-// default); 0 disables its pacing (tests). Other paths are ignored.
+// (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s,
+// InvoicesPath 3 s, WebhooksPath 2 s by default); 0 disables its pacing (tests). Other paths are ignored.
 func WithEndpointThreshold(path string, d time.Duration) Option {
 	return func(c *Client) {
 		if _, ok := c.endpoint[path]; ok {

@@ -55,11 +55,12 @@ const (
 //
 // Secrets are removed before anything is cut or written. A JSON body is
 // decoded and re-encoded compactly with the value of every member named
-// api_key (by its decoded name, any case, at any depth) and every string
-// holding the key replaced by "[redacted]"; a body that is not JSON has the
-// key and api_key string members replaced in its text. Anywhere, a run of
-// eight or more characters of the key from its start counts as the key, and
-// a cut drops a trailing part of the key or of an api_key member. The
+// api_key or webhook_secret (by its decoded name, any case, at any depth)
+// and every string holding the key replaced by "[redacted]"; a body that
+// is not JSON has the key and such string members replaced in its text.
+// Anywhere, a run of eight or more characters of the key from its start
+// counts as the key, and a cut drops a trailing part of the key or of such
+// a member. The
 // Authorization, Proxy-Authorization, Cookie and Set-Cookie headers are
 // never written. Writes to w are serialized.
 func DebugTransport(next http.RoundTripper, w io.Writer) http.RoundTripper {
@@ -207,7 +208,7 @@ func logBody(r io.Reader, key string) (text string, read []byte, err error) {
 // finishBody redacts the key, cuts s to debugBodyCap and escapes it. cut
 // says s is already less than the whole body. Redacting first means a cut
 // cannot split an occurrence of the key past recognition; what a cut leaves
-// at the end (part of the key, part of an api_key member) is dropped.
+// at the end (part of the key, part of a secret member) is dropped.
 func finishBody(s string, cut bool, key string) string {
 	s = redactKey(s, key)
 	if len(s) > debugBodyCap {
@@ -230,7 +231,7 @@ func finishBody(s string, cut bool, key string) string {
 }
 
 // redactJSON re-encodes the JSON values dec yields, compactly, with the
-// value of every api_key member and every string or member name holding
+// value of every secret member (secretName) and every string or member name holding
 // the key replaced by "[redacted]". It streams tokens, so a big body is not
 // held decoded, and stops (stopped true) once the output passes
 // debugBodyCap. err is dec's error other than io.EOF.
@@ -242,8 +243,8 @@ func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err er
 	}
 	var (
 		stack []frame
-		skip  int  // depth inside a dropped api_key value
-		drop  bool // the next value is an api_key member's: leave it out
+		skip  int  // depth inside a dropped secret value
+		drop  bool // the next value is a secret member's: leave it out
 		tops  int  // top-level values written
 	)
 	// sep writes what goes before a name or value and records it.
@@ -302,7 +303,7 @@ func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err er
 				t = redacted
 			}
 			out = appendJSONString(out, t)
-			if name && strings.EqualFold(t, "api_key") {
+			if name && secretName(t) {
 				// Written as if the value had been: the parent frame
 				// moves on, the real value is skipped.
 				out = append(out, `:"`+redacted+`"`...)
@@ -350,16 +351,31 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // stringMember matches a JSON-like member with a string value in text that
-// is not JSON; the name is checked decoded (apiKeyName), so "api\u005fkey"
+// is not JSON; the name is checked decoded (secretMember), so "api\u005fkey"
 // counts. openMember is such a member whose value the text's end cuts off.
 var (
 	stringMember = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 	openMember   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*\\?)$`)
 )
 
-// apiKeyName reports whether the inside of a JSON string literal decodes to
-// api_key in any case.
-func apiKeyName(quoted string) bool {
+// secretNames are the members whose values the log never shows: the
+// account record's copy of the key, and a webhook's signing secret, which
+// the server sends on create and rotate.
+var secretNames = []string{"api_key", "webhook_secret"}
+
+// secretName reports a member name of secretNames, in any case.
+func secretName(name string) bool {
+	for _, n := range secretNames {
+		if strings.EqualFold(name, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretMember reports whether the inside of a JSON string literal decodes
+// to a name of secretNames, in any case.
+func secretMember(quoted string) bool {
 	// Escapes only lengthen a name: a shorter one is not worth decoding.
 	if len(quoted) < len("api_key") {
 		return false
@@ -368,15 +384,15 @@ func apiKeyName(quoted string) bool {
 	if json.Unmarshal([]byte(`"`+quoted+`"`), &name) != nil {
 		return false
 	}
-	return strings.EqualFold(name, "api_key")
+	return secretName(name)
 }
 
-// redactMembers replaces the value of every api_key string member in text.
+// redactMembers replaces the value of every secret string member in text.
 func redactMembers(s string) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range stringMember.FindAllStringSubmatchIndex(s, -1) {
-		if !apiKeyName(s[m[2]:m[3]]) {
+		if !secretMember(s[m[2]:m[3]]) {
 			continue
 		}
 		b.WriteString(s[last:m[5]])
@@ -390,16 +406,20 @@ func redactMembers(s string) string {
 	return b.String()
 }
 
-// dropPartialTail removes from the end of a cut text an api_key member's
+// dropPartialTail removes from the end of a cut text a secret member's
 // value that the cut opened, a part of such a member's name, and a part of
 // the key's start (too short for redactKey to know it).
 func dropPartialTail(s, key string) string {
-	if m := openMember.FindStringSubmatchIndex(s); m != nil && apiKeyName(s[m[2]:m[3]]) {
+	if m := openMember.FindStringSubmatchIndex(s); m != nil && secretMember(s[m[2]:m[3]]) {
 		s = s[:m[4]]
 	}
 	if q := strings.LastIndexByte(s, '"'); q >= 0 {
-		if tail := s[q+1:]; tail != "" && len(tail) < len("api_key") && strings.HasPrefix("api_key", strings.ToLower(tail)) {
-			s = s[:q]
+		tail := strings.ToLower(s[q+1:])
+		for _, n := range secretNames {
+			if tail != "" && len(tail) < len(n) && strings.HasPrefix(n, tail) {
+				s = s[:q]
+				break
+			}
 		}
 	}
 	if key != "" {

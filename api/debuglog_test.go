@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/sanitize"
 )
 
@@ -296,5 +297,64 @@ func TestDebugTransportRedactsAfterCrossHostRedirect(t *testing.T) {
 	checkDebugLogSafe(t, log.String())
 	if !strings.Contains(log.String(), "GET http://elsewhere.test/?k=[redacted]") || !strings.Contains(log.String(), "echo [redacted]") {
 		t.Fatalf("the redirected exchange is not logged as expected:\n%s", log.String())
+	}
+}
+
+// A webhook's signing secret, which the server sends on create and on
+// rotate, is redacted like the key: in JSON at any depth and in any case,
+// in text that is not JSON, and wherever a cut falls around it.
+func TestDebugTransportRedactsWebhookSecrets(t *testing.T) {
+	const secret = "whsec_SECRETq8Z3kP0vN7xL2mR5tY9"
+	for _, body := range []string{
+		`{"success":true,"webhook":{"id":12,"name":"ops","webhook_secret":"` + secret + `"}}`,
+		`{"success":true,"Webhook_Secret":"` + secret + `"}`,
+		`{"webhook\u005fsecret":"` + secret + `"}`,
+		`<html>{"webhook_secret": "` + secret + `"}</html>`,
+	} {
+		log := debugExchange(t, "200 OK", nil, nil, []byte(body))
+		checkDebugLogSafe(t, log, secret)
+		if !strings.Contains(strings.ToLower(log), `secret":"[redacted]"`) && !strings.Contains(log, `"webhook_secret": "[redacted]"`) {
+			t.Errorf("the secret's member is not shown redacted:\n%s", log)
+		}
+	}
+	member := `"webhook_secret":"` + secret + `"`
+	for off := -2; off <= len(member)+2; off++ {
+		prefix := `{"id":7,"pad":"`
+		pad := strings.Repeat("x", debugBodyCap-off-len(prefix)-len(`",`))
+		body := prefix + pad + `",` + member + `,"name":"ops"}`
+		for _, b := range []string{body, "<pre>" + body[5:]} {
+			checkDebugLogSafe(t, debugExchange(t, "200 OK", nil, nil, []byte(b)), secret)
+		}
+	}
+}
+
+// Through the client: a create and a rotation logged with --debug hold no
+// secret, and the client still reads it.
+func TestDebugLogOfWebhookCallsHoldsNoSecret(t *testing.T) {
+	srv, err := demoserver.Start(demoserver.Options{Contracts: 10, WebhooksThreshold: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var log bytes.Buffer
+	c, err := New(srv.URL(), demoserver.DemoKey, WithHTTPClient(&http.Client{Transport: DebugTransport(nil, &log)}), WithEndpointThreshold(WebhooksPath, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	w, s1, err := c.CreateWebhook(ctx, WebhookSpec{Name: "ops", URL: "https://hooks.example.com/x", Events: []string{"client:low_credit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := c.RotateWebhookSecret(ctx, w.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.Reveal() == "" || s2.Reveal() == s1.Reveal() {
+		t.Fatalf("secrets %q %q", s1.Reveal(), s2.Reveal())
+	}
+	checkDebugLogSafe(t, log.String(), s1.Reveal(), s2.Reveal(), s1.Reveal()[6:], s2.Reveal()[6:])
+	if n := strings.Count(log.String(), `"webhook_secret":"[redacted]"`); n != 2 {
+		t.Fatalf("%d redacted secrets in the log:\n%s", n, log.String())
 	}
 }

@@ -20,22 +20,32 @@ import (
 type wireID int64
 
 func (n *wireID) UnmarshalJSON(b []byte) error {
+	v, err := wholeNumber(b, false)
+	if err == nil && !isNull(b) {
+		*n = wireID(v)
+	}
+	return err
+}
+
+// wholeNumber reads b as an int64: an integer, or a number in float form,
+// whose fraction is an error unless cut (a time's fraction of a second is
+// dropped; an identifier's is not an identifier). null is 0; the callers
+// leave their field as it was.
+func wholeNumber(b []byte, cut bool) (int64, error) {
 	if isNull(b) {
-		return nil
+		return 0, nil
 	}
 	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
-		*n = wireID(v)
-		return nil
+		return v, nil
 	}
 	f, err := parseNumber(b)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	if f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-		return errNotInteger
+	if (!cut && f != math.Trunc(f)) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, errNotInteger
 	}
-	*n = wireID(int64(f))
-	return nil
+	return int64(f), nil
 }
 
 // wireBool accepts true/false and, from backends that store flags as
@@ -131,22 +141,11 @@ func (w *wireCharge) charge(depth int) (c Charge, ok bool) {
 type unixSec int64
 
 func (t *unixSec) UnmarshalJSON(b []byte) error {
-	if isNull(b) {
-		return nil
-	}
-	if v, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+	v, err := wholeNumber(b, true)
+	if err == nil && !isNull(b) {
 		*t = unixSec(v)
-		return nil
 	}
-	f, err := parseNumber(b)
-	if err != nil {
-		return err
-	}
-	if f < math.MinInt64 || f >= math.MaxInt64 {
-		return errNotInteger
-	}
-	*t = unixSec(int64(f))
-	return nil
+	return err
 }
 
 // pageHeader holds the page fields other than results.

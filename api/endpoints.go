@@ -28,6 +28,7 @@ func defaultEndpointThresholds() map[string]time.Duration {
 		NotificationTypesPath: DefaultNotificationTypesThreshold,
 		InstancesPath:         DefaultInstancesThreshold,
 		InvoicesPath:          DefaultInvoicesThreshold,
+		WebhooksPath:          DefaultWebhooksThreshold,
 	}
 }
 

@@ -18,6 +18,7 @@ func noEndpointPacing() []Option {
 		WithEndpointThreshold(NotificationTypesPath, 0),
 		WithEndpointThreshold(InstancesPath, 0),
 		WithEndpointThreshold(InvoicesPath, 0),
+		WithEndpointThreshold(WebhooksPath, 0),
 	}
 }
 
@@ -56,7 +57,7 @@ func TestWithEndpointThresholdIgnoresOtherPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.pacers) != 3 || c.endpointPacer(InstancesPath) != nil || c.endpointPacer(SettingsPath) == nil {
+	if len(c.pacers) != 4 || c.endpointPacer(InstancesPath) != nil || c.endpointPacer(SettingsPath) == nil {
 		t.Fatalf("pacers %v", c.pacers)
 	}
 	if got := c.endpointPacer(SettingsPath).interval; got != DefaultSettingsThreshold {

@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/sanitize"
@@ -47,6 +48,11 @@ type call struct {
 	body   []byte // nil: no body
 	perm   string // permission a scoped key needs (for ErrPermission)
 	paced  bool   // goes through the charges pacer
+	// once marks a request the server may act on twice (a create, a
+	// delete, a test delivery): a lost connection is not retried once the
+	// request was written, since it may have arrived. Its outcome is then
+	// unknown, and the caller reads what the server holds.
+	once bool
 	// pacer, when paced is false, is the endpoint's own pacer (see
 	// Client.endpointPacer); nil: not paced.
 	pacer *pacer
@@ -63,6 +69,9 @@ type attemptResult struct {
 	// noResponse marks a network error after which a retry is safe and
 	// may help (not a timeout, not a certificate or DNS failure).
 	noResponse bool
+	// written reports that the transport wrote the request (tracked for
+	// once calls only).
+	written bool
 }
 
 // doDecode sends cl and decodes the body of an accepted request with decode,
@@ -87,7 +96,8 @@ func doDecode[T any](ctx context.Context, c *Client, cl call, decode func(op, pe
 //     A paced request's 429 also teaches the pacer (see pacer.release).
 //   - 502/503/504 (GET only) and network errors where no response arrived
 //     (any method; the PUT replaces the whole document, so repeating it is
-//     harmless): exponential backoff with jitter, at most 3 times.
+//     harmless; but a once call whose request was written is not
+//     repeated): exponential backoff with jitter, at most 3 times.
 //   - 500 and other statuses: not retried. A 500 is usually the server
 //     failing on this very request; repeating it only makes the user wait.
 //   - Timeouts: not retried. The user has already waited a full timeout
@@ -138,7 +148,7 @@ func (c *Client) do(ctx context.Context, cl call) ([]byte, error) {
 			limited++
 			wait = c.rateLimitWait(res.threshold)
 			ev = Event{Kind: EventRateLimited, Op: op, Wait: wait, Attempt: limited}
-		case res.noResponse || (cl.method == http.MethodGet && retryableStatus(res.status)):
+		case res.noResponse && !(cl.once && res.written), cl.method == http.MethodGet && retryableStatus(res.status):
 			if retries >= maxRetries {
 				return nil, res.err
 			}
@@ -163,6 +173,13 @@ func retryableStatus(s int) bool {
 func (c *Client) attempt(ctx context.Context, cl *call, op string) attemptResult {
 	if ctx.Err() != nil {
 		return attemptResult{err: ctxError(op, ctx)}
+	}
+	var wrote atomic.Bool
+	if cl.once {
+		// Composed with the pacer's trace, if any.
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(true) },
+		})
 	}
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -190,7 +207,9 @@ func (c *Client) attempt(ctx context.Context, cl *call, op string) attemptResult
 
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return c.transportResult(ctx, actx, op, err)
+		res := c.transportResult(ctx, actx, op, err)
+		res.written = wrote.Load()
+		return res
 	}
 	defer closeBody(resp.Body)
 
@@ -204,7 +223,9 @@ func (c *Client) attempt(ctx context.Context, cl *call, op string) attemptResult
 	}
 	b, over, err := readBody(resp.Body, limit, resp.ContentLength)
 	if err != nil {
-		return c.transportResult(ctx, actx, op, err)
+		res := c.transportResult(ctx, actx, op, err)
+		res.written = true // an answer began: the request arrived
+		return res
 	}
 	if ok {
 		if over {

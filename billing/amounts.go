@@ -321,6 +321,17 @@ func clip(e api.Charge, lo, hi int64) api.Charge {
 		return e
 	}
 	e.Start, e.End = max(start, lo), min(end, hi)
+	if len(e.Items) > 0 {
+		// Its lines' amounts cover the window too: a spreading of a line
+		// (bandwidth, for a forecast) sees the same narrowed time.
+		items := slices.Clone(e.Items)
+		for k := range items {
+			if items[k].Start != 0 || items[k].End != 0 {
+				items[k].Start, items[k].End = e.Start, e.End
+			}
+		}
+		e.Items = items
+	}
 	return e
 }
 

@@ -10,6 +10,9 @@
 //   - alert saves (Service.SaveSwitches): read the current preferences,
 //     change only the switches asked for, write, and re-read when the
 //     outcome is unknown;
+//   - webhooks (webhooks.go): what a webhook may be, one request per
+//     change with the list read again, and the switch that is on while no
+//     webhook carries its event (Unheard);
 //   - burn rate, runway and the query they need (Meter, BurnQuery);
 //   - payment records (PaymentsFeed, on the same loader as the charges
 //     feed), their effect on the credit (Effect) and the monthly statement
@@ -56,6 +59,11 @@ type Service struct {
 	feeds map[string]any // *feed[Q, E] by kind and query
 
 	cat catalogueCache
+
+	// resolve looks up a webhook URL's host (see WithResolver);
+	// resolveSet tells a nil set on purpose from the default.
+	resolve    Resolver
+	resolveSet bool
 
 	// The amount rule (amounts.go): known, tried this session, and who
 	// keeps it for the account. ruleMu also makes concurrent feeds wait

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/money"
 )
 
 // Allowed values of the settings, in the order shown in error messages.
@@ -45,8 +46,13 @@ type Settings struct {
 	// Refresh is how often the dashboard reads the credit and the current
 	// rate again; 0 turns it off (no timer at all).
 	Refresh time.Duration
-	// Bell rings the terminal once when the credit crosses into an alarm.
+	// Bell rings the terminal once when the credit crosses into an alarm,
+	// or the month's spend or forecast first crosses 80 % or 100 % of the
+	// budget.
 	Bell bool
+	// Budget is what the user means to spend a month, in dollars; 0 when
+	// none is set (no gauge, no warnings).
+	Budget money.Amount
 	// Ledger keeps the account's history in a local file (package
 	// ledger), so a range once fetched is read from it and only what
 	// changed is asked again; false reads the server every time.
@@ -111,6 +117,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		Mouse    toggle             `toml:"mouse"`
 		Refresh  interval           `toml:"refresh"`
 		Bell     toggle             `toml:"bell"`
+		Budget   budget             `toml:"budget"`
 		Ledger   toggle             `toml:"ledger"`
 		Keys     map[string]keyList `toml:"keys"`
 	}
@@ -133,7 +140,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, ledger, [keys])", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys])", top))
 	}
 
 	if raw.Range.set {
@@ -153,6 +160,9 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Bell.set {
 		s.Bell = raw.Bell.value
+	}
+	if raw.Budget.set {
+		s.Budget = raw.Budget.value
 	}
 	if raw.Ledger.set {
 		s.Ledger = raw.Ledger.value

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vastdash/vastdash/money"
 )
 
 func TestLoadSettingsDefaults(t *testing.T) {
@@ -131,7 +133,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"bad theme", "theme = \"blue\"\n", 1, `theme must be one of "auto", "dark", "light"`},
 		{"wrong type", "theme = \"dark\"\nrange = 30\n", 2, `range must be one of`},
 		{"table instead of value", "\n[theme]\ndark = true\n", 2, `theme must be one of`},
-		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse, refresh, bell, ledger, [keys])`},
+		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys])`},
 		{"mouse not a bool", "range = \"7d\"\nmouse = \"no\"\n", 2, `mouse must be true or false`},
 		{"unknown quoted key", "range = \"7d\"\n\n  \"time zone\" = \"UTC\"\n", 3, `unknown setting "time zone"`},
 		{"unknown table", "theme = \"dark\"\n\n[colors]\nfg = 1\n", 3, `unknown setting "colors"`},
@@ -141,6 +143,13 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"malformed", "range = \"7d\"\ntheme = \"dark\n", 2, "strings cannot contain newlines"},
 		{"missing equals", "range\n", 1, "expected"},
 		{"duplicate key", "range = \"7d\"\nrange = \"30d\"\n", 2, "already been defined"},
+		{"budget zero", "range = \"7d\"\nbudget = \"0\"\n", 2, `budget must be a positive amount of dollars`},
+		{"budget negative", "budget = -500\n", 1, `budget must be a positive amount`},
+		{"budget words", "\nbudget = \"five hundred\"\n", 2, `budget must be a positive amount`},
+		{"budget commas", "budget = \"1,500\"\n", 1, `budget must be a positive amount`},
+		{"budget mills", "budget = \"500.125\"\n", 1, `at most two decimals`},
+		{"budget too large", "budget = \"2000000000\"\n", 1, `budget must be a positive amount`},
+		{"budget a bool", "budget = true\n", 1, `budget must be a positive amount`},
 		{"control character", "theme = \"dark\"\x01\n", 1, `0x01`},
 	}
 	for _, tt := range tests {
@@ -164,6 +173,22 @@ func TestLoadSettingsErrors(t *testing.T) {
 			}
 			assertSafeError(t, err)
 		})
+	}
+}
+
+// budget = "500" is dollars a month, as a string or a number; unset there
+// is no budget.
+func TestLoadSettingsBudget(t *testing.T) {
+	for content, want := range map[string]money.Amount{
+		"": 0, "budget = \"500\"\n": 500 * money.Dollar, "budget = \" $1250.50 \"\n": 1_250_500,
+		"budget = 500\n": 500 * money.Dollar, "budget = 99.5\n": 99_500,
+	} {
+		env := fakeEnv(t, nil)
+		writeTestFile(t, SettingsPath(env), content, 0o644)
+		s, err := LoadSettings(env, "")
+		if err != nil || s.Budget != want {
+			t.Errorf("%q: budget %v, %v; want %v", content, s.Budget, err, want)
+		}
 	}
 }
 

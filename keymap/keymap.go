@@ -20,7 +20,7 @@ import (
 
 // Where is the set of places an action acts in; two actions live in the
 // same place must not share a key.
-type Where uint16
+type Where uint32
 
 // The places keys act in. Everywhere is the root's keys, which come before
 // a screen's own (except while a text field has the keyboard).
@@ -39,11 +39,15 @@ const (
 	Prompt                           // Notifications, the save prompt open
 	ThresholdField                   // Notifications, the threshold's text field (t)
 	Months                           // the Statement's months and records
+	HookRow                          // Notifications, the cursor on a webhook or the add row
+	HookForm                         // the webhook form, a text field (name, URL) focused
+	HookEvents                       // the webhook form, its events focused
+	SecretPanel                      // a webhook's new secret, shown once
 )
 
 // fields are the places where a text field has the keyboard: a key that
 // types a character cannot act there.
-const fields = Field | Find | ThresholdField
+const fields = Field | Find | ThresholdField | HookForm
 
 // places lists the sets of places whose keys are matched together; a key
 // may serve one action in each.
@@ -63,10 +67,14 @@ var places = []struct {
 	{"the Notifications save prompt", Everywhere | Prompt | Always},
 	{"the threshold field", ThresholdField | Always},
 	{"the Statement", Everywhere | Months | Always},
+	{"the Notifications webhooks", Everywhere | HookRow | Always},
+	{"the webhook form's fields", HookForm | Always},
+	{"the webhook form's events", HookEvents | Always},
+	{"the secret panel", Everywhere | SecretPanel | Always},
 }
 
 // notifications is every place of the Notifications list.
-const notifications = Switches | ThresholdRow
+const notifications = Switches | ThresholdRow | HookRow
 
 // Action is one rebindable action.
 type Action struct {
@@ -149,6 +157,21 @@ var Actions = []Action{
 	{"prompt-flip", []string{"space", "enter"}, "on/off", Prompt},
 
 	{"records", []string{"enter", "space"}, "the month's records", Months},
+
+	{"webhook-add", []string{"+"}, "add webhook", notifications},
+	{"webhook-edit", []string{"enter"}, "edit webhook", HookRow},
+	{"webhook-delete", []string{"d", "delete"}, "delete webhook", HookRow},
+	{"webhook-test", []string{"s"}, "send a test", HookRow},
+	{"webhook-rotate", []string{"R"}, "rotate secret", HookRow},
+	{"form-next", []string{"tab"}, "next field", HookForm | HookEvents},
+	{"form-prev", []string{"shift+tab"}, "previous field", HookForm | HookEvents},
+	{"form-save", []string{"enter"}, "save webhook", HookForm | HookEvents},
+	{"form-cancel", []string{"esc"}, "cancel", HookForm | HookEvents},
+	{"event-up", []string{"up", "k"}, "previous event", HookEvents},
+	{"event-down", []string{"down", "j"}, "next event", HookEvents},
+	{"event-pick", []string{"space", "x"}, "pick event", HookEvents},
+	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
+	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
 }
 
 // ways are the actions a user cannot unbind all of: each group (one
@@ -166,6 +189,8 @@ var ways = []struct {
 	{[]string{"apply", "cancel"}, "leave the Charges type picker and range field"},
 	{[]string{"threshold-save", "threshold-cancel"}, "leave the threshold field"},
 	{[]string{"prompt-yes", "prompt-no"}, "answer the save prompt"},
+	{[]string{"form-save", "form-cancel"}, "leave the webhook form"},
+	{[]string{"secret-close"}, "close the secret panel"},
 }
 
 // Bindings maps every action's name to its keys. The zero value (nil)

@@ -122,7 +122,7 @@ func startRigHang(t *testing.T, opts demoserver.Options, setup func(*demoserver.
 	events := &Events{}
 	client, err := api.New(srv.URL(), canaryKey,
 		api.WithHTTPClient(&http.Client{Transport: &hang.Transport{Base: tr, Held: held.held}}),
-		api.WithTimeout(2*time.Second), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
+		api.WithTimeout(15*time.Second), api.WithBackoff(5*time.Millisecond, 20*time.Millisecond),
 		api.WithChargesThreshold(opts.Threshold), api.WithObserver(events.Observe))
 	if err != nil {
 		srv.Close()

@@ -153,8 +153,15 @@ func (m *Model) checkAlarms() tea.Cmd {
 	for _, c := range crossed[1:] {
 		text += "; " + c.Text
 	}
-	cmd := m.setStatus(shared.StatusMsg{Source: statusLive, Kind: shared.StatusWarn, Text: text})
-	if m.opts.NoBell {
+	return m.alarm(shared.AlarmMsg{Source: statusLive, Text: text, Ring: true})
+}
+
+// alarm says a screen's alarm on the status line and rings once when it
+// asks to and the bell setting allows: the budget's crossings, heard the
+// same way as the credit's.
+func (m *Model) alarm(msg shared.AlarmMsg) tea.Cmd {
+	cmd := m.setStatus(shared.StatusMsg{Source: msg.Source, Kind: shared.StatusWarn, Text: msg.Text})
+	if !msg.Ring || m.opts.NoBell {
 		return cmd
 	}
 	return tea.Batch(cmd, tea.Raw(bel))

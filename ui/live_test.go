@@ -297,3 +297,23 @@ func TestRefreshStopsForARejectedKey(t *testing.T) {
 		t.Fatal("r did not ask for the rate again")
 	}
 }
+
+// A screen's alarm (the month's budget crossed) is said on the status line
+// and rings once when it asks to, unless bell = false.
+func TestAlarmMsgRings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, c := range []struct {
+			ring, noBell bool
+			want         int
+		}{{true, false, 1}, {false, false, 0}, {true, true, 0}} {
+			m, _ := liveModel(t, 0, c.noBell)
+			_, cmd := m.Update(shared.AlarmMsg{Source: "budget", Text: "budget: November heads to $4,141.172", Ring: c.ring})
+			if n := rings([]tea.Cmd{cmd}); n != c.want {
+				t.Errorf("ring %v, bell off %v: %d rings, want %d", c.ring, c.noBell, n, c.want)
+			}
+			if s := statusLine(m); !strings.Contains(s, "budget: November heads to $4,141.172") {
+				t.Errorf("status %q", s)
+			}
+		}
+	})
+}

@@ -266,6 +266,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case shared.StatusMsg:
 		return m.setStatus(msg)
 
+	case shared.AlarmMsg:
+		return m.alarm(msg)
+
 	case statusExpiredMsg:
 		if msg.seq == m.statusSeq {
 			m.status = shared.StatusMsg{}

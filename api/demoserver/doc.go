@@ -26,6 +26,13 @@
 //	PUT      /api/v0/users                          needs user_write (paced, 5 s)
 //	GET      /api/v0/notification-types             needs user_read (paced, 2 s)
 //	GET      /api/v1/instances                      needs instance_read (paced, 1 s)
+//	GET      /api/v1/invoices                       needs billing_read (paced, 3 s)
+//	GET      /api/v0/webhooks                       needs user_read (paced, 2 s, one budget
+//	POST     /api/v0/webhooks                       needs user_write  for every webhooks path)
+//	PUT      /api/v0/webhooks/{id}                  needs user_write
+//	DELETE   /api/v0/webhooks/{id}                  needs user_write
+//	POST     /api/v0/webhooks/{id}/rotate-secret    needs user_write
+//	POST     /api/v0/webhooks/{id}/test             needs user_write
 //
 // PUT /api/v0/users changes the low-balance threshold that users/current
 // serves; it takes balance_threshold and balance_threshold_enabled only and
@@ -33,6 +40,16 @@
 // type of the preferences document. Instances are the data set's running
 // instance contracts and recently ended ones that keep their disk (exited,
 // stopped), newest first, 25 a page.
+//
+// Webhooks: at most 4 per account (the fifth create is a 400
+// webhook_limit); a create or an update is checked as the notes say (name
+// up to 120 characters, an https URL up to 2,048 characters without
+// credentials, not a private or loopback address, at least one event of
+// the catalogue) and any other field is refused. The signing secret is
+// sent by create and rotate-secret only. A test delivery reaches any host
+// but those under .invalid (no answer) and those whose name starts with
+// "fail" (HTTP 500). The demo starts with two webhooks ([Server.Webhooks],
+// [Server.SetWebhooks]).
 //
 // # Order of checks
 //

@@ -87,7 +87,7 @@ func methodNotAllowed(w http.ResponseWriter, r *http.Request, allow string) {
 func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooBig bool) {
 	p := normPath(r.URL.Path)
 	var perm string
-	var serve func(w http.ResponseWriter, r *http.Request, key string, ki *keyInfo, body []byte)
+	var serve handlerFunc
 	// One row per fixed path: its method, the permission it needs and its
 	// handler. The preferences path carries the user id and is routed below.
 	type endpoint struct {
@@ -109,6 +109,17 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 			return
 		}
 		perm, serve = e.perm, e.serve
+	case strings.HasPrefix(p, pathWebhooks):
+		var allow string
+		var found bool
+		if perm, serve, allow, found = s.webhookEndpoint(p, r.Method); !found {
+			writeError(w, http.StatusNotFound, "not_found", "Not found.")
+			return
+		}
+		if serve == nil {
+			methodNotAllowed(w, r, allow)
+			return
+		}
 	default:
 		if _, ok := prefsUser(p); !ok {
 			writeError(w, http.StatusNotFound, "not_found", "Not found.")

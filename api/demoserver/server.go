@@ -86,6 +86,9 @@ type Options struct {
 	// InvoicesThreshold is the same for GET /api/v1/invoices/: 0 means the
 	// documented 3 s, negative disables it.
 	InvoicesThreshold time.Duration
+	// WebhooksThreshold is the same for every webhooks path together:
+	// 0 means 2 s (the notes name none), negative disables it.
+	WebhooksThreshold time.Duration
 	// Payments is how many payment records the year holds; 0 (or fewer
 	// than the generated year, about 40) keeps the generated year. More
 	// are added as card top-ups spread over the year (benchmarks).
@@ -169,6 +172,10 @@ type Server struct {
 	views      map[viewKey]*view
 	closed     bool
 	invoices   []Invoice // the payment records, oldest first; immutable
+	webhooks   []WebhookTruth
+	// nextWebhook is the id the next created webhook gets.
+	nextWebhook int64
+	secretRNG   *rand.Rand // the webhooks' signing secrets
 
 	inflight  sync.WaitGroup
 	done      chan struct{}
@@ -202,6 +209,7 @@ func New(opts Options) *Server {
 	opts.TypesThreshold = orDefault(opts.TypesThreshold, 2*time.Second)
 	opts.InstancesThreshold = orDefault(opts.InstancesThreshold, time.Second)
 	opts.InvoicesThreshold = orDefault(opts.InvoicesThreshold, 3*time.Second)
+	opts.WebhooksThreshold = orDefault(opts.WebhooksThreshold, 2*time.Second)
 	s := &Server{
 		opts:  opts,
 		clock: opts.Clock,
@@ -226,6 +234,15 @@ func New(opts Options) *Server {
 	if opts.Invoices != nil {
 		s.invoices = slices.Clone(opts.Invoices)
 		slices.SortStableFunc(s.invoices, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
+	}
+	s.secretRNG = rand.New(rand.NewPCG(opts.Seed, 0x7365637265747321))
+	for i, w := range defaultWebhooks(opts.Now.Unix()) {
+		w.Secret = s.newSecret()
+		if opts.Hostile {
+			w.Name = hostile(w.Name, int64(40+i))
+		}
+		s.webhooks = append(s.webhooks, w)
+		s.nextWebhook = w.ID + 1
 	}
 	if opts.Jitter > 0 {
 		// A stream of its own, so jitter does not shift the data set.

@@ -64,7 +64,9 @@ var commands = []func(x *execution) *cobra.Command{
 	newSyncCommand,
 	newSQLCommand,
 	newLedgerCommand,
+	newSpendCommand,
 	newServeCommand,
+	newWebhooksCommand,
 	newManCommand,
 }
 
@@ -120,7 +122,7 @@ func (g *globals) register(fs *pflag.FlagSet) {
 	g.timeout = api.DefaultTimeout
 	durationFlag(fs, &g.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")
 	durationFlag(fs, &g.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, up to 24h,\npacing, retries and rate-limit waits included (default: none)")
-	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key and the account's api_key are redacted")
+	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key, the account's api_key and webhook secrets\nare redacted")
 	fs.BoolVar(&g.noLedger, "no-ledger", false, "neither read nor write the ledger this run: every figure from the\nserver (the ledger setting turns it off for good)")
 }
 

@@ -30,6 +30,7 @@ func (x *execution) dashboard() error {
 		Billing:      s.Billing,
 		DefaultRange: s.Settings.Range,
 		Keys:         s.Settings.Keys,
+		Budget:       s.Settings.Budget,
 	}
 	// The filters the Charges screen showed last time. The dashboard has
 	// no filter flags, so nothing given on the command line can be

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // env is the world one run of the command line meets: where it writes,
@@ -40,8 +41,12 @@ type env struct {
 	// decide then); the tests of the wire turn it off, the ledger's own
 	// tests on.
 	ledger bool
-	// stdin is where a question is answered (ledger forget).
+	// stdin is where the answer to a question is read (webhooks delete
+	// and ledger forget ask when it is a terminal).
 	stdin io.Reader
+	// resolve looks up a webhook URL's host before a save; nil is the
+	// system's resolver (--demo looks nothing up).
+	resolve billing.Resolver
 	// serve makes the exporter of serve (tests give a stand-in).
 	serve NewServeBackend
 }

@@ -152,6 +152,13 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	if o.utc || s.Settings.Location == nil {
 		bopts = append(bopts, billing.WithLocation(time.UTC))
 	}
+	switch {
+	case g.demo:
+		// No network: a webhook's host name is not looked up.
+		bopts = append(bopts, billing.WithResolver(nil))
+	case e.resolve != nil:
+		bopts = append(bopts, billing.WithResolver(e.resolve))
+	}
 	bopts = append(bopts, s.openLedger(e, cfg, g, o, client, key)...)
 	s.Billing = billing.New(o.base, client, bopts...)
 	return s, nil

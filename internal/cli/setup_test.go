@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,6 +58,13 @@ func headless(t *testing.T, srv *demoserver.Server, key string, args ...string) 
 
 func headlessWith(t *testing.T, srv *demoserver.Server, key string, tweak func(*env), args ...string) result {
 	t.Helper()
+	return runAgainst(t, srv, key, tweak, append([]string{"--url", srv.URL()}, args...)...)
+}
+
+// runAgainst is headlessWith without the --url: tweak says where the
+// server is (VAST_URL), for the commands whose own --url shadows it.
+func runAgainst(t *testing.T, srv *demoserver.Server, key string, tweak func(*env), args ...string) result {
+	t.Helper()
 	isolate(t)
 	t.Setenv("VAST_API_KEY", key)
 	var out, errb bytes.Buffer
@@ -66,7 +75,7 @@ func headlessWith(t *testing.T, srv *demoserver.Server, key string, tweak func(*
 	if tweak != nil {
 		tweak(r)
 	}
-	code := run(append([]string{"--url", srv.URL()}, args...), r)
+	code := run(args, r)
 	return result{code, out.String(), errb.String()}
 }
 
@@ -177,6 +186,10 @@ func testEnv(out, errOut io.Writer) *env {
 	e := processEnv("")
 	e.stdout, e.stderr = out, errOut
 	e.ledger = false // the ledger's tests turn it on (ledger_test.go)
+	// No test looks a name up on the network, and none reads the
+	// terminal's stdin.
+	e.resolve = func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no network in tests") }
+	e.stdin = strings.NewReader("")
 	return e
 }
 

@@ -18,7 +18,7 @@ func paidRun(t *testing.T, srv *demoserver.Server, key string, args ...string) r
 	t.Helper()
 	res := headlessWith(t, srv, key, func(r *env) {
 		r.clientOptions = append(r.clientOptions, api.WithEndpointThreshold(api.InvoicesPath, threshold),
-			api.WithTimeout(2*time.Second), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
+			api.WithTimeout(15*time.Second), api.WithBackoff(2*time.Millisecond, 10*time.Millisecond))
 	}, args...)
 	if strings.Contains(res.out+res.errOut, "CANARY") {
 		t.Fatalf("%v: the key leaked", args)

@@ -149,7 +149,9 @@ func helpFlags(c *cobra.Command) (own, global [][2]string) {
 	c.Flags().VisitAll(func(f *pflag.Flag) {
 		switch {
 		case f.Hidden:
-		case c.HasParent() && globals.Lookup(f.Name) != nil:
+		case c.HasParent() && globals.Lookup(f.Name) == f:
+			// A command's own flag of a global's name (webhooks add's
+			// --url) is its own: listed with them.
 			global = append(global, row(f))
 		default:
 			own = append(own, row(f))

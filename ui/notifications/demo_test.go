@@ -24,7 +24,7 @@ func startDemo(t *testing.T, hostile bool) *demoserver.Server {
 	s, err := demoserver.Start(demoserver.Options{
 		Now:       time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
 		Contracts: 50,
-		Threshold: -1, SettingsThreshold: -1, TypesThreshold: -1, InstancesThreshold: -1, // not about pacing
+		Threshold: -1, SettingsThreshold: -1, TypesThreshold: -1, InstancesThreshold: -1, WebhooksThreshold: -1, // not about pacing
 		Hostile: hostile,
 	})
 	if err != nil {
@@ -53,18 +53,20 @@ func demoScreenSized(t *testing.T, s *demoserver.Server, key string, w, h int) *
 }
 
 // demoScreenBare is the screen against s before the account reached it,
-// and that account: the test decides when the read it starts lands.
-func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int) (*screen, api.User) {
+// and that account: the test decides when the read it starts lands. opts
+// are added to the client's.
+func demoScreenBare(t *testing.T, s *demoserver.Server, key string, w, h int, opts ...api.Option) (*screen, api.User) {
 	t.Helper()
-	return demoScreenKeys(t, s, key, w, h, nil)
+	return demoScreenKeys(t, s, key, w, h, nil, opts...)
 }
 
 // demoScreenKeys is demoScreenBare with the keys bound as keys binds them
 // (nil: the defaults).
-func demoScreenKeys(t *testing.T, s *demoserver.Server, key string, w, h int, keys keymap.Bindings) (*screen, api.User) {
+func demoScreenKeys(t *testing.T, s *demoserver.Server, key string, w, h int, keys keymap.Bindings, opts ...api.Option) (*screen, api.User) {
 	t.Helper()
-	c, err := api.New(s.URL(), key, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second),
-		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0))
+	c, err := api.New(s.URL(), key, append([]api.Option{api.WithChargesThreshold(0), api.WithTimeout(5 * time.Second),
+		api.WithEndpointThreshold(api.SettingsPath, 0), api.WithEndpointThreshold(api.NotificationTypesPath, 0),
+		api.WithEndpointThreshold(api.WebhooksPath, 0)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,6 +37,10 @@ type KeyMap struct {
 	// onThreshold lists the row's own keys with the list-wide ones in
 	// the help: "enter/t edit threshold".
 	onThreshold bool
+
+	// webhooks are the Webhooks section's keys (webhooks.go), as Help
+	// enabled them.
+	webhooks []key.Binding
 }
 
 // KeyMapOf returns the screen's bindings as b binds them (nil: the
@@ -81,7 +85,7 @@ func (k KeyMap) enable() key.Binding {
 
 // ShortHelp is the one-line help: the enabled bindings in reading order.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}
+	return append([]key.Binding{k.Up, k.Down, k.Toggle, k.edit(), k.enable(), k.Suggest, k.Reload, k.Yes, k.No, k.Flip, k.Save, k.Cancel}, k.webhooks...)
 }
 
 // FullHelp groups the bindings: moving, acting on switches, the threshold,
@@ -92,5 +96,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Toggle, k.Reload},
 		{k.edit(), k.enable(), k.Suggest, k.Save, k.Cancel},
 		{k.Yes, k.No, k.Flip},
+		k.webhooks,
 	}
 }

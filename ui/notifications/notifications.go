@@ -10,8 +10,10 @@
 // shows what the server holds. Only one save runs at a time; toggles made
 // meanwhile are queued (see Model). The threshold is saved through
 // billing.Service.SaveThreshold, which reads the account again afterwards:
-// the screen shows that, never what it sent. The screen speaks through the
-// root's one status line (shared.SetStatus), never a line of its own.
+// the screen shows that, never what it sent. Below the alerts, the
+// Webhooks section (webhooks.go) lists where the webhooks switches deliver
+// and manages them. The screen speaks through the root's one status line
+// (shared.SetStatus), never a line of its own.
 package notifications
 
 import (
@@ -68,6 +70,9 @@ type prefsReadMsg struct {
 	err    error
 	cat    api.NotificationCatalogue
 	catErr error
+	// hooks are the webhooks, read alongside (see webhooks.go).
+	hooks    api.WebhookList
+	hooksErr error
 }
 
 // prefsSavedMsg is the result of a save made for want.
@@ -134,6 +139,10 @@ type Model struct {
 
 	th threshold
 
+	// hooks is the Webhooks section (webhooks.go); hk its keys.
+	hooks hooksState
+	hk    hookKeys
+
 	// note is the status line this update asks for; Update sends it and
 	// clears it, so one update sends at most one, the last word.
 	note *shared.StatusMsg
@@ -168,7 +177,7 @@ func New(ctx *shared.Context) *Model {
 	}
 	// The list of switches is built when the account arrives: until then
 	// the screen says it is loading, and the first frame costs nothing.
-	return &Model{ctx: ctx, keys: KeyMapOf(ctx.Keys)}
+	return &Model{ctx: ctx, keys: KeyMapOf(ctx.Keys), hk: newHookKeys(ctx.Keys)}
 }
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.
@@ -177,14 +186,20 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize sets the screen's area.
 func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
 
-// Capturing is set while the threshold's text field has the keyboard.
-func (m *Model) Capturing() bool { return m.th.editing }
+// Capturing is set while the threshold's text field or the webhook form
+// has the keyboard.
+func (m *Model) Capturing() bool { return m.th.editing || m.hooks.form != nil }
 
 // Loading reports a GET or a save in flight.
-func (m *Model) Loading() bool { return m.reading || m.saving != nil || m.th.saving != nil }
+func (m *Model) Loading() bool {
+	return m.reading || m.saving != nil || m.th.saving != nil || m.hooks.busy != nil
+}
 
 // Help returns the bindings that work in the current state.
 func (m *Model) Help() help.KeyMap {
+	if h, ok := m.hookHelp(); ok {
+		return h
+	}
 	k := m.keys
 	prompt, editing := m.confirm != nil, m.th.editing
 	free := !prompt && !editing
@@ -203,7 +218,7 @@ func (m *Model) Help() help.KeyMap {
 	k.Suggest.SetEnabled(canTh && m.th.sugg.Reason == "" && m.th.suggested)
 	k.Save.SetEnabled(editing)
 	k.Cancel.SetEnabled(editing)
-	return k
+	return m.withHookHelp(k, free)
 }
 
 // Update handles the account, request results and keys.
@@ -222,10 +237,15 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		cmd = m.onThresholdSaved(msg)
 	case suggestionMsg:
 		m.onSuggestion(msg)
+	case hookDoneMsg:
+		m.onHookDone(msg)
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	default:
-		if m.th.editing {
+		if f := m.hooks.form; f != nil {
+			// Paste reaches the form's focused field.
+			cmd = f.typeInto(msg)
+		} else if m.th.editing {
 			// Paste reaches the open text field.
 			*m.th.input, cmd = m.th.input.Update(msg)
 		}
@@ -272,6 +292,7 @@ func (m *Model) onUser(msg shared.UserMsg) tea.Cmd {
 		m.doc, m.read = api.Prefs{}, readNone
 		m.reading, m.saving, m.queue, m.confirm, m.readOnly = false, nil, nil, nil, false
 		m.th.saving, m.th.editing, m.th.unknown = nil, false, false
+		m.hooks = hooksState{seq: m.hooks.seq + 1}
 		m.settle()
 		m.rebuild()
 		m.say(shared.StatusInfo, "", 0)
@@ -311,10 +332,14 @@ func (m *Model) startRead(refresh bool) tea.Cmd {
 		}
 		msg := prefsReadMsg{seq: seq}
 		var wg sync.WaitGroup
-		wg.Add(1)
+		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			msg.cat, msg.catErr = svc.Catalogue(ctx, refresh)
+		}()
+		go func() {
+			defer wg.Done()
+			msg.hooks, msg.hooksErr = svc.Webhooks(ctx)
 		}()
 		msg.prefs, msg.err = svc.ReadPrefs(ctx, id)
 		wg.Wait()
@@ -328,6 +353,8 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 	}
 	m.reading = false
 	m.cat, m.catErr = msg.cat, msg.catErr
+	back := m.keepHookCursor()
+	m.onHooksRead(msg.hooks, msg.hooksErr)
 	err := msg.err
 	switch {
 	case err == nil:
@@ -349,6 +376,7 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.sayRead(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
 	}
 	m.rebuild()
+	back()
 	return nil
 }
 
@@ -386,7 +414,7 @@ func (m *Model) thresholdRow() int {
 	return n
 }
 
-func (m *Model) rowCount() int { return len(m.switches) + 1 }
+func (m *Model) rowCount() int { return m.switchRows() + m.hookRows() }
 
 // switchAt is the switch of row r; ok is false on the threshold row.
 func (m *Model) switchAt(r int) (int, bool) {
@@ -399,7 +427,7 @@ func (m *Model) switchAt(r int) (int, bool) {
 	case r-1 < len(m.switches):
 		return r - 1, true
 	}
-	return 0, false
+	return 0, false // a row of the Webhooks section
 }
 
 // settle forgets which switches were unsure: a document just came from the
@@ -407,6 +435,14 @@ func (m *Model) switchAt(r int) (int, bool) {
 func (m *Model) settle() { clear(m.unsure) }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case m.hooks.secret != nil:
+		return m.secretKey(msg)
+	case m.hooks.form != nil:
+		return m.formKey(msg)
+	case m.hooks.ask != nil:
+		return m.askKey(msg)
+	}
 	if m.th.editing {
 		return m.editKey(msg)
 	}
@@ -425,6 +461,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	onThreshold := m.cursor == m.thresholdRow()
+	if cmd, ok := m.hookKey(msg); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, m.keys.Up):
 		if m.cursor > 0 {

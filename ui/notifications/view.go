@@ -42,6 +42,12 @@ func (m *Model) View() string {
 	if w <= 0 || h <= 0 {
 		return ""
 	}
+	switch {
+	case m.hooks.secret != nil:
+		return m.secretView(w, h)
+	case m.hooks.form != nil:
+		return m.formView(w, h)
+	}
 	st := m.styles()
 	var top []string
 	if h >= 4 {
@@ -53,7 +59,7 @@ func (m *Model) View() string {
 	list, cur := m.listLines()
 	bottom := m.bottomLines(w)
 	listMin := min(len(list), 3)
-	if m.confirm != nil {
+	if m.confirm != nil || m.hooks.ask != nil {
 		listMin = min(len(list), 1) // the question matters more than the context
 	}
 	bl := fitLines(bottom, max(0, h-len(top)-listMin))
@@ -103,7 +109,7 @@ func (m *Model) listLines() ([]string, int) {
 	cur := 0
 	group := -1
 	thRow := m.thresholdRow()
-	for r := 0; r < m.rowCount(); r++ {
+	for r := 0; r < m.switchRows(); r++ {
 		i, isSwitch := m.switchAt(r)
 		if isSwitch && m.switches[i].Group != group {
 			group = m.switches[i].Group
@@ -127,7 +133,11 @@ func (m *Model) listLines() ([]string, int) {
 		}
 		out = append(out, m.row(r, m.switches[i]))
 	}
-	return out, cur
+	hooks, hcur := m.hookLines()
+	if hcur >= 0 {
+		cur = len(out) + hcur
+	}
+	return append(out, hooks...), cur
 }
 
 // bottomLines is what the screen explains or asks below the list.
@@ -170,6 +180,7 @@ func (m *Model) bottomLines(w int) []line {
 		addPara(prioQuestion, prioDetail, st.Bold, m.question())
 		addPara(prioQuestion, prioDetail, st.Muted, m.ctx.Key("prompt-yes")+" save · "+m.ctx.Key("prompt-no")+" cancel · "+m.ctx.Key("prompt-flip")+" switch on/off")
 	}
+	m.hookBottom(add, addPara)
 	// The read-only state is part of the screen, not a passing message:
 	// it explains why the switches no longer toggle. Messages go to the
 	// root's status line.
@@ -192,15 +203,18 @@ func pluralES(n int) string {
 func (m *Model) row(r int, sw billing.AlertSwitch) string {
 	st := m.styles()
 	state, style := m.stateText(sw)
-	cur, label := "  ", sw.Label
+	cur, label, warn := "  ", sw.Label, ""
 	if sw.Channel.Locked {
 		label += " · always sent"
+	}
+	if m.unheard(sw.Channel.Path) {
+		label, warn = m.unheardLabel(label, m.width-2-stateWidth-1)
 	}
 	if r == m.cursor {
 		cur = st.Accent.Render("› ")
 		label = st.Selected.Render(label)
 	}
-	return cur + style.Render(shared.PadRight(state, stateWidth)) + " " + label
+	return cur + style.Render(shared.PadRight(state, stateWidth)) + " " + label + st.Warning.Render(warn)
 }
 
 // thresholdRowText renders the threshold row; editing shows the text

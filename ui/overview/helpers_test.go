@@ -167,6 +167,7 @@ type driver struct {
 	reveals  []shared.RevealMsg
 	runways  []shared.RunwayMsg
 	statuses []shared.StatusMsg
+	alarms   []shared.AlarmMsg
 }
 
 func newDriver(m *Model) *driver { return &driver{m: m} }
@@ -210,6 +211,8 @@ func (d *driver) drive(tb testing.TB, cmd tea.Cmd, done func() bool) {
 			d.runways = append(d.runways, msg)
 		case shared.StatusMsg:
 			d.statuses = append(d.statuses, msg)
+		case shared.AlarmMsg:
+			d.alarms = append(d.alarms, msg)
 		default:
 			d.queue = append(d.queue, d.m.Update(msg))
 			if done != nil && done() {

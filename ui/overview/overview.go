@@ -134,6 +134,9 @@ type Model struct {
 	// not blank on every range change.
 	kept *burnFigures
 
+	// month is the month panel (month.go): its own feed and the outlook.
+	month monthPanel
+
 	// What was last said outside the screen's area, so each is said once
 	// per change rather than on every message.
 	sentRunway *shared.RunwayMsg
@@ -266,7 +269,7 @@ func (m *Model) listen(fl *follow) tea.Cmd {
 // follows lists the held feeds.
 func (m *Model) follows() []*follow {
 	var fs []*follow
-	for _, fl := range []*follow{m.main, m.burn} {
+	for _, fl := range []*follow{m.main, m.burn, m.month.fl} {
 		if fl != nil {
 			fs = append(fs, fl)
 		}
@@ -293,6 +296,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			r := msg.Rate
 			m.rate = &r
 		}
+		cmd = m.rateForMonth()
 	case shared.RangeMsg:
 		cmd = m.setRange(msg.Range)
 	case shared.FeedMsg:
@@ -323,7 +327,7 @@ func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 		}
 		cmds = append(cmds, m.listen(fl))
 	}
-	return tea.Batch(cmds...)
+	return tea.Batch(append(cmds, m.startMonth())...)
 }
 
 // fold takes the pages fl's feed added into the accumulators. The pages may
@@ -355,6 +359,9 @@ func (m *Model) fold(fl *follow, st billing.State) {
 	}
 	if meterFed && st.Whole() {
 		m.kept = nil // the figures are this feed's now
+	}
+	if fl == m.month.fl {
+		m.foldMonth(st)
 	}
 	m.cursor = min(m.cursor, max(len(m.top)-1, 0))
 }
@@ -425,7 +432,7 @@ func (m *Model) reload() tea.Cmd {
 		return m.Init()
 	}
 	m.kept = nil // a reload measures again: no stale figures meanwhile
-	return m.take(true)
+	return tea.Batch(m.take(true), m.retakeMonth())
 }
 
 // burnSource is what the burn figures come from: the range's feed when it
@@ -482,6 +489,7 @@ func (m *Model) announce() tea.Cmd {
 		m.sentRunway = &rm
 		cmds = append(cmds, func() tea.Msg { return rm })
 	}
+	cmds = append(cmds, m.monthAlarm())
 	if sm := m.status(); sm != m.sentStatus {
 		m.sentStatus = sm
 		cmds = append(cmds, shared.SetStatus(sm.Source, sm.Kind, sm.Text, sm.TTL))

@@ -25,6 +25,15 @@ type RunwayMsg struct {
 	OK     bool
 }
 
+// AlarmMsg asks the root to say Text on the status line as a warning and,
+// if Ring is set and the bell setting allows, to ring the terminal once:
+// a screen's alarm (the month's budget crossed) heard wherever the user is.
+type AlarmMsg struct {
+	Source string
+	Text   string
+	Ring   bool
+}
+
 // StatusKind is the tone of a status line.
 type StatusKind int
 

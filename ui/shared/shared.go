@@ -16,6 +16,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -41,6 +42,9 @@ type Context struct {
 	State      *config.StateStore
 	Remembered config.State
 	StateErr   error
+	// Budget is what the user means to spend a month (the settings'
+	// budget); 0 when none.
+	Budget money.Amount
 }
 
 // Screen is one page of the dashboard. The root model sends every message to

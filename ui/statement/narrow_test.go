@@ -1,7 +1,6 @@
 package statement
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +16,7 @@ import (
 // its sums and each record its amount: they were cut ("credit $2,98…",
 // "in $1,299.…") or pushed off the line by a pending record's note.
 func TestAmountsWholeWhenNarrow(t *testing.T) {
-	h := newHarness(t, demoserver.DemoKey, nil)
-	u, err := h.m.ctx.Billing.Account(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.m.Update(shared.UserMsg{User: u})
-	h.run(h.m.Shown(true))
+	h := shown(t)
 	st := h.m.Statement()
 	if st == nil || len(st.Pending) == 0 {
 		t.Fatalf("the demo should have a pending record: %+v", st)

@@ -56,7 +56,7 @@ func newHarnessOpts(t *testing.T, key string, fault *demoserver.Fault, hostile b
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	c, err := api.New(srv.URL(), key, api.WithHTTPClient(&http.Client{Transport: tr}), api.WithChargesThreshold(0),
-		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithBackoff(time.Millisecond, 2*time.Millisecond), api.WithTimeout(2*time.Second))
+		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithBackoff(time.Millisecond, 2*time.Millisecond), api.WithTimeout(15*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

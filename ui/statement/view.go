@@ -12,24 +12,42 @@ import (
 // amountWidth fits "-$12,345.678"; wider amounts are cut with "…".
 const amountWidth = 12
 
-// column is one figure column of the month table.
+// column is one figure column of the month table: its title, its width
+// and the text of month i of a statement.
 type column struct {
 	title string
-	value func(m *billing.Month) money.Amount
+	width int
+	text  func(st *billing.Statement, i int) string
 }
+
+// amountColumn is a column of one of the month's amounts.
+func amountColumn(title string, value func(m *billing.Month) money.Amount) column {
+	return column{title, amountWidth, func(st *billing.Statement, i int) string { return value(&st.Months[i]).String() }}
+}
+
+// changeWidth fits "+1,234.5 %"'s usual cousins, "+12.3 %" and "-100.0 %".
+const changeWidth = 8
 
 // columns in the order they give way on a narrow terminal: the last goes
 // first.
 var columns = []column{
-	{"closing", func(m *billing.Month) money.Amount { return m.Closing }},
-	{"in", func(m *billing.Month) money.Amount { return m.MoneyIn }},
-	{"spend", func(m *billing.Month) money.Amount { return m.Spend }},
-	{"out", func(m *billing.Month) money.Amount { return m.MoneyOut }},
-	{"opening", func(m *billing.Month) money.Amount { return m.Opening }},
+	amountColumn("closing", func(m *billing.Month) money.Amount { return m.Closing }),
+	amountColumn("in", func(m *billing.Month) money.Amount { return m.MoneyIn }),
+	amountColumn("spend", func(m *billing.Month) money.Amount { return m.Spend }),
+	// Each month's spend against the month before's; the first month
+	// shown has none loaded before it.
+	{"change", changeWidth, func(st *billing.Statement, i int) string {
+		if i == 0 {
+			return billing.ChangeText(0, false)
+		}
+		return billing.ChangeText(billing.SpendChange(st.Months[i-1].Spend, st.Months[i].Spend))
+	}},
+	amountColumn("out", func(m *billing.Month) money.Amount { return m.MoneyOut }),
+	amountColumn("opening", func(m *billing.Month) money.Amount { return m.Opening }),
 }
 
 // tableOrder is how the columns that fit are laid out, left to right.
-var tableOrder = []string{"opening", "in", "out", "spend", "closing"}
+var tableOrder = []string{"opening", "in", "out", "spend", "change", "closing"}
 
 // View renders the screen in its area.
 func (m *Model) View() string {
@@ -63,8 +81,15 @@ func (m *Model) table() []string {
 	st := m.st
 	const monthW, markW = 7, 2
 	// The columns that fit, with at least 8 cells for the bar.
+	widths := func(cs []column) int {
+		n := 0
+		for _, c := range cs {
+			n += c.width + 1
+		}
+		return n
+	}
 	fit := len(columns)
-	for fit > 1 && monthW+markW+fit*(amountWidth+1)+9 > m.width {
+	for fit > 1 && monthW+markW+widths(columns[:fit])+9 > m.width {
 		fit--
 	}
 	shown := map[string]bool{}
@@ -79,14 +104,14 @@ func (m *Model) table() []string {
 			}
 		}
 	}
-	barW := max(m.width-monthW-markW-len(order)*(amountWidth+1)-1, 0)
+	barW := max(m.width-monthW-markW-widths(order)-1, 0)
 	var scale money.Amount = 1
 	for i := range st.Months {
 		scale = max(scale, st.Months[i].MoneyIn, st.Months[i].Spend)
 	}
 	head := shared.PadRight("month", monthW+markW)
 	for _, c := range order {
-		head += " " + shared.PadLeft(c.title, amountWidth)
+		head += " " + shared.PadLeft(c.title, c.width)
 	}
 	if barW >= 8 {
 		head += " " + shared.Truncate("▀ in ▄ spend", barW)
@@ -107,7 +132,7 @@ func (m *Model) table() []string {
 		}
 		line := shared.PadRight(mo.Label(), monthW) + mark
 		for _, c := range order {
-			line += " " + shared.PadLeft(shared.Truncate(c.value(mo).String(), amountWidth), amountWidth)
+			line += " " + shared.PadLeft(shared.Truncate(c.text(st, i), c.width), c.width)
 		}
 		if barW >= 8 {
 			line += " " + bar(mo.MoneyIn, mo.Spend, scale, barW-1)
