@@ -8,8 +8,9 @@
 // normal use does not provoke a 429 (see pacer); a 429 that happens anyway
 // widens the margin for the rest of the Client's life. The account
 // settings (5 s), notification catalogue (2 s), instances (1 s), invoices
-// (3 s) and webhooks (2 s, all of their paths together) endpoints are
-// paced the same way, each on a budget of its own (WithEndpointThreshold). A 429 is waited out
+// (3 s), webhooks (2 s, all of their paths together), volumes (5.5 s),
+// serverless endpoints (3 s) and worker groups (2 s) endpoints are paced
+// the same way, each on a budget of its own (WithEndpointThreshold). A 429 is waited out
 // (the threshold the body names, plus 0–25% jitter, at most 60 s) and
 // retried up to 5 times, for any method. GETs also
 // retry 502/503/504, and every method retries a lost connection (no
@@ -31,7 +32,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -51,6 +54,7 @@ const (
 // Printing a Client with fmt shows only its base URL.
 type Client struct {
 	base    string        // without trailing slash
+	run     string        // the autoscaler's base: AutoscalerURL, or base when it is not ConsoleURL
 	key     func() string // see keyFunc
 	hc      *http.Client
 	version string
@@ -70,6 +74,18 @@ type Client struct {
 	backoffBase time.Duration
 	backoffCap  time.Duration
 	clock       Clock // what pacing and retries wait on (WithClock)
+
+	// secrets are the endpoints' and worker groups' own keys seen in
+	// answers (see learnSecret): redacted like the key from any text the
+	// client builds.
+	secrets *secretSet
+}
+
+// secretSet is the secrets a client learned; behind a pointer, so that a
+// Client value (printed, copied in a test) carries no lock.
+type secretSet struct {
+	mu   sync.Mutex
+	list []string
 }
 
 // keyFunc hides the key inside a closure. fmt prints a func as an address
@@ -115,7 +131,9 @@ func WithChargesThreshold(d time.Duration) Option {
 // WithEndpointThreshold sets the minimum interval between calls of one
 // paced endpoint other than charges, named by its path constant
 // (SettingsPath 5 s, NotificationTypesPath 2 s, InstancesPath 1 s,
-// InvoicesPath 3 s, WebhooksPath 2 s by default); 0 disables its pacing (tests). Other paths are ignored.
+// InvoicesPath 3 s, WebhooksPath 2 s, VolumesPath 5.5 s, EndpointJobsPath
+// 3 s, WorkerGroupsPath 2 s by default); 0 disables its pacing (tests).
+// Other paths are ignored.
 func WithEndpointThreshold(path string, d time.Duration) Option {
 	return func(c *Client) {
 		if _, ok := c.endpoint[path]; ok {
@@ -222,8 +240,14 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
+	run := base
+	if base == ConsoleURL {
+		run = AutoscalerURL
+	}
 	c := &Client{
 		base:        base,
+		run:         run,
+		secrets:     &secretSet{},
 		key:         keyFunc(key),
 		version:     "dev",
 		timeout:     DefaultTimeout,
@@ -351,11 +375,43 @@ func (c *Client) Format(f fmt.State, verb rune) {
 	_, _ = f.Write([]byte(c.String()))
 }
 
-// redact replaces every occurrence of the key in server-controlled text.
+// redact replaces every occurrence of the key, and of every secret
+// learned, in server-controlled text.
 func (c *Client) redact(s string) string {
-	key := c.key()
-	if key == "" || !strings.Contains(s, key) {
+	if key := c.key(); key != "" && strings.Contains(s, key) {
+		s = strings.ReplaceAll(s, key, "[redacted]")
+	}
+	if c.secrets == nil {
 		return s
 	}
-	return strings.ReplaceAll(s, key, "[redacted]")
+	c.secrets.mu.Lock()
+	defer c.secrets.mu.Unlock()
+	for _, sec := range c.secrets.list {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+// maxSecrets bounds the secrets a client remembers: an account has a few
+// endpoints, and a hostile server must not grow the list without end.
+const maxSecrets = 256
+
+// minSecretLen is the shortest secret redacted: shorter text occurs by
+// chance (an "x" would blank every x of every message).
+const minSecretLen = 8
+
+// learnSecret remembers an endpoint's or worker group's api_key, which
+// its answer carries, so that no error text the client builds afterwards
+// can quote it (an error body that echoes it, say).
+func (c *Client) learnSecret(s string) {
+	if len(s) < minSecretLen {
+		return
+	}
+	c.secrets.mu.Lock()
+	defer c.secrets.mu.Unlock()
+	if len(c.secrets.list) < maxSecrets && !slices.Contains(c.secrets.list, s) {
+		c.secrets.list = append(c.secrets.list, s)
+	}
 }

@@ -58,16 +58,19 @@ const (
 // api_key or webhook_secret (by its decoded name, any case, at any depth)
 // and every string holding the key replaced by "[redacted]"; a body that
 // is not JSON has the key and such string members replaced in its text.
-// Anywhere, a run of eight or more characters of the key from its start
-// counts as the key, and a cut drops a trailing part of the key or of such
-// a member. The
-// Authorization, Proxy-Authorization, Cookie and Set-Cookie headers are
+// The value of every such member seen (a serverless endpoint's or worker
+// group's own key, a webhook's secret) is a secret from then on, redacted
+// like the key wherever it appears again: in the rest of that body, in
+// later requests and answers, in error texts. Anywhere, a run of eight or
+// more characters of the key (or of such a secret) from its start counts
+// as the key, and a cut drops a trailing part of it or of such a member.
+// The Authorization, Proxy-Authorization, Cookie and Set-Cookie headers are
 // never written. Writes to w are serialized.
 func DebugTransport(next http.RoundTripper, w io.Writer) http.RoundTripper {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	return &debugTransport{next: next, w: w}
+	return &debugTransport{next: next, w: w, learned: &learnedSecrets{}}
 }
 
 type debugTransport struct {
@@ -75,6 +78,49 @@ type debugTransport struct {
 	mu      sync.Mutex // serializes writes to w
 	w       io.Writer
 	lastKey atomic.Pointer[string] // see keyFor
+	learned *learnedSecrets
+}
+
+// secrets are what the log never shows: the key first, then the api_key
+// values learned.
+type secrets []string
+
+// learnedSecrets are the api_key values the log has seen, for every later
+// exchange; bounded like the client's (maxSecrets, minSecretLen).
+type learnedSecrets struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (l *learnedSecrets) add(s string) {
+	if len(s) < minSecretLen {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.list) < maxSecrets && !slices.Contains(l.list, s) {
+		l.list = append(l.list, s)
+	}
+}
+
+// with is key and every secret learned so far.
+func (l *learnedSecrets) with(key string) secrets {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append(secrets{key}, l.list...)
+}
+
+// redact is redactKey for each secret.
+func (ks secrets) redact(s string) string {
+	for _, k := range ks {
+		s = redactKey(s, k)
+	}
+	return s
+}
+
+// contains reports s holding the start of one of the secrets.
+func (ks secrets) contains(s string) bool {
+	return slices.ContainsFunc(ks, func(k string) bool { return containsKey(s, k) })
 }
 
 // keyFor returns the key to redact in req's exchange: the one req carries,
@@ -92,7 +138,7 @@ func (d *debugTransport) keyFor(req *http.Request) string {
 }
 
 func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key := d.keyFor(req)
+	key := d.learned.with(d.keyFor(req))
 	var b strings.Builder
 	// The URL can come from a server's redirect, so it is escaped as well.
 	fmt.Fprintf(&b, "--> %s %s %s\n", time.Now().Format(time.RFC3339Nano), logText(req.Method, key), logText(req.URL.String(), key))
@@ -100,7 +146,7 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.GetBody != nil {
 		// GetBody is a fresh copy: what is read here is not sent again.
 		if body, err := req.GetBody(); err == nil {
-			text, _, _ := logBody(body, key)
+			text, _, _ := logBody(body, key, d.learned)
 			body.Close()
 			writeBody(&b, text)
 		}
@@ -116,7 +162,7 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	fmt.Fprintf(&b, "<-- %s after %s\n", logText(resp.Status, key), time.Since(start).Round(time.Millisecond))
 	writeHeaders(&b, resp.Header, key)
 	if resp.Body != nil {
-		text, read, rerr := logBody(resp.Body, key)
+		text, read, rerr := logBody(resp.Body, key, d.learned)
 		writeBody(&b, text)
 		if rerr != nil {
 			fmt.Fprintf(&b, "    (body read failed: %s)\n", logText(rerr.Error(), key))
@@ -129,9 +175,10 @@ func (d *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func (d *debugTransport) write(s, key string) {
-	// Every part was redacted on its own; this pass only guards the joins.
-	s = redactKey(s, key)
+func (d *debugTransport) write(s string, key secrets) {
+	// Every part was redacted on its own; this pass guards the joins, and
+	// the parts written before a secret was learned from a later one.
+	s = d.learned.with(key[0]).redact(s)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	_, _ = io.WriteString(d.w, s)
@@ -149,7 +196,7 @@ func secretHeader(name string) bool {
 
 // writeHeaders writes h sorted by name, so two logs of the same exchange
 // compare line by line.
-func writeHeaders(b *strings.Builder, h http.Header, key string) {
+func writeHeaders(b *strings.Builder, h http.Header, key secrets) {
 	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			if secretHeader(k) {
@@ -170,21 +217,23 @@ func writeBody(b *strings.Builder, text string) {
 }
 
 // logText makes one server-chosen line (status, header, error) safe to write.
-func logText(s, key string) string {
-	return redactKey(escapeForLog(redactKey(s, key)), key)
+func logText(s string, key secrets) string {
+	return key.redact(escapeForLog(key.redact(s)))
 }
 
 // logBody reads from r what the log needs and returns the body's line for
 // the log (redacted, cut to debugBodyCap, escaped), every byte it read (for
-// the caller to read again) and the read error other than EOF.
-func logBody(r io.Reader, key string) (text string, read []byte, err error) {
+// the caller to read again) and the read error other than EOF. The api_key
+// values it meets join learned, and the line is redacted of them too.
+func logBody(r io.Reader, key secrets, learned *learnedSecrets) (text string, read []byte, err error) {
 	src := &eofReader{r: r}
 	limited := &io.LimitedReader{R: src, N: debugReadCap}
 	var seen bytes.Buffer
 	tee := io.TeeReader(limited, &seen)
 	dec := json.NewDecoder(tee)
 	dec.UseNumber()
-	out, stopped, jerr := redactJSON(dec, key)
+	out, stopped, jerr := redactJSON(dec, key, learned.add)
+	key = learned.with(key[0])
 	// The read cap ends the JSON early: what was decoded is shown, cut.
 	capped := limited.N == 0 && !src.eof && src.err == nil
 	if jerr == nil || capped && (errors.Is(jerr, io.ErrUnexpectedEOF) || jerr == io.EOF) {
@@ -202,15 +251,15 @@ func logBody(r io.Reader, key string) (text string, read []byte, err error) {
 	if len(data) > debugTextRead {
 		data, whole = data[:debugTextRead], false
 	}
-	return finishBody(redactMembers(string(data)), !whole, key), seen.Bytes(), src.err
+	return finishBody(redactMembers(string(data), learned.add), !whole, learned.with(key[0])), seen.Bytes(), src.err
 }
 
 // finishBody redacts the key, cuts s to debugBodyCap and escapes it. cut
 // says s is already less than the whole body. Redacting first means a cut
 // cannot split an occurrence of the key past recognition; what a cut leaves
 // at the end (part of the key, part of a secret member) is dropped.
-func finishBody(s string, cut bool, key string) string {
-	s = redactKey(s, key)
+func finishBody(s string, cut bool, key secrets) string {
+	s = key.redact(s)
 	if len(s) > debugBodyCap {
 		i := debugBodyCap
 		for i > 0 && !utf8.RuneStart(s[i]) {
@@ -223,7 +272,7 @@ func finishBody(s string, cut bool, key string) string {
 	}
 	// Escaping can spell out hex digits next to the key's ("\x1b" + "2c…"),
 	// so the key is looked for once more.
-	s = redactKey(escapeForLog(s), key)
+	s = key.redact(escapeForLog(s))
 	if cut {
 		s += " …(cut)"
 	}
@@ -234,8 +283,9 @@ func finishBody(s string, cut bool, key string) string {
 // value of every secret member (secretName) and every string or member name holding
 // the key replaced by "[redacted]". It streams tokens, so a big body is not
 // held decoded, and stops (stopped true) once the output passes
-// debugBodyCap. err is dec's error other than io.EOF.
-func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err error) {
+// debugBodyCap. err is dec's error other than io.EOF. learn is given every
+// api_key member's string value.
+func redactJSON(dec *json.Decoder, key secrets, learn func(string)) (out []byte, stopped bool, err error) {
 	type frame struct {
 		object bool
 		n      int  // members or elements written
@@ -277,6 +327,9 @@ func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err er
 			return out, false, err
 		}
 		if drop || skip > 0 {
+			if v, ok := tok.(string); ok && drop {
+				learn(v)
+			}
 			drop = false
 			switch tok {
 			case json.Delim('{'), json.Delim('['):
@@ -299,7 +352,7 @@ func redactJSON(dec *json.Decoder, key string) (out []byte, stopped bool, err er
 		case string:
 			name := len(stack) > 0 && stack[len(stack)-1].object && !stack[len(stack)-1].value
 			sep()
-			if containsKey(t, key) {
+			if key.contains(t) {
 				t = redacted
 			}
 			out = appendJSONString(out, t)
@@ -387,14 +440,21 @@ func secretMember(quoted string) bool {
 	return secretName(name)
 }
 
-// redactMembers replaces the value of every secret string member in text.
-func redactMembers(s string) string {
+// redactMembers replaces the value of every secret string member in
+// text; learn is given each value (decoded when it decodes).
+func redactMembers(s string, learn func(string)) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range stringMember.FindAllStringSubmatchIndex(s, -1) {
 		if !secretMember(s[m[2]:m[3]]) {
 			continue
 		}
+		lit := s[m[5]:m[1]]
+		var v string
+		if json.Unmarshal([]byte(lit), &v) != nil {
+			v = strings.Trim(lit, `"`)
+		}
+		learn(v)
 		b.WriteString(s[last:m[5]])
 		b.WriteString(`"` + redacted + `"`)
 		last = m[1]
@@ -409,7 +469,7 @@ func redactMembers(s string) string {
 // dropPartialTail removes from the end of a cut text a secret member's
 // value that the cut opened, a part of such a member's name, and a part of
 // the key's start (too short for redactKey to know it).
-func dropPartialTail(s, key string) string {
+func dropPartialTail(s string, keys secrets) string {
 	if m := openMember.FindStringSubmatchIndex(s); m != nil && secretMember(s[m[2]:m[3]]) {
 		s = s[:m[4]]
 	}
@@ -422,10 +482,14 @@ func dropPartialTail(s, key string) string {
 			}
 		}
 	}
-	if key != "" {
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
 		for i := max(0, len(s)-len(key)+1); i < len(s); i++ {
 			if strings.HasPrefix(key, s[i:]) {
-				return s[:i]
+				s = s[:i]
+				break
 			}
 		}
 	}

@@ -12,6 +12,35 @@ const (
 	NotificationTypesPath = "/api/v0/notification-types/"
 	// InstancesPath is GET /api/v1/instances/: the account's instances.
 	InstancesPath = "/api/v1/instances/"
+	// VolumesPath is GET /api/v0/volumes/: the account's volumes, local
+	// and network.
+	VolumesPath = "/api/v0/volumes/"
+	// EndpointJobsPath is GET /api/v0/endptjobs/: the serverless
+	// endpoints.
+	EndpointJobsPath = "/api/v0/endptjobs/"
+	// WorkerGroupsPath is GET /api/v0/workergroups/: the endpoints'
+	// worker groups.
+	WorkerGroupsPath = "/api/v0/workergroups/"
+	// EndpointWorkersPath is POST /get_endpoint_workers/ on the
+	// autoscaler (AutoscalerURL, or the base URL when it is not the
+	// default): an endpoint's workers and their traffic.
+	EndpointWorkersPath = "/get_endpoint_workers/"
+	// PriceIncreasesPath is GET /api/v0/instances/pending-price-increases/:
+	// the hosts' price increases waiting for an answer.
+	PriceIncreasesPath = "/api/v0/instances/pending-price-increases/"
+	// AcceptPriceIncreasePath and RejectPriceIncreasePath are the PUTs
+	// that answer one.
+	AcceptPriceIncreasePath = "/api/v0/instances/accept-price-increase/"
+	RejectPriceIncreasePath = "/api/v0/instances/reject-price-increase/"
+)
+
+// The production hosts: the console serves the API, the autoscaler
+// (run.vast.ai) the serverless workers' traffic. A client on another base
+// URL (a test server, a proxy) sends both to it, as the official CLI does
+// with VAST_URL.
+const (
+	ConsoleURL    = "https://console.vast.ai"
+	AutoscalerURL = "https://run.vast.ai"
 )
 
 // Default minimum intervals of the endpoints paced apart from charges. The
@@ -20,6 +49,9 @@ const (
 	DefaultSettingsThreshold          = 5 * time.Second
 	DefaultNotificationTypesThreshold = 2 * time.Second
 	DefaultInstancesThreshold         = time.Second
+	DefaultVolumesThreshold           = 5500 * time.Millisecond
+	DefaultEndpointJobsThreshold      = 3 * time.Second
+	DefaultWorkerGroupsThreshold      = 2 * time.Second
 )
 
 func defaultEndpointThresholds() map[string]time.Duration {
@@ -28,6 +60,9 @@ func defaultEndpointThresholds() map[string]time.Duration {
 		NotificationTypesPath: DefaultNotificationTypesThreshold,
 		InstancesPath:         DefaultInstancesThreshold,
 		InvoicesPath:          DefaultInvoicesThreshold,
+		VolumesPath:           DefaultVolumesThreshold,
+		EndpointJobsPath:      DefaultEndpointJobsThreshold,
+		WorkerGroupsPath:      DefaultWorkerGroupsThreshold,
 		WebhooksPath:          DefaultWebhooksThreshold,
 	}
 }

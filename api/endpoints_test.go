@@ -13,13 +13,11 @@ import (
 // noEndpointPacing turns off the pacers of the endpoints beyond charges,
 // for tests that make several calls against fakes that do not pace.
 func noEndpointPacing() []Option {
-	return []Option{
-		WithEndpointThreshold(SettingsPath, 0),
-		WithEndpointThreshold(NotificationTypesPath, 0),
-		WithEndpointThreshold(InstancesPath, 0),
-		WithEndpointThreshold(InvoicesPath, 0),
-		WithEndpointThreshold(WebhooksPath, 0),
+	var opts []Option
+	for path := range defaultEndpointThresholds() {
+		opts = append(opts, WithEndpointThreshold(path, 0))
 	}
+	return opts
 }
 
 // demo starts a demo server (pacing of every endpoint off unless opts says
@@ -57,7 +55,7 @@ func TestWithEndpointThresholdIgnoresOtherPaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.pacers) != 4 || c.endpointPacer(InstancesPath) != nil || c.endpointPacer(SettingsPath) == nil {
+	if len(c.pacers) != len(defaultEndpointThresholds())-1 || c.endpointPacer(InstancesPath) != nil || c.endpointPacer(SettingsPath) == nil {
 		t.Fatalf("pacers %v", c.pacers)
 	}
 	if got := c.endpointPacer(SettingsPath).interval; got != DefaultSettingsThreshold {

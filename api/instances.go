@@ -64,31 +64,48 @@ func roundDiv(a, b int64) int64 {
 type wireRate Rate
 
 func (r *wireRate) UnmarshalJSON(b []byte) error {
+	v, err := bounded(b, 6, int64(MaxRate))
+	*r = wireRate(v)
+	return err
+}
+
+// bounded is scaled for a value that must lie in 0..most; null is 0. A
+// value out of range is errRateRange.
+func bounded(b []byte, digits int, most int64) (int64, error) {
 	if isNull(b) {
-		*r = 0
-		return nil
+		return 0, nil
 	}
+	v, err := scaled(b, digits)
+	if err == errNotNumber {
+		return 0, err
+	}
+	if err != nil || v < 0 || v > most {
+		return 0, errRateRange
+	}
+	return v, nil
+}
+
+// scaled reads the JSON number b exactly as an integer count of
+// 10^-digits (digits ≥ 3), rounded half away from zero: money.Parse
+// rounds on the decimal text, with no float in between, to thousandths,
+// so the value is shifted by digits-3 first; the exponent is bounded
+// first, as Parse bounds its own. A value too large for an int64 is
+// money.ErrRange.
+func scaled(b []byte, digits int) (int64, error) {
 	if _, err := parseNumber(b); err != nil {
-		return err
+		return 0, err
 	}
-	// Millionths of the value are thousandths of the value × 1000:
-	// money.Parse rounds exactly on the decimal text, with no float in
-	// between; the exponent is bounded first, as Parse bounds its own.
 	s := string(b)
 	mant, exp := s, 0
 	if i := strings.IndexAny(s, "eE"); i >= 0 {
 		e, err := strconv.Atoi(s[i+1:])
 		if err != nil || e > 1000 || e < -1000 {
-			return errNotNumber
+			return 0, errNotNumber
 		}
 		mant, exp = s[:i], e
 	}
-	v, err := money.Parse(mant + "e" + strconv.Itoa(exp+3))
-	if err != nil || v < 0 || Rate(v) > MaxRate {
-		return errRateRange
-	}
-	*r = wireRate(v)
-	return nil
+	v, err := money.Parse(mant + "e" + strconv.Itoa(exp+digits-3))
+	return int64(v), err
 }
 
 // errRateRange: a rate that is negative or above MaxRate.
@@ -111,17 +128,40 @@ type Instance struct {
 	// show figures built on it as estimates).
 	StorageTotalCost Rate
 	StartDate        int64 // unix seconds; 0 when unknown
+	// IntendedStatus is intended_status: running, stopped or frozen (""
+	// when not sent). A stopped instance often reads Status exited with
+	// IntendedStatus stopped.
+	IntendedStatus string
+	// GPUUtil is gpu_util, GPUUtilKnown false when the server sent null,
+	// nothing, or a value outside 0..100 (the docs call it a fraction, the
+	// official CLI prints it as a percent: 0 is idle either way).
+	GPUUtil      float64
+	GPUUtilKnown bool
+	// DiskSpace is disk_space in thousandths of a GB; 0 when not sent.
+	DiskSpace Milli
 }
+
+// Milli is a quantity in thousandths of its unit: disk sizes in GB, read
+// exactly from the decimal text, as money reads amounts.
+type Milli int64
 
 // Running reports whether the instance is billing its full DPHTotal.
 func (i Instance) Running() bool { return i.Status == "running" }
 
+// Offline reports an instance whose host is offline: the billing guide
+// charges nothing for it, storage included.
+func (i Instance) Offline() bool { return i.Status == "offline" }
+
 // Billing is what the instance costs per hour now: DPHTotal while it
-// runs, else its storage (a stopped or exited instance keeps its disk;
-// StorageTotalCost is 0 when the server did not say).
+// runs, nothing while its host is offline, else its storage (a stopped
+// or exited instance keeps its disk; StorageTotalCost is 0 when the
+// server did not say).
 func (i Instance) Billing() Rate {
-	if i.Running() {
+	switch {
+	case i.Running():
 		return i.DPHTotal
+	case i.Offline():
+		return 0
 	}
 	return i.StorageTotalCost
 }
@@ -134,6 +174,11 @@ const (
 	maxStatusLen   = 32
 	maxLabelLen    = 256
 	maxGPUNameLen  = 64
+	// MaxDiskSpace bounds disk_space (and a volume's): a petabyte, in
+	// thousandths of a GB.
+	MaxDiskSpace Milli = 1_000_000 * 1000
+	// maxUtil bounds gpu_util: a percent at most.
+	maxUtil = 100
 	// minStartDate is 2015-01-01: the platform did not exist before.
 	minStartDate = 1_420_070_400
 	// startDateSlack allows clocks that disagree; a start further in the
@@ -145,14 +190,28 @@ const instancesOp = http.MethodGet + " " + InstancesPath
 
 // wireInstance is one instance as sent; the record has dozens more fields.
 type wireInstance struct {
-	ID               *wireID  `json:"id"`
-	Status           *string  `json:"actual_status"`
-	Label            *string  `json:"label"`
-	NumGPUs          wireID   `json:"num_gpus"`
-	GPUName          *string  `json:"gpu_name"`
-	DPHTotal         wireRate `json:"dph_total"`
-	StorageTotalCost wireRate `json:"storage_total_cost"`
-	StartDate        *float64 `json:"start_date"`
+	ID               *wireID   `json:"id"`
+	Status           *string   `json:"actual_status"`
+	Label            *string   `json:"label"`
+	NumGPUs          wireID    `json:"num_gpus"`
+	GPUName          *string   `json:"gpu_name"`
+	DPHTotal         wireRate  `json:"dph_total"`
+	StorageTotalCost wireRate  `json:"storage_total_cost"`
+	StartDate        *float64  `json:"start_date"`
+	IntendedStatus   *string   `json:"intended_status"`
+	GPUUtil          *float64  `json:"gpu_util"`
+	DiskSpace        wireMilli `json:"disk_space"`
+}
+
+// wireMilli decodes a JSON number into thousandths, exactly; null is 0.
+// Negative values and values above MaxDiskSpace are errors: the entry is
+// skipped rather than priced wrongly.
+type wireMilli Milli
+
+func (m *wireMilli) UnmarshalJSON(b []byte) error {
+	v, err := bounded(b, 3, int64(MaxDiskSpace))
+	*m = wireMilli(v)
+	return err
 }
 
 // Instances fetches one page (25) of the account's instances after
@@ -272,15 +331,32 @@ func instance(raw json.RawMessage, now int64) (Instance, bool) {
 		GPUName:          cutString(deref(w.GPUName), maxGPUNameLen),
 		DPHTotal:         Rate(w.DPHTotal),
 		StorageTotalCost: Rate(w.StorageTotalCost),
+		IntendedStatus:   cutString(deref(w.IntendedStatus), maxStatusLen),
+		DiskSpace:        Milli(w.DiskSpace),
 	}
-	if w.StartDate != nil && *w.StartDate != 0 {
-		sd := *w.StartDate
-		if sd < minStartDate || sd > float64(now+startDateSlack) {
-			return Instance{}, false
-		}
-		in.StartDate = int64(sd)
+	if u := w.GPUUtil; u != nil && *u >= 0 && *u <= maxUtil {
+		// Out of range is not worth the instance's price: only the
+		// reading is dropped.
+		in.GPUUtil, in.GPUUtilKnown = *u, true
+	}
+	var ok bool
+	if in.StartDate, ok = startDate(w.StartDate, now); !ok {
+		return Instance{}, false
 	}
 	return in, true
+}
+
+// startDate bounds a start_date (unix seconds, a float): 0 when absent,
+// null or 0; ok false before 2015 or further in the future than clocks
+// disagree.
+func startDate(sd *float64, now int64) (int64, bool) {
+	if sd == nil || *sd == 0 {
+		return 0, true
+	}
+	if *sd < minStartDate || *sd > float64(now+startDateSlack) {
+		return 0, false
+	}
+	return int64(*sd), true
 }
 
 // InstancePager starts paging the account's instances (25 a page).

@@ -47,7 +47,10 @@ type call struct {
 	query  string // encoded query, without "?"
 	body   []byte // nil: no body
 	perm   string // permission a scoped key needs (for ErrPermission)
-	paced  bool   // goes through the charges pacer
+	// base, when set, replaces the client's base URL (the autoscaler's
+	// calls).
+	base  string
+	paced bool // goes through the charges pacer
 	// once marks a request the server may act on twice (a create, a
 	// delete, a test delivery): a lost connection is not retried once the
 	// request was written, since it may have arrived. Its outcome is then
@@ -189,6 +192,9 @@ func (c *Client) attempt(ctx context.Context, cl *call, op string) attemptResult
 		body = bytes.NewReader(cl.body)
 	}
 	u := c.base + cl.path
+	if cl.base != "" {
+		u = cl.base + cl.path
+	}
 	if cl.query != "" {
 		u += "?" + cl.query
 	}

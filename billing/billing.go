@@ -57,6 +57,10 @@ type Service struct {
 
 	mu    sync.Mutex
 	feeds map[string]any // *feed[Q, E] by kind and query
+	// reading is the instance reading in flight, which a second reader
+	// (the rate and the audit start together) waits for and shares
+	// instead of paging the instances again beside it; nil when none.
+	reading *instanceCall
 
 	cat catalogueCache
 

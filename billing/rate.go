@@ -133,34 +133,15 @@ func (r CurrentRate) Note() string {
 // NeedsPermission set, so each front end can say so in its place and go on.
 func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 	r := CurrentRate{AsOf: s.Now()}
-	var src Source[api.Instance]
-	switch {
-	case s.instances != nil:
-		src = s.instances()
-	case s.client != nil:
-		src = s.client.InstancePager()
-	default:
-		return CurrentRate{}, errNoClient
+	rd, err := s.readInstances(ctx)
+	if err != nil {
+		return CurrentRate{}, err
 	}
-	for pages := 0; !src.Done(); pages++ {
-		if pages == MaxRatePages {
-			r.Partial = true
-			break
-		}
-		page, err := src.Next(ctx)
-		if errors.Is(err, api.ErrPagerDone) {
-			break
-		}
-		if errors.Is(err, api.ErrPermission) {
-			// The endpoint needs nothing else: a refusal that names no
-			// permission is still this one.
-			return CurrentRate{AsOf: r.AsOf, NeedsPermission: NeedsInstanceRead}, nil
-		}
-		if err != nil {
-			return CurrentRate{}, err
-		}
-		r.add(page)
+	if rd.needsPermission != "" {
+		return CurrentRate{AsOf: r.AsOf, NeedsPermission: rd.needsPermission}, nil
 	}
+	r.Partial, r.Skipped = rd.partial, rd.skipped
+	r.add(rd.instances)
 	slices.SortFunc(r.Billing, func(a, b api.Instance) int {
 		if a.Running() != b.Running() {
 			if a.Running() {
@@ -173,11 +154,10 @@ func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 	return r, nil
 }
 
-// add folds one page in.
-func (r *CurrentRate) add(p api.InstancesPage) {
-	r.Read += len(p.Results)
-	r.Skipped += p.Skipped
-	for _, in := range p.Results {
+// add folds the instances in. An offline instance bills nothing.
+func (r *CurrentRate) add(instances []api.Instance) {
+	r.Read += len(instances)
+	for _, in := range instances {
 		if r.Statuses == nil {
 			r.Statuses = map[string]int{}
 		}
@@ -187,12 +167,100 @@ func (r *CurrentRate) add(p api.InstancesPage) {
 			r.PerHour += in.DPHTotal
 			r.Running++
 			r.Billing = append(r.Billing, in)
-		case in.StorageTotalCost > 0:
-			r.Storage += in.StorageTotalCost
+		case in.Billing() > 0:
+			r.Storage += in.Billing()
 			r.Stored++
 			r.Billing = append(r.Billing, in)
 		}
 	}
+}
+
+// instanceReading is every instance one reading took: up to MaxRatePages
+// pages (partial when the server had more), the entries the server sent
+// that vastdash refused (skipped), or the permission the key lacks.
+type instanceReading struct {
+	instances       []api.Instance
+	skipped         int
+	partial         bool
+	needsPermission string
+}
+
+// instanceCall is one instance reading, shared by the readers that ask
+// while it runs.
+type instanceCall struct {
+	done chan struct{}
+	rd   instanceReading
+	err  error
+}
+
+// readInstances reads the account's instances, paced by the client; a key
+// without instance_read is not an error but a reading that says so. A
+// reader arriving while a reading runs shares it (its own ctx still ends
+// its wait): two readers side by side would page the same endpoint twice
+// and, interleaved on one pacing budget, provoke a 429 on a loaded network.
+func (s *Service) readInstances(ctx context.Context) (instanceReading, error) {
+	s.mu.Lock()
+	call := s.reading
+	owner := call == nil
+	if owner {
+		call = &instanceCall{done: make(chan struct{})}
+		s.reading = call
+	}
+	s.mu.Unlock()
+	if owner {
+		call.rd, call.err = s.pageInstances(ctx)
+		s.mu.Lock()
+		s.reading = nil
+		s.mu.Unlock()
+		close(call.done)
+	}
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		return instanceReading{}, ctx.Err()
+	}
+	if call.err != nil {
+		return instanceReading{}, call.err
+	}
+	// A copy: each reader may append to or sort its own.
+	rd := call.rd
+	rd.instances = slices.Clone(rd.instances)
+	return rd, nil
+}
+
+// pageInstances pages the instances, up to MaxRatePages pages.
+func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
+	var src Source[api.Instance]
+	switch {
+	case s.instances != nil:
+		src = s.instances()
+	case s.client != nil:
+		src = s.client.InstancePager()
+	default:
+		return instanceReading{}, errNoClient
+	}
+	var rd instanceReading
+	for pages := 0; !src.Done(); pages++ {
+		if pages == MaxRatePages {
+			rd.partial = true
+			break
+		}
+		page, err := src.Next(ctx)
+		if errors.Is(err, api.ErrPagerDone) {
+			break
+		}
+		if errors.Is(err, api.ErrPermission) {
+			// The endpoint needs nothing else: a refusal that names no
+			// permission is still this one.
+			return instanceReading{needsPermission: NeedsInstanceRead}, nil
+		}
+		if err != nil {
+			return instanceReading{}, err
+		}
+		rd.instances = append(rd.instances, page.Results...)
+		rd.skipped += page.Skipped
+	}
+	return rd, nil
 }
 
 // Alarm is one reason to tell the user at once that the money is running

@@ -1,6 +1,6 @@
 // Package exporter is `vastdash serve`: the account's figures as
-// Prometheus metrics. One refresh loop reads the account, the instances
-// and this month's charges through the billing layer, on its pacing, and
+// Prometheus metrics. One refresh loop reads the account, the instances,
+// the audit's leaks and this month's charges through the billing layer, on its pacing, and
 // keeps the values it read; a scrape is answered from those values alone,
 // so a hundred scrapers cost the API nothing more than one. The API down,
 // the last values stay with vast_up 0; a permission the key lacks leaves
@@ -81,11 +81,12 @@ const (
 	partAccount part = iota
 	partRate
 	partMonth
+	partLeaks
 	numParts
 )
 
 // partNames are how the log and /healthz name the parts.
-var partNames = [numParts]string{"account", "instances", "month's charges"}
+var partNames = [numParts]string{"account", "instances", "month's charges", "audit"}
 
 // partMetrics are the metrics each part feeds, for the log line that says
 // which are left out.
@@ -93,11 +94,12 @@ var partMetrics = [numParts]string{
 	"vast_credit_dollars, vast_low_balance_threshold_dollars, vast_low_balance_threshold_enabled, vast_runway_seconds",
 	"vast_spend_rate_dollars_per_hour, vast_runway_seconds, vast_instances, vast_instance_cost_dollars_per_hour",
 	"vast_month_spend_dollars",
+	`vast_leak_dollars_per_hour{kind="idle_endpoint"}`,
 }
 
 // partPermission is what each part's endpoint needs, for a refusal that
 // names none.
-var partPermission = [numParts]string{"user_read", billing.NeedsInstanceRead, "billing_read"}
+var partPermission = [numParts]string{"user_read", billing.NeedsInstanceRead, "billing_read", billing.NeedsMisc}
 
 // reading is the state of the figures after a refresh. It holds only what
 // the metrics show: never the account's e-mail or api_key.
@@ -117,6 +119,8 @@ type reading struct {
 	account *accountValues
 	rate    *billing.CurrentRate
 	month   *billing.MonthSpend
+	// leaks is the last audit (without so far: the metric is per hour).
+	leaks *billing.Audit
 	// monthRead is when month was last read (monotonic clock).
 	monthRead time.Time
 
@@ -200,12 +204,15 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 		user      api.User
 		rate      billing.CurrentRate
 		month     billing.MonthSpend
+		leaks     billing.Audit
 		errs      [numParts]error
 		readMonth = e.monthDue(prev, svc)
 		fails     []string
 	)
 	wg.Go(func() { user, errs[partAccount] = svc.Account(ctx) })
 	wg.Go(func() { rate, errs[partRate] = svc.CurrentRate(ctx) })
+	// The audit shares the rate's reading of the instances.
+	wg.Go(func() { leaks, errs[partLeaks] = svc.Audit(ctx) })
 	if readMonth {
 		wg.Go(func() { month, errs[partMonth] = svc.MonthSoFar(ctx, nil) })
 	}
@@ -244,6 +251,17 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 	default:
 		next.rate = &rate
 		e.granted(partRate)
+	}
+	if errs[partLeaks] == nil {
+		next.leaks = &leaks
+		// Each kind whose sections were read is exported. The audit's
+		// own permission is misc, for the endpoints; a key without
+		// instance_read is said once, for the instances.
+		if !leaks.Knows(billing.LeakIdleEndpoint) && leaks.Knows(billing.LeakIdleGPU) {
+			e.refused(partLeaks, nil)
+		} else {
+			e.granted(partLeaks)
+		}
 	}
 	if readMonth {
 		switch err := errs[partMonth]; {

@@ -76,6 +76,7 @@ type rig struct {
 func newRig(t *testing.T, so demoserver.Options, key string, o Options) *rig {
 	t.Helper()
 	so.Threshold, so.InstancesThreshold = -1, -1
+	so.VolumesThreshold, so.EndpointsThreshold, so.WorkerGroupsThreshold = -1, -1, -1
 	if so.Now.IsZero() {
 		so.Now = time.Date(2026, 11, 21, 15, 30, 0, 0, time.UTC)
 	}
@@ -99,6 +100,8 @@ func newRig(t *testing.T, so demoserver.Options, key string, o Options) *rig {
 	client, err := api.New(srv.URL(), key,
 		api.WithHTTPClient(&http.Client{Transport: ex.Transport(nil)}),
 		api.WithChargesThreshold(0), api.WithEndpointThreshold(api.InstancesPath, 0),
+		api.WithEndpointThreshold(api.VolumesPath, 0), api.WithEndpointThreshold(api.EndpointJobsPath, 0),
+		api.WithEndpointThreshold(api.WorkerGroupsPath, 0),
 		api.WithBackoff(time.Millisecond, 5*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
@@ -595,5 +598,46 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The leaks per kind, as the audit finds them: every kind present (0
+// included) when its sections were read; a kind the key may not read is
+// absent, never 0.
+func TestLeakMetric(t *testing.T) {
+	r := newRig(t, demoserver.Options{Leaks: true}, demoserver.DemoKey, Options{})
+	r.refresh()
+	a, err := r.svc.Audit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fams := r.scrape(t)
+	fam := fams["vast_leak_dollars_per_hour"]
+	if fam == nil || len(fam.GetMetric()) != len(billing.LeakKinds) {
+		t.Fatalf("leak metric %v", fam)
+	}
+	for _, m := range fam.GetMetric() {
+		kind := billing.LeakKind(m.GetLabel()[0].GetValue())
+		if want := dollarsPerHour(a.PerKind(kind)); m.GetGauge().GetValue() != want || want == 0 {
+			t.Errorf("%s: %v, want %v", kind, m.GetGauge().GetValue(), want)
+		}
+	}
+
+	// Without misc: the endpoints are not read, so idle_endpoint is
+	// unknown and absent; the other kinds stay.
+	const key = "key-without-misc-0123"
+	nm := newRig(t, demoserver.Options{Leaks: true}, key, Options{})
+	nm.srv.AddKey(key, "nomisc", []string{"user_read", "billing_read", "instance_read"})
+	nm.refresh()
+	_, fams = nm.scrape(t)
+	var kinds []string
+	for _, m := range fams["vast_leak_dollars_per_hour"].GetMetric() {
+		kinds = append(kinds, m.GetLabel()[0].GetValue())
+	}
+	if strings.Join(kinds, ",") != "idle_gpu,orphan_volume,stopped_instance" || nm.log.lines("lacks the misc permission", `left_out="vast_leak_dollars_per_hour{kind=\"idle_endpoint\"}"`) != 1 {
+		t.Errorf("kinds %v; log:\n%s", kinds, nm.log)
+	}
+	if mustValue(t, fams, "vast_up") != 1 {
+		t.Error("a missing permission reads as a failure")
 	}
 }

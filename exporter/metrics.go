@@ -44,6 +44,9 @@ var (
 	descInstanceCost = prometheus.NewDesc("vast_instance_cost_dollars_per_hour",
 		"What each billing instance costs per hour now, in dollars: dph_total while it runs, else the storage it keeps paying (an estimate). label and gpu are the server's text, sanitized and cut to 48 characters.",
 		[]string{"id", "label", "gpu", "status"}, nil)
+	descLeaks = prometheus.NewDesc("vast_leak_dollars_per_hour",
+		`What the account pays per hour for what it does not use, by kind of leak (vastdash audit): "stopped_instance" (a stopped instance's disk), "orphan_volume" (a volume attached to nothing), "idle_endpoint" (a serverless endpoint with ready workers and no traffic), "idle_gpu" (a running instance at 0% GPU), in dollars; 0 when none. A kind whose sections the key may not read is absent, never 0.`,
+		[]string{"kind"}, nil)
 	descMonth = prometheus.NewDesc("vast_month_spend_dollars",
 		"What the current calendar month has cost so far, in dollars: the month's part of every charge, spread over its seconds as the statement spreads it, in the settings' timezone.",
 		nil, nil)
@@ -51,7 +54,7 @@ var (
 
 // descs are the metrics figures may send.
 var descs = []*prometheus.Desc{descUp, descLastRefresh, descCredit, descThreshold, descThresholdEnabled,
-	descRate, descRunway, descInstances, descInstanceCost, descMonth}
+	descRate, descRunway, descInstances, descInstanceCost, descMonth, descLeaks}
 
 // maxLabelRunes bounds a label value taken from the server's text: a 2 KB
 // label must not make a 2 KB series name.
@@ -158,6 +161,13 @@ func (r *reading) build() []sample {
 	}
 	if m := r.month; m != nil {
 		out = append(out, gauge(descMonth, dollars(m.Spend)))
+	}
+	if a := r.leaks; a != nil {
+		for _, k := range billing.LeakKinds {
+			if a.Knows(k) {
+				out = append(out, gauge(descLeaks, dollarsPerHour(a.PerKind(k)), string(k)))
+			}
+		}
 	}
 	return out
 }

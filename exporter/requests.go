@@ -20,6 +20,11 @@ var endpoints = []struct{ path, name string }{
 	{strings.TrimSuffix(api.InstancesPath, "/"), "instances"},
 	{"/api/v0/charges", "charges"},
 	{strings.TrimSuffix(api.InvoicesPath, "/"), "invoices"},
+	{strings.TrimSuffix(api.VolumesPath, "/"), "volumes"},
+	{strings.TrimSuffix(api.EndpointJobsPath, "/"), "endpoints"},
+	{strings.TrimSuffix(api.WorkerGroupsPath, "/"), "worker_groups"},
+	{strings.TrimSuffix(api.EndpointWorkersPath, "/"), "endpoint_workers"},
+	{strings.TrimSuffix(api.PriceIncreasesPath, "/"), "price_increases"},
 }
 
 // endpointLabel names the endpoint of a request path.

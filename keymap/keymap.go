@@ -43,6 +43,8 @@ const (
 	HookForm                         // the webhook form, a text field (name, URL) focused
 	HookEvents                       // the webhook form, its events focused
 	SecretPanel                      // a webhook's new secret, shown once
+	Leaks                            // the Audit's rows
+	Answer                           // the Audit's prompt to answer a price increase
 )
 
 // fields are the places where a text field has the keyboard: a key that
@@ -71,6 +73,8 @@ var places = []struct {
 	{"the webhook form's fields", HookForm | Always},
 	{"the webhook form's events", HookEvents | Always},
 	{"the secret panel", Everywhere | SecretPanel | Always},
+	{"the Audit", Everywhere | Leaks | Always},
+	{"the Audit's answer prompt", Answer | Always},
 }
 
 // notifications is every place of the Notifications list.
@@ -90,6 +94,7 @@ var Actions = []Action{
 	{"charges", []string{"2"}, "Charges", Everywhere | HelpPane},
 	{"notifications", []string{"3"}, "Notifications", Everywhere | HelpPane},
 	{"statement", []string{"4"}, "Statement", Everywhere | HelpPane},
+	{"audit", []string{"5"}, "Audit", Everywhere | HelpPane},
 	{"next-screen", []string{"tab"}, "next screen", Everywhere | HelpPane},
 	{"prev-screen", []string{"shift+tab"}, "previous screen", Everywhere | HelpPane},
 	{"reload", []string{"r"}, "reload (credit too) / retry", Everywhere | Rows},
@@ -105,8 +110,8 @@ var Actions = []Action{
 	{"help-top", []string{"g", "home"}, "top", HelpPane},
 	{"help-bottom", []string{"G", "end"}, "bottom", HelpPane},
 
-	{"up", []string{"up", "k"}, "up", Rows | Detail | Top | notifications | Months},
-	{"down", []string{"down", "j"}, "down", Rows | Detail | Top | notifications | Months},
+	{"up", []string{"up", "k"}, "up", Rows | Detail | Top | notifications | Months | Leaks},
+	{"down", []string{"down", "j"}, "down", Rows | Detail | Top | notifications | Months | Leaks},
 	{"page-up", []string{"pgup"}, "page up", Rows | Detail | notifications},
 	{"page-down", []string{"pgdown"}, "page down", Rows | Detail | notifications},
 	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
@@ -142,7 +147,7 @@ var Actions = []Action{
 	{"apply", []string{"enter"}, "apply", Picker | Field},
 	{"cancel", []string{"esc"}, "cancel", Picker | Field},
 
-	{"reveal", []string{"enter"}, "show in charges", Top},
+	{"reveal", []string{"enter"}, "show in charges", Top | Leaks},
 
 	{"switch", []string{"space", "enter"}, "toggle & save", Switches},
 	{"threshold-edit", []string{"t"}, "edit threshold", notifications},
@@ -152,8 +157,8 @@ var Actions = []Action{
 	{"threshold-row-switch", []string{"space"}, "threshold on/off", ThresholdRow},
 	{"threshold-save", []string{"enter"}, "save threshold", ThresholdField},
 	{"threshold-cancel", []string{"esc"}, "cancel", ThresholdField},
-	{"prompt-yes", []string{"y"}, "save", Prompt},
-	{"prompt-no", []string{"n", "esc"}, "cancel", Prompt},
+	{"prompt-yes", []string{"y"}, "save", Prompt | Answer},
+	{"prompt-no", []string{"n", "esc"}, "cancel", Prompt | Answer},
 	{"prompt-flip", []string{"space", "enter"}, "on/off", Prompt},
 
 	{"records", []string{"enter", "space"}, "the month's records", Months},
@@ -172,6 +177,8 @@ var Actions = []Action{
 	{"event-pick", []string{"space", "x"}, "pick event", HookEvents},
 	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
 	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
+	{"answer-accept", []string{"a"}, "accept increase", Leaks},
+	{"answer-reject", []string{"x"}, "reject increase", Leaks},
 }
 
 // ways are the actions a user cannot unbind all of: each group (one
@@ -188,7 +195,7 @@ var ways = []struct {
 	{[]string{"search-keep", "search-clear"}, "leave a find field"},
 	{[]string{"apply", "cancel"}, "leave the Charges type picker and range field"},
 	{[]string{"threshold-save", "threshold-cancel"}, "leave the threshold field"},
-	{[]string{"prompt-yes", "prompt-no"}, "answer the save prompt"},
+	{[]string{"prompt-yes", "prompt-no"}, "answer the save prompt and the Audit's"},
 	{[]string{"form-save", "form-cancel"}, "leave the webhook form"},
 	{[]string{"secret-close"}, "close the secret panel"},
 }

@@ -32,7 +32,7 @@ type keyMap struct {
 func newKeyMap(b keymap.Bindings) keyMap {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return keyMap{
-		Screens:   [numScreens]key.Binding{k("overview"), k("charges"), k("notifications"), k("statement")},
+		Screens:   [numScreens]key.Binding{k("overview"), k("charges"), k("notifications"), k("statement"), k("audit")},
 		Next:      k("next-screen"),
 		Prev:      k("prev-screen"),
 		Reload:    k("reload"),

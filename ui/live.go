@@ -27,6 +27,11 @@ type liveState struct {
 	rate        *billing.CurrentRate // the last reading; nil before one
 	rateErr     error                // why the last reading failed
 	rateLoading bool
+	// audit is the last reading of the leaks, auditErr why the last one
+	// failed; auditLoading while one is in flight.
+	audit        *billing.Audit
+	auditErr     error
+	auditLoading bool
 	// updated is when the credit was last read successfully.
 	updated time.Time
 	// timer is set while a refresh timer is pending: there is only ever
@@ -66,6 +71,28 @@ func (m *Model) reloadRate() tea.Cmd {
 	return m.fetchRate()
 }
 
+// fetchAudit reads the leaks and pending price increases, as fetchRate
+// reads the rate.
+func (m *Model) fetchAudit() tea.Cmd {
+	svc, base := m.ctx.Billing, m.ctx.Base
+	m.live.auditLoading = true
+	return func() tea.Msg {
+		if svc == nil {
+			return shared.AuditMsg{Err: errors.New("no API client configured")}
+		}
+		a, err := svc.Audit(base)
+		return shared.AuditMsg{Audit: a, Err: err}
+	}
+}
+
+// reloadAudit reads the audit again unless a reading is in flight.
+func (m *Model) reloadAudit() tea.Cmd {
+	if m.live.auditLoading {
+		return nil
+	}
+	return m.fetchAudit()
+}
+
 // liveUpdate is the live part of Update, after the message was routed:
 // it notes readings, checks the alarms once a round of readings is in,
 // and keeps the one refresh timer going.
@@ -85,6 +112,15 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 			m.live.rate = &r
 		}
 		cmds = append(cmds, m.checkAlarms()) // update broadcast it to the screens
+	case shared.AuditMsg:
+		m.live.auditLoading = false
+		m.live.auditErr = msg.Err
+		if msg.Err == nil {
+			a := msg.Audit
+			m.live.audit = &a
+		}
+	case shared.AuditReloadMsg:
+		cmds = append(cmds, m.reloadAudit())
 	case refreshMsg:
 		m.live.timer = false
 		if wait := m.opts.Refresh - m.ctx.Clock().Sub(m.live.updated); wait > 0 && !m.live.updated.IsZero() {
@@ -93,15 +129,16 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 			m.live.timer = true
 			return shared.After(m.ctx.Base, wait, refreshMsg{})
 		}
-		m.live.quiet = !m.userLoading && !m.live.rateLoading
+		m.live.quiet = !m.userLoading && !m.live.rateLoading && !m.live.auditLoading
 		cmds = append(cmds, m.reloadUser())
 		if r := m.live.rate; r == nil || r.NeedsPermission == "" || m.live.rateErr != nil {
 			// A key without instance_read will not gain it by asking
 			// every minute; r still asks.
 			cmds = append(cmds, m.reloadRate())
 		}
+		cmds = append(cmds, m.reloadAudit())
 	}
-	if !m.userLoading && !m.live.rateLoading {
+	if !m.userLoading && !m.live.rateLoading && !m.live.auditLoading {
 		m.live.quiet = false
 	}
 	return tea.Batch(append(cmds, m.refreshTimer())...)
@@ -110,7 +147,7 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 // liveLoading reports a reading of the credit or the rate in flight that
 // the spinner shows: not a refresh's own.
 func (m *Model) liveLoading() bool {
-	return (m.userLoading || m.live.rateLoading) && !m.live.quiet
+	return (m.userLoading || m.live.rateLoading || m.live.auditLoading) && !m.live.quiet
 }
 
 // refreshTimer starts the refresh timer when refresh is on, nothing is
@@ -121,7 +158,7 @@ func (m *Model) liveLoading() bool {
 // A rejected key stops the refresh: asking again every interval with a key
 // the server refused would change nothing (r still asks).
 func (m *Model) refreshTimer() tea.Cmd {
-	if m.opts.Refresh <= 0 || m.live.timer || m.userLoading || m.live.rateLoading || m.userRejected() {
+	if m.opts.Refresh <= 0 || m.live.timer || m.userLoading || m.live.rateLoading || m.live.auditLoading || m.userRejected() {
 		return nil
 	}
 	m.live.timer = true

@@ -38,12 +38,14 @@ func oneDollar(asOf time.Time) shared.RateMsg {
 }
 
 // round is one round of readings: the refresh firing (or Init), then the
-// credit and the rate landing. It returns every command the round made.
+// credit, the rate and the audit (an empty one) landing. It returns every
+// command the round made.
 func round(m *Model, u shared.UserMsg, r shared.RateMsg) []tea.Cmd {
-	m.userLoading, m.live.rateLoading = true, true
+	m.userLoading, m.live.rateLoading, m.live.auditLoading = true, true, true
 	_, c1 := m.Update(u)
 	_, c2 := m.Update(r)
-	return []tea.Cmd{c1, c2}
+	_, c3 := m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: r.Rate.AsOf}})
+	return []tea.Cmd{c1, c2, c3}
 }
 
 // settle runs cmds and what their messages lead to, feeding each message
@@ -148,7 +150,7 @@ func TestNoTickWhenIdleWithRefresh(t *testing.T) {
 		// A second refresh round ends idle the same way.
 		*clock = clock.Add(time.Minute)
 		_, cmd := m.Update(refreshMsg{})
-		if !m.userLoading || !m.live.rateLoading {
+		if !m.userLoading || !m.live.rateLoading || !m.live.auditLoading {
 			t.Fatal("the refresh reads nothing")
 		}
 		// Its readings do not turn the spinner: the refresh wakes the program
@@ -161,7 +163,8 @@ func TestNoTickWhenIdleWithRefresh(t *testing.T) {
 		}
 		_, c1 := m.Update(lowUser(100_000))
 		_, c2 := m.Update(oneDollar(*clock))
-		settle(m, c1, c2)
+		_, c3 := m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: *clock}})
+		settle(m, c1, c2, c3)
 		if m.loading() || !m.live.timer {
 			t.Fatal("not idle after the second round")
 		}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/audit"
 	"github.com/vastdash/vastdash/ui/charges"
 	"github.com/vastdash/vastdash/ui/notifications"
 	"github.com/vastdash/vastdash/ui/overview"
@@ -59,10 +60,11 @@ const (
 	screenCharges
 	screenPrefs
 	screenStatement
+	screenAudit
 	numScreens
 )
 
-var screenNames = [numScreens]string{"Overview", "Charges", "Notifications", "Statement"}
+var screenNames = [numScreens]string{"Overview", "Charges", "Notifications", "Statement", "Audit"}
 
 // Model is the root model.
 type Model struct {
@@ -73,6 +75,7 @@ type Model struct {
 	charges       *charges.Model
 	notifications *notifications.Model
 	stmt          *statement.Model
+	audit         *audit.Model
 	active        screenID
 
 	width, height int
@@ -126,6 +129,7 @@ func New(ctx *shared.Context, opts Options) *Model {
 		charges:       charges.New(ctx),
 		notifications: notifications.New(ctx),
 		stmt:          statement.New(ctx),
+		audit:         audit.New(ctx),
 		active:        screenOverview,
 		keys:          newKeyMap(ctx.Keys),
 		spin:          spinner.New(spinner.WithSpinner(spinner.MiniDot)),
@@ -144,13 +148,15 @@ func (m *Model) screen(id screenID) shared.Screen {
 		return m.notifications
 	case screenStatement:
 		return m.stmt
+	case screenAudit:
+		return m.audit
 	}
 	return m.overview
 }
 
 // screens lists every screen, in tab order.
 func (m *Model) screens() [numScreens]shared.Screen {
-	return [numScreens]shared.Screen{m.overview, m.charges, m.notifications, m.stmt}
+	return [numScreens]shared.Screen{m.overview, m.charges, m.notifications, m.stmt, m.audit}
 }
 
 // Init requests the account (under Run: hands over the answer of the
@@ -160,7 +166,7 @@ func (m *Model) screens() [numScreens]shared.Screen {
 // announces its range (a RangeMsg), which the Overview then loads: both read
 // one shared feed.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchUser(), m.fetchRate()}
+	cmds := []tea.Cmd{m.fetchUser(), m.fetchRate(), m.fetchAudit()}
 	if m.early != nil {
 		cmds[0] = m.early.cmd()
 	}
@@ -201,8 +207,9 @@ type statusExpiredMsg struct{ seq int }
 // loading.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	// The Statement screen loads its year the first time it is shown.
-	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement))
+	// The Statement screen loads its year the first time it is shown; the
+	// Audit reads the charges for so far while it is.
+	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement), m.audit.Shown(m.active == screenAudit))
 	return m, tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
 }
 
@@ -372,7 +379,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Reload):
 		// The credit is in the header of every screen, so r re-reads it
 		// wherever it is pressed, and the screen still reloads its own.
-		return tea.Batch(m.reloadUser(), m.reloadRate(), cur.Update(msg))
+		return tea.Batch(m.reloadUser(), m.reloadRate(), m.reloadAudit(), cur.Update(msg))
 	}
 	return cur.Update(msg)
 }

@@ -140,8 +140,8 @@ func TestScreenSwitching(t *testing.T) {
 	for _, c := range []struct {
 		key  string
 		want screenID
-	}{{"2", screenCharges}, {"3", screenPrefs}, {"tab", screenStatement}, {"tab", screenOverview},
-		{"shift+tab", screenStatement}, {"shift+tab", screenPrefs}, {"4", screenStatement}, {"1", screenOverview}} {
+	}{{"2", screenCharges}, {"3", screenPrefs}, {"tab", screenStatement}, {"tab", screenAudit}, {"tab", screenOverview},
+		{"shift+tab", screenAudit}, {"shift+tab", screenStatement}, {"5", screenAudit}, {"4", screenStatement}, {"1", screenOverview}} {
 		m.Update(press(c.key))
 		if m.active != c.want {
 			t.Fatalf("after %s active = %d, want %d", c.key, m.active, c.want)

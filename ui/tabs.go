@@ -20,10 +20,10 @@ type tabCell struct {
 	width int
 }
 
-// tabLayout lays the tabs out in width cells. The full names fit at 56
+// tabLayout lays the tabs out in width cells. The full names fit at 66
 // cells; below that the other tabs' names are cut ("2 Cha…") as far as
 // needed, then dropped ("2"), then the active tab's name too, and on a
-// terminal too narrow even for the four numbers only the tabs around the
+// terminal too narrow even for the five numbers only the tabs around the
 // active one are drawn. The active tab is always drawn whole enough to
 // see which screen this is. tabsView and tabAt both read this layout, so a
 // click lands on the tab drawn under it at every width.
@@ -70,7 +70,7 @@ func (m *Model) tabLayout(width int) []tabCell {
 	if fits(cells) {
 		return cells
 	}
-	// Too narrow for all four numbers: drop tabs from the end, then from
+	// Too narrow for all five numbers: drop tabs from the end, then from
 	// the start, keeping the active one.
 	for !fits(cells) && cells[len(cells)-1].id > m.active {
 		cells = cells[:len(cells)-1]

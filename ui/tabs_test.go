@@ -8,12 +8,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// At every width the tabs row shows the active tab, all four numbers
+// At every width the tabs row shows the active tab, all five numbers
 // wherever they fit (a 40-column terminal lost "4 Statement" entirely), and
 // a click on a number drawn there opens that screen.
 func TestTabsFitEveryWidth(t *testing.T) {
 	m := testModel(t)
-	for _, w := range []int{8, 12, 16, 20, 30, 40, 50, 56, 60, 80, 100} {
+	for _, w := range []int{8, 12, 16, 20, 30, 40, 50, 56, 60, 66, 80, 100} {
 		m.Update(tea.WindowSizeMsg{Width: w, Height: 30})
 		for active := range screenNames {
 			m.switchTo(screenID(active))
@@ -28,7 +28,7 @@ func TestTabsFitEveryWidth(t *testing.T) {
 			if w >= 40 && !strings.Contains(row, "["+tabLabel(active)+"]") {
 				t.Errorf("width %d: the active tab's name is cut: %q", w, row)
 			}
-			if w >= 56 && !strings.Contains(row, tabLabel(3)) {
+			if w >= 66 && !strings.Contains(row, tabLabel(3)) {
 				t.Errorf("width %d: %q cut", w, row)
 			}
 			for i := range screenNames {

@@ -132,9 +132,12 @@ type dataset struct {
 	labels    []string // all label texts (hostile variants in hostile mode)
 	credit    int64
 	userID    int64
+	// fixtures are the leak fixtures by contract id (Options.Leaks); nil
+	// without them.
+	fixtures map[int64]*fixture
 }
 
-func generate(seed uint64, n int, now time.Time, span time.Duration, hostile bool) *dataset {
+func generate(seed uint64, n int, now time.Time, span time.Duration, hostile, leaks bool) *dataset {
 	r := &rng{s: seed}
 	d := &dataset{now: now.Unix(), hostile: hostile}
 	d.userID = 200000 + int64(seed%700000)
@@ -216,6 +219,11 @@ func generate(seed uint64, n int, now time.Time, span time.Duration, hostile boo
 	}
 	d.cs = cs
 	d.credit = d.pickCredit(r)
+	if leaks {
+		// After everything drawn: the generated data is the same with
+		// or without them.
+		d.addLeaks()
+	}
 	return d
 }
 

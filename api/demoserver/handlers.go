@@ -101,6 +101,14 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 		pathTypes:     {http.MethodGet, "user_read", s.serveTypes},
 		pathInstances: {http.MethodGet, "instance_read", s.serveInstances},
 		pathInvoices:  {http.MethodGet, "billing_read", s.serveInvoices},
+
+		pathVolumes:         {http.MethodGet, "instance_read", s.serveVolumes},
+		pathEndpointJobs:    {http.MethodGet, "misc", s.serveEndpointJobs},
+		pathWorkerGroups:    {http.MethodGet, "misc", s.serveWorkerGroups},
+		pathEndpointWorkers: {http.MethodPost, "misc", s.serveEndpointWorkers},
+		pathIncreases:       {http.MethodGet, "instance_read", s.serveIncreases},
+		pathAccept:          {http.MethodPut, "instance_write", s.serveAnswer},
+		pathReject:          {http.MethodPut, "instance_write", s.serveAnswer},
 	}
 	switch e, ok := fixed[p]; {
 	case ok:

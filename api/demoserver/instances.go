@@ -1,6 +1,7 @@
 package demoserver
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -27,12 +28,19 @@ type demoInstance struct {
 }
 
 // instances lists the account's instances, newest first (by id): running
-// instance contracts and recently ended ones that still hold their disk.
-// Serverless workers and volumes are not instances here.
+// instance contracts and recently ended ones that still hold their disk,
+// and the leak fixtures' instances and workers (Options.Leaks). The
+// generated serverless workers and volumes are not instances here.
 func (d *dataset) instances() []demoInstance {
 	var out []demoInstance
 	for i := range d.cs {
 		c := &d.cs[i]
+		if f := d.fixtures[c.id]; f != nil {
+			if f.kind != kindVolume {
+				out = append(out, demoInstance{ci: int32(i), status: f.actual})
+			}
+			continue
+		}
 		if c.kind != kindInstance {
 			continue
 		}
@@ -46,17 +54,20 @@ func (d *dataset) instances() []demoInstance {
 			out = append(out, demoInstance{ci: int32(i), status: "stopped"})
 		}
 	}
-	slices.Reverse(out) // d.cs ascends by (start, id), and ids grow with start
+	// d.cs ascends by (start, id), and generated ids grow with start;
+	// the fixtures' do not.
+	slices.SortFunc(out, func(a, b demoInstance) int { return cmp.Compare(d.cs[b.ci].id, d.cs[a.ci].id) })
 	return out
 }
 
 // InstanceTruth is an instance as the demo serves it, for tests: rates in
 // millionths of a dollar per hour.
 type InstanceTruth struct {
-	ID      int64
-	Status  string
-	DPH     int64 // dph_total
-	Storage int64 // storage_total_cost
+	ID       int64
+	Status   string
+	Intended string // intended_status
+	DPH      int64  // dph_total
+	Storage  int64  // storage_total_cost
 }
 
 // Instances returns every instance GET /api/v1/instances/ lists, in the
@@ -66,8 +77,8 @@ func (s *Server) Instances() []InstanceTruth {
 	var out []InstanceTruth
 	for _, in := range d.instances() {
 		c := &d.cs[in.ci]
-		dph, storage := instanceRates(c)
-		out = append(out, InstanceTruth{ID: c.id, Status: in.status, DPH: dph, Storage: storage})
+		dph, storage := d.rates(c)
+		out = append(out, InstanceTruth{ID: c.id, Status: in.status, Intended: d.intended(c, in.status), DPH: dph, Storage: storage})
 	}
 	return out
 }
@@ -79,6 +90,40 @@ func (s *Server) Instances() []InstanceTruth {
 func instanceRates(c *contract) (dph, storage int64) {
 	storage = c.items[itemDisk].rate * int64(c.diskGB)
 	return c.items[itemGPU].rate + storage, storage
+}
+
+// rates are c's dph_total and storage_total_cost: a fixture's own (its
+// items' quantities are hours of its life, not of a running GPU), else
+// instanceRates.
+func (d *dataset) rates(c *contract) (dph, storage int64) {
+	if f := d.fixtures[c.id]; f != nil {
+		return fixtureRates(f)
+	}
+	return instanceRates(c)
+}
+
+// intended is c's intended_status: a fixture's own; a generated instance
+// that is not running was stopped.
+func (d *dataset) intended(c *contract, status string) string {
+	if f := d.fixtures[c.id]; f != nil {
+		return f.intended
+	}
+	if status == "running" {
+		return "running"
+	}
+	return "stopped"
+}
+
+// appendUtil writes c's gpu_util: a fixture's own; a generated running
+// instance is busy (35–94%), any other has none.
+func (d *dataset) appendUtil(b []byte, c *contract, status string) []byte {
+	if f := d.fixtures[c.id]; f != nil {
+		return append(b, f.util...)
+	}
+	if status != "running" {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, float64(35+c.id%60)+0.5, 'f', 1, 64)
 }
 
 type instancesCursor struct {
@@ -153,22 +198,16 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request, _ string
 
 func (d *dataset) appendInstance(b []byte, in demoInstance) []byte {
 	c := &d.cs[in.ci]
-	dph, storage := instanceRates(c)
+	dph, storage := d.rates(c)
 	b = appendKeyInt(append(b, '{'), "id", c.id)
 	b = append(b, `,"actual_status":`...)
 	b = appendString(b, in.status)
 	b = append(b, `,"intended_status":`...)
-	if in.status == "running" {
-		b = appendString(b, "running")
-	} else {
-		b = appendString(b, "stopped")
-	}
+	b = appendString(b, d.intended(c, in.status))
+	b = append(b, `,"gpu_util":`...)
+	b = d.appendUtil(b, c, in.status)
 	b = append(b, `,"label":`...)
-	if c.label >= 0 {
-		b = appendString(b, d.labels[c.label])
-	} else {
-		b = append(b, "null"...)
-	}
+	b = d.appendLabel(b, c)
 	b = append(b, `,"num_gpus":`...)
 	b = strconv.AppendInt(b, int64(c.gpus), 10)
 	b = append(b, `,"gpu_name":`...)

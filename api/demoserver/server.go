@@ -100,6 +100,21 @@ type Options struct {
 	// contract's total. [Server.Contracts] and [Server.Tree] follow the
 	// same rule; a Filter without bounds gives the totals.
 	WindowAmounts bool
+	// VolumesThreshold, EndpointsThreshold and WorkerGroupsThreshold are
+	// the same for GET /api/v0/volumes/, /api/v0/endptjobs/ and
+	// /api/v0/workergroups/: 0 means the documented 5.5 s, 3 s and 2 s,
+	// negative disables it.
+	VolumesThreshold      time.Duration
+	EndpointsThreshold    time.Duration
+	WorkerGroupsThreshold time.Duration
+	// Leaks gives the account money leaks and decoys (see leaks.go): two
+	// stopped instances, an orphan volume, an idle endpoint and an idle
+	// GPU; an offline and a loading instance, a busy endpoint, an endpoint
+	// without workers and an attached network volume; and two pending
+	// price increases. Without it the volumes and price increases are
+	// empty and no endpoint has workers; the generated data is the same
+	// either way, but for the fixtures' contracts added to the charges.
+	Leaks bool
 	// Invoices, when not nil, are the payment records served in place of
 	// the generated year: tests that need records of chosen times and
 	// amounts (late confirmations, records dated ahead, amounts in
@@ -171,7 +186,8 @@ type Server struct {
 	balance    balanceSettings       // changed by PUT /api/v0/users/
 	views      map[viewKey]*view
 	closed     bool
-	invoices   []Invoice // the payment records, oldest first; immutable
+	invoices   []Invoice      // the payment records, oldest first; immutable
+	decided    map[int64]bool // price increases answered, by id
 	webhooks   []WebhookTruth
 	// nextWebhook is the id the next created webhook gets.
 	nextWebhook int64
@@ -209,6 +225,9 @@ func New(opts Options) *Server {
 	opts.TypesThreshold = orDefault(opts.TypesThreshold, 2*time.Second)
 	opts.InstancesThreshold = orDefault(opts.InstancesThreshold, time.Second)
 	opts.InvoicesThreshold = orDefault(opts.InvoicesThreshold, 3*time.Second)
+	opts.VolumesThreshold = orDefault(opts.VolumesThreshold, 5500*time.Millisecond)
+	opts.EndpointsThreshold = orDefault(opts.EndpointsThreshold, 3*time.Second)
+	opts.WorkerGroupsThreshold = orDefault(opts.WorkerGroupsThreshold, 2*time.Second)
 	opts.WebhooksThreshold = orDefault(opts.WebhooksThreshold, 2*time.Second)
 	s := &Server{
 		opts:  opts,
@@ -224,12 +243,13 @@ func New(opts Options) *Server {
 		lastCall:   map[paceKey]time.Time{},
 		balance:    balanceSettings{threshold: 50_000, enabled: true},
 		views:      map[viewKey]*view{},
+		decided:    map[int64]bool{},
 		done:       make(chan struct{}),
 	}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	s.data.Store(generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile))
+	s.data.Store(generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile, opts.Leaks))
 	s.invoices = s.ds().payments(opts.Seed, opts.Payments)
 	if opts.Invoices != nil {
 		s.invoices = slices.Clone(opts.Invoices)

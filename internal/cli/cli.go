@@ -67,6 +67,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newSpendCommand,
 	newServeCommand,
 	newWebhooksCommand,
+	newAuditCommand,
 	newManCommand,
 }
 
@@ -122,7 +123,7 @@ func (g *globals) register(fs *pflag.FlagSet) {
 	g.timeout = api.DefaultTimeout
 	durationFlag(fs, &g.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")
 	durationFlag(fs, &g.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, up to 24h,\npacing, retries and rate-limit waits included (default: none)")
-	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key, the account's api_key and webhook secrets\nare redacted")
+	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key, every api_key (the account's, the endpoints') and\nwebhook secrets are redacted")
 	fs.BoolVar(&g.noLedger, "no-ledger", false, "neither read nor write the ledger this run: every figure from the\nserver (the ledger setting turns it off for good)")
 }
 

@@ -59,7 +59,7 @@ func processEnv(version string) *env {
 		stdout:     os.Stdout,
 		stderr:     os.Stderr,
 		version:    versionOf(version),
-		demo:       demoserver.Options{Latency: 60 * time.Millisecond},
+		demo:       demoserver.Options{Latency: 60 * time.Millisecond, Leaks: true},
 		serve:      newExporter,
 		now:        time.Now,
 		isTerminal: isTerminal,

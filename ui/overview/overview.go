@@ -114,6 +114,9 @@ type Model struct {
 	// good one stays on screen beside it).
 	rate    *billing.CurrentRate
 	rateErr error
+	// audit is the last reading of the leaks (shared.AuditMsg), for the
+	// one line that sends to the Audit screen; nil before the first.
+	audit *billing.Audit
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
@@ -297,6 +300,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.rate = &r
 		}
 		cmd = m.rateForMonth()
+	case shared.AuditMsg:
+		if msg.Err == nil {
+			m.ver++
+			a := msg.Audit
+			m.audit = &a
+		}
 	case shared.RangeMsg:
 		cmd = m.setRange(msg.Range)
 	case shared.FeedMsg:

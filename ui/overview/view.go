@@ -167,6 +167,7 @@ func (s *sections) lines(v variant) []line {
 	}
 	ls = append(ls, s.get("insight", func() []line { return m.insightLines(w) })...)
 	ls = append(ls, s.get("rate", func() []line { return m.rateLines(w) })...)
+	ls = append(ls, s.get("leaks", func() []line { return m.leakLines(w) })...)
 	ls = append(ls, s.get("month", func() []line { return m.monthLines(w) })...)
 	ls = append(ls, line{text: "", prio: prioBlank})
 	ls = append(ls, s.get("head", func() []line { return m.chargesHead() })...)

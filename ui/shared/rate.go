@@ -11,3 +11,17 @@ type RateMsg struct {
 	Rate billing.CurrentRate
 	Err  error
 }
+
+// AuditMsg carries a reading of the money leaks and pending price
+// increases (billing.Audit), or why it could not be taken. The root reads
+// it with the rate — at start, on r and on every refresh — and broadcasts
+// it: the Audit screen shows it whole, the Overview its one line. A
+// section the key may not read is part of the reading, not an error.
+type AuditMsg struct {
+	Audit billing.Audit
+	Err   error
+}
+
+// AuditReloadMsg asks the root to read the audit again now (the Audit
+// screen sends it once an answer to a price increase went through).
+type AuditReloadMsg struct{}

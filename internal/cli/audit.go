@@ -1,0 +1,390 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/sanitize"
+)
+
+// auditArgs are the options of audit.
+type auditArgs struct {
+	output string
+	utc    bool
+}
+
+// newAuditCommand is `vastdash audit` and its two subcommands, accept and
+// reject; audit runs the first, answerIncrease the others.
+func newAuditCommand(x *execution) *cobra.Command {
+	a := auditArgs{output: "text"}
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "find what the account pays for without using it; answer price increases",
+		Long: `Find the money leaks: what the account pays for without using it, each priced and summed.
+
+  stopped instance  stopped (exited or stopped, not offline), its disk still billed: storage_total_cost an hour from the day it was made
+  orphan volume     a volume attached to no instance: the same
+  idle endpoint     a serverless endpoint with a ready worker and no traffic on any: its running workers' dph_total and its cold workers' storage
+  idle GPU          a running instance (not a worker) at 0% GPU: its dph_total
+
+Each instance counts once (a worker only under its endpoint). So far is the contract's disk items in the charges where they reach, else the rate × the age; how long an endpoint or a GPU has been idle is not in the API, so theirs is unknown, never $0. Beside the leaks: the hosts' price increases waiting for an answer, old → new per hour, from the day they would apply; answer one with audit accept or audit reject.
+
+A section the key may not read is one line naming the permission it lacks (instance_read, misc); with any, the answer is never "no leaks". It reads the instances (25 a request, one a second), the volumes (one request), the endpoints, worker groups and each endpoint's workers, the price increases, and the charges since the oldest stopped disk began (500 a request, one a second).
+
+Exit codes: 0 no leaks found; 1 a leak found (a cron job or CI step can fail on it), a section unreadable, or an error; 2 usage.`,
+		Example: `
+vastdash audit
+vastdash audit --json | jq '.leaks[] | select(.kind == "stopped_instance")'
+vastdash audit accept 9100104
+vastdash audit reject 9100103 --yes
+`,
+		Args: noArgs,
+		RunE: x.commandRun(&a.utc, nil, func(ctx context.Context, s *Session) error { return audit(ctx, s, a) }),
+	}
+	outputFlags(cmd, &a.output, "text", "json")
+	cmd.Flags().BoolVar(&a.utc, "utc", false, "times in UTC (default: the settings timezone)")
+	cmd.AddCommand(newAnswerCommand(x, true), newAnswerCommand(x, false))
+	return cmd
+}
+
+// answerArgs are the options of audit accept and audit reject.
+type answerArgs struct {
+	accept     bool
+	instanceID int64
+	yes, utc   bool
+	output     string
+}
+
+// newAnswerCommand is `vastdash audit accept|reject INSTANCE_ID`.
+func newAnswerCommand(x *execution, accept bool) *cobra.Command {
+	a := answerArgs{accept: accept, output: "text"}
+	verb, then := "reject", "the contract ends at its current end date, not extended at the old price"
+	if accept {
+		verb, then = "accept", "the contract goes on at the new price from its current end date, extended to the host's new end date"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " INSTANCE_ID",
+		Short: verb + " the price increase pending on an instance",
+		Long: strings.ToUpper(verb[:1]) + verb[1:] + ` the price increase a host asks for an instance (vastdash audit lists them): ` + then + `. Nothing changes before that date.
+
+It reads the pending increase and shows it, old → new per hour; on a terminal it asks before sending, otherwise it needs --yes (without it nothing is sent, exit 2). Then one request answers it. One already answered is "no longer pending" (exit 1); a key without instance_write is told so (exit 1).`,
+		Example: "\nvastdash audit " + verb + " 9100104\nvastdash audit " + verb + " 9100104 --yes --json\n",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &usageErr{cmd: c, err: errors.New("want one INSTANCE_ID, the instance's id (vastdash audit lists the pending increases)")}
+			}
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id <= 0 {
+				return &usageErr{cmd: c, err: fmt.Errorf("INSTANCE_ID %s is not an instance id (a positive whole number)", argText(args[0]))}
+			}
+			a.instanceID = id
+			return nil
+		},
+		RunE: x.commandRun(&a.utc, func() error {
+			if !a.yes && x.env.asker() == nil {
+				return fmt.Errorf("not on a terminal: add --yes to %s without being asked (nothing was sent)", verb)
+			}
+			return nil
+		}, func(ctx context.Context, s *Session) error { return answerIncrease(ctx, s, a, x.env.asker()) }),
+	}
+	outputFlags(cmd, &a.output, "text", "json")
+	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "answer without asking (needed when not on a terminal)")
+	cmd.Flags().BoolVar(&a.utc, "utc", false, "times in UTC (default: the settings timezone)")
+	return cmd
+}
+
+// auditJSON is audit's --json answer.
+type auditJSON struct {
+	Leaks          []leakJSON     `json:"leaks"`
+	TotalPerHour   json.Number    `json:"total_per_hour"`
+	PriceIncreases []increaseJSON `json:"price_increases"`
+	Unreadable     []string       `json:"unreadable"`
+}
+
+type leakJSON struct {
+	Kind billing.LeakKind `json:"kind"`
+	ID   int64            `json:"id"`
+	// Label is "" when none.
+	Label string `json:"label"`
+	// PerHour is null when no part of it could be priced.
+	PerHour *json.Number  `json:"per_hour"`
+	Since   *string       `json:"since"`
+	SoFar   *money.Amount `json:"so_far"`
+	Why     string        `json:"why"`
+}
+
+type increaseJSON struct {
+	ID         int64        `json:"pending_price_increase_id"`
+	InstanceID int64        `json:"instance_id"`
+	OldPerHour *json.Number `json:"old_per_hour"`
+	NewPerHour *json.Number `json:"new_per_hour"`
+	AppliesAt  *string      `json:"applies_at"`
+}
+
+// rateNumber is a rate as a JSON number with six decimals, exact.
+func rateNumber(r api.Rate) *json.Number {
+	n := json.Number(r.Decimal())
+	return &n
+}
+
+// timeJSON is t in RFC 3339 in loc, null when zero.
+func timeJSON(t time.Time, loc *time.Location) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := rfc3339(t.In(loc))
+	return &s
+}
+
+func newIncreaseJSON(pc billing.PriceChange, loc *time.Location) increaseJSON {
+	j := increaseJSON{ID: pc.ID, InstanceID: pc.InstanceID, AppliesAt: timeJSON(pc.AppliesAt, loc)}
+	if pc.Known {
+		j.OldPerHour, j.NewPerHour = rateNumber(pc.OldPerHour), rateNumber(pc.NewPerHour)
+	}
+	return j
+}
+
+// errLeaks is audit's failure when it found leaks, or could not read every
+// section: exit 1, so a cron job or CI step fails on it.
+type errLeaks struct{ msg string }
+
+func (e *errLeaks) Error() string { return e.msg }
+
+// audit is the audit command, after its flags were parsed.
+func audit(ctx context.Context, s *Session, a auditArgs) error {
+	s.progress.show("auditing: instances, volumes, serverless endpoints, price increases")
+	res, err := s.Billing.Audit(ctx)
+	if err == nil {
+		res, err = s.Billing.ExactSoFar(ctx, res)
+	}
+	s.progress.done()
+	if err != nil {
+		return err
+	}
+	loc := s.Billing.Location()
+	for _, n := range res.Notes {
+		warn(s.stderr, n)
+	}
+	err = s.answer(func(w io.Writer) error {
+		if a.output == "json" {
+			return writeJSON(w, newAuditJSON(res, loc))
+		}
+		return writeAudit(w, res, loc, s.width)
+	})
+	switch {
+	case err != nil:
+		return err
+	case len(res.Leaks) > 0:
+		return &errLeaks{billing.Plural(len(res.Leaks), "leak", "leaks") + " found: " + res.TotalText()}
+	case !res.Complete():
+		return &errLeaks{"the audit is incomplete: " + billing.Plural(len(res.Unreadable), "section", "sections") + " could not be read"}
+	}
+	return nil
+}
+
+func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
+	out := auditJSON{Leaks: []leakJSON{}, TotalPerHour: *rateNumber(res.Total), PriceIncreases: []increaseJSON{}, Unreadable: []string{}}
+	for _, l := range res.Leaks {
+		j := leakJSON{Kind: l.Kind, ID: l.ID, Label: sanitize.String(l.Label), Since: timeJSON(l.Since, loc), Why: l.Why}
+		if l.PerHourKnown {
+			j.PerHour = rateNumber(l.PerHour)
+		}
+		if l.SoFarKnown {
+			so := l.SoFar
+			j.SoFar = &so
+		}
+		out.Leaks = append(out.Leaks, j)
+	}
+	for _, pc := range res.Increases {
+		out.PriceIncreases = append(out.PriceIncreases, newIncreaseJSON(pc, loc))
+	}
+	for _, u := range res.Unreadable {
+		out.Unreadable = append(out.Unreadable, sanitize.String(u))
+	}
+	return out
+}
+
+// The leaks table's columns: why last, the first to go on a narrow
+// terminal, then the label shrinks and the since goes.
+var (
+	leakColumns = []column{{header: "KIND"}, {header: "ID"}, {header: "LABEL", most: 32}, {header: "$/H", right: true},
+		{header: "SINCE"}, {header: "SO FAR", right: true}, {header: "WHY", most: 80}}
+	leaksFit     = []fitStep{{6, 0}, {2, 12}, {4, 0}}
+	increaseCols = []column{{header: "INSTANCE"}, {header: "LABEL", most: 32}, {header: "NOW", right: true}, {header: "THEN", right: true},
+		{header: "FROM"}, {header: "IF IGNORED"}}
+	increasesFit = []fitStep{{5, 0}, {1, 0}}
+)
+
+// writeAudit writes the text answer: the leaks and their total, the
+// sections not read, the price increases.
+func writeAudit(w io.Writer, res billing.Audit, loc *time.Location, width int) error {
+	bw := &errWriter{w: w}
+	if len(res.Leaks) == 0 {
+		if res.Complete() {
+			bw.line("no leaks found")
+		} else {
+			bw.line("no leaks found in what could be read")
+		}
+	} else {
+		t := &table{cols: leakColumns, fit: leaksFit, width: width}
+		bw.do(t.write(w, func(yield func([]string) bool) {
+			for _, l := range res.Leaks {
+				if !yield(leakRow(l, loc)) {
+					return
+				}
+			}
+		}))
+		bw.line("total " + res.TotalText() + " (" + billing.Plural(len(res.Leaks), "leak", "leaks") + ")")
+	}
+	for _, u := range res.Unreadable {
+		bw.line(sanitize.String(u))
+	}
+	if len(res.Increases) > 0 {
+		bw.line("")
+		bw.line("Price increases waiting for an answer (vastdash audit accept|reject INSTANCE_ID):")
+		t := &table{cols: increaseCols, fit: increasesFit, width: width}
+		bw.do(t.write(w, func(yield func([]string) bool) {
+			for _, pc := range res.Increases {
+				if !yield(increaseRow(pc, loc)) {
+					return
+				}
+			}
+		}))
+	}
+	return bw.err
+}
+
+// leakRow is one leak as the text table shows it.
+func leakRow(l billing.Leak, loc *time.Location) []string {
+	rate, since, soFar := "unknown", "unknown", "unknown"
+	if l.PerHourKnown {
+		rate = l.PerHour.String()
+		if l.Partial {
+			rate = "≥ " + rate
+		}
+	}
+	if !l.Since.IsZero() {
+		since = formatTime(l.Since.Unix(), loc)
+	}
+	if l.SoFarKnown {
+		soFar = l.SoFar.String()
+		if !l.SoFarExact {
+			soFar = "≈ " + soFar
+		}
+	}
+	label := l.Label
+	if label == "" {
+		label = "—"
+	}
+	return []string{l.Kind.Title(), strconv.FormatInt(l.ID, 10), label, rate, since, soFar, l.Why}
+}
+
+// increaseRow is one price increase as the text table shows it.
+func increaseRow(pc billing.PriceChange, loc *time.Location) []string {
+	now, then, from := "unknown", "unknown", "unknown"
+	if pc.Known {
+		now, then = pc.OldPerHour.String(), pc.NewPerHour.String()
+	}
+	if !pc.AppliesAt.IsZero() {
+		from = formatTime(pc.AppliesAt.Unix(), loc)
+	}
+	label := pc.Label
+	if label == "" {
+		label = "—"
+	}
+	return []string{strconv.FormatInt(pc.InstanceID, 10), label, now, then, from, "the contract ends then"}
+}
+
+// errWriter writes lines until the first error, which it keeps.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) line(s string) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintln(e.w, s)
+	}
+}
+
+func (e *errWriter) do(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// answerJSON is the --json answer of audit accept and audit reject.
+type answerJSON struct {
+	Answer string `json:"answer"` // accepted or rejected
+	increaseJSON
+}
+
+// answerIncrease is audit accept or audit reject, after the flags and the
+// argument were parsed: read the increase, ask (on a terminal, without
+// --yes), send the one answer, say what it means.
+func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(string) (bool, error)) error {
+	pc, err := s.Billing.PendingIncrease(ctx, a.instanceID)
+	if err != nil {
+		return err
+	}
+	loc := s.Billing.Location()
+	verb, done := "Reject", "rejected"
+	if a.accept {
+		verb, done = "Accept", "accepted"
+	}
+	what := describeIncrease(pc, loc)
+	if !a.yes {
+		ok, err := ask(verb + " " + what + "?")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errors.New("nothing sent: not confirmed")
+		}
+	}
+	if err := s.Billing.AnswerIncrease(ctx, pc, a.accept); err != nil {
+		return err
+	}
+	if a.output == "json" {
+		return s.answer(func(w io.Writer) error {
+			return writeJSON(w, answerJSON{Answer: done, increaseJSON: newIncreaseJSON(pc, loc)})
+		})
+	}
+	line := done + " " + what
+	if a.accept {
+		line += "; from then the contract goes on at the new price"
+		if !pc.AskEnd.IsZero() {
+			line += " until " + formatTime(pc.AskEnd.Unix(), loc)
+		}
+	} else {
+		line += "; the contract ends then"
+	}
+	return s.answer(linesOf([]string{line}))
+}
+
+// describeIncrease is "the price increase of instance 9100104 (pretrain):
+// $2.151/h → $2.351/h from 2026-11-24 15:00".
+func describeIncrease(pc billing.PriceChange, loc *time.Location) string {
+	s := "the price increase of instance " + strconv.FormatInt(pc.InstanceID, 10)
+	if l := sanitize.String(pc.Label); l != "" {
+		s += " (" + cut(l, 40) + ")"
+	}
+	if pc.Known {
+		s += ": " + pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
+	}
+	if !pc.AppliesAt.IsZero() {
+		s += " from " + formatTime(pc.AppliesAt.Unix(), loc)
+	}
+	return s
+}
