@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 )
@@ -73,6 +74,32 @@ type Service struct {
 	// resolveSet tells a nil set on purpose from the default.
 	resolve    Resolver
 	resolveSet bool
+
+	// The amount rule (amounts.go): known, tried this session, and who
+	// keeps it for the account. ruleMu also makes concurrent feeds wait
+	// for the one detection.
+	ruleMu    sync.Mutex
+	rule      AmountRule
+	ruleTried bool
+	onRule    func(AmountRule)
+
+	// The ledger (sync.go): nil without one, or once it failed this run
+	// (ledNote says why); ledReset once a corrupt file was started anew.
+	// syncMu makes syncs of one service take turns.
+	ledMu    sync.Mutex
+	led      *ledger.Ledger
+	ledNote  string
+	ledReset bool
+	// syncs are the charges' and the payments' syncs: each kind syncs one
+	// at a time (on its endpoint's budget), the two side by side.
+	syncs map[string]*kindSync
+}
+
+// kindSync serializes the syncs of one kind of rows and remembers what
+// this run synced.
+type kindSync struct {
+	mu     sync.Mutex
+	synced []ledger.Span // under mu
 }
 
 // Option configures a Service.
@@ -125,6 +152,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		now:      time.Now,
 		rateWait: time.Second,
 		feeds:    map[string]any{},
+		syncs:    map[string]*kindSync{ledger.KindCharges: {}, ledger.KindPayments: {}},
 	}
 	for _, o := range opts {
 		o(s)

@@ -54,7 +54,7 @@ func (s *Service) NewMeter() *Meter {
 // AsOf is the instant the meter measures at.
 func (m *Meter) AsOf() time.Time { return m.asOf }
 
-// Add folds top-level entries in.
+// Add folds top-level entries in, as their feed's Spreadable gives them.
 func (m *Meter) Add(entries []api.Charge) {
 	m.daily.Add(entries)
 	m.win.Add(entries)
@@ -87,7 +87,7 @@ func (m *Meter) incomplete(st State) string {
 	switch {
 	case st.Err != nil && !st.Done:
 		return FailReason(st.Err)
-	case !st.Done:
+	case !st.Whole():
 		return "charges still loading"
 	case st.Skipped > 0:
 		return Plural(st.Skipped, "charge", "charges") + " could not be read"
@@ -117,7 +117,7 @@ func (s *Service) Runway(ctx context.Context, credit money.Amount, progress func
 	if err != nil {
 		return Estimate{}, err
 	}
-	m.Add(entries)
+	m.Add(f.Spreadable(entries))
 	return m.Estimate(credit, st), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -69,6 +70,24 @@ type State struct {
 	// Closed is set when the feed was released by every holder or its
 	// service closed: nothing will change any more.
 	Closed bool
+	// WindowAmounts is set once the feed knows its entries' amounts cover
+	// only the query's window (the server's AmountRule): spread them
+	// through Feed.Spreadable.
+	WindowAmounts bool
+	// Ledger is set when the entries come from the ledger (ledgerfeed.go);
+	// Synced is when they were last confirmed with the server (zero: not
+	// yet). Pages then counts the sync's requests for pages, and
+	// SyncPagesTotal how many its window needs (-1 unknown).
+	Ledger         bool
+	Synced         time.Time
+	SyncPagesTotal int
+	// Generation changes when the entries were replaced as a whole (the
+	// ledger's rows read again after a sync brought something new): a
+	// listener then folds Pages(0) again.
+	Generation uint64
+	// LedgerNote is why the ledger was given up or started anew this run,
+	// for the warnings ("" when all is well).
+	LedgerNote string
 	// records: the entries are payment records (for the warnings' words).
 	records bool
 }
@@ -76,6 +95,9 @@ type State struct {
 // PagesTotal is ⌈Total/Limit⌉ (never fewer than received), or -1 before the
 // server said how many contracts match.
 func (s State) PagesTotal() int {
+	if s.Ledger && s.SyncPagesTotal > 0 {
+		return max(s.SyncPagesTotal, s.Pages)
+	}
 	if s.Total < 0 || s.Limit <= 0 {
 		return -1
 	}
@@ -106,6 +128,9 @@ func (s State) Warnings() []string {
 	}
 	if s.Overflow {
 		w = append(w, "the total is too large to add up; it is not shown")
+	}
+	if s.LedgerNote != "" {
+		w = append(w, s.LedgerNote)
 	}
 	return w
 }
@@ -140,6 +165,7 @@ type feed[Q, E any] struct {
 	mu         sync.Mutex
 	refs       int
 	pager      Source[E]
+	ledger     ledgerSource[E] // nil: the feed pages the server
 	running    bool
 	want       int // top-level entries wanted; -1: every page
 	pages      [][]E
@@ -193,6 +219,12 @@ type entryRules[Q, E any] struct {
 	count   func(*E) int          // what the entry adds to State.Contracts
 	amount  func(*E) money.Amount // what it adds to State.Amount
 	records bool                  // warnings speak of payment records, not contracts
+	// clip narrows entries to what their amounts cover under window
+	// amounts (Spreadable); nil: amounts are never windowed.
+	clip func(Q, []E) []E
+	// ledger is the query's ledger source (nil: none); force asks the
+	// server even if a sync of the last seconds holds the range (a reload).
+	ledger func(s *Service, q Q, force bool) ledgerSource[E]
 }
 
 // Source hands out the pages of one query of one endpoint, one at a time:
@@ -220,6 +252,48 @@ func source[Q, E any](s *Service, fake func(Q) Source[E], pager func(*api.Client
 	return nil
 }
 
+// chargePages is a charges source that learns the amount rule before the
+// first entry whose amount depends on it is handed out (see ruleFor).
+type chargePages struct {
+	Source[api.Charge]
+	s      *Service
+	lo, hi int64 // the query's window (windowOf)
+	// held is a page answered whose rule could not be learnt (the request
+	// failed): the next call tries again with it, without asking for the
+	// page again.
+	held   *api.ChargesPage
+	window bool // the entries handed out are window amounts
+	// listOnly: nobody spreads these entries over days (the rule does not
+	// change a list of what the server sent), so nothing is asked to learn
+	// the rule (Feed.ListOnly).
+	listOnly *atomic.Bool
+}
+
+func (p *chargePages) Next(ctx context.Context) (api.ChargesPage, error) {
+	pg := p.held
+	if pg == nil {
+		got, err := p.Source.Next(ctx)
+		if err != nil {
+			return got, err
+		}
+		pg = &got
+	}
+	r := p.s.AmountRule()
+	var err error
+	if !p.listOnly.Load() {
+		r, err = p.s.ruleFor(ctx, pg.Results, p.lo, p.hi)
+	}
+	if err != nil {
+		p.held = pg
+		return api.ChargesPage{}, err
+	}
+	p.held = nil
+	p.window = r == RuleWindow
+	return *pg, nil
+}
+
+func (p *chargePages) windowAmounts() bool { return p.window }
+
 var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	name: "charges",
 	key:  queryKey,
@@ -230,7 +304,11 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 		return q.Limit
 	},
 	pager: func(s *Service, q api.ChargesQuery) Source[api.Charge] {
-		return source(s, s.pages, (*api.Client).ChargePager, q)
+		if p := source(s, s.pages, (*api.Client).ChargePager, q); p != nil {
+			lo, hi := windowOf(q)
+			return &chargePages{Source: p, s: s, lo: lo, hi: hi, listOnly: new(atomic.Bool)}
+		}
+		return nil
 	},
 	check: CheckCharge,
 	id: func(e *api.Charge) string {
@@ -241,6 +319,8 @@ var chargeRules = &entryRules[api.ChargesQuery, api.Charge]{
 	},
 	count:  CountContracts,
 	amount: func(e *api.Charge) money.Amount { return e.Amount },
+	clip:   clipCharges,
+	ledger: ledgerFor,
 }
 
 // shareFeed returns the feed of q, shared by key, counting the caller as a
@@ -260,10 +340,13 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 		s: s, q: q, key: k, rules: r, ctx: ctx, cancel: cancel,
 		seen:    map[string]struct{}{},
 		changed: make(chan struct{}),
-		st:      State{Total: -1, Limit: r.limit(q), records: r.records},
+		st:      State{Total: -1, Limit: r.limit(q), records: r.records, LedgerNote: s.ledgerNote()},
 		refs:    1,
 	}
 	f.pager = r.pager(s, q)
+	if r.ledger != nil {
+		f.ledger = r.ledger(s, q, fresh)
+	}
 	s.feeds[k] = f
 	return f
 }
@@ -417,7 +500,7 @@ func (f *feed[Q, E]) All(ctx context.Context, progress func(State)) ([]E, State,
 // needMoreLocked reports that the loader has work.
 func (f *feed[Q, E]) needMoreLocked() bool {
 	return !f.st.Done && f.st.Err == nil && !f.st.Closed && f.ctx.Err() == nil &&
-		(f.want < 0 || f.st.Entries < f.want)
+		(f.want < 0 || f.st.Entries < f.want || f.ledger != nil) // a ledger's rows are all read at once
 }
 
 // startLocked starts the loader when there is work and none runs.
@@ -434,6 +517,10 @@ func (f *feed[Q, E]) startLocked() {
 	f.st.Loading = true
 	f.publishLocked()
 	f.s.wg.Add(1)
+	if f.ledger != nil {
+		go f.ledgerLoop()
+		return
+	}
 	go f.loop()
 }
 
@@ -521,6 +608,9 @@ func (f *feed[Q, E]) foldLocked(p Source[E], page api.Page[E], err error) time.D
 		return 0
 	}
 	f.rateRounds = 0
+	if w, ok := p.(interface{ windowAmounts() bool }); ok && w.windowAmounts() {
+		f.st.WindowAmounts = true
+	}
 	f.st.Pages++
 	f.st.Skipped += page.Skipped
 	kept := make([]E, 0, len(page.Results))

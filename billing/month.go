@@ -35,13 +35,14 @@ func (s *Service) MonthSoFar(ctx context.Context, progress func(State)) (MonthSp
 	if err != nil {
 		return MonthSpend{}, err
 	}
-	m := MonthSpendOf(entries, now, s.loc)
+	m := MonthSpendOf(f.Spreadable(entries), now, s.loc)
 	m.Skipped = st.Skipped
 	return m, nil
 }
 
-// MonthSpendOf is the current month's spend at now in loc from charges:
-// the statement's spreading (BuildStatement) applied to the one month.
+// MonthSpendOf is the current month's spend at now in loc from charges
+// (as their feed's Spreadable gives them): the statement's spreading
+// (BuildStatement) applied to the one month.
 func MonthSpendOf(charges []api.Charge, now time.Time, loc *time.Location) MonthSpend {
 	if loc == nil {
 		loc = time.UTC

@@ -52,7 +52,11 @@ func TestMonthSoFarMatchesTheStatement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (last.Contracts + 499) / 500; srv.CountPath("/api/v0/charges") != want {
+	want := (last.Contracts + 499) / 500
+	if s.AmountRule() != RuleUnknown {
+		want++ // a contract reaches back before the month: the rule was asked, with one day
+	}
+	if srv.CountPath("/api/v0/charges") != want {
 		t.Fatalf("%d charges requests for %d contracts, want %d", srv.CountPath("/api/v0/charges"), last.Contracts, want)
 	}
 	st, err := s.Statement(context.Background(), now, now, nil)

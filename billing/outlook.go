@@ -95,8 +95,9 @@ type OutlookInput struct {
 	// Now is the instant of the reading; Month any instant of the month
 	// shown (zero: Now's). A month before Now's is shown in full.
 	Now, Month time.Time
-	// Charges are the entries of OutlookQuery(Month); Stopped is set when
-	// their feed stopped on an error.
+	// Charges are the entries of OutlookQuery(Month), as their feed's
+	// Spreadable gives them; Stopped is set when their feed stopped on an
+	// error.
 	Charges []api.Charge
 	Stopped bool
 	// Rate is the current rate; nil when unknown (RateErr says why, if it
@@ -547,10 +548,10 @@ func (w *BudgetWatch) Observe(o Outlook) (BudgetAlarm, bool) {
 func (s *Service) OutlookOf(f *Feed, rate *CurrentRate, rateErr error, month, asOf time.Time, budget money.Amount) Outlook {
 	in := OutlookInput{Loc: s.loc, Now: asOf, Month: month, Rate: rate, RateErr: rateErr, Budget: budget}
 	for _, p := range f.Pages(0) {
-		in.Charges = append(in.Charges, p...)
+		in.Charges = append(in.Charges, f.Spreadable(p)...)
 	}
 	st := f.State()
-	in.Stopped = !st.Done
+	in.Stopped = !st.Whole()
 	o := BuildOutlook(in)
 	o.Warnings = st.Warnings()
 	return o

@@ -51,6 +51,7 @@ var paymentRules = &entryRules[api.InvoicesQuery, api.Invoice]{
 	count:   func(*api.Invoice) int { return 1 },
 	amount:  effectOf,
 	records: true,
+	ledger:  paymentsLedgerFor,
 }
 
 // PaymentTypes are the record types the program knows, as `--type` takes

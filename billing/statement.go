@@ -72,7 +72,9 @@ type StatementInput struct {
 	From, To time.Time // any instant of the first and of the last month shown
 	Credit   money.Amount
 	Payments []api.Invoice
-	Charges  []api.Charge
+	// Charges are spread over the months' days as given: pass them
+	// through their feed's Spreadable.
+	Charges []api.Charge
 	// PaymentsStopped and ChargesStopped are set when that feed stopped on
 	// an error; the records and charges then reach back only as far as
 	// they were read (both feeds read newest first).
@@ -249,10 +251,10 @@ func (s *Service) StatementOf(pf *PaymentsFeed, cf *Feed, credit money.Amount, f
 		in.Payments = append(in.Payments, p...)
 	}
 	for _, p := range cf.Pages(0) {
-		in.Charges = append(in.Charges, p...)
+		in.Charges = append(in.Charges, cf.Spreadable(p)...)
 	}
 	pst, cst := pf.State(), cf.State()
-	in.PaymentsStopped, in.ChargesStopped = !pst.Done, !cst.Done
+	in.PaymentsStopped, in.ChargesStopped = !pst.Whole(), !cst.Whole()
 	st := BuildStatement(in)
 	st.Warnings = append(pst.Warnings(), cst.Warnings()...)
 	return st

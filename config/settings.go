@@ -53,6 +53,10 @@ type Settings struct {
 	// Budget is what the user means to spend a month, in dollars; 0 when
 	// none is set (no gauge, no warnings).
 	Budget money.Amount
+	// Ledger keeps the account's history in a local file (package
+	// ledger), so a range once fetched is read from it and only what
+	// changed is asked again; false reads the server every time.
+	Ledger bool
 	// Keys are the dashboard's key bindings: the defaults with the [keys]
 	// table's in place of theirs (see package keymap).
 	Keys keymap.Bindings
@@ -64,10 +68,10 @@ type Settings struct {
 
 // DefaultSettings returns the settings used when config.toml is absent:
 // range 30d, local time, automatic theme, mouse on, refresh every 60 s,
-// bell on.
+// bell on, ledger on.
 func DefaultSettings() Settings {
 	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Keys: keymap.Defaults(), Location: time.Local,
-		Refresh: DefaultRefresh, Bell: true}
+		Refresh: DefaultRefresh, Bell: true, Ledger: true}
 }
 
 // SettingsPath returns the default settings file,
@@ -114,12 +118,14 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		Refresh  interval           `toml:"refresh"`
 		Bell     toggle             `toml:"bell"`
 		Budget   budget             `toml:"budget"`
+		Ledger   toggle             `toml:"ledger"`
 		Keys     map[string]keyList `toml:"keys"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
 	raw.Mouse.name = "mouse"
 	raw.Bell.name = "bell"
+	raw.Ledger.name = "ledger"
 
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -134,7 +140,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, [keys])", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys])", top))
 	}
 
 	if raw.Range.set {
@@ -157,6 +163,9 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	}
 	if raw.Budget.set {
 		s.Budget = raw.Budget.value
+	}
+	if raw.Ledger.set {
+		s.Ledger = raw.Ledger.value
 	}
 	if raw.Keys != nil {
 		if s.Keys, err = bindKeys(path, string(data), raw.Keys); err != nil {

@@ -133,7 +133,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"bad theme", "theme = \"blue\"\n", 1, `theme must be one of "auto", "dark", "light"`},
 		{"wrong type", "theme = \"dark\"\nrange = 30\n", 2, `range must be one of`},
 		{"table instead of value", "\n[theme]\ndark = true\n", 2, `theme must be one of`},
-		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse, refresh, bell, budget, [keys])`},
+		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys])`},
 		{"mouse not a bool", "range = \"7d\"\nmouse = \"no\"\n", 2, `mouse must be true or false`},
 		{"unknown quoted key", "range = \"7d\"\n\n  \"time zone\" = \"UTC\"\n", 3, `unknown setting "time zone"`},
 		{"unknown table", "theme = \"dark\"\n\n[colors]\nfg = 1\n", 3, `unknown setting "colors"`},
@@ -214,5 +214,40 @@ func TestLoadSettingsMouse(t *testing.T) {
 	}
 	if s, err := LoadSettings(fakeEnv(t, nil), ""); err != nil || !s.Mouse {
 		t.Errorf("no file: mouse %v, %v", s.Mouse, err)
+	}
+}
+
+// ledger = false turns the ledger off; it is on without the setting, and
+// anything but a boolean is refused with its line.
+func TestLedgerSetting(t *testing.T) {
+	env := fakeEnv(t, nil)
+	if s, err := LoadSettings(env, ""); err != nil || !s.Ledger {
+		t.Fatalf("default: %+v, %v", s, err)
+	}
+	writeTestFile(t, SettingsPath(env), "ledger = false\n", 0o644)
+	if s, err := LoadSettings(env, ""); err != nil || s.Ledger {
+		t.Fatalf("ledger = false: %+v, %v", s, err)
+	}
+	writeTestFile(t, SettingsPath(env), "range = \"7d\"\nledger = \"off\"\n", 0o644)
+	if _, err := LoadSettings(env, ""); err == nil || !strings.Contains(err.Error(), ":2: ledger must be true or false") {
+		t.Fatalf("ledger = \"off\": %v", err)
+	}
+}
+
+// The ledgers live in $XDG_DATA_HOME/vastdash, by default under
+// ~/.local/share; a relative XDG_DATA_HOME is ignored.
+func TestLedgerDir(t *testing.T) {
+	env := fakeEnv(t, nil)
+	if got, want := LedgerDir(env), filepath.Join(env.HomeDir, ".local", "share", "vastdash"); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if got := LedgerDir(fakeEnv(t, map[string]string{"XDG_DATA_HOME": "/x/data"})); got != "/x/data/vastdash" {
+		t.Errorf("got %s", got)
+	}
+	if got := LedgerDir(fakeEnv(t, map[string]string{"XDG_DATA_HOME": "rel"})); strings.HasPrefix(got, "rel") {
+		t.Errorf("a relative XDG_DATA_HOME was used: %s", got)
+	}
+	if got := LedgerDir(Env{Getenv: func(string) string { return "" }}); got != "" {
+		t.Errorf("no home: %q", got)
 	}
 }

@@ -559,9 +559,12 @@ func TestRunwayEdges(t *testing.T) {
 func TestMonthReadAtItsOwnPace(t *testing.T) {
 	r := newRig(t, demoserver.Options{}, demoserver.DemoKey, Options{MonthEvery: time.Hour})
 	r.refresh()
+	// The month's one page, and the one day billing may ask to learn the
+	// amount rule (a contract reaches back before the month).
+	first := r.srv.CountPath("/api/v0/charges")
 	r.refresh()
-	if n, acc := r.srv.CountPath("/api/v0/charges"), r.srv.CountPath("/api/v0/users/current"); n != 1 || acc != 2 {
-		t.Fatalf("%d charges and %d account requests in two refreshes, want 1 and 2", n, acc)
+	if n, acc := r.srv.CountPath("/api/v0/charges"), r.srv.CountPath("/api/v0/users/current"); first < 1 || first > 2 || n != first || acc != 2 {
+		t.Fatalf("%d charges requests in the first refresh, %d after the second, %d account requests; want the month once and 2", first, n, acc)
 	}
 	if _, fams := r.scrape(t); fams["vast_month_spend_dollars"] == nil {
 		t.Fatal("the month's spend is gone between its readings")

@@ -186,7 +186,7 @@ func (s *Server) serveAPIKeysList(w http.ResponseWriter, _ *http.Request, _ stri
 			b = append(b, ',')
 		}
 		b = appendKeyInt(append(b, '{'), "id", ki.id)
-		b = appendKeyInt(append(b, ','), "user_id", s.data.userID)
+		b = appendKeyInt(append(b, ','), "user_id", s.ds().userID)
 		b = append(b, `,"rights":`...)
 		b = appendPerms(b, ki.perms)
 		b = append(b, `,"team_id":null,"team_name":null}`...)

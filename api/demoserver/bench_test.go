@@ -12,7 +12,7 @@ import (
 func BenchmarkGenerate100k(b *testing.B) {
 	for b.Loop() {
 		s := New(Options{Now: testNow, Contracts: 100_000})
-		if len(s.data.cs) != 100_000 {
+		if len(s.ds().cs) != 100_000 {
 			b.Fatal("wrong size")
 		}
 	}

@@ -48,7 +48,7 @@ func (s *Server) serveTypes(w http.ResponseWriter, _ *http.Request, _ string, ki
 			b = append(b, ',')
 		}
 		name := t.name
-		if s.data.hostile {
+		if s.ds().hostile {
 			name = hostile(name, int64(10+i))
 		}
 		b = append(b, `{"id":`...)

@@ -164,14 +164,14 @@ func (s *Server) pace(ki *keyInfo) (time.Duration, bool) {
 	return th, true
 }
 
-func (s *Server) view(k viewKey) *view {
+func (s *Server) view(d *dataset, k viewKey) *view {
 	s.mu.Lock()
 	v := s.views[k]
 	s.mu.Unlock()
-	if v != nil {
+	if v != nil && v.data == d {
 		return v
 	}
-	v = s.data.buildView(k)
+	v = d.buildView(k, s.windowOf(k.gte, k.lte))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.views) >= maxViews {
@@ -223,8 +223,9 @@ func (s *Server) serveCharges(w http.ResponseWriter, r *http.Request, _ string, 
 		after = &c
 	}
 
-	d := s.data
-	refs := s.view(viewKey{gte: gte, lte: lte, mask: mask, tree: tree}).refs
+	d := s.ds()
+	refs := s.view(d, viewKey{gte: gte, lte: lte, mask: mask, tree: tree}).refs
+	win := s.windowOf(gte, lte)
 	less := func(i int, start, id int64) bool { // refs[i] < (start, id)
 		s0, i0 := d.key(refs[i])
 		return s0 < start || s0 == start && i0 < id
@@ -274,9 +275,9 @@ func (s *Server) serveCharges(w http.ResponseWriter, r *http.Request, _ string, 
 		}
 		ref := refs[lo+i]
 		if ref.w != nil {
-			b = d.appendWrapper(b, ref.w, latest)
+			b = d.appendWrapper(b, ref.w, latest, win)
 		} else {
-			b = d.appendContract(b, ref.ci)
+			b = d.appendContract(b, ref.ci, win)
 		}
 	})
 	b = append(b, "]}"...)

@@ -87,5 +87,8 @@
 // Amounts are int64 thousandths of a dollar everywhere in this package. On the
 // wire they are written from those integers as JSON numbers with at most three
 // decimals (12.345, 0.5, 3.0), never through float formatting, and each
-// contract's amount is the exact sum of its items' amounts.
+// contract's amount is the exact sum of its items' amounts. An amount is the
+// contract's total, as the specification says, unless
+// [Options.WindowAmounts] asks for the rule clients report of the live API:
+// only what fell inside the queried window.
 package demoserver

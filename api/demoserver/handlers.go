@@ -179,7 +179,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, body []byte, tooB
 }
 
 func (s *Server) serveCurrent(w http.ResponseWriter, _ *http.Request, key string, _ *keyInfo, _ []byte) {
-	d := s.data
+	d := s.ds()
 	str := func(v string, n int64) string {
 		if d.hostile {
 			return hostile(v, n)
@@ -217,7 +217,7 @@ func (s *Server) serveCurrent(w http.ResponseWriter, _ *http.Request, key string
 
 func (s *Server) prefsAllowed(w http.ResponseWriter, r *http.Request) bool {
 	id, _ := prefsUser(normPath(r.URL.Path))
-	if id != strconv.FormatInt(s.data.userID, 10) {
+	if id != strconv.FormatInt(s.ds().userID, 10) {
 		writeError(w, http.StatusForbidden, "forbidden", "You can only access your own notification preferences.")
 		return false
 	}

@@ -73,7 +73,7 @@ type InstanceTruth struct {
 // Instances returns every instance GET /api/v1/instances/ lists, in the
 // order it lists them.
 func (s *Server) Instances() []InstanceTruth {
-	d := s.data
+	d := s.ds()
 	var out []InstanceTruth
 	for _, in := range d.instances() {
 		c := &d.cs[in.ci]
@@ -144,7 +144,7 @@ func (s *Server) serveInstances(w http.ResponseWriter, r *http.Request, _ string
 	if !ok {
 		return
 	}
-	d := s.data
+	d := s.ds()
 	all := d.instances()
 	from := 0
 	if tok := q.Get("after_token"); tok != "" {

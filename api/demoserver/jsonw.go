@@ -82,8 +82,9 @@ func appendKeyInt(b []byte, key string, v int64) []byte {
 }
 
 // appendContract writes one contract row with its items.
-func (d *dataset) appendContract(b []byte, ci int32) []byte {
+func (d *dataset) appendContract(b []byte, ci int32, w window) []byte {
 	c := &d.cs[ci]
+	am := c.amountsIn(w)
 	b = appendKeyInt(append(b, '{'), "start", c.start)
 	b = appendKeyInt(append(b, ','), "end", c.end)
 	b = append(b, `,"type":`...)
@@ -93,7 +94,7 @@ func (d *dataset) appendContract(b []byte, ci int32) []byte {
 	b = append(b, `,"description":`...)
 	b = appendString(b, d.contractDesc(c))
 	b = append(b, `,"amount":`...)
-	b = appendAmount(b, c.amount)
+	b = appendAmount(b, am.total)
 	b = append(b, `,"metadata":{`...)
 	sep := false
 	field := func(key string) {
@@ -132,7 +133,7 @@ func (d *dataset) appendContract(b []byte, ci int32) []byte {
 		b = append(b, `","source":null,"description":`...)
 		b = appendString(b, d.itemDesc(c, it))
 		b = append(b, `,"amount":`...)
-		b = appendAmount(b, it.amount)
+		b = appendAmount(b, am.items[i])
 		b = append(b, `,"metadata":{},"items":[]}`...)
 	}
 	return append(b, "]}"...)
@@ -140,7 +141,7 @@ func (d *dataset) appendContract(b []byte, ci int32) []byte {
 
 // appendWrapper writes an endpoint wrapper with its workergroups and their
 // contracts, children in the same direction as the page.
-func (d *dataset) appendWrapper(b []byte, w *epWrap, desc bool) []byte {
+func (d *dataset) appendWrapper(b []byte, w *epWrap, desc bool, win window) []byte {
 	epID := d.endpoints[w.ep].id
 	b = appendKeyInt(append(b, '{'), "start", w.start)
 	b = appendKeyInt(append(b, ','), "end", w.end)
@@ -173,7 +174,7 @@ func (d *dataset) appendWrapper(b []byte, w *epWrap, desc bool) []byte {
 			if b[len(b)-1] != '[' {
 				b = append(b, ',')
 			}
-			b = d.appendContract(b, g.members[k])
+			b = d.appendContract(b, g.members[k], win)
 		})
 		b = append(b, "]}"...)
 	})

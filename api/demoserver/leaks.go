@@ -192,7 +192,7 @@ func (s *Server) serveVolumes(w http.ResponseWriter, r *http.Request, _ string, 
 		writeError(w, http.StatusBadRequest, "invalid_args", "type must be local_volume, network_volume or all_volume.")
 		return
 	}
-	d := s.data
+	d := s.ds()
 	b := []byte(`{"success":true,"volumes":[`)
 	n := 0
 	for i := range d.cs {
@@ -235,7 +235,7 @@ func (s *Server) serveEndpointJobs(w http.ResponseWriter, _ *http.Request, _ str
 		s.write429(w, th)
 		return
 	}
-	d := s.data
+	d := s.ds()
 	b := []byte(`{"success":true,"results":[`)
 	for i, ep := range d.endpoints {
 		if i > 0 {
@@ -261,7 +261,7 @@ func (s *Server) serveWorkerGroups(w http.ResponseWriter, _ *http.Request, _ str
 		s.write429(w, th)
 		return
 	}
-	d := s.data
+	d := s.ds()
 	b := []byte(`{"success":true,"results":[`)
 	for i, g := range d.groups {
 		if i > 0 {
@@ -289,7 +289,7 @@ func (s *Server) serveEndpointWorkers(w http.ResponseWriter, _ *http.Request, _ 
 		writeError(w, http.StatusBadRequest, "invalid_args", `The body must be {"id": <endpoint id>}.`)
 		return
 	}
-	d := s.data
+	d := s.ds()
 	ep := slices.IndexFunc(d.endpoints, func(e endpoint) bool { return e.id == *req.ID })
 	if ep < 0 {
 		writeJSON(w, http.StatusOK, []byte(`{"error_msg":"endpoint not found"}`))
@@ -323,7 +323,7 @@ func (s *Server) serveEndpointWorkers(w http.ResponseWriter, _ *http.Request, _ 
 // serveIncreases answers GET /api/v0/instances/pending-price-increases/:
 // the fixtures' increases not answered yet (none without Options.Leaks).
 func (s *Server) serveIncreases(w http.ResponseWriter, _ *http.Request, _ string, _ *keyInfo, _ []byte) {
-	d := s.data
+	d := s.ds()
 	s.mu.Lock()
 	decided := copySet(s.decided)
 	s.mu.Unlock()
@@ -381,7 +381,7 @@ func (s *Server) serveAnswer(w http.ResponseWriter, _ *http.Request, _ string, _
 		writeError(w, http.StatusBadRequest, "invalid_args", "Request body has trailing data.")
 		return
 	}
-	known := s.data.fixtures != nil && slices.ContainsFunc(leakIncreases, func(in increase) bool { return in.id == *req.ID })
+	known := s.ds().fixtures != nil && slices.ContainsFunc(leakIncreases, func(in increase) bool { return in.id == *req.ID })
 	s.mu.Lock()
 	ok := known && !s.decided[*req.ID]
 	if ok {
@@ -427,7 +427,7 @@ type LeakTruth struct {
 // Leak returns fixture id as served; ok is false when the server has no
 // such fixture (Options.Leaks off).
 func (s *Server) Leak(id int64) (LeakTruth, bool) {
-	f := s.data.fixtures[id]
+	f := s.ds().fixtures[id]
 	if f == nil {
 		return LeakTruth{}, false
 	}
@@ -435,7 +435,7 @@ func (s *Server) Leak(id int64) (LeakTruth, bool) {
 	if f.kind == kindVolume {
 		dph = 0
 	}
-	t := LeakTruth{ID: id, DPH: dph, Storage: storage, Start: s.data.now - f.age, DiskGB: int64(f.diskGB), GPUs: int64(f.gpus)}
+	t := LeakTruth{ID: id, DPH: dph, Storage: storage, Start: s.ds().now - f.age, DiskGB: int64(f.diskGB), GPUs: int64(f.gpus)}
 	if f.ep >= 0 {
 		t.Endpoint = LeakIdleEndpoint + int64(f.ep)
 	}

@@ -37,6 +37,7 @@ type wgWrap struct {
 // paging reads a slice of it by binary search, so only the first request of
 // a filter set scans the data.
 type view struct {
+	data *dataset // the data set it was built from
 	refs []ref
 }
 
@@ -48,14 +49,14 @@ func (d *dataset) key(r ref) (start, id int64) {
 	return c.start, c.id
 }
 
-func (d *dataset) buildView(k viewKey) *view {
+func (d *dataset) buildView(k viewKey, win window) *view {
 	m := d.matches(k.gte, k.lte, k.mask)
 	if !k.tree {
 		refs := make([]ref, len(m))
 		for i, ci := range m {
 			refs[i] = ref{ci: ci}
 		}
-		return &view{refs: refs}
+		return &view{data: d, refs: refs}
 	}
 	var plain []ref
 	eps := map[int16]*epWrap{}
@@ -83,9 +84,10 @@ func (d *dataset) buildView(k viewKey) *view {
 		}
 		g.members = append(g.members, ci)
 		g.end = max(g.end, c.end)
-		g.amount += c.amount
+		a := c.amountsIn(win).total
+		g.amount += a
 		e.end = max(e.end, c.end)
-		e.amount += c.amount
+		e.amount += a
 	}
 	refs := make([]ref, 0, len(plain)+len(epOrder))
 	refs = append(refs, plain...)
@@ -102,7 +104,7 @@ func (d *dataset) buildView(k viewKey) *view {
 		bs, bi := d.key(b)
 		return cmp.Or(cmp.Compare(as, bs), cmp.Compare(ai, bi))
 	})
-	return &view{refs: refs}
+	return &view{data: d, refs: refs}
 }
 
 // Filter selects ground-truth contracts the way select_filters and
@@ -193,11 +195,12 @@ type Node struct {
 	Contract                  *Contract // contract nodes only
 }
 
-func (d *dataset) export(ci int32) Contract {
+func (d *dataset) export(ci int32, w window) Contract {
 	c := &d.cs[ci]
+	am := c.amountsIn(w)
 	out := Contract{
 		ID: c.id, Type: d.typeName(c), Source: d.source(c), Start: c.start, End: c.end,
-		Description: d.contractDesc(c), Amount: c.amount, TemplateID: c.template,
+		Description: d.contractDesc(c), Amount: am.total, TemplateID: c.template,
 	}
 	if c.label >= 0 {
 		out.Label = d.labels[c.label]
@@ -210,7 +213,7 @@ func (d *dataset) export(ci int32) Contract {
 		it := &c.items[i]
 		out.Items = append(out.Items, Item{
 			Type: itemTypes[it.typ], Start: c.start, End: c.end,
-			Description: d.itemDesc(c, it), Amount: it.amount,
+			Description: d.itemDesc(c, it), Amount: am.items[i],
 		})
 	}
 	return out
@@ -242,10 +245,12 @@ func ordered(n int, desc bool, fn func(i int)) {
 // matching q, in response order, with exact amounts. Paging through the
 // charges endpoint with the same filters yields exactly these rows.
 func (s *Server) Contracts(q Filter) []Contract {
-	v := s.view(q.key(false))
+	k := q.key(false)
+	d := s.ds()
+	v, win := s.view(d, k), s.windowOf(k.gte, k.lte)
 	out := make([]Contract, 0, len(v.refs))
 	ordered(len(v.refs), !q.OldestFirst, func(i int) {
-		out = append(out, s.data.export(v.refs[i].ci))
+		out = append(out, d.export(v.refs[i].ci, win))
 	})
 	return out
 }
@@ -253,11 +258,12 @@ func (s *Server) Contracts(q Filter) []Contract {
 // Tree returns the ground truth of a tree-format query: the top-level entries
 // matching q in response order, wrappers filled with their matching members.
 func (s *Server) Tree(q Filter) []Node {
-	v := s.view(q.key(true))
-	d := s.data
+	k := q.key(true)
+	d := s.ds()
+	v, win := s.view(d, k), s.windowOf(k.gte, k.lte)
 	desc := !q.OldestFirst
 	contractNode := func(ci int32) Node {
-		c := d.export(ci)
+		c := d.export(ci, win)
 		return Node{Type: c.Type, Source: c.Source, Start: c.Start, End: c.End,
 			Description: c.Description, Amount: c.Amount, EndpointID: c.EndpointID,
 			WorkergroupID: c.WorkergroupID, Contract: &c}

@@ -101,6 +101,13 @@ type Options struct {
 	// than the generated year, about 40) keeps the generated year. More
 	// are added as card top-ups spread over the year (benchmarks).
 	Payments int
+	// WindowAmounts answers charges by the rule public clients report of
+	// the live API rather than the specification's: an entry's amount,
+	// and each item's, is what fell inside the queried day.gte..day.lte
+	// window (the contract's seconds inside it, pro rata), not the
+	// contract's total. [Server.Contracts] and [Server.Tree] follow the
+	// same rule; a Filter without bounds gives the totals.
+	WindowAmounts bool
 	// VolumesThreshold, EndpointsThreshold and WorkerGroupsThreshold are
 	// the same for GET /api/v0/volumes/, /api/v0/endptjobs/ and
 	// /api/v0/workergroups/: 0 means the documented 5.5 s, 3 s and 2 s,
@@ -170,10 +177,12 @@ func (k *keyInfo) allows(perm string) bool { return k.perms == nil || k.perms[pe
 // Server is the fake API. Create it with [New] or [Start]; all methods are
 // safe for concurrent use.
 type Server struct {
-	opts  Options
-	data  *dataset
-	now   time.Time
-	clock func() time.Time
+	opts Options
+	// data is the data set answered from, replaced whole by Advance; a
+	// request reads one data set from start to end.
+	data    atomic.Pointer[dataset]
+	advance sync.Mutex // one Advance at a time
+	clock   func() time.Time
 
 	latency   atomic.Int64
 	threshold atomic.Int64
@@ -237,8 +246,6 @@ func New(opts Options) *Server {
 	opts.WebhooksThreshold = orDefault(opts.WebhooksThreshold, 2*time.Second)
 	s := &Server{
 		opts:  opts,
-		data:  generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile, opts.Leaks),
-		now:   opts.Now,
 		clock: opts.Clock,
 		keys: map[string]*keyInfo{
 			DemoKey:      {name: KeyNameDemo, id: 1},
@@ -260,7 +267,8 @@ func New(opts Options) *Server {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	s.invoices = s.data.payments(opts.Seed, opts.Payments)
+	s.data.Store(generate(opts.Seed, opts.Contracts, opts.Now, opts.Span, opts.Hostile, opts.Leaks))
+	s.invoices = s.ds().payments(opts.Seed, opts.Payments)
 	if opts.Invoices != nil {
 		s.invoices = slices.Clone(opts.Invoices)
 		slices.SortStableFunc(s.invoices, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
@@ -344,15 +352,18 @@ func (s *Server) Close() {
 }
 
 // Now is the end of the data set (Options.Now truncated to seconds).
-func (s *Server) Now() time.Time { return s.now }
+func (s *Server) Now() time.Time { return time.Unix(s.ds().now, 0).In(s.opts.Now.Location()) }
+
+// ds is the data set in force.
+func (s *Server) ds() *dataset { return s.data.Load() }
 
 // UserID is the id of the demo account.
-func (s *Server) UserID() int64 { return s.data.userID }
+func (s *Server) UserID() int64 { return s.ds().userID }
 
 // Credit is the account's credit in thousandths of a dollar, as served in
 // users/current. It is about 2.5 times the pro-rated spend of the last seven
 // days, so it would last two to three weeks.
-func (s *Server) Credit() int64 { return s.data.credit }
+func (s *Server) Credit() int64 { return s.ds().credit }
 
 // RevokeKey makes key answer 404 auth_error from now on. Unknown keys are
 // ignored.

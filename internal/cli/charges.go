@@ -167,6 +167,9 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	q.Types, q.Format, q.OldestFirst = a.types, api.Format(a.format), a.oldest
 	f := svc.Feed(q)
 	defer f.Release()
+	if a.groupBy != billing.ByDay {
+		f.ListOnly() // amounts as the server sent them, whatever its rule
+	}
 	entries, st, err := f.All(ctx, s.progress.feed)
 	s.progress.done()
 	if err != nil {
@@ -178,7 +181,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	}
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
-		g.Add(entries)
+		g.Add(f.Spreadable(entries)) // by day, an amount is spread over the days it covers
 		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
 			return err
 		}

@@ -61,6 +61,9 @@ var commands = []func(x *execution) *cobra.Command{
 	newNotificationsCommand,
 	newPaymentsCommand,
 	newStatementCommand,
+	newSyncCommand,
+	newSQLCommand,
+	newLedgerCommand,
 	newSpendCommand,
 	newAuthCommand,
 	newServeCommand,
@@ -122,6 +125,7 @@ func (g *globals) register(fs *pflag.FlagSet) {
 	durationFlag(fs, &g.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")
 	durationFlag(fs, &g.deadline, "deadline", maxDeadline, "2m", "commands: give up on the whole run after this long, up to 24h,\npacing, retries and rate-limit waits included (default: none)")
 	fs.StringVar(&g.debug, "debug", "", "log every request and response to this `file` (mode 0600) for a\nbug report; the key, every api_key (the account's, the endpoints') and\nwebhook secrets are redacted")
+	fs.BoolVar(&g.noLedger, "no-ledger", false, "neither read nor write the ledger this run: every figure from the\nserver (the ledger setting turns it off for good)")
 }
 
 // rootCommand is the whole command line of one run, writing help and the
@@ -203,12 +207,18 @@ func (x *execution) runE(f func(c *cobra.Command) error) func(*cobra.Command, []
 // 429 waits included. check, if not nil, runs first: a usage error it
 // returns sends no request.
 func (x *execution) commandRun(utc *bool, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
-	return x.commandRunWith(utc, nil, check, f)
+	return x.sessionRun(utc, check, sessionOptions{}, f)
 }
 
 // commandRunWith is commandRun with the client's transport wrapped by
 // transport, if not nil: serve counts the API's answers there.
 func (x *execution) commandRunWith(utc *bool, transport func(http.RoundTripper) http.RoundTripper, check func() error, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
+	return x.sessionRun(utc, check, sessionOptions{transport: transport}, f)
+}
+
+// sessionRun is commandRun with the session's options o (the ledger's own
+// commands open its file themselves: o.noLedger).
+func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
 	return x.runE(func(*cobra.Command) error {
 		if check != nil {
 			if err := check(); err != nil {
@@ -223,7 +233,8 @@ func (x *execution) commandRunWith(utc *bool, transport func(http.RoundTripper) 
 			defer cancel()
 		}
 		p := newProgress(x.env.stderr, x.env.isTerminal(x.env.stderr))
-		s, err := openSession(x.env, x.globals, sessionOptions{base: ctx, utc: utc != nil && *utc, observe: p.observe, transport: transport})
+		o.base, o.utc, o.observe = ctx, utc != nil && *utc, p.observe
+		s, err := openSession(x.env, x.globals, o)
 		if err != nil {
 			return err
 		}

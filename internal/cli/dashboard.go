@@ -22,7 +22,7 @@ func (x *execution) dashboard() error {
 	defer stop()
 	events := &ui.Events{}
 	open := func() (*Session, error) {
-		return openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe})
+		return openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe, dashboard: true})
 	}
 	s, err := open()
 	var signedIn signin.Result

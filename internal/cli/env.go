@@ -40,9 +40,13 @@ type env struct {
 	// context is cancelled on ctrl+c or SIGTERM (tests cancel it
 	// themselves).
 	context func() (context.Context, context.CancelFunc)
+	// ledger lets runs keep the ledger (the settings and --no-ledger
+	// decide then); the tests of the wire turn it off, the ledger's own
+	// tests on.
+	ledger bool
 	// stdin is where the answer to a question is read (webhooks delete,
-	// auth login and logout ask when it is a terminal) and what auth login
-	// --with-token reads the key from.
+	// ledger forget, auth login and logout ask when it is a terminal) and
+	// what auth login --with-token reads the key from.
 	stdin io.Reader
 	// resolve looks up a webhook URL's host before a save; nil is the
 	// system's resolver (--demo looks nothing up).
@@ -67,6 +71,7 @@ func processEnv(version string) *env {
 		isTerminal: isTerminal,
 		width:      terminalWidth,
 		context:    signalContext,
+		ledger:     true,
 	}
 }
 

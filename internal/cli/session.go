@@ -13,6 +13,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/ledger"
 )
 
 // globals are the global flags: they work before or after any command.
@@ -23,6 +24,9 @@ type globals struct {
 	// deadline is --deadline: how long a headless command may take in all
 	// (pacing, retries and 429 waits included); 0 means no limit.
 	deadline time.Duration
+	// noLedger is --no-ledger: this run neither reads nor writes the
+	// ledger.
+	noLedger bool
 	flags    config.Flags
 }
 
@@ -44,6 +48,13 @@ type Session struct {
 	// KeySource says where the key came from: "env VAST_API_KEY" or a
 	// file's path ("" for --demo and a key being signed in with).
 	KeySource string
+	// Ledger is the account's ledger, open for this run; nil when the
+	// settings, --no-ledger or a failure to open it leave the run without.
+	Ledger *ledger.Ledger
+	// LedgerPath is where the account's ledger is (or would be); "" when
+	// there is no home to keep one in, or --no-ledger keeps this run away
+	// from it.
+	LedgerPath string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -69,6 +80,12 @@ type sessionOptions struct {
 	// key, when set, is the key to use instead of looking one up: a key
 	// being signed in with (the URL and settings are still resolved).
 	key *config.Secret
+	// noLedger leaves the ledger closed (the commands that read or delete
+	// its file themselves); LedgerPath is still set.
+	noLedger bool
+	// dashboard says a ledger that cannot be used on the status line (the
+	// feeds' warnings) rather than on stderr, which the screen covers.
+	dashboard bool
 	// transport, if not nil, wraps the client's transport (nil: Go's
 	// default; the --debug log's when set): serve counts the API's
 	// answers there.
@@ -149,6 +166,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	case e.resolve != nil:
 		bopts = append(bopts, billing.WithResolver(e.resolve))
 	}
+	bopts = append(bopts, s.openLedger(e, cfg, g, o, client, key)...)
 	s.Billing = billing.New(o.base, client, bopts...)
 	return s, nil
 }
@@ -190,6 +208,57 @@ func (s *Session) clientFor(key string) (*api.Client, error) {
 	return api.New(s.baseURL, key, s.clientOpts...)
 }
 
+// openLedger opens the account's ledger when the settings and flags want
+// one, and returns the billing options that use it. A ledger that cannot
+// be used (a link, another user's file, a read-only folder, a newer
+// schema) is said in one warning and the run goes on from the server; a
+// corrupt one moved aside is said too. The demo server's ledger is its
+// own, by one fixed name, whatever its port.
+func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions, client *api.Client, key string) []billing.Option {
+	dir := config.LedgerDir(cfg)
+	if dir == "" {
+		return nil
+	}
+	host := "console.vast.ai"
+	switch {
+	case g.demo:
+		host = "demo"
+	default:
+		if u, err := url.Parse(client.BaseURL()); err == nil && u.Host != "" {
+			host = u.Host
+		}
+	}
+	if g.noLedger {
+		return nil
+	}
+	id := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
+	s.LedgerPath = ledger.Path(dir, id)
+	if o.noLedger || !s.Settings.Ledger || !e.ledger {
+		return nil
+	}
+	l, moved, err := ledger.Open(s.LedgerPath, id)
+	var note string
+	switch {
+	case err != nil:
+		note = "the ledger is off this run: " + err.Error()
+	case moved != "":
+		note = "the ledger " + s.LedgerPath + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
+	}
+	var opts []billing.Option
+	if note != "" {
+		if o.dashboard {
+			opts = append(opts, billing.WithLedgerNote(note))
+		} else {
+			warn(s.stderr, note)
+		}
+	}
+	if l != nil {
+		s.Ledger = l
+		opts = append(opts, billing.WithLedger(l))
+	}
+	return opts
+}
+
 // Close stops the billing layer's loads and the demo server, and closes
 // the debug log.
 func (s *Session) Close() {
@@ -201,5 +270,8 @@ func (s *Session) Close() {
 	}
 	if s.debugLog != nil {
 		s.debugLog.Close()
+	}
+	if s.Ledger != nil {
+		_ = s.Ledger.Close()
 	}
 }

@@ -115,6 +115,25 @@ func chargesRequests(srv *demoserver.Server) []demoserver.Request {
 	return out
 }
 
+// pagingRequests are the charges requests of the feeds' paging, and
+// probes the ones that learnt the amount rule: billing asks one whole UTC
+// day, oldest first, when a contract reaches outside the range asked and
+// the figures spread amounts over days.
+func pagingRequests(srv *demoserver.Server) (paging, probes []demoserver.Request) {
+	for _, r := range chargesRequests(srv) {
+		var sf struct {
+			Day struct{ Gte, Lte int64 } `json:"day"`
+		}
+		_ = json.Unmarshal([]byte(r.Query.Get("select_filters")), &sf)
+		if r.Query.Get("latest_first") == "false" && sf.Day.Gte%86400 == 0 && sf.Day.Lte == sf.Day.Gte+86399 {
+			probes = append(probes, r)
+			continue
+		}
+		paging = append(paging, r)
+	}
+	return paging, probes
+}
+
 // wholeSpan is a range holding every contract of a test server.
 func wholeSpan() []string {
 	return []string{"--from", demoNow.AddDate(-1, 0, -2).Format(time.DateOnly), "--to", demoNow.Format(time.DateOnly), "--utc"}
@@ -156,6 +175,7 @@ func isolate(t *testing.T) string {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("VAST_API_KEY", "")
 	t.Setenv("VAST_URL", "")
 	return home
@@ -165,6 +185,7 @@ func isolate(t *testing.T) string {
 func testEnv(out, errOut io.Writer) *env {
 	e := processEnv("")
 	e.stdout, e.stderr = out, errOut
+	e.ledger = false // the ledger's tests turn it on (ledger_test.go)
 	// No test looks a name up on the network, and none reads the
 	// terminal's stdin: the test process's may be a terminal.
 	e.resolve = func(context.Context, string) ([]netip.Addr, error) { return nil, errors.New("no network in tests") }

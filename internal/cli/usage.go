@@ -265,6 +265,7 @@ func manPage(root *cobra.Command, version string) string {
 		{"VAST_URL", "the API base URL, when --url is not given (default https://console.vast.ai)"},
 		{"XDG_CONFIG_HOME", "where the key file of the vastai CLI and the settings file are looked for (default ~/.config)"},
 		{"XDG_STATE_HOME", "where the dashboard remembers its filters (default ~/.local/state)"},
+		{"XDG_DATA_HOME", "where the ledger, the local history, is kept (default ~/.local/share)"},
 		{"NO_COLOR", "no colours, in the dashboard and the help (every state also has a word or symbol)"},
 		{"COLORFGBG", "a light or dark hint for terminals that do not report their background"},
 	})
@@ -273,6 +274,7 @@ func manPage(root *cobra.Command, version string) string {
 		{"$XDG_CONFIG_HOME/vastai/vast_api_key", "the API key, where the official vastai CLI keeps it; then ~/.vast_api_key"},
 		{"$XDG_CONFIG_HOME/vastdash/config.toml", "the settings (optional)"},
 		{"$XDG_STATE_HOME/vastdash/state.toml", "the Charges filters the dashboard remembers"},
+		{"$XDG_DATA_HOME/vastdash/ledger-HOST-ACCOUNT.db", "the ledger: one SQLite file per account and API host, 0600 (see vastdash ledger)"},
 	})
 	put(".SH EXIT STATUS\n")
 	flags([][2]string{

@@ -14,8 +14,9 @@ var Floors = [][]string{
 	// The wire, its stand-in, and the key table.
 	{"api", "keymap"},
 	{"api/demoserver", "config"},
-	// Days, ranges and their arithmetic, under the billing layer.
-	{"spend"},
+	// Days, ranges and their arithmetic, and the ledger's store, under the
+	// billing layer.
+	{"spend", "ledger"},
 	// Every rule of the domain, once.
 	{"billing"},
 	{"billing/billingtest", "export", "exporter"},

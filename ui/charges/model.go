@@ -114,6 +114,7 @@ type Model struct {
 	listener  int
 	listening bool // a Listen command of this hold is pending
 	seen      uint64
+	gen       uint64 // the State.Generation whose pages are folded
 	entries   int
 	st        billing.State
 
@@ -270,7 +271,7 @@ func (m *Model) attach(f *billing.Feed) {
 	// A new number per feed taken, so a late answer of a listener of an
 	// earlier hold is not taken for the current one.
 	m.listener = shared.NewListener()
-	m.listening, m.seen, m.entries = false, 0, 0
+	m.listening, m.seen, m.entries, m.gen = false, 0, 0, 0
 	m.st = billing.State{Total: -1}
 	if f == nil {
 		m.st.Err = errNoService // say so rather than "loading" forever
@@ -376,6 +377,15 @@ func (m *Model) sync() bool {
 	st := m.feed.State()
 	if st.Version <= m.seen {
 		return false
+	}
+	if st.Generation != m.gen {
+		// The feed's entries were replaced as a whole (the ledger's rows
+		// read again after a sync brought something new): fold them again
+		// from the first, keeping the open rows and the cursor's contract.
+		m.gen = st.Generation
+		if m.entries > 0 {
+			m.refold()
+		}
 	}
 	grew := false
 	if st.Entries > m.entries {
@@ -508,6 +518,23 @@ func (m *Model) reload() {
 		at = m.sourceOf(m.cursor)
 	}
 	m.attach(m.takeFeed(true))
+	m.reopen = open
+	m.seek, m.seekQuiet = at, at != ""
+}
+
+// refold starts the rows again from the feed held, as reload does from a
+// new one: the rows that were open open again and the cursor goes back to
+// its contract.
+func (m *Model) refold() {
+	open := m.openSources()
+	at := ""
+	if m.tree.Len() > 0 {
+		at = m.sourceOf(m.cursor)
+	}
+	f, gen := m.feed, m.gen
+	m.feed = nil // kept, not released
+	m.attach(f)
+	m.gen = gen
 	m.reopen = open
 	m.seek, m.seekQuiet = at, at != ""
 }

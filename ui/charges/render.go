@@ -312,9 +312,19 @@ func (m *Model) footer() string {
 		b.WriteString(" · ")
 		b.WriteString(billing.Plural(st.Duplicates, "duplicate dropped", "duplicates dropped"))
 	}
+	synced := ""
+	if st.Ledger && !st.Done {
+		synced = st.SyncedText(m.ctx.Clock()) // the ledger's rows: how old
+	}
+	if synced != "" {
+		b.WriteString(" · ")
+		b.WriteString(synced)
+	}
 	switch {
 	case m.waiting():
 		b.WriteString(" · waiting for the rate limit…")
+	case st.Loading && st.Ledger:
+		b.WriteString(" · syncing…")
 	case st.Loading:
 		b.WriteString(" · loading ")
 		b.WriteString(m.pageText())

@@ -43,7 +43,11 @@ func demo(t *testing.T, key string, contracts int, wrap func(http.Handler) http.
 	}
 	ctx := newCtx()
 	base, cancel := context.WithCancel(context.Background())
-	svc := billing.New(base, client, billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+	// The amount rule is known, as an account's ledger keeps it: these
+	// tests count the pages of the screen's feeds, and the billing layer's
+	// tests the requests that learn the rule (under both rules).
+	svc := billing.New(base, client, billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC),
+		billing.WithAmountRule(billing.RuleTotals))
 	t.Cleanup(func() {
 		cancel()
 		svc.Close()

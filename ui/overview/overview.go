@@ -85,13 +85,14 @@ func insertTop(top []topEntry, e topEntry) []topEntry {
 type follow struct {
 	f         *billing.Feed // nil without a billing layer
 	seen      uint64        // the last State.Version folded
+	gen       uint64        // the State.Generation whose pages are folded
 	consumed  int           // pages folded
 	listening bool
 	st        billing.State // the state the folded pages came with
 }
 
 // done reports that everything of the query has been folded.
-func (fl *follow) done() bool { return fl.st.Done }
+func (fl *follow) done() bool { return fl.st.Whole() }
 
 // burnFigures is a meter and the state of the feed that filled it: what
 // the burn line and the runway are computed from.
@@ -210,11 +211,7 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	m.release(m.main)
 	m.main, m.cursor = nil, 0
-	m.totals, m.top = spend.Totals{}, nil
-	// A range too long to chart by the day (a custom range reaching back
-	// past ten years) is spread by the month, so no part of it is cut.
-	m.daily = spend.NewPeriodWindow(m.ctx.Loc(), m.rng.From, m.rng.To, spend.PeriodFor(m.rng.From, m.rng.To, m.ctx.Loc()))
-	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
+	m.startFigures()
 	if svc == nil {
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
@@ -357,14 +354,19 @@ func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 // be newer than st (the feed moved on since the message was sent), never
 // older: a feed stores a page before it announces it.
 func (m *Model) fold(fl *follow, st billing.State) {
+	if st.Generation != fl.gen {
+		m.refold(fl)
+		fl.gen = st.Generation
+	}
 	pages := fl.f.Pages(fl.consumed)
 	fl.consumed += len(pages)
 	fl.seen, fl.st = st.Version, st
 	meterFed := fl == m.burn || (fl == m.main && m.burn == nil)
 	for _, p := range pages {
+		sp := fl.f.Spreadable(p) // what the daily figures spread
 		if fl == m.main {
 			m.totals.Add(p)
-			m.daily.Add(p)
+			m.daily.Add(sp)
 			m.labels.Add(p)
 			for i := range p {
 				e := &p[i]
@@ -372,16 +374,39 @@ func (m *Model) fold(fl *follow, st billing.State) {
 			}
 		}
 		if meterFed && m.meter != nil {
-			m.meter.Add(p)
+			m.meter.Add(sp)
 		}
 	}
-	if meterFed && st.Done {
+	if meterFed && st.Whole() {
 		m.kept = nil // the figures are this feed's now
 	}
 	if fl == m.month.fl {
 		m.foldMonth(st)
 	}
 	m.cursor = min(m.cursor, max(len(m.top)-1, 0))
+}
+
+// startFigures empties what the range's feed is folded into: the totals,
+// the top contracts, the chart and the split by label.
+func (m *Model) startFigures() {
+	m.totals, m.top = spend.Totals{}, nil
+	// A range too long to chart by the day (a custom range reaching back
+	// past ten years) is spread by the month, so no part of it is cut.
+	m.daily = spend.NewPeriodWindow(m.ctx.Loc(), m.rng.From, m.rng.To, spend.PeriodFor(m.rng.From, m.rng.To, m.ctx.Loc()))
+	m.labels = billing.NewGrouping(billing.ByLabel, m.ctx.Loc(), m.rng.From, m.rng.To)
+}
+
+// refold drops what was folded of fl's feed, whose entries were replaced
+// as a whole (the ledger's rows read again after a sync brought something
+// new): its pages are folded again from the first.
+func (m *Model) refold(fl *follow) {
+	fl.consumed = 0
+	if fl == m.main {
+		m.startFigures()
+	}
+	if (fl == m.burn || (fl == m.main && m.burn == nil)) && m.ctx.Billing != nil {
+		m.meter = m.ctx.Billing.NewMeter()
+	}
 }
 
 // onKey moves the cursor among the top contracts, reveals one, or reloads.

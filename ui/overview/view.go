@@ -263,7 +263,7 @@ func (m *Model) insightLines(w int) []line {
 	case src.st.Err != nil && !src.st.Done:
 		// The status line says why.
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— charges unavailable"), prio: prioBurn})
-	case !src.st.Done:
+	case !src.st.Whole():
 		s := "— loading the last 7 complete days (" + e.Week.From.Format("2 Jan") + " – " + e.Week.To.AddDate(0, 0, -1).Format("2 Jan") + ")"
 		if src.own {
 			s += ": " + src.st.Progress()
@@ -483,6 +483,15 @@ func (m *Model) loadedText() string {
 	switch {
 	case fs.Done:
 		return "all " + billing.Plural(n, "contract", "contracts") + " loaded"
+	case fs.Ledger && fs.Err != nil:
+		// The ledger's rows, as of their last sync: whole, but perhaps old.
+		return billing.Plural(n, "contract", "contracts") + " · " + fs.SyncedText(m.ctx.Clock()) + " · " + st.Warning.Render("not synced")
+	case fs.Ledger:
+		t := billing.Plural(n, "contract", "contracts")
+		if s := fs.SyncedText(m.ctx.Clock()); s != "" {
+			t += " · " + s
+		}
+		return t + st.Muted.Render(" · syncing…")
 	case fs.Err != nil && n == 0:
 		return st.Warning.Render("no charges loaded")
 	case fs.Err != nil && fs.Total >= 0:

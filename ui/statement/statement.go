@@ -266,7 +266,9 @@ func (m *Model) copyRow() tea.Cmd {
 // settle builds the statement once both feeds have ended (done or
 // stopped) and the credit is known, and says a failure on the status line.
 func (m *Model) settle() tea.Cmd {
-	ended := func(st billing.State) bool { return st.Done || st.Err != nil }
+	// A feed with the ledger's rows of the whole year is as good as done
+	// until its sync says otherwise: the statement shows at once.
+	ended := func(st billing.State) bool { return st.Whole() || st.Err != nil }
 	if !m.started || !ended(m.pst) || !ended(m.cst) {
 		return nil
 	}
@@ -296,6 +298,8 @@ func (m *Model) settle() tea.Cmd {
 		// What the feeds skipped is left out of the figures: said as the
 		// commands say it.
 		return m.feedStatus(shared.StatusWarn, strings.Join(st.Warnings, "; "))
+	case !m.pst.Done || !m.cst.Done:
+		return m.feedStatus(shared.StatusInfo, "the year from the ledger, "+oldestSync(m.ctx.Clock(), m.pst, m.cst)+" · syncing…")
 	}
 	return m.feedStatus(shared.StatusInfo, "")
 }
@@ -424,3 +428,14 @@ func (m *Model) recordLine(in *api.Invoice) (when, what, amount, note string) {
 
 // itoa is strconv.Itoa, for the view.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// oldestSync is the SyncedText of the feed synced longest ago.
+func oldestSync(now time.Time, sts ...billing.State) string {
+	old := sts[0]
+	for _, st := range sts[1:] {
+		if st.Synced.Before(old.Synced) {
+			old = st
+		}
+	}
+	return old.SyncedText(now)
+}

@@ -1,0 +1,477 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
+)
+
+// The rules of the ledger: what to ask the server so that a range of the
+// ledger is whole and current, and nothing more.
+//
+// Under totals a contract that ended before the last sync cannot change;
+// under window amounts a day that ended before it cannot. So a span the
+// ledger holds, synced at S, is final before S − syncMargin (under window
+// amounts, before the UTC midnight at or before that), and only what
+// overlaps [that, now] is asked again, with the parts of the range never
+// covered. Then one request with limit=1 over the whole range gives the
+// count the server holds; a local count that differs is found by halving
+// and those windows alone are fetched again. Every window is fetched whole
+// UTC days at a time, newest first, each page written in one transaction
+// with the token of the next (an interrupted sync goes on from there).
+
+const (
+	// syncMargin is how far behind the last sync the next one looks again:
+	// a contract recorded late, or a day's charges settled late, is found.
+	syncMargin = 2 * time.Hour
+	// syncFresh is how recent a sync stands for now: the Overview's two
+	// feeds and the Charges screen opening together sync once.
+	syncFresh = 30 * time.Second
+	// maxHalvings bounds the count requests of one verification.
+	maxHalvings = 12
+	day         = 86400
+)
+
+// WithLedger makes the service keep its history in l: feeds read it first
+// and ask the server only what changed; the amount rule is kept in it.
+func WithLedger(l *ledger.Ledger) Option {
+	return func(s *Service) {
+		if l == nil {
+			return
+		}
+		s.led = l
+		if r := ParseAmountRule(l.Meta("amount_rule")); r != RuleUnknown {
+			s.rule = r
+		}
+		s.onRule = func(r AmountRule) { _ = l.SetMeta(context.Background(), "amount_rule", r.String()) }
+	}
+}
+
+// WithLedgerNote says why the run has no ledger (it could not be opened),
+// in every feed's warnings: the dashboard's status line.
+func WithLedgerNote(note string) Option {
+	return func(s *Service) { s.ledNote = note }
+}
+
+// Ledger is the service's ledger (nil without one, or once it failed).
+func (s *Service) Ledger() *ledger.Ledger {
+	s.ledMu.Lock()
+	defer s.ledMu.Unlock()
+	return s.led
+}
+
+// ledgerNote is why the ledger was given up this run ("" while in use).
+func (s *Service) ledgerNote() string {
+	s.ledMu.Lock()
+	defer s.ledMu.Unlock()
+	return s.ledNote
+}
+
+// ledgerError is a failure of the ledger itself (not of the network): the
+// run goes on without it, or with a new file when it was corrupt.
+type ledgerError struct{ err error }
+
+func (e *ledgerError) Error() string { return "ledger: " + e.err.Error() }
+func (e *ledgerError) Unwrap() error { return e.err }
+
+func ledgerErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ledgerError{err}
+}
+
+// giveUp handles a failed ledger: a corrupt file is moved aside and a new
+// one started (retry says to sync again); anything else (disk full,
+// read-only) drops the ledger for the rest of the run. The note is said
+// once, in the feeds' warnings.
+func (s *Service) giveUp(err error) (retry bool) {
+	s.ledMu.Lock()
+	defer s.ledMu.Unlock()
+	if s.led == nil {
+		return false
+	}
+	if ledger.IsCorrupt(err) && !s.ledReset {
+		s.ledReset = true
+		moved, rerr := s.led.Reset()
+		if rerr == nil {
+			s.ledNote = "the ledger " + s.led.Path() + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
+			return true
+		}
+		err = rerr
+	}
+	s.ledNote = "the ledger " + s.led.Path() + " cannot be used (" + oneLine(err) + "): this run reads the server"
+	s.led = nil
+	return false
+}
+
+func oneLine(err error) string {
+	t := err.Error()
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	return t
+}
+
+// SyncState is where a sync stands: pages asked, of how many the window
+// being fetched needs (-1 while unknown), and what changed.
+type SyncState struct {
+	Kind       string // ledger.KindCharges or ledger.KindPayments
+	Pages      int
+	PagesTotal int
+	Entries    int // entries received
+	Changed    int // rows added, changed or deleted
+	Skipped    int // entries dropped as malformed
+	Requests   int // every request, counts included
+	// RuleLearnt is set when the sync learnt the amount rule: the rows
+	// read before it may have been read by the wrong one.
+	RuleLearnt bool
+}
+
+// window is a stretch [lo, hi) of unix seconds.
+type window struct{ lo, hi int64 }
+
+func dayFloor(t int64) int64 {
+	d := t - t%day
+	if t%day < 0 {
+		d -= day
+	}
+	return d
+}
+
+func dayCeil(t int64) int64 {
+	if f := dayFloor(t); f != t {
+		return f + day
+	}
+	return t
+}
+
+// finalBefore is the time before which a span's rows cannot change any
+// more: its sync less the margin, a UTC midnight under window amounts.
+func finalBefore(sp ledger.Span, rule AmountRule) int64 {
+	c := sp.SyncedAt - int64(syncMargin/time.Second)
+	if rule == RuleWindow {
+		c = dayFloor(c)
+	}
+	return min(c, sp.Hi)
+}
+
+// planWindows returns the windows to fetch so that [lo, hi) is whole and
+// current: every part no span holds as final, in order, merged; under
+// window amounts widened to whole UTC days (the last one ending at most at
+// hi), as the ledger keeps them by day. Under totals a window is as narrow
+// as the rule allows: the contracts running at the last sync and the new
+// ones, not a whole day of contracts that cannot have changed.
+func planWindows(spans []ledger.Span, lo, hi int64, rule AmountRule) []window {
+	var fin []window
+	for _, sp := range spans {
+		if b := finalBefore(sp, rule); sp.Lo < b {
+			fin = append(fin, window{sp.Lo, b})
+		}
+	}
+	slices.SortFunc(fin, func(a, b window) int { return int(a.lo - b.lo) })
+	var gaps []window
+	cur := lo
+	for _, f := range fin {
+		if f.hi <= cur {
+			continue
+		}
+		if f.lo >= hi {
+			break
+		}
+		if f.lo > cur {
+			gaps = append(gaps, window{cur, f.lo})
+		}
+		cur = max(cur, f.hi)
+	}
+	if cur < hi {
+		gaps = append(gaps, window{cur, hi})
+	}
+	return widen(gaps, hi, rule)
+}
+
+// widen stretches windows to whole UTC days under window amounts (never
+// past limit) and merges those that then touch.
+func widen(ws []window, limit int64, rule AmountRule) []window {
+	var out []window
+	for _, w := range ws {
+		if rule == RuleWindow {
+			w = window{dayFloor(w.lo), min(dayCeil(w.hi), max(limit, w.hi))}
+		}
+		if n := len(out); n > 0 && w.lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, w.hi)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// covers reports that ws hold [lo, hi).
+func covers(ws []window, lo, hi int64) bool {
+	for _, w := range ws {
+		if w.lo <= lo && lo < w.hi {
+			lo = w.hi
+		}
+	}
+	return lo >= hi
+}
+
+// fresh reports that spans synced within syncFresh of now hold [lo, hi):
+// a sync that recent stands for now. Only this service's own syncs count
+// (Service.synced): another run's may be minutes old on a clock that did
+// not move, and a new run verifies what it reads.
+func fresh(spans []ledger.Span, lo, hi, now int64) bool {
+	var ws []window
+	for _, sp := range spans {
+		if now-sp.SyncedAt <= int64(syncFresh/time.Second) {
+			ws = append(ws, window{sp.Lo, sp.Hi})
+		}
+	}
+	slices.SortFunc(ws, func(a, b window) int { return int(a.lo - b.lo) })
+	return covers(ws, lo, hi)
+}
+
+// mergeSpans adds a span just fetched and merges what may be merged: a
+// span whose not-yet-final tail the newer one holds becomes part of it (all
+// of it is then as current as the newer), one inside a newer is dropped,
+// and spans of one sync that touch are joined.
+func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.Span {
+	out := append(slices.Clone(spans), add)
+	for changed := true; changed; {
+		changed = false
+	scan:
+		for i := range out {
+			for j := range out {
+				if i == j {
+					continue
+				}
+				old, nw := out[i], out[j]
+				if old.SyncedAt > nw.SyncedAt {
+					continue
+				}
+				tail := max(old.Lo, finalBefore(old, rule))
+				switch {
+				case nw.Lo <= tail && nw.Hi >= old.Hi,
+					old.SyncedAt == nw.SyncedAt && nw.Lo <= old.Hi && old.Lo <= nw.Hi:
+					out[j] = ledger.Span{Lo: min(old.Lo, nw.Lo), Hi: max(old.Hi, nw.Hi), SyncedAt: nw.SyncedAt}
+				case nw.Lo <= old.Lo && nw.Hi >= old.Hi:
+				default:
+					continue
+				}
+				out = slices.Delete(out, i, i+1)
+				changed = true
+				break scan
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b ledger.Span) int { return int(a.Lo - b.Lo) })
+	return out
+}
+
+// mergeWindows sorts windows and joins those that overlap or touch.
+func mergeWindows(ws []window) []window {
+	slices.SortFunc(ws, func(a, b window) int { return int(a.lo - b.lo) })
+	var out []window
+	for _, w := range ws {
+		if n := len(out); n > 0 && w.lo <= out[n-1].hi {
+			out[n-1].hi = max(out[n-1].hi, w.hi)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// errNoLedger is a sync asked of a service without a ledger.
+var errNoLedger = errors.New("no ledger in use")
+
+// syncOps is what differs between the kinds of rows the ledger syncs.
+type syncOps struct {
+	kind  string
+	limit int // the page size a count may not exceed to be fetched outright
+	// rule is the rule a span's finality follows.
+	rule func() AmountRule
+	// stale is the earliest time in [lo, hi) of rows held that may have
+	// changed though their span is final (a contract running at its sync
+	// under totals, a pending record); ok is false when there is none.
+	stale func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (t int64, ok bool, err error)
+	// fetch pages one window whole and writes it; it returns the window's
+	// count by the server (-1 unknown).
+	fetch func(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error)
+	// count asks the server how many rows [lo, hi) holds (one request).
+	count func(ctx context.Context, lo, hi int64) (int, error)
+	// local counts the rows the ledger holds in [lo, hi).
+	local func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error)
+	// after runs at the end of a sync that asked something.
+	after func(ctx context.Context, led *ledger.Ledger, lo, hi int64) error
+}
+
+// sync brings the ledger's rows of [lo, hi) up to date with the server by
+// the rules above. force ignores a sync of the last seconds (r, `vastdash
+// sync`).
+func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force bool, report func(SyncState)) (st SyncState, err error) {
+	st = SyncState{Kind: ops.kind, PagesTotal: -1}
+	led := s.Ledger()
+	if led == nil || s.client == nil {
+		return st, errNoLedger
+	}
+	ks := s.syncs[ops.kind]
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	now := s.now().Unix()
+	hi = min(hi, now+1)
+	if hi <= lo {
+		return st, nil
+	}
+	say := func() {
+		if report != nil {
+			report(st)
+		}
+	}
+	ruleBefore := s.AmountRule()
+	defer func() { st.RuleLearnt = s.AmountRule() != ruleBefore }()
+	// A window left unfinished goes on first, from its last page, when it
+	// is part of what is asked (a `sync --from 2020` cut short waits for
+	// its own next run, not the dashboard's 30 days).
+	if w, ok, err := led.Progress(ctx, ops.kind, lo, hi); err != nil {
+		return st, ledgerErr(err)
+	} else if ok {
+		if _, err := ops.fetch(ctx, led, w, &st, say); err != nil {
+			return st, err
+		}
+	}
+	if !force && fresh(ks.synced, lo, hi, now) {
+		return st, nil
+	}
+	spans, err := led.Spans(ctx, ops.kind)
+	if err != nil {
+		return st, ledgerErr(err)
+	}
+	plan := planWindows(spans, lo, hi, ops.rule())
+	if t, ok, err := ops.stale(ctx, led, lo, hi); err != nil {
+		return st, ledgerErr(err)
+	} else if w := (window{min(max(lo, t), hi-1), hi}); ok && !covers(plan, w.lo, w.hi) {
+		plan = widen(mergeWindows(append(plan, w)), hi, ops.rule())
+	}
+	verified := false
+	for _, w := range plan {
+		total, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, &st, say)
+		if err != nil {
+			return st, err
+		}
+		if w.lo <= lo && w.hi >= hi && total >= 0 {
+			// This window is the whole range: its total is the count.
+			n, err := ops.local(ctx, led, lo, hi)
+			if err != nil {
+				return st, ledgerErr(err)
+			}
+			verified = n == total
+		}
+	}
+	if !verified {
+		if err := s.verify(ctx, ops, led, lo, hi, now, 0, &st, say); err != nil {
+			return st, err
+		}
+	}
+	ks.synced = append(ks.synced, ledger.Span{Lo: lo, Hi: hi, SyncedAt: now})
+	if ops.after != nil {
+		return st, ops.after(ctx, led, lo, hi)
+	}
+	return st, nil
+}
+
+// verify compares the server's count of [lo, hi) with the ledger's and,
+// where they differ, halves the range (on UTC days) until the windows are
+// small enough to fetch again.
+func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, lo, hi, now int64, depth int, st *SyncState, say func()) error {
+	total, err := ops.count(ctx, lo, hi)
+	if err != nil {
+		return err
+	}
+	st.Requests++
+	local, err := ops.local(ctx, led, lo, hi)
+	if err != nil {
+		return ledgerErr(err)
+	}
+	if total < 0 || total == local {
+		return nil
+	}
+	mid := dayFloor(lo + (hi-lo)/2)
+	if depth >= maxHalvings || total <= ops.limit || mid <= lo || hi-lo <= day {
+		w := widen([]window{{lo, hi}}, hi, ops.rule())[0]
+		_, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, st, say)
+		return err
+	}
+	if err := s.verify(ctx, ops, led, lo, mid, now, depth+1, st, say); err != nil {
+		return err
+	}
+	return s.verify(ctx, ops, led, mid, hi, now, depth+1, st, say)
+}
+
+// windowPager is what fetchWindow needs of the api's pagers.
+type windowPager[P any] interface {
+	Next(ctx context.Context) (P, error)
+	Token() string
+	Done() bool
+	Total() int
+}
+
+// fetchWindow pages one window whole, from its token on when resumed
+// (again from its first page if the server no longer takes the token: the
+// rows are upserts, nothing counts twice), writing each page in one
+// transaction with the token of the next and, on the last, the window's
+// span merged into the kind's. write turns a page into the ledger's and
+// returns the rows changed, the entries kept and those skipped.
+func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, rule AmountRule, limit int, w ledger.Window,
+	open func(token string) windowPager[P],
+	write func(pg P, w ledger.Window, done bool, spans []ledger.Span) (changed, kept, skipped int, err error),
+	st *SyncState, say func()) (int, error) {
+	p := open(w.Token)
+	restarted := false
+	for {
+		pg, err := p.Next(ctx)
+		switch {
+		case errors.Is(err, api.ErrPagerDone):
+			return p.Total(), nil
+		case errors.Is(err, api.ErrInvalidToken) && w.Token != "" && !restarted:
+			restarted = true
+			w.Token, w.Pages = "", 0
+			p = open("")
+			continue
+		case err != nil:
+			return -1, err
+		}
+		st.Requests++
+		w.Token, w.Pages = p.Token(), w.Pages+1
+		done := p.Done()
+		var spans []ledger.Span
+		if done {
+			have, err := led.Spans(ctx, kind)
+			if err != nil {
+				return -1, ledgerErr(err)
+			}
+			spans = mergeSpans(have, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started}, rule)
+		}
+		changed, kept, skipped, err := write(pg, w, done, spans)
+		if err != nil {
+			return -1, err
+		}
+		st.Pages++
+		st.Entries += kept
+		st.Changed += changed
+		st.Skipped += skipped
+		if t := p.Total(); t >= 0 {
+			st.PagesTotal = max((t+limit-1)/limit, w.Pages)
+		}
+		say()
+		if done {
+			return p.Total(), nil
+		}
+	}
+}

@@ -1,0 +1,254 @@
+package billing
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// chargeOps are the charges' side of the ledger's sync: contracts by the
+// day filter, finality by the amount rule, and under totals the contracts
+// still running at their sync asked again.
+func (s *Service) chargeOps() syncOps {
+	return syncOps{
+		kind:  ledger.KindCharges,
+		limit: api.MaxLimit,
+		rule:  s.AmountRule,
+		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
+			if s.AmountRule() == RuleWindow {
+				return 0, false, nil // a past day cannot change, whatever ran on
+			}
+			return led.RunningSince(ctx, lo, hi, int64(syncMargin/time.Second))
+		},
+		fetch: s.fetchCharges,
+		count: func(ctx context.Context, lo, hi int64) (int, error) {
+			pg, err := s.client.Charges(ctx, chargesOf(ledger.Window{Lo: lo, Hi: hi}, 1), "")
+			return pg.Total, err
+		},
+		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error) {
+			return led.CountCharges(ctx, lo, hi)
+		},
+		after: s.learnFromLedger,
+	}
+}
+
+// syncCharges brings the ledger's contracts overlapping [lo, hi) up to
+// date with the server.
+func (s *Service) syncCharges(ctx context.Context, lo, hi int64, force bool, report func(SyncState)) (SyncState, error) {
+	return s.sync(ctx, s.chargeOps(), lo, hi, force, report)
+}
+
+// learnFromLedger learns the amount rule, if it is not known yet, from the
+// contracts the ledger now holds for [lo, hi): it answers any range inside
+// what it holds, where contracts reach across the range's edges and their
+// amounts depend on the rule (asked once per account).
+func (s *Service) learnFromLedger(ctx context.Context, led *ledger.Ledger, lo, hi int64) error {
+	if s.AmountRule() != RuleUnknown {
+		return nil
+	}
+	rows, err := led.Charges(ctx, lo, hi)
+	if err != nil {
+		return ledgerErr(err)
+	}
+	_, err = s.ruleFor(ctx, rows, lo, hi)
+	return err
+}
+
+// chargesOf is the query of a window: table format, newest first.
+func chargesOf(w ledger.Window, limit int) api.ChargesQuery {
+	return api.ChargesQuery{From: time.Unix(w.Lo, 0), To: time.Unix(w.Hi-1, 0), Format: api.FormatTable, Limit: limit}
+}
+
+// fetchCharges fetches one window of contracts, 500 a page, checking each
+// entry's bounds and learning the amount rule before a page that needs it
+// is written.
+func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
+	q := chargesOf(w, api.MaxLimit)
+	seen := map[string]bool{}
+	open := func(token string) windowPager[api.ChargesPage] { return s.client.ChargePager(q).From(token) }
+	write := func(pg api.ChargesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
+		kept := make([]api.Charge, 0, len(pg.Results))
+		skipped := pg.Skipped
+		for i := range pg.Results {
+			e := &pg.Results[i]
+			switch {
+			case CheckCharge(e) != nil || e.Source == "" || IsWrapper(e):
+				skipped++
+			case !seen[e.Source]:
+				seen[e.Source] = true
+				kept = append(kept, *e)
+			}
+		}
+		if s.AmountRule() == RuleUnknown {
+			s.ruleFromLedger(ctx, led, kept, w.Lo, w.Hi)
+		}
+		rule, err := s.ruleFor(ctx, kept, w.Lo, w.Hi)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: w, Rows: dayRows(kept, w, rule),
+			Windowed: rule == RuleWindow, Done: done, Spans: spans})
+		return n, len(kept), skipped, ledgerErr(err)
+	}
+	return fetchWindow(ctx, led, ledger.KindCharges, s.AmountRule(), api.MaxLimit, w, open, write, st, say)
+}
+
+// dayRows gives each contract its charge on each UTC day: under window
+// amounts what fell in the window spread over its part inside it (each
+// line too), under totals its total spread over its whole life.
+func dayRows(es []api.Charge, w ledger.Window, rule AmountRule) []ledger.ChargeRow {
+	rows := make([]ledger.ChargeRow, len(es))
+	for i := range es {
+		e := &es[i]
+		rows[i].Charge = *e
+		if rule != RuleWindow {
+			for _, sh := range spend.Spread(e.Amount, e.Start, e.End, time.UTC) {
+				rows[i].Days = append(rows[i].Days, ledger.Day{Day: sh.Day.Unix(), Mills: sh.Amount})
+			}
+			continue
+		}
+		c := clip(*e, w.Lo, w.Hi)
+		shares := spend.Spread(e.Amount, c.Start, c.End, time.UTC)
+		items := make([][]spend.DayShare, len(e.Items))
+		for k := range e.Items {
+			items[k] = spend.Spread(e.Items[k].Amount, c.Start, c.End, time.UTC)
+		}
+		for d, sh := range shares {
+			day := ledger.Day{Day: sh.Day.Unix(), Mills: sh.Amount}
+			for k := range items {
+				var m money.Amount
+				if d < len(items[k]) {
+					m = items[k][d].Amount
+				}
+				day.Items = append(day.Items, m)
+			}
+			rows[i].Days = append(rows[i].Days, day)
+		}
+	}
+	return rows
+}
+
+// ledgerCharges reads the contracts of q from the ledger as the server
+// would answer q: its types, its order, and under window amounts each
+// contract's amount (and its lines') in q's window, summed from its days
+// (a day cut by the window taken in proportion to the contract's seconds
+// in it).
+func (s *Service) ledgerCharges(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, rule AmountRule) ([]api.Charge, error) {
+	lo, hi := windowOf(q)
+	rows, err := led.Charges(ctx, lo, hi)
+	if err != nil {
+		return nil, ledgerErr(err)
+	}
+	if len(q.Types) > 0 {
+		rows = slices.DeleteFunc(rows, func(c api.Charge) bool {
+			return !slices.Contains(q.Types, api.ContractType(spend.ContractKind(&c)))
+		})
+	}
+	if rule == RuleWindow {
+		days, err := led.Days(ctx, lo, hi)
+		if err != nil {
+			return nil, ledgerErr(err)
+		}
+		for i := range rows {
+			windowAmounts(&rows[i], days[rows[i].Source], lo, hi)
+		}
+	}
+	sortLikeServer(rows)
+	if !q.OldestFirst {
+		slices.Reverse(rows)
+	}
+	return rows, nil
+}
+
+// sortLikeServer orders contracts as the server does, by start and then
+// by the number in the source; the numbers are read once each.
+func sortLikeServer(rows []api.Charge) {
+	type key struct {
+		start int64
+		id, i int
+	}
+	keys := make([]key, len(rows))
+	for i := range rows {
+		keys[i] = key{rows[i].Start, sourceID(rows[i].Source), i}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		switch {
+		case a.start != b.start:
+			return cmp.Compare(a.start, b.start)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	sorted := make([]api.Charge, len(rows))
+	for n, k := range keys {
+		sorted[n] = rows[k.i]
+	}
+	copy(rows, sorted)
+}
+
+// sourceID is the number of "instance-123" (0 when none), the server's
+// order among contracts of one start.
+func sourceID(src string) int {
+	n, _ := strconv.Atoi(src[strings.LastIndexByte(src, '-')+1:])
+	return n
+}
+
+// windowAmounts sets a contract's amount and its lines' to what its days
+// hold inside [lo, hi).
+func windowAmounts(c *api.Charge, days []ledger.Day, lo, hi int64) {
+	start, end := span(c)
+	c.Amount = 0
+	for k := range c.Items {
+		c.Items[k].Amount = 0
+	}
+	for _, d := range days {
+		segLo, segHi := max(start, d.Day), min(end, d.Day+day)
+		num, den := int64(1), int64(1)
+		if segHi > segLo {
+			num, den = max(0, min(segHi, hi)-max(segLo, lo)), segHi-segLo
+		} else if segLo < lo || segLo >= hi {
+			num = 0
+		}
+		c.Amount += part(d.Mills, num, den)
+		for k := range c.Items {
+			if k < len(d.Items) {
+				c.Items[k].Amount += part(d.Items[k], num, den)
+			}
+		}
+	}
+}
+
+// part is a×num/den rounded half up (num ≤ den, both small: seconds of a
+// day).
+func part(a money.Amount, num, den int64) money.Amount {
+	if num >= den {
+		return a
+	}
+	return money.Amount((int64(a)*num*2 + den) / (2 * den))
+}
+
+// SyncCharges brings the ledger's charges of [from, to] up to date with
+// the server (`vastdash sync`), whatever a recent sync did.
+func (s *Service) SyncCharges(ctx context.Context, from, to time.Time, report func(SyncState)) (SyncState, error) {
+	return s.syncExplicit(s.syncCharges(ctx, from.Unix(), to.Unix()+1, true, report))
+}
+
+// syncExplicit is the outcome of a sync asked for by name: a failure of
+// the ledger itself is said in the ledger's words (and the ledger given
+// up, or a corrupt one started anew).
+func (s *Service) syncExplicit(st SyncState, err error) (SyncState, error) {
+	var le *ledgerError
+	if errors.As(err, &le) {
+		s.giveUp(le.err)
+		return st, errors.New(s.ledgerNote())
+	}
+	return st, err
+}

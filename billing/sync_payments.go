@@ -1,0 +1,70 @@
+package billing
+
+import (
+	"context"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
+)
+
+// Payment records go through the same ledger by the same rules, the
+// creation time in place of the day: a record created before the last
+// sync less the margin is final, unless it was pending then (a payment
+// confirmed later), so the span from the oldest pending one is asked
+// again too. Their pacing is 3 s a request: the statement of a covered
+// year then costs the records since the last sync and one count.
+
+func (s *Service) paymentOps() syncOps {
+	return syncOps{
+		kind:  ledger.KindPayments,
+		limit: api.InvoicesLimit,
+		rule:  func() AmountRule { return RuleTotals },
+		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
+			return led.PendingSince(ctx, lo, hi)
+		},
+		fetch: s.fetchPayments,
+		// The invoices endpoint takes no page size: a count costs one page.
+		count: func(ctx context.Context, lo, hi int64) (int, error) {
+			pg, err := s.client.Invoices(ctx, paymentsOf(ledger.Window{Lo: lo, Hi: hi}), "")
+			return pg.Total, err
+		},
+		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error) {
+			return led.CountPayments(ctx, lo, hi)
+		},
+	}
+}
+
+// syncPayments brings the ledger's records created in [lo, hi) up to date.
+func (s *Service) syncPayments(ctx context.Context, lo, hi int64, force bool, report func(SyncState)) (SyncState, error) {
+	return s.sync(ctx, s.paymentOps(), lo, hi, force, report)
+}
+
+func paymentsOf(w ledger.Window) api.InvoicesQuery {
+	return api.InvoicesQuery{From: time.Unix(w.Lo, 0), To: time.Unix(w.Hi-1, 0)}
+}
+
+// fetchPayments fetches one window of records, 100 a page.
+func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
+	q := paymentsOf(w)
+	seen := map[string]bool{}
+	open := func(token string) windowPager[api.InvoicesPage] { return s.client.InvoicePager(q).From(token) }
+	write := func(pg api.InvoicesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
+		kept := pg.Results[:0:0]
+		for _, r := range pg.Results {
+			if !seen[r.ID] {
+				seen[r.ID] = true
+				kept = append(kept, r)
+			}
+		}
+		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: w, Records: kept, Done: done, Spans: spans})
+		return n, len(kept), pg.Skipped, ledgerErr(err)
+	}
+	return fetchWindow(ctx, led, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)
+}
+
+// SyncPayments brings the ledger's payment records created in [from, to]
+// up to date with the server (`vastdash sync`), whatever a recent sync did.
+func (s *Service) SyncPayments(ctx context.Context, from, to time.Time, report func(SyncState)) (SyncState, error) {
+	return s.syncExplicit(s.syncPayments(ctx, from.Unix(), to.Unix()+1, true, report))
+}

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/money"
+)
+
+// withLedger turns the ledger on for a run, kept in data (the same folder
+// for every run of a test: the second run finds the first one's ledger).
+func withLedger(t *testing.T, data string, more ...func(*env)) func(*env) {
+	return func(e *env) {
+		e.ledger = true
+		t.Setenv("XDG_DATA_HOME", data)
+		for _, m := range more {
+			m(e)
+		}
+	}
+}
+
+// ledgerFiles lists the ledger files in data.
+func ledgerFiles(t *testing.T, data string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(data, "vastdash", "ledger-*.db"))
+	return files
+}
+
+// A year of charges twice: the second run reads the ledger and asks what
+// changed since (nothing) and one count, and prints the same answer; after
+// the server's data moved on, the third is exact again.
+func TestChargesThroughTheLedger(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1300, Threshold: -1})
+	data := t.TempDir()
+	args := append([]string{"charges", "--output", "csv"}, wholeSpan()...)
+	first := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	first.ok(t)
+	if n := len(ledgerFiles(t, data)); n != 1 {
+		t.Fatalf("%d ledger files after the first run", n)
+	}
+	srv.ResetRequests()
+	second := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	second.ok(t)
+	if second.out != first.out {
+		t.Fatal("the second run's answer differs from the first's")
+	}
+	if n := len(chargesRequests(srv)); n > 3 {
+		t.Errorf("the second run of a covered year asked %d requests", n)
+	}
+
+	srv.Advance(2*time.Hour, 25)
+	srv.ResetRequests()
+	third := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), append([]string{"charges", "--output", "csv", "--to",
+		srv.Now().Format(time.DateOnly)}, wholeSpan()[:2]...)...)
+	third.ok(t)
+	want := srv.Contracts(wholeSpanFilter(t))
+	rows := readCSV(t, third.out)
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows after the data moved on, the server has %d", len(rows), len(want))
+	}
+	var sum, truth money.Amount
+	for i, r := range rows {
+		sum += parseAmount(t, r[6])
+		truth += money.Amount(want[i].Amount)
+		if r[3] != want[i].Source {
+			t.Fatalf("row %d is %s, the server's %s", i, r[3], want[i].Source)
+		}
+	}
+	if sum != truth {
+		t.Errorf("the rows sum to %v, the server's to %v", sum, truth)
+	}
+	if n := len(chargesRequests(srv)); n > 3 {
+		t.Errorf("%d requests after two hours moved on", n)
+	}
+}
+
+// --no-ledger and ledger = false neither read nor write a ledger.
+func TestNoLedger(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 200})
+	data := t.TempDir()
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "charges", "--no-ledger").ok(t)
+	if files := ledgerFiles(t, data); len(files) != 0 {
+		t.Fatalf("--no-ledger wrote %v", files)
+	}
+	off := func(*env) {
+		dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "vastdash")
+		_ = os.MkdirAll(dir, 0o700)
+		_ = os.WriteFile(filepath.Join(dir, "config.toml"), []byte("ledger = false\n"), 0o600)
+	}
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data, off), "charges").ok(t)
+	if files := ledgerFiles(t, data); len(files) != 0 {
+		t.Fatalf("ledger = false wrote %v", files)
+	}
+}
+
+// A link where the ledger would be is refused with one warning; the run
+// goes on from the server, the link's target untouched.
+func TestLedgerLinkRefused(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 200})
+	data := t.TempDir()
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "charges").ok(t)
+	path := ledgerFiles(t, data)[0]
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	_ = os.WriteFile(target, []byte("mine"), 0o600)
+	_ = os.Remove(path)
+	_ = os.Remove(path + "-wal")
+	_ = os.Remove(path + "-shm")
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "charges", "--output", "csv")
+	res.ok(t)
+	if !strings.Contains(res.errOut, "the ledger is off this run") || !strings.Contains(res.errOut, "symbolic link") {
+		t.Errorf("stderr %q", res.errOut)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "mine" {
+		t.Error("the link's target was written")
+	}
+	if len(readCSV(t, res.out)) == 0 {
+		t.Error("no rows without the ledger")
+	}
+}
+
+// A corrupt ledger: one warning naming the file, moved aside, rebuilt from
+// the server, the answer exact.
+func TestCorruptLedgerRebuilt(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 600, Threshold: -1})
+	data := t.TempDir()
+	args := append([]string{"charges", "--output", "csv"}, wholeSpan()...)
+	first := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	first.ok(t)
+	path := ledgerFiles(t, data)[0]
+	_ = os.Remove(path + "-wal")
+	_ = os.Remove(path + "-shm")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("garbage!"), 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	res.ok(t)
+	if strings.Count(res.errOut, "unreadable") != 1 || !strings.Contains(res.errOut, path) || !strings.Contains(res.errOut, ".corrupt-") {
+		t.Errorf("stderr %q", res.errOut)
+	}
+	if res.out != first.out {
+		t.Error("the answer after the rebuild differs")
+	}
+}
+
+// Another key never sees the first one's rows: each has its own file.
+func TestLedgerPerAccount(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 200})
+	srv.AddKey("second-key-0123456789", "second", nil)
+	data := t.TempDir()
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "charges").ok(t)
+	headlessWith(t, srv, "second-key-0123456789", withLedger(t, data), "charges").ok(t)
+	if files := ledgerFiles(t, data); len(files) != 2 {
+		t.Fatalf("two keys, ledgers %v", files)
+	}
+	for _, f := range ledgerFiles(t, data) {
+		if strings.Contains(f, "second-key") || strings.Contains(f, demoserver.DemoKey) {
+			t.Errorf("a key in a file name: %s", f)
+		}
+	}
+}
+
+// sync fills the ledger; ledger shows it; sql reads it in three formats
+// and refuses a write; forget deletes it, asking first.
+func TestLedgerCommands(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 700, Payments: 120, Threshold: -1, InvoicesThreshold: -1})
+	data := t.TempDir()
+	run := func(args ...string) result {
+		return headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	}
+	res := run("sync", "--from", demoNow.AddDate(-1, 0, -2).Format(time.DateOnly))
+	res.ok(t)
+	if !strings.Contains(res.out, "700 contracts") || !strings.Contains(res.out, "payment records") {
+		t.Fatalf("sync said %q", res.out)
+	}
+	res = run("ledger", "--output", "json")
+	res.ok(t)
+	var info ledgerJSON
+	if err := json.Unmarshal([]byte(res.out), &info); err != nil {
+		t.Fatal(err)
+	}
+	if !info.Exists || info.Contracts != 700 || info.Payments == 0 || len(info.Spans) != 2 || info.LastSync == nil {
+		t.Fatalf("ledger %+v", info)
+	}
+	if st, err := os.Stat(info.Path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the ledger's mode: %v %v", st.Mode(), err)
+	}
+	if res := run("ledger"); !strings.Contains(res.out, "contracts          700") {
+		t.Errorf("ledger said %q", res.out)
+	}
+
+	q := "SELECT type, count(*) AS n, sum(mills) AS mills FROM contracts GROUP BY type ORDER BY type"
+	res = run("sql", q, "--output", "json")
+	res.ok(t)
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(res.out), &rows); err != nil || len(rows) == 0 || rows[0]["type"] == nil {
+		t.Fatalf("sql json %q: %v", res.out, err)
+	}
+	var total int64
+	for _, c := range srv.Contracts(wholeSpanFilter(t)) {
+		total += c.Amount
+	}
+	var got float64
+	for _, r := range rows {
+		got += r["mills"].(float64)
+	}
+	if int64(got) != total {
+		t.Errorf("the ledger's mills sum to %v, the server's %d", got, total)
+	}
+	if res := run("sql", q, "--output", "csv"); !strings.HasPrefix(res.out, "type,n,mills\n") {
+		t.Errorf("sql csv %q", res.out)
+	}
+	if res := run("sql", q); !strings.HasPrefix(res.out, "TYPE") && !strings.HasPrefix(res.out, "type") {
+		t.Errorf("sql text %q", res.out)
+	}
+	run("sql", "DELETE FROM contracts").failed(t, exitRuntime, "read-only")
+	run("sql").failed(t, exitUsage, "one statement")
+	if n := srv.CountPath("/api/v0/users/current"); n != 0 {
+		t.Errorf("sql and ledger asked the server %d times", n)
+	}
+
+	// --no-ledger keeps every one of them away from the file.
+	for _, args := range [][]string{{"sql", q}, {"ledger"}, {"ledger", "forget", "--yes"}, {"sync"}} {
+		run(append(args, "--no-ledger")...).failed(t, exitRuntime, "--no-ledger")
+	}
+
+	// forget: refused without a terminal and --yes; asks on one.
+	run("ledger", "forget").failed(t, exitUsage, "--yes")
+	no := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data, func(e *env) {
+		e.stdin = &ttyReader{strings.NewReader("n\n")}
+		e.isTerminal = func(w io.Writer) bool { _, ok := w.(*ttyReader); return ok }
+	}), "ledger", "forget")
+	no.ok(t)
+	if len(ledgerFiles(t, data)) != 1 || !strings.Contains(no.out, "kept") {
+		t.Fatalf("answered n: %q, files %v", no.out, ledgerFiles(t, data))
+	}
+	res = run("ledger", "forget", "--yes")
+	res.ok(t)
+	if len(ledgerFiles(t, data)) != 0 || !strings.Contains(res.out, "deleted") {
+		t.Fatalf("forget --yes: %q, files %v", res.out, ledgerFiles(t, data))
+	}
+}
+
+// ttyReader stands for a terminal on stdin.
+type ttyReader struct{ *strings.Reader }
+
+func (ttyReader) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,116 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"hash/fnv"
+	"strconv"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+)
+
+// PaymentsPage is one page of payment records of a window, written in one
+// transaction like a ChargesPage.
+type PaymentsPage struct {
+	Window  Window
+	Records []api.Invoice
+	// Done marks the window's last page: the records created in the window
+	// that it did not return are deleted, and Spans replace the kind's.
+	Done  bool
+	Spans []Span
+}
+
+// WritePayments writes one page; changed counts the records added, changed
+// or deleted.
+func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int, err error) {
+	err = l.write(ctx, func(tx *txn) error {
+		for i := range p.Records {
+			r := &p.Records[i]
+			fp := paymentPrint(r)
+			var old int64
+			switch err := tx.queryRow(`SELECT fp FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old); {
+			case err == sql.ErrNoRows:
+			case err != nil:
+				return err
+			case old == fp:
+				if _, err := tx.exec(`UPDATE payments SET synced_at = ? WHERE invoice_id = ?`, p.Window.Started, r.ID); err != nil {
+					return err
+				}
+				continue
+			}
+			var paid any
+			if !r.Pending() {
+				paid = r.Paid
+			}
+			if _, err := tx.exec(`INSERT OR REPLACE INTO payments(invoice_id, created, paid, type, service, source,
+				description, amount, mills, synced_at, fp) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+				r.ID, r.Created, paid, r.Type, nullText(r.Service), r.Source, r.Description, dollars(r.Amount), int64(r.Amount),
+				p.Window.Started, fp); err != nil {
+				return err
+			}
+			changed++
+		}
+		if !p.Done {
+			return saveProgress(ctx, tx, KindPayments, p.Window)
+		}
+		res, err := tx.exec(`DELETE FROM payments WHERE created >= ? AND created < ? AND synced_at < ?`,
+			p.Window.Lo, p.Window.Hi, p.Window.Started)
+		if err != nil {
+			return err
+		}
+		gone, _ := res.RowsAffected()
+		changed += int(gone)
+		return finish(ctx, tx, KindPayments, p.Window, p.Spans)
+	})
+	return changed, err
+}
+
+// Payments reads the records created in [lo, hi), oldest first.
+func (l *Ledger) Payments(ctx context.Context, lo, hi int64) ([]api.Invoice, error) {
+	rows, err := l.conn().QueryContext(ctx, `SELECT invoice_id, created, coalesce(paid, 0), type, coalesce(service, ''), source,
+		description, mills FROM payments WHERE created >= ? AND created < ? ORDER BY created, invoice_id`, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []api.Invoice
+	for rows.Next() {
+		var r api.Invoice
+		var mills int64
+		if err := rows.Scan(&r.ID, &r.Created, &r.Paid, &r.Type, &r.Service, &r.Source, &r.Description, &mills); err != nil {
+			return nil, err
+		}
+		r.Amount = money.Amount(mills)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// CountPayments counts the records created in [lo, hi).
+func (l *Ledger) CountPayments(ctx context.Context, lo, hi int64) (int, error) {
+	var n int
+	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM payments WHERE created >= ? AND created < ?`, lo, hi).Scan(&n)
+	return n, err
+}
+
+// PendingSince is the creation time of the oldest record in [lo, hi) still
+// pending when last synced: it may have been paid since. ok is false when
+// none is.
+func (l *Ledger) PendingSince(ctx context.Context, lo, hi int64) (created int64, ok bool, err error) {
+	var v sql.NullInt64
+	err = l.conn().QueryRowContext(ctx, `SELECT min(created) FROM payments WHERE created >= ? AND created < ? AND paid IS NULL`, lo, hi).Scan(&v)
+	return v.Int64, v.Valid, err
+}
+
+// paymentPrint sums up a record, to tell a changed one (a pending record
+// paid) from one read again unchanged.
+func paymentPrint(r *api.Invoice) int64 {
+	h := fnv.New64a()
+	for _, s := range []string{r.ID, strconv.FormatInt(r.Created, 36), strconv.FormatInt(r.Paid, 36), r.Type, r.Service,
+		r.Source, r.Description, strconv.FormatInt(int64(r.Amount), 36)} {
+		_, _ = h.Write([]byte(s))
+		_, _ = h.Write([]byte{0})
+	}
+	return int64(h.Sum64())
+}

@@ -1,0 +1,118 @@
+package ledger
+
+// Version is the schema version this build reads and writes. A file of a
+// newer version is left alone (ErrNewer); an older one is migrated in the
+// transaction that opens it.
+const Version = 1
+
+// schema creates the tables of Version. Times are unix seconds (UTC);
+// amounts are dollars as REAL (as the server sent them) beside exact
+// integer thousandths (mills), which every sum the program makes uses.
+// The README's Ledger section documents it: users write SQL against it.
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- One row per contract (table format: instances, volumes, serverless
+-- workers). start and end are as sent (0: not sent); span_lo and span_hi
+-- are the times the day filter matches them by (a missing one taken from
+-- the other, a running contract's missing end its synced_at).
+CREATE TABLE IF NOT EXISTS contracts (
+	id             INTEGER PRIMARY KEY,
+	source         TEXT NOT NULL UNIQUE,
+	type           TEXT NOT NULL,
+	start          INTEGER NOT NULL,
+	"end"          INTEGER NOT NULL,
+	amount         REAL NOT NULL,
+	mills          INTEGER NOT NULL,
+	label          TEXT,
+	description    TEXT NOT NULL,
+	template_id    INTEGER,
+	endpoint_id    INTEGER,
+	workergroup_id INTEGER,
+	synced_at      INTEGER NOT NULL,
+	span_lo        INTEGER NOT NULL,
+	span_hi        INTEGER NOT NULL,
+	fp             INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS contracts_span_lo ON contracts(span_lo);
+CREATE INDEX IF NOT EXISTS contracts_span_hi ON contracts(span_hi);
+
+-- The contract's lines: gpu, disk, bwd, bwu.
+CREATE TABLE IF NOT EXISTS items (
+	contract_id INTEGER NOT NULL REFERENCES contracts(id) ON DELETE CASCADE,
+	idx         INTEGER NOT NULL,
+	type        TEXT NOT NULL,
+	source      TEXT,
+	description TEXT NOT NULL,
+	start       INTEGER NOT NULL,
+	"end"       INTEGER NOT NULL,
+	amount      REAL NOT NULL,
+	mills       INTEGER NOT NULL,
+	PRIMARY KEY (contract_id, idx)
+) WITHOUT ROWID;
+
+-- What each contract was charged on each UTC day (day: its midnight), for
+-- the days the ledger has covered: under window amounts as the server
+-- answered day by day, under totals the total spread over the contract's
+-- seconds.
+CREATE TABLE IF NOT EXISTS daily (
+	contract_id INTEGER NOT NULL REFERENCES contracts(id) ON DELETE CASCADE,
+	day         INTEGER NOT NULL,
+	amount      REAL NOT NULL,
+	mills       INTEGER NOT NULL,
+	PRIMARY KEY (contract_id, day)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS daily_day ON daily(day);
+
+-- Each line's part of a day, under window amounts only (the program's).
+CREATE TABLE IF NOT EXISTS daily_items (
+	contract_id INTEGER NOT NULL REFERENCES contracts(id) ON DELETE CASCADE,
+	idx         INTEGER NOT NULL,
+	day         INTEGER NOT NULL,
+	mills       INTEGER NOT NULL,
+	PRIMARY KEY (contract_id, day, idx)
+) WITHOUT ROWID;
+
+-- The payment records. amount is in the payer's view, as sent (a $25
+-- top-up is -25.0); paid is NULL while pending.
+CREATE TABLE IF NOT EXISTS payments (
+	invoice_id  TEXT PRIMARY KEY,
+	created     INTEGER NOT NULL,
+	paid        INTEGER,
+	type        TEXT NOT NULL,
+	service     TEXT,
+	source      TEXT NOT NULL,
+	description TEXT NOT NULL,
+	amount      REAL NOT NULL,
+	mills       INTEGER NOT NULL,
+	synced_at   INTEGER NOT NULL,
+	fp          INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS payments_created ON payments(created);
+
+-- The spans of time the ledger holds whole: every contract (kind
+-- 'charges') overlapping [lo, hi), or every record (kind 'payments')
+-- created in it, as the server had them at synced_at.
+CREATE TABLE IF NOT EXISTS spans (
+	kind      TEXT NOT NULL,
+	lo        INTEGER NOT NULL,
+	hi        INTEGER NOT NULL,
+	synced_at INTEGER NOT NULL,
+	PRIMARY KEY (kind, lo, hi)
+) WITHOUT ROWID;
+
+-- The windows being fetched, page by page: where each goes on after an
+-- interruption.
+CREATE TABLE IF NOT EXISTS progress (
+	kind       TEXT NOT NULL,
+	lo         INTEGER NOT NULL,
+	hi         INTEGER NOT NULL,
+	token      TEXT NOT NULL,
+	started_at INTEGER NOT NULL,
+	pages      INTEGER NOT NULL,
+	PRIMARY KEY (kind, lo, hi)
+) WITHOUT ROWID;
+`

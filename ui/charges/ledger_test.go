@@ -1,0 +1,103 @@
+package charges
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/ui/shared"
+)
+
+// ledgerScreen is realScreen with the ledger in dir: one run of the
+// dashboard that keeps its history.
+func ledgerScreen(t *testing.T, srv *demoserver.Server, dir string) *Model {
+	t.Helper()
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
+	led, _, err := ledger.Open(ledger.Path(dir, id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, cancel := context.WithCancel(context.Background())
+	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithLedger(led))
+	t.Cleanup(func() {
+		cancel()
+		svc.Close()
+		_ = led.Close()
+	})
+	m := New(&shared.Context{Base: base, Billing: svc, Styles: plainStyles(), DefaultRange: "90d"})
+	m.SetSize(120, 30)
+	return m
+}
+
+// The second run shows the ledger's rows at once, saying how old they are;
+// when the sync brings new ones, the rows are folded again — the server's
+// now, none twice — and the cursor stays on its contract.
+func TestLedgerRowsThenTheSync(t *testing.T) {
+	srv := startDemo(t, demoserver.Options{Contracts: 800})
+	dir := t.TempDir()
+	m := ledgerScreen(t, srv, dir)
+	drive(t, m, m.Init())
+	drive(t, m, m.Update(keyMsg("G")))
+	if !m.Complete() {
+		t.Fatal("the first run did not load everything")
+	}
+
+	srv.Advance(2*time.Hour, 15)
+	m = ledgerScreen(t, srv, dir)
+	var (
+		early  string // the footer while the ledger's rows show and the sync runs
+		picked string // the contract the cursor was put on then
+	)
+	update := func(msg tea.Msg) tea.Cmd {
+		cmd := m.Update(msg)
+		if early == "" && m.st.Ledger && !m.st.Done && m.tree.Len() > 10 {
+			lines := strings.Split(m.View(), "\n")
+			early = lines[len(lines)-1]
+			for range 5 {
+				m.Update(keyMsg("j"))
+			}
+			picked = m.sourceOf(m.cursor)
+		}
+		return cmd
+	}
+	cmd := m.Init()
+	for i := 0; cmd != nil; i++ {
+		if i > 5000 {
+			t.Fatal("commands never stop")
+		}
+		cmd = deliver(cmd(), update, nil)
+	}
+	if !strings.Contains(early, "synced") || !strings.Contains(early, "syncing") {
+		t.Errorf("footer while syncing %q, want how old the rows are", early)
+	}
+	if picked == "" || m.sourceOf(m.cursor) != picked {
+		t.Errorf("the cursor was on %s before the rows were folded again, on %s after", picked, m.sourceOf(m.cursor))
+	}
+	drive(t, m, m.Update(keyMsg("G")))
+	want := srv.Contracts(demoFilter(m.Range()))
+	if !m.Complete() || m.tree.Len() != len(want) {
+		t.Fatalf("after the sync: complete %v, %d rows, the server has %d", m.Complete(), m.tree.Len(), len(want))
+	}
+	seen := map[string]bool{}
+	for i := range want {
+		src := m.tree.At(i).node.Source
+		if seen[src] || src != want[i].Source {
+			t.Fatalf("row %d is %s (twice: %v), the server's %s", i, src, seen[src], want[i].Source)
+		}
+		seen[src] = true
+	}
+	if m.st.Generation < 2 {
+		t.Errorf("the new rows came in generation %d", m.st.Generation)
+	}
+}
