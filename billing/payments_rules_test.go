@@ -2,12 +2,15 @@ package billing
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/money"
 )
 
 // served is what a server that honours the query's creation range sends
@@ -97,5 +100,38 @@ func TestStatementCarriesTheFeedsWarnings(t *testing.T) {
 	}
 	if len(st.Warnings) != 1 || !strings.HasPrefix(st.Warnings[0], "3 malformed entries skipped") || st.Months[0].MoneyIn != 25_000 {
 		t.Fatalf("warnings %q, in %v", st.Warnings, st.Months[0].MoneyIn)
+	}
+}
+
+// A month's spend is the same in a statement of one month and of twelve:
+// each day's part of a contract does not depend on which other days are
+// asked for (vastdash spend --month and the statement read the same
+// October). Contracts here straddle every month boundary, at amounts whose
+// thousandths do not divide evenly over their seconds.
+func TestStatementSpendIsTheSameWhateverTheSpan(t *testing.T) {
+	loc := loadZone(t, "Europe/Berlin")
+	r := rand.New(rand.NewPCG(27, 5))
+	var charges []api.Charge
+	for i := 0; i < 300; i++ {
+		start := testNow.AddDate(0, -11, 0).Unix() + r.Int64N(330*86400)
+		charges = append(charges, api.Charge{Type: "instance", Source: fmt.Sprint("instance-", i), Start: start,
+			End: start + 3600 + r.Int64N(90*86400), Amount: money.Amount(1 + r.Int64N(5_000_000))})
+	}
+	spendOf := func(n int) map[string]money.Amount {
+		from, to := LastMonths(testNow, loc, n)
+		st := BuildStatement(StatementInput{Loc: loc, Now: testNow, From: from, To: to, Credit: 100_000, Charges: charges})
+		out := map[string]money.Amount{}
+		for _, m := range st.Months {
+			out[m.Label()] = m.Spend
+		}
+		return out
+	}
+	year := spendOf(12)
+	for _, n := range []int{1, 2, 5} {
+		for month, spend := range spendOf(n) {
+			if year[month] != spend {
+				t.Errorf("%s: %v in a statement of %d months, %v in one of 12", month, spend, n, year[month])
+			}
+		}
 	}
 }

@@ -17,9 +17,11 @@ type DayShare struct {
 
 // Spread divides amount over the calendar days (in loc) that [start, end]
 // covers, in proportion to the seconds on each day. The shares are whole
-// thousandths and add up to amount exactly: each day gets the floor of its
-// exact share, and the thousandths left over go to the days with the largest
-// remainders (the earlier day on a tie), so the result is deterministic.
+// thousandths and add up to amount exactly: the part of the amount before
+// each day's end is rounded to the nearest thousandth, and a day gets the
+// difference between its end's and its start's, so the result is
+// deterministic and a day's share does not depend on which other days are
+// asked for.
 // Days are found with the calendar, so a day with a daylight-saving change
 // weighs its 23 or 25 hours. A contract with no duration (end <= start, or a
 // missing time) falls wholly on the day it names. A nil loc is UTC.
@@ -65,10 +67,10 @@ func Spread(amount money.Amount, start, end int64, loc *time.Location) []DayShar
 // SpreadWithin is Spread seen through a window: it returns the shares of the
 // contract's calendar days (in loc) that intersect [from, to], in order, and
 // the parts of amount that fall before the window's first day and after its
-// last day as two lumps. Shares, before and after add up to amount exactly, by the same
-// largest-remainder rule as Spread with the two lumps taking part in it
-// (before first, after last on a tie), so for a contract wholly inside the
-// window the shares are exactly Spread's and both lumps are zero.
+// last day as two lumps. Shares, before and after add up to amount
+// exactly, by the same rule as Spread, so every day's share is Spread's
+// whatever the window: a month reads the same in a statement of one month
+// and of twelve.
 //
 // It costs O(days of the window), however long the contract: a charge
 // running to 9999-12-31 or to math.MaxInt64 costs the same as one running a
@@ -175,21 +177,28 @@ func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, p P
 	// end-start may not fit in an int64 (MinInt64 to MaxInt64), but it
 	// always fits in a uint64, and unsigned subtraction gets it exactly.
 	total := uint64(end) - uint64(start)
-	share := func(secs uint64) (q, r uint64) {
-		// abs*secs/total in 128 bits: secs <= total, so the quotient fits.
+	// upTo is the part of the amount before instant x (start <= x <= end):
+	// abs*(x-start)/total rounded to the nearest thousandth, in 128 bits
+	// (x-start <= total, so the quotient fits). Every part is the
+	// difference of two of these, so the parts add up to the amount
+	// exactly, and a day's part is the same in every window that holds it:
+	// a month of a one-month statement is the month of a year's.
+	upTo := func(x int64) uint64 {
+		secs := uint64(x) - uint64(start)
 		h, l := bits.Mul64(abs, secs)
-		return bits.Div64(h, l, total)
+		var c uint64
+		l, c = bits.Add64(l, total/2, 0)
+		q, _ := bits.Div64(h+c, l, total)
+		return q
 	}
-
-	// parts[0] is the lump before the window, then one part per day, then
-	// the lump after it, in time order so that a tie goes to the earlier.
-	type part struct {
-		day    time.Time
-		q, rem uint64
+	signed := func(q uint64) money.Amount {
+		if neg {
+			return -money.Amount(q) // q = 2^63 wraps to MinInt64, which is right
+		}
+		return money.Amount(q)
 	}
-	parts := []part{{}}
 	if start < lo {
-		parts[0].q, parts[0].rem = share(uint64(min(end, lo)) - uint64(start))
+		before = signed(upTo(min(end, lo)))
 	}
 	if cur, stop := max(start, lo), min(end, hi); cur < stop {
 		// Both are inside the window, so inside years 1..9999.
@@ -201,58 +210,16 @@ func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, p P
 				seg = stop // cannot happen; a bound on the loop all the same
 			}
 			if seg > cur {
-				q, r := share(uint64(seg - cur))
-				parts = append(parts, part{day: day, q: q, rem: r})
+				in = append(in, DayShare{Day: day, Amount: signed(upTo(seg) - upTo(cur))})
 				cur = seg
 			}
 			day = next
 		}
 	}
-	var last part
 	if end > hi {
-		last.q, last.rem = share(uint64(end) - uint64(max(start, hi)))
+		after = signed(abs - upTo(max(start, hi)))
 	}
-	parts = append(parts, last)
-
-	// Hand out the leftover thousandths by largest remainder. They are fewer
-	// than the parts with a remainder, so a part with none (an empty lump)
-	// never gets one.
-	var given uint64
-	for _, p := range parts {
-		given += p.q
-	}
-	order := make([]int, len(parts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		ra, rb := parts[a].rem, parts[b].rem
-		switch {
-		case ra > rb:
-			return -1
-		case ra < rb:
-			return 1
-		}
-		return 0
-	})
-	for i := uint64(0); i < abs-given; i++ {
-		parts[order[i]].q++
-	}
-
-	signed := func(q uint64) money.Amount {
-		if neg {
-			return -money.Amount(q) // q = 2^63 wraps to MinInt64, which is right
-		}
-		return money.Amount(q)
-	}
-	days := parts[1 : len(parts)-1]
-	if len(days) > 0 {
-		in = make([]DayShare, len(days))
-		for i, p := range days {
-			in[i] = DayShare{Day: p.day, Amount: signed(p.q)}
-		}
-	}
-	return in, signed(parts[0].q), signed(parts[len(parts)-1].q)
+	return in, before, after
 }
 
 // DayTotal is one calendar day of spend (or one month, in a Daily by

@@ -17,15 +17,15 @@ func TestSpreadProportional(t *testing.T) {
 	if len(got) != 2 || got[0].Amount != 1000 || got[1].Amount != 2000 {
 		t.Fatalf("got %+v", got)
 	}
-	// 1.000 over three equal days: 333 + 333 + 333 leaves 1 to hand out,
-	// which goes to the earliest day on a tie.
+	// 1.000 over three equal days: the part before each day's end, to the
+	// nearest thousandth, is 333, 667, 1000, so the days get 333, 334, 333.
 	got = Spread(1000, day, day+72*3600, time.UTC)
-	if got[0].Amount != 334 || got[1].Amount != 333 || got[2].Amount != 333 {
+	if got[0].Amount != 333 || got[1].Amount != 334 || got[2].Amount != 333 {
 		t.Fatalf("got %+v", got)
 	}
 	// Negative amounts (refunds) spread the same way.
 	got = Spread(-1000, day, day+72*3600, time.UTC)
-	if got[0].Amount != -334 || got[2].Amount != -333 {
+	if got[0].Amount != -333 || got[1].Amount != -334 || got[2].Amount != -333 {
 		t.Fatalf("got %+v", got)
 	}
 	// No duration: the whole amount on its day.
