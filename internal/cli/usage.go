@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/keymap"
 )
 
@@ -190,22 +191,14 @@ func writeTwoColumns(b *strings.Builder, rows [][2]string, width int, name lipgl
 // indent, no line ending in spaces; a word longer than the room stands
 // alone on its line, whole (a URL or a path is never broken).
 func wrapIndent(text string, width int, indent string) string {
-	room := max(width-ansi.StringWidth(indent), 20)
-	var lines []string
-	line := ""
-	for _, w := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = w
-		case ansi.StringWidth(line)+1+ansi.StringWidth(w) <= room:
-			line += " " + w
-		default:
-			lines = append(lines, indent+line)
-			line = w
-		}
+	lines := textwrap.Words(text, max(width-ansi.StringWidth(indent), 20))
+	if len(lines) == 0 {
+		lines = []string{""}
 	}
-	lines = append(lines, indent+line)
-	return strings.TrimRight(strings.Join(lines, "\n"), " ")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(indent+l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // manPage is the manual page of the tree under root, in roff: the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -415,7 +416,7 @@ func (m *Model) chargesHead() []line {
 // noteLines is the chart's note wrapped to w.
 func (m *Model) noteLines(w int, full bool) []line {
 	var ls []line
-	for _, s := range wrap(m.chartNote(full), w) {
+	for _, s := range textwrap.Words(m.chartNote(full), w) {
 		ls = append(ls, line{text: m.styles().Muted.Render(s), prio: prioChartHelp})
 	}
 	return ls
@@ -690,28 +691,6 @@ func wrapItems(head string, items []string, w int) []string {
 		first = false
 	}
 	return append(out, cur)
-}
-
-// wrap breaks plain text into lines of at most w cells at spaces (a word
-// longer than w is cut by Block later).
-func wrap(s string, w int) []string {
-	var out []string
-	cur := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case cur == "":
-			cur = word
-		case shared.Width(cur)+1+shared.Width(word) <= w:
-			cur += " " + word
-		default:
-			out = append(out, cur)
-			cur = word
-		}
-	}
-	if cur != "" {
-		out = append(out, cur)
-	}
-	return out
 }
 
 // tooLarge stands in for a sum that left what an amount can hold: a

@@ -1,0 +1,26 @@
+package textwrap
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestWords(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want []string
+	}{
+		{"", 10, nil},
+		{"one two three", 7, []string{"one two", "three"}},
+		{"  spaces   fold  ", 20, []string{"spaces fold"}},
+		// A long word stands alone, whole; hyphens never break.
+		{"from 2026-11-20T08:00:00Z on", 10, []string{"from", "2026-11-20T08:00:00Z", "on"}},
+		// Width is in cells: a wide character counts two.
+		{"訓練 ab", 5, []string{"訓練", "ab"}},
+	} {
+		if got := Words(c.s, c.w); !slices.Equal(got, c.want) {
+			t.Errorf("Words(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}
