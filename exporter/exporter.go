@@ -32,8 +32,10 @@ import (
 )
 
 // DefaultMonthEvery is how often this month's charges are read again: the
-// figure moves slowly, and until the ledger keeps them locally a reading
-// pages through every contract of the month (500 a request, one a second).
+// figure moves slowly. With the ledger a reading asks only what changed
+// since the last (a few requests); without it (ledger = false,
+// --no-ledger) it pages through every contract of the month, 500 a
+// request, one a second, which every refresh would repeat for nothing.
 const DefaultMonthEvery = 5 * time.Minute
 
 // Options configure an Exporter.
