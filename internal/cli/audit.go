@@ -180,7 +180,7 @@ func audit(ctx context.Context, s *Session, a auditArgs) error {
 		if a.output == "json" {
 			return writeJSON(w, newAuditJSON(res, loc))
 		}
-		return writeAudit(w, res, loc, s.width)
+		return writeAudit(w, res, s.Billing.When, s.width)
 	})
 	switch {
 	case err != nil:
@@ -228,7 +228,7 @@ var (
 
 // writeAudit writes the text answer: the leaks and their total, the
 // sections not read, the price increases.
-func writeAudit(w io.Writer, res billing.Audit, loc *time.Location, width int) error {
+func writeAudit(w io.Writer, res billing.Audit, when func(time.Time) string, width int) error {
 	bw := &errWriter{w: w}
 	if len(res.Leaks) == 0 {
 		if res.Complete() {
@@ -240,7 +240,7 @@ func writeAudit(w io.Writer, res billing.Audit, loc *time.Location, width int) e
 		t := &table{cols: leakColumns, fit: leaksFit, width: width}
 		bw.do(t.write(w, func(yield func([]string) bool) {
 			for _, l := range res.Leaks {
-				if !yield(leakRow(l, loc)) {
+				if !yield(leakRow(l, when)) {
 					return
 				}
 			}
@@ -256,7 +256,7 @@ func writeAudit(w io.Writer, res billing.Audit, loc *time.Location, width int) e
 		t := &table{cols: increaseCols, fit: increasesFit, width: width}
 		bw.do(t.write(w, func(yield func([]string) bool) {
 			for _, pc := range res.Increases {
-				if !yield(increaseRow(pc, loc)) {
+				if !yield(increaseRow(pc, when)) {
 					return
 				}
 			}
@@ -266,7 +266,7 @@ func writeAudit(w io.Writer, res billing.Audit, loc *time.Location, width int) e
 }
 
 // leakRow is one leak as the text table shows it.
-func leakRow(l billing.Leak, loc *time.Location) []string {
+func leakRow(l billing.Leak, when func(time.Time) string) []string {
 	rate, since, soFar := "unknown", "unknown", "unknown"
 	if l.PerHourKnown {
 		rate = l.PerHour.String()
@@ -275,7 +275,7 @@ func leakRow(l billing.Leak, loc *time.Location) []string {
 		}
 	}
 	if !l.Since.IsZero() {
-		since = formatTime(l.Since.Unix(), loc)
+		since = when(l.Since)
 	}
 	if l.SoFarKnown {
 		soFar = l.SoFar.String()
@@ -291,13 +291,13 @@ func leakRow(l billing.Leak, loc *time.Location) []string {
 }
 
 // increaseRow is one price increase as the text table shows it.
-func increaseRow(pc billing.PriceChange, loc *time.Location) []string {
+func increaseRow(pc billing.PriceChange, when func(time.Time) string) []string {
 	now, then, from := "unknown", "unknown", "unknown"
 	if pc.Known {
 		now, then = pc.OldPerHour.String(), pc.NewPerHour.String()
 	}
 	if !pc.AppliesAt.IsZero() {
-		from = formatTime(pc.AppliesAt.Unix(), loc)
+		from = when(pc.AppliesAt)
 	}
 	label := pc.Label
 	if label == "" {
@@ -343,7 +343,7 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(stri
 	if a.accept {
 		verb, done = "Accept", "accepted"
 	}
-	what := describeIncrease(pc, loc)
+	what := describeIncrease(pc, s.Billing.When)
 	if !a.yes {
 		ok, err := ask(verb + " " + what + "?")
 		if err != nil {
@@ -365,7 +365,7 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(stri
 	if a.accept {
 		line += "; from then the contract goes on at the new price"
 		if !pc.AskEnd.IsZero() {
-			line += " until " + formatTime(pc.AskEnd.Unix(), loc)
+			line += " until " + s.Billing.When(pc.AskEnd)
 		}
 	} else {
 		line += "; the contract ends then"
@@ -374,8 +374,8 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(stri
 }
 
 // describeIncrease is "the price increase of instance 9100104 (pretrain):
-// $2.151/h → $2.351/h from 2026-11-24 15:00".
-func describeIncrease(pc billing.PriceChange, loc *time.Location) string {
+// $2.151/h → $2.351/h from 29 Nov 12:05".
+func describeIncrease(pc billing.PriceChange, when func(time.Time) string) string {
 	s := "the price increase of instance " + strconv.FormatInt(pc.InstanceID, 10)
 	if l := sanitize.String(pc.Label); l != "" {
 		s += " (" + cut(l, 40) + ")"
@@ -384,7 +384,7 @@ func describeIncrease(pc billing.PriceChange, loc *time.Location) string {
 		s += ": " + pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
 	}
 	if !pc.AppliesAt.IsZero() {
-		s += " from " + formatTime(pc.AppliesAt.Unix(), loc)
+		s += " from " + when(pc.AppliesAt)
 	}
 	return s
 }

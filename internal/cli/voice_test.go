@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 )
 
@@ -56,5 +57,29 @@ func TestPaymentsTextSpeaksOneMoneyAndDate(t *testing.T) {
 	closing := regexp.MustCompile(`(\$[\d,]+\.\d{3})\s+\$[\d,]+\.\d{3}\n\n`).FindStringSubmatch(st.out)
 	if closing == nil || !strings.Contains(st.out, "("+closing[1]+")") {
 		t.Errorf("the credit is not written as the last closing:\n%s", st.out)
+	}
+}
+
+// shortDate is the one short form of a date for people: "26 Nov 14:05",
+// "30 Dec 2025".
+var shortDate = regexp.MustCompile(`\b\d{1,2} [A-Z][a-z]{2} (\d{2}:\d{2}|\d{4})\b`)
+
+// Every text answer for people dates things one short way: audit's leaks
+// and price increases and the webhooks list were RFC 3339, as in JSON.
+func TestTextAnswersDateOneShortWay(t *testing.T) {
+	srv := auditServer(t)
+	for _, args := range [][]string{{"audit"}, {"webhooks"}} {
+		res := auditRun(t, srv, demoserver.DemoKey, func(e *env) {
+			e.clientOptions = append(e.clientOptions, api.WithEndpointThreshold(api.WebhooksPath, 0))
+		}, args...)
+		if res.out == "" {
+			t.Fatalf("%v: nothing printed (exit %d, %q)", args, res.code, res.errOut)
+		}
+		if rfc3339Re.MatchString(res.out) {
+			t.Errorf("%v: an RFC 3339 time in the text answer:\n%s", args, res.out)
+		}
+		if !shortDate.MatchString(res.out) {
+			t.Errorf("%v: no date in the short form:\n%s", args, res.out)
+		}
 	}
 }

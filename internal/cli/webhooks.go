@@ -310,7 +310,7 @@ func listWebhooks(ctx context.Context, s *Session, a webhooksArgs) error {
 			for i, r := range rows {
 				changed := "—"
 				if r.Changed != nil {
-					changed = formatTime(l.Webhooks[i].Changed.Unix(), s.Billing.Location())
+					changed = s.Billing.When(l.Webhooks[i].Changed)
 				}
 				if !yield([]string{r.ID, r.Name, r.Host, strings.Join(r.Events, ", "), changed}) {
 					return
