@@ -52,6 +52,16 @@ type Options struct {
 	Version string
 }
 
+// Settings are what the settings file tells a run of the exporter.
+type Settings struct {
+	// Refresh is the time from the end of one refresh to the start of the
+	// next.
+	Refresh time.Duration
+	// Budget is what the user means to spend a month (the budget
+	// setting), exported as vast_budget_dollars; 0: none, and no series.
+	Budget money.Amount
+}
+
 // Exporter holds the last values read and serves them. Make one with New,
 // install Transport in the session's client so the API's answers are
 // counted, then run Run and Serve.
@@ -74,6 +84,8 @@ type Exporter struct {
 	refreshing sync.Mutex
 	lacking    map[part]string
 	failure    string
+	// budget is the settings' budget, set by Run (under refreshing).
+	budget money.Amount
 }
 
 // part is one of the readings a refresh makes.
@@ -125,6 +137,8 @@ type reading struct {
 	leaks *billing.Audit
 	// monthRead is when month was last read (monotonic clock).
 	monthRead time.Time
+	// budget is the settings' budget; 0 when none.
+	budget money.Amount
 
 	// samples are the metrics of the values above, built once per
 	// refresh so that a scrape only writes them out.
@@ -172,9 +186,13 @@ func New(o Options) *Exporter {
 	return e
 }
 
-// Run refreshes the figures now and then every interval after the last
-// refresh ended (so a slow refresh is never overlapped), until ctx ends.
-func (e *Exporter) Run(ctx context.Context, svc *billing.Service, interval time.Duration) {
+// Run refreshes the figures now and then every st.Refresh after the last
+// refresh ended (so a slow refresh is never overlapped), until ctx ends;
+// the figures carry st.Budget.
+func (e *Exporter) Run(ctx context.Context, svc *billing.Service, st Settings) {
+	e.refreshing.Lock()
+	e.budget = st.Budget
+	e.refreshing.Unlock()
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -184,7 +202,7 @@ func (e *Exporter) Run(ctx context.Context, svc *billing.Service, interval time.
 		case <-t.C:
 		}
 		e.Refresh(ctx, svc)
-		t.Reset(interval)
+		t.Reset(st.Refresh)
 	}
 }
 
@@ -284,6 +302,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 	if next.up {
 		next.ok = time.Now()
 	}
+	next.budget = e.budget
 	next.samples = next.build()
 	e.last.Store(&next)
 	took := time.Since(start)

@@ -311,7 +311,7 @@ func TestScrapesNeverReachTheAPI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Go(func() { r.ex.Run(ctx, r.svc, time.Hour) })
+	wg.Go(func() { r.ex.Run(ctx, r.svc, Settings{Refresh: time.Hour}) })
 	defer wg.Wait()
 	defer cancel()
 	waitFor(t, "the first refresh", func() bool { return r.ex.last.Load().refreshes == 1 })
@@ -578,7 +578,7 @@ func TestRunRefreshesUntilCancelled(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		r.ex.Run(ctx, r.svc, 10*time.Millisecond)
+		r.ex.Run(ctx, r.svc, Settings{Refresh: 10 * time.Millisecond})
 	}()
 	waitFor(t, "three refreshes", func() bool { return r.ex.last.Load().refreshes >= 3 })
 	cancel()
@@ -639,5 +639,25 @@ func TestLeakMetric(t *testing.T) {
 	}
 	if mustValue(t, fams, "vast_up") != 1 {
 		t.Error("a missing permission reads as a failure")
+	}
+}
+
+// With a budget in the settings, vast_budget_dollars says it beside the
+// month's spend (issue 24); without one it is absent (see
+// TestExpositionHoldsTheAccountsFigures), never 0.
+func TestBudgetMetric(t *testing.T) {
+	r := newRig(t, demoserver.Options{}, demoserver.DemoKey, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { r.ex.Run(ctx, r.svc, Settings{Refresh: time.Hour, Budget: 3500 * money.Dollar}) })
+	defer wg.Wait()
+	defer cancel()
+	waitFor(t, "the first refresh", func() bool { return r.ex.last.Load().refreshes == 1 })
+	body, fams := r.scrape(t)
+	if got := mustValue(t, fams, "vast_budget_dollars"); got != 3500 {
+		t.Errorf("vast_budget_dollars %v, want 3500:\n%s", got, body)
+	}
+	if fams["vast_budget_dollars"].GetHelp() == "" {
+		t.Error("vast_budget_dollars has no help text")
 	}
 }

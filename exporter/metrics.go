@@ -50,11 +50,14 @@ var (
 	descMonth = prometheus.NewDesc("vast_month_spend_dollars",
 		"What the current calendar month has cost so far, in dollars: the month's part of every charge, spread over its seconds as the statement spreads it, in the settings' timezone.",
 		nil, nil)
+	descBudget = prometheus.NewDesc("vast_budget_dollars",
+		"What the user means to spend a calendar month (the budget setting), in dollars, to compare with vast_month_spend_dollars. Absent when no budget is set.",
+		nil, nil)
 )
 
 // descs are the metrics figures may send.
 var descs = []*prometheus.Desc{descUp, descLastRefresh, descCredit, descThreshold, descThresholdEnabled,
-	descRate, descRunway, descInstances, descInstanceCost, descMonth, descLeaks}
+	descRate, descRunway, descInstances, descInstanceCost, descMonth, descBudget, descLeaks}
 
 // maxLabelRunes bounds a label value taken from the server's text: a 2 KB
 // label must not make a 2 KB series name.
@@ -161,6 +164,9 @@ func (r *reading) build() []sample {
 	}
 	if m := r.month; m != nil {
 		out = append(out, gauge(descMonth, dollars(m.Spend)))
+	}
+	if r.budget > 0 {
+		out = append(out, gauge(descBudget, dollars(r.budget)))
 	}
 	if a := r.leaks; a != nil {
 		for _, k := range billing.LeakKinds {

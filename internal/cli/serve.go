@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,9 +30,10 @@ type ServeBackend interface {
 	// Transport wraps the API client's transport (nil: Go's default) to
 	// count the API's answers.
 	Transport(next http.RoundTripper) http.RoundTripper
-	// Run refreshes the figures now and every interval after, until ctx
-	// ends.
-	Run(ctx context.Context, svc *billing.Service, interval time.Duration)
+	// Run refreshes the figures now and every st.Refresh after, until ctx
+	// ends; the settings come from the session, opened after the backend
+	// was made (its Transport is in the session's client).
+	Run(ctx context.Context, svc *billing.Service, st exporter.Settings)
 	// Serve serves the figures on ln until ctx ends, then drains and
 	// returns nil.
 	Serve(ctx context.Context, ln net.Listener) error
@@ -149,7 +149,7 @@ func serve(ctx context.Context, s *Session, a *serveArgs) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Go(func() { a.backend.Run(ctx, s.Billing, interval) })
+	wg.Go(func() { a.backend.Run(ctx, s.Billing, exporter.Settings{Refresh: interval, Budget: s.Settings.Budget}) })
 	err = a.backend.Serve(ctx, ln)
 	cancel()
 	wg.Wait()

@@ -241,3 +241,18 @@ func TestServeRefusals(t *testing.T) {
 	res := headlessWith(t, srv, demoserver.DemoKey, func(e *env) { e.serve = exporterBackend }, "serve", "--listen", busy.Addr().String())
 	res.failed(t, exitRuntime, "cannot listen on "+busy.Addr().String())
 }
+
+// The budget of the settings reaches the exporter: vast_budget_dollars
+// says it (issue 24).
+func TestServeExportsTheBudget(t *testing.T) {
+	srv := serveServer(t)
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(cfg, []byte("budget = \"500\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, srv, demoserver.DemoKey, "--listen", "127.0.0.1:0", "--config", cfg)
+	s.healthy(t)
+	if _, body := s.get(t, "/metrics"); !strings.Contains(body, "\nvast_budget_dollars 500\n") {
+		t.Fatalf("no vast_budget_dollars 500:\n%s", body)
+	}
+}
