@@ -138,17 +138,22 @@ type Audit struct {
 	SoFarRead bool
 	// missing are the sections not read, for Knows.
 	missing map[string]bool
+	// workersUnknown counts the endpoints whose workers were not all read:
+	// any instance may be one of them.
+	workersUnknown int
 }
 
 // Knows reports whether the reading could find every leak of kind k:
-// each section its rule needs was read (the instances for the stopped
-// instances and idle GPUs; the volumes for the orphans; the instances,
-// the endpoints and every endpoint's workers for the idle endpoints).
-// When it does not, the kind's sum is unknown, not $0.
+// each section its rule needs was read (the instances and every listed
+// endpoint's workers for the stopped instances and idle GPUs — a worker
+// not read may be any instance, and a worker is not one of these; the
+// volumes for the orphans; the instances, the endpoints and every
+// endpoint's workers for the idle endpoints). When it does not, the
+// kind's sum is unknown, not $0.
 func (a Audit) Knows(k LeakKind) bool {
 	need := map[LeakKind][]string{
-		LeakStoppedInstance: {sectionInstances},
-		LeakIdleGPU:         {sectionInstances},
+		LeakStoppedInstance: {sectionInstances, sectionWorkers},
+		LeakIdleGPU:         {sectionInstances, sectionWorkers},
 		LeakOrphanVolume:    {sectionVolumes},
 		LeakIdleEndpoint:    {sectionInstances, sectionServerless, sectionWorkers},
 	}[k]
@@ -259,6 +264,9 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 			continue // counted under its endpoint
 		}
 		if l, ok := instanceLeak(in, now); ok {
+			if a.workersUnknown > 0 {
+				l.Why += "; may be a serverless worker (" + Plural(a.workersUnknown, "endpoint's", "endpoints'") + " workers not read)"
+			}
 			a.Leaks = append(a.Leaks, l)
 		}
 	}
@@ -269,6 +277,9 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 		}
 	}
 	for _, e := range eps {
+		if !e.whole {
+			continue // traffic unknown for some: it cannot be called idle
+		}
 		if l, ok := endpointLeak(e, byID); ok {
 			a.Leaks = append(a.Leaks, l)
 		}
@@ -328,11 +339,13 @@ func (s *Service) readVolumes(ctx context.Context, a *Audit) ([]api.Volume, erro
 	return l.Volumes, nil
 }
 
-// endpointReading is one endpoint, its worker groups and its workers.
+// endpointReading is one endpoint, its worker groups and its workers;
+// whole is false when the autoscaler sent workers that could not be read.
 type endpointReading struct {
 	api.Endpoint
 	groups  int
 	workers []api.Worker
+	whole   bool
 }
 
 // readServerless reads the endpoints, their worker groups and each one's
@@ -364,15 +377,17 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 			if err != nil {
 				return nil, err
 			}
+			a.workersUnknown++
 			continue
 		}
 		if wl.Skipped > 0 {
-			// Traffic unknown for some: the endpoint cannot be called idle.
+			// Traffic unknown for some: the endpoint cannot be called
+			// idle; the workers read are still workers.
 			a.miss(sectionWorkers)
+			a.workersUnknown++
 			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+" the autoscaler sent could not be read")
-			continue
 		}
-		out = append(out, endpointReading{Endpoint: e, groups: groups[e.ID], workers: wl.Items})
+		out = append(out, endpointReading{Endpoint: e, groups: groups[e.ID], workers: wl.Items, whole: wl.Skipped == 0})
 	}
 	return out, nil
 }

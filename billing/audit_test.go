@@ -484,3 +484,64 @@ func TestRateAndAuditShareOneInstanceReading(t *testing.T) {
 		}
 	})
 }
+
+// isWorker reports one of the demo's serverless workers.
+func isWorker(id int64) bool {
+	return slices.Contains([]int64{demoserver.LeakWorkerReady, demoserver.LeakWorkerCold, demoserver.LeakWorkerBusy, demoserver.LeakWorkerBusy2}, id)
+}
+
+// A worker the autoscaler sent beside one it could not read is still a
+// worker: never a stopped instance or an idle GPU. The endpoint cannot be
+// called idle, and since the unread worker may be any instance, neither
+// can the instances' kinds be summed.
+func TestAuditWorkersBesideAnUnreadableOne(t *testing.T) {
+	srv, s := auditDemo(t, demoserver.DemoKey)
+	srv.AddFault(demoserver.Fault{Path: "/get_endpoint_workers", Mutate: func(b []byte) []byte {
+		if string(b) == "[]" {
+			return []byte(`[{"id":-1}]`)
+		}
+		return append(b[:len(b)-1], `,{"id":-1}]`...)
+	}})
+	a := runAudit(t, s)
+	for _, l := range a.Leaks {
+		if isWorker(l.ID) && l.Kind != LeakIdleEndpoint {
+			t.Errorf("worker %d counted as %s (%s)", l.ID, l.Kind, l.Why)
+		}
+	}
+	if _, ok := findLeak(a, demoserver.LeakIdleEndpoint); ok {
+		t.Error("an endpoint with a worker not read called idle")
+	}
+	for _, k := range LeakKinds {
+		if want := k == LeakOrphanVolume; a.Knows(k) != want {
+			t.Errorf("Knows(%s) = %v, want %v", k, a.Knows(k), want)
+		}
+	}
+}
+
+// An endpoint whose workers the autoscaler would not list (404, 400):
+// its workers are unknown, so an instance that may be one of them is
+// marked so and the instances' kinds are not known whole; a cold worker
+// must not pass for certain as a stopped instance.
+func TestAuditEndpointWorkersRefused(t *testing.T) {
+	srv, s := auditDemo(t, demoserver.DemoKey)
+	srv.AddFault(demoserver.Fault{Path: "/get_endpoint_workers", Status: http.StatusNotFound,
+		Body: `{"success":false,"error":"not_found","msg":"no such endpoint"}`})
+	a := runAudit(t, s)
+	if a.Complete() || !slices.ContainsFunc(a.Unreadable, func(u string) bool { return strings.Contains(u, "'s workers: not read") }) {
+		t.Fatalf("unreadable %q", a.Unreadable)
+	}
+	for _, k := range LeakKinds {
+		if want := k == LeakOrphanVolume; a.Knows(k) != want {
+			t.Errorf("Knows(%s) = %v, want %v", k, a.Knows(k), want)
+		}
+	}
+	cold, ok := findLeak(a, demoserver.LeakWorkerCold)
+	if !ok || !strings.Contains(cold.Why, "may be a serverless worker") {
+		t.Errorf("the cold worker: %v %+v", ok, cold)
+	}
+	for _, l := range a.Leaks {
+		if (l.Kind == LeakStoppedInstance || l.Kind == LeakIdleGPU) && !strings.Contains(l.Why, "may be a serverless worker") {
+			t.Errorf("%d (%s) not marked: %q", l.ID, l.Kind, l.Why)
+		}
+	}
+}
