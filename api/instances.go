@@ -125,8 +125,11 @@ type Instance struct {
 	DPHTotal Rate
 	// StorageTotalCost is what its disk costs per hour, which a stopped or
 	// exited instance keeps paying (unsure: inferred from community tools;
-	// show figures built on it as estimates).
+	// show figures built on it as estimates). StorageKnown is false when
+	// the server sent none (null or absent): the price is unknown then,
+	// not 0, though StorageTotalCost reads 0.
 	StorageTotalCost Rate
+	StorageKnown     bool
 	StartDate        int64 // unix seconds; 0 when unknown
 	// IntendedStatus is intended_status: running, stopped or frozen (""
 	// when not sent). A stopped instance often reads Status exited with
@@ -196,7 +199,7 @@ type wireInstance struct {
 	NumGPUs          wireID    `json:"num_gpus"`
 	GPUName          *string   `json:"gpu_name"`
 	DPHTotal         wireRate  `json:"dph_total"`
-	StorageTotalCost wireRate  `json:"storage_total_cost"`
+	StorageTotalCost *wireRate `json:"storage_total_cost"` // nil: not sent
 	StartDate        *float64  `json:"start_date"`
 	IntendedStatus   *string   `json:"intended_status"`
 	GPUUtil          *float64  `json:"gpu_util"`
@@ -324,16 +327,16 @@ func instance(raw json.RawMessage, now int64) (Instance, bool) {
 		return Instance{}, false
 	}
 	in := Instance{
-		ID:               int64(*w.ID),
-		Status:           cutString(deref(w.Status), maxStatusLen),
-		Label:            cutString(deref(w.Label), maxLabelLen),
-		NumGPUs:          int(w.NumGPUs),
-		GPUName:          cutString(deref(w.GPUName), maxGPUNameLen),
-		DPHTotal:         Rate(w.DPHTotal),
-		StorageTotalCost: Rate(w.StorageTotalCost),
-		IntendedStatus:   cutString(deref(w.IntendedStatus), maxStatusLen),
-		DiskSpace:        Milli(w.DiskSpace),
+		ID:             int64(*w.ID),
+		Status:         cutString(deref(w.Status), maxStatusLen),
+		Label:          cutString(deref(w.Label), maxLabelLen),
+		NumGPUs:        int(w.NumGPUs),
+		GPUName:        cutString(deref(w.GPUName), maxGPUNameLen),
+		DPHTotal:       Rate(w.DPHTotal),
+		IntendedStatus: cutString(deref(w.IntendedStatus), maxStatusLen),
+		DiskSpace:      Milli(w.DiskSpace),
 	}
+	in.StorageTotalCost, in.StorageKnown = storageCost(w.StorageTotalCost)
 	if u := w.GPUUtil; u != nil && *u >= 0 && *u <= maxUtil {
 		// Out of range is not worth the instance's price: only the
 		// reading is dropped.
@@ -344,6 +347,15 @@ func instance(raw json.RawMessage, now int64) (Instance, bool) {
 		return Instance{}, false
 	}
 	return in, true
+}
+
+// storageCost is a storage_total_cost as sent: known false when it was
+// not (null or absent), which is not a price of 0.
+func storageCost(r *wireRate) (Rate, bool) {
+	if r == nil {
+		return 0, false
+	}
+	return Rate(*r), true
 }
 
 // startDate bounds a start_date (unix seconds, a float): 0 when absent,

@@ -85,7 +85,7 @@ func TestInstancesDecode(t *testing.T) {
 		t.Fatalf("%+v", p)
 	}
 	want := Instance{ID: 101, Status: "running", Label: "train", NumGPUs: 2, GPUName: "RTX 4090",
-		DPHTotal: 812_346, StorageTotalCost: 12_500, StartDate: 1772000000}
+		DPHTotal: 812_346, StorageTotalCost: 12_500, StorageKnown: true, StartDate: 1772000000}
 	if p.Results[0] != want {
 		t.Errorf("got %+v\nwant %+v", p.Results[0], want)
 	}

@@ -41,6 +41,10 @@ func TestInstancesDecodeAuditFields(t *testing.T) {
 	if !in[2].GPUUtilKnown || in[2].GPUUtil != 0.87 || in[3].GPUUtilKnown || in[4].GPUUtilKnown {
 		t.Errorf("utils: %+v %+v %+v", in[2], in[3], in[4])
 	}
+	// A storage price sent (0 included) is known; null or absent is not.
+	if !in[0].StorageKnown || in[1].StorageKnown {
+		t.Errorf("storage known: %v %v", in[0].StorageKnown, in[1].StorageKnown)
+	}
 	// Offline: the billing guide charges nothing, storage included.
 	if off := (Instance{Status: "offline", StorageTotalCost: 5}); off.Billing() != 0 {
 		t.Errorf("offline bills %v", off.Billing())
@@ -72,7 +76,7 @@ func TestVolumes(t *testing.T) {
 		t.Fatalf("%+v", l)
 	}
 	v := l.Volumes
-	if !v[0].Orphan() || v[0].StorageTotalCost != 97_000 || v[0].DiskSpace != 500_000 || v[0].StartDate != 1772000000 || v[0].Label != "old" {
+	if !v[0].Orphan() || v[0].StorageTotalCost != 97_000 || !v[0].StorageKnown || v[3].StorageKnown || v[0].DiskSpace != 500_000 || v[0].StartDate != 1772000000 || v[0].Label != "old" {
 		t.Errorf("orphan: %+v", v[0])
 	}
 	if v[1].Orphan() || !slices.Equal(v[1].Instances, []int64{9100104, 7}) || v[1].Type != "network_volume" {

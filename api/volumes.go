@@ -20,8 +20,10 @@ type Volume struct {
 	DiskSpace Milli
 	// StorageTotalCost is what it costs per hour (by analogy with an
 	// instance's field of the same name: show figures built on it as
-	// estimates).
+	// estimates); StorageKnown is false when the server sent none (null or
+	// absent): unknown, not 0.
 	StorageTotalCost Rate
+	StorageKnown     bool
 	StartDate        int64 // unix seconds; 0 when unknown
 	// Instances are the ids of the instances it is attached to; Attached
 	// says whether the server sent the list at all (a volume whose list is
@@ -58,7 +60,7 @@ type wireVolume struct {
 	Status           *string          `json:"status"`
 	Type             *string          `json:"type"`
 	DiskSpace        wireMilli        `json:"disk_space"`
-	StorageTotalCost wireRate         `json:"storage_total_cost"`
+	StorageTotalCost *wireRate        `json:"storage_total_cost"` // nil: not sent
 	StartDate        *float64         `json:"start_date"`
 	Instances        *json.RawMessage `json:"instances"`
 }
@@ -108,13 +110,13 @@ func volume(raw json.RawMessage, now int64) (Volume, bool) {
 		return Volume{}, false
 	}
 	v := Volume{
-		ID:               int64(*w.ID),
-		Label:            cutString(deref(w.Label), maxLabelLen),
-		Status:           cutString(deref(w.Status), maxStatusLen),
-		Type:             cutString(deref(w.Type), maxVolumeTypeLen),
-		DiskSpace:        Milli(w.DiskSpace),
-		StorageTotalCost: Rate(w.StorageTotalCost),
+		ID:        int64(*w.ID),
+		Label:     cutString(deref(w.Label), maxLabelLen),
+		Status:    cutString(deref(w.Status), maxStatusLen),
+		Type:      cutString(deref(w.Type), maxVolumeTypeLen),
+		DiskSpace: Milli(w.DiskSpace),
 	}
+	v.StorageTotalCost, v.StorageKnown = storageCost(w.StorageTotalCost)
 	var ok bool
 	if v.StartDate, ok = startDate(w.StartDate, now); !ok {
 		return Volume{}, false

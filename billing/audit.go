@@ -271,8 +271,8 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 		}
 	}
 	for _, v := range vols {
-		if v.Orphan() && v.StorageTotalCost > 0 {
-			a.Leaks = append(a.Leaks, storageLeak(LeakOrphanVolume, v.ID, v.Label, v.StorageTotalCost, v.StartDate, now,
+		if v.Orphan() && (v.StorageTotalCost > 0 || !v.StorageKnown) {
+			a.Leaks = append(a.Leaks, storageLeak(LeakOrphanVolume, v.ID, v.Label, v.StorageTotalCost, v.StorageKnown, v.StartDate, now,
 				diskText(v.DiskSpace)+" volume attached to no instance", "volume-"))
 		}
 	}
@@ -407,16 +407,17 @@ func (s *Service) readIncreases(ctx context.Context, a *Audit) ([]api.PriceIncre
 }
 
 // instanceLeak is in's leak, if it is one: a stopped instance keeping its
-// disk, or a running GPU at 0%. An offline instance is not charged; a
-// loading one is not running yet.
+// disk (its price unknown when the server sent none: still a leak), or a
+// running GPU at 0%. An offline instance is not charged; a loading one is
+// not running yet.
 func instanceLeak(in api.Instance, now time.Time) (Leak, bool) {
 	switch {
-	case in.IntendedStatus == "stopped" && (in.Status == "exited" || in.Status == "stopped") && in.StorageTotalCost > 0:
+	case in.IntendedStatus == "stopped" && (in.Status == "exited" || in.Status == "stopped") && (in.StorageTotalCost > 0 || !in.StorageKnown):
 		why := "stopped (" + in.Status + "), its disk still billed"
 		if in.DiskSpace > 0 {
 			why = "stopped (" + in.Status + "), its " + diskText(in.DiskSpace) + " disk still billed"
 		}
-		return storageLeak(LeakStoppedInstance, in.ID, in.Label, in.StorageTotalCost, in.StartDate, now, why, "instance-"), true
+		return storageLeak(LeakStoppedInstance, in.ID, in.Label, in.StorageTotalCost, in.StorageKnown, in.StartDate, now, why, "instance-"), true
 	case in.Running() && in.GPUUtilKnown && in.GPUUtil == 0:
 		return Leak{Kind: LeakIdleGPU, ID: in.ID, Label: in.Label, PerHour: in.DPHTotal, PerHourKnown: true,
 			Why: "running with its GPUs at 0% (one reading: for how long is unknown)", Source: "instance-" + strconv.FormatInt(in.ID, 10)}, true
@@ -425,12 +426,19 @@ func instanceLeak(in api.Instance, now time.Time) (Leak, bool) {
 }
 
 // storageLeak is a disk billed for nothing since start: so far is rate ×
-// age until the charges say better (ExactSoFar).
-func storageLeak(kind LeakKind, id int64, label string, rate api.Rate, start int64, now time.Time, why, prefix string) Leak {
-	l := Leak{Kind: kind, ID: id, Label: label, PerHour: rate, PerHourKnown: true, Why: why,
+// age until the charges say better (ExactSoFar). A rate the server did
+// not send (known false) is unknown, and so far with it until the charges
+// say.
+func storageLeak(kind LeakKind, id int64, label string, rate api.Rate, known bool, start int64, now time.Time, why, prefix string) Leak {
+	l := Leak{Kind: kind, ID: id, Label: label, PerHour: rate, PerHourKnown: known, Why: why,
 		Source: prefix + strconv.FormatInt(id, 10)}
+	if !known {
+		l.Why += "; its storage price not sent"
+	}
 	if start > 0 {
 		l.Since = time.Unix(start, 0)
+	}
+	if start > 0 && known {
 		age := max(now.Unix()-start, 0)
 		// Millionths an hour × seconds / 3600 are millionths; /1000 more
 		// to mills, rounded once. A rate is at most $10,000/h (1e10) and
@@ -460,7 +468,7 @@ func endpointLeak(e endpointReading, byID map[int64]api.Instance) (Leak, bool) {
 		return Leak{}, false
 	}
 	l := Leak{Kind: LeakIdleEndpoint, ID: e.ID, Label: e.Name, Source: "instance-" + strconv.FormatInt(first, 10)}
-	unpriced := 0
+	unpriced, noPrice := 0, 0
 	for _, w := range e.workers {
 		in, ok := byID[w.ID]
 		if !ok {
@@ -471,19 +479,26 @@ func endpointLeak(e endpointReading, byID map[int64]api.Instance) (Leak, bool) {
 		case in.Running() || in.Status == "loading":
 			l.PerHour += in.DPHTotal
 		case in.Offline():
+		case !in.StorageKnown:
+			cold++
+			noPrice++
+			continue
 		default:
 			l.PerHour += in.StorageTotalCost
 			cold++
 		}
 		l.PerHourKnown = true
 	}
-	l.Partial = unpriced > 0 && l.PerHourKnown
+	l.Partial = unpriced+noPrice > 0 && l.PerHourKnown
 	l.Why = Plural(live, "ready worker", "ready workers") + ", no traffic"
 	if cold > 0 {
 		l.Why += "; " + Plural(cold, "cold worker pays", "cold workers pay") + " storage"
 	}
 	if unpriced > 0 {
 		l.Why += "; " + Plural(unpriced, "worker", "workers") + " not among the instances read"
+	}
+	if noPrice > 0 {
+		l.Why += "; " + Plural(noPrice, "cold worker's", "cold workers'") + " storage price not sent"
 	}
 	if e.groups > 0 {
 		l.Why += " (" + Plural(e.groups, "worker group", "worker groups") + ")"
@@ -511,7 +526,9 @@ func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 	want := map[string]int{}
 	var from time.Time
 	for i, l := range a.Leaks {
-		if l.SoFarKnown && !l.Since.IsZero() {
+		// A disk leak (it has a start), its so far estimated or, its price
+		// unknown, not yet.
+		if !l.Since.IsZero() {
 			want[l.Source] = i
 			if from.IsZero() || l.Since.Before(from) {
 				from = l.Since
@@ -558,7 +575,7 @@ func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 				}
 			}
 			if found {
-				a.Leaks[i].SoFar, a.Leaks[i].SoFarExact = disk, true
+				a.Leaks[i].SoFar, a.Leaks[i].SoFarKnown, a.Leaks[i].SoFarExact = disk, true, true
 				delete(want, c.Source)
 			}
 		}
