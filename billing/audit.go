@@ -136,8 +136,10 @@ type Audit struct {
 	// SoFarRead says ExactSoFar has consulted the charges for this
 	// reading.
 	SoFarRead bool
-	// missing are the sections not read, for Knows.
-	missing map[string]bool
+	// missing are the sections not read, for Knows, each with the
+	// permission the key lacks for it ("" when not read for another
+	// reason).
+	missing map[string]string
 	// workersUnknown counts the endpoints whose workers were not all read:
 	// any instance may be one of them.
 	workersUnknown int
@@ -151,32 +153,61 @@ type Audit struct {
 // endpoint's workers for the idle endpoints). When it does not, the
 // kind's sum is unknown, not $0.
 func (a Audit) Knows(k LeakKind) bool {
-	need := map[LeakKind][]string{
-		LeakStoppedInstance: {sectionInstances, sectionWorkers},
-		LeakIdleGPU:         {sectionInstances, sectionWorkers},
-		LeakOrphanVolume:    {sectionVolumes},
-		LeakIdleEndpoint:    {sectionInstances, sectionServerless, sectionWorkers},
-	}[k]
-	for _, sec := range need {
-		if a.missing[sec] {
+	for _, sec := range sectionsOf[k] {
+		if _, ok := a.missing[sec]; ok {
 			return false
 		}
 	}
 	return true
 }
 
+// sectionsOf are the sections each kind's rule needs (see Knows).
+var sectionsOf = map[LeakKind][]string{
+	LeakStoppedInstance: {sectionInstances, sectionWorkers},
+	LeakIdleGPU:         {sectionInstances, sectionWorkers},
+	LeakOrphanVolume:    {sectionVolumes},
+	LeakIdleEndpoint:    {sectionInstances, sectionServerless, sectionWorkers},
+}
+
+// Refused reports that a section kind k's rule needs was not read because
+// the key lacks a permission (Lacks says which): the kind is unknown for
+// that reason, which a key's owner can change.
+func (a Audit) Refused(k LeakKind) bool {
+	for _, sec := range sectionsOf[k] {
+		if a.missing[sec] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Lacks reports a section not read because the key lacks perm.
+func (a Audit) Lacks(perm string) bool {
+	for _, p := range a.missing {
+		if p == perm {
+			return true
+		}
+	}
+	return false
+}
+
 // LeakKinds are the kinds, in the order the answers list them.
 var LeakKinds = []LeakKind{LeakStoppedInstance, LeakOrphanVolume, LeakIdleEndpoint, LeakIdleGPU}
 
-// PerKind is the sum per hour of the leaks of kind k.
-func (a Audit) PerKind(k LeakKind) api.Rate {
-	var sum api.Rate
+// PerKind is the sum per hour of the leaks of kind k; known is false when
+// the sum is not the whole of it: a section its rule needs was not read
+// (Knows), or one of its leaks could not be priced, or only in part. A
+// sum that is not known is not a figure to show as one: it would read as
+// less than the account pays.
+func (a Audit) PerKind(k LeakKind) (sum api.Rate, known bool) {
+	known = a.Knows(k)
 	for _, l := range a.Leaks {
 		if l.Kind == k {
 			sum += l.PerHour
+			known = known && l.PerHourKnown && !l.Partial
 		}
 	}
-	return sum
+	return sum, known
 }
 
 // Complete reports that every section was read.
@@ -292,18 +323,21 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 // unreadable adds the line of a section the key may not read.
 func (a *Audit) unreadable(section, perm string) {
 	a.Unreadable = append(a.Unreadable, section+": not read — this API key lacks the "+perm+" permission")
-	a.miss(section)
+	a.miss(section, perm)
 }
 
-// miss notes a section not read; an endpoint's workers stand for them all.
-func (a *Audit) miss(section string) {
+// miss notes a section not read, for want of perm ("": another reason);
+// an endpoint's workers stand for them all.
+func (a *Audit) miss(section, perm string) {
 	if a.missing == nil {
-		a.missing = map[string]bool{}
+		a.missing = map[string]string{}
 	}
 	if strings.HasSuffix(section, "'s workers") {
 		section = sectionWorkers
 	}
-	a.missing[section] = true
+	if _, ok := a.missing[section]; !ok || perm != "" {
+		a.missing[section] = perm
+	}
 }
 
 // readable sorts a section's failure: a refusal (a missing permission, an
@@ -321,7 +355,7 @@ func (a *Audit) readable(section, perm string, err error) (bool, error) {
 		a.unreadable(section, perm)
 	case errors.Is(err, api.ErrNotFound), errors.Is(err, api.ErrBadRequest):
 		a.Unreadable = append(a.Unreadable, section+": not read — "+err.Error())
-		a.miss(section)
+		a.miss(section, "")
 	default:
 		return false, err
 	}
@@ -383,7 +417,7 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 		if wl.Skipped > 0 {
 			// Traffic unknown for some: the endpoint cannot be called
 			// idle; the workers read are still workers.
-			a.miss(sectionWorkers)
+			a.miss(sectionWorkers, "")
 			a.workersUnknown++
 			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+" the autoscaler sent could not be read")
 		}

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -84,6 +85,9 @@ type Exporter struct {
 	refreshing sync.Mutex
 	lacking    map[part]string
 	failure    string
+	// unknownKinds are the leak kinds last said left out for a reason other
+	// than a permission ("" when none), so each change is logged once.
+	unknownKinds string
 	// budget is the settings' budget, set by Run (under refreshing).
 	budget money.Amount
 }
@@ -282,6 +286,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 		} else {
 			e.granted(partLeaks)
 		}
+		e.tellUnknown(leaks)
 	}
 	if readMonth {
 		switch err := errs[partMonth]; {
@@ -350,6 +355,34 @@ func (e *Exporter) granted(p part) {
 	}
 	delete(e.lacking, p)
 	e.log.Info("the "+perm+" permission is granted now: its metrics are back", "reading", partNames[p])
+}
+
+// tellUnknown logs the leak kinds left out of vast_leak_dollars_per_hour
+// for a reason other than a permission (refused says those) when they
+// change: a leak not priced, an endpoint's workers not listed. Once per
+// change, not per refresh.
+func (e *Exporter) tellUnknown(a billing.Audit) {
+	var kinds []string
+	for _, k := range billing.LeakKinds {
+		if _, known := a.PerKind(k); !known && !a.Refused(k) {
+			kinds = append(kinds, string(k))
+		}
+	}
+	slices.Sort(kinds)
+	now := strings.Join(kinds, ",")
+	switch {
+	case now == e.unknownKinds:
+	case now == "":
+		e.log.Info("the audit's leaks are priced whole again: vast_leak_dollars_per_hour has every kind", "after", e.unknownKinds)
+	default:
+		why := "a leak could not be priced, or only in part (vastdash audit shows which)"
+		if len(a.Unreadable) > 0 {
+			why = strings.Join(a.Unreadable, "; ")
+		}
+		e.log.Warn("leaks the audit cannot sum whole: their kinds are left out of vast_leak_dollars_per_hour, never 0",
+			"kinds", now, "why", sanitize.Short(why, 300))
+	}
+	e.unknownKinds = now
 }
 
 // tellFailure logs a refresh's failure when it is new or changed, and the

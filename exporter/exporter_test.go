@@ -618,7 +618,8 @@ func TestLeakMetric(t *testing.T) {
 	}
 	for _, m := range fam.GetMetric() {
 		kind := billing.LeakKind(m.GetLabel()[0].GetValue())
-		if want := dollarsPerHour(a.PerKind(kind)); m.GetGauge().GetValue() != want || want == 0 {
+		sum, known := a.PerKind(kind)
+		if want := dollarsPerHour(sum); m.GetGauge().GetValue() != want || want == 0 || !known {
 			t.Errorf("%s: %v, want %v", kind, m.GetGauge().GetValue(), want)
 		}
 	}
@@ -659,5 +660,39 @@ func TestBudgetMetric(t *testing.T) {
 	}
 	if fams["vast_budget_dollars"].GetHelp() == "" {
 		t.Error("vast_budget_dollars has no help text")
+	}
+}
+
+// A kind one of whose leaks could not be priced whole is left out, never
+// exported as the lower figure its priced leaks add to, and the log says
+// so once; the others stay. Priced again, it is back, and the log says
+// that too.
+func TestLeakMetricLeavesOutUnknownKinds(t *testing.T) {
+	r := newRig(t, demoserver.Options{Leaks: true}, demoserver.DemoKey, Options{})
+	// No storage price for any instance: the stopped instances are
+	// unknown, and the idle endpoint's cold worker makes it a lower bound.
+	r.srv.AddFault(demoserver.Fault{Path: api.InstancesPath, Mutate: func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(`"storage_total_cost":`), []byte(`"storage_cost_total":`))
+	}})
+	r.refresh()
+	r.refresh()
+	_, fams := r.scrape(t)
+	var kinds []string
+	for _, m := range fams["vast_leak_dollars_per_hour"].GetMetric() {
+		kinds = append(kinds, m.GetLabel()[0].GetValue())
+	}
+	if strings.Join(kinds, ",") != "idle_gpu,orphan_volume" {
+		t.Errorf("kinds %v, want the stopped instances and the idle endpoint left out", kinds)
+	}
+	if n := r.log.lines("vast_leak_dollars_per_hour", "kinds=idle_endpoint,stopped_instance"); n != 1 {
+		t.Errorf("%d log lines name the kinds left out, want 1:\n%s", n, r.log)
+	}
+	if mustValue(t, fams, "vast_up") != 1 {
+		t.Error("an unpriced leak reads as a failure")
+	}
+	r.srv.ClearFaults()
+	r.refresh()
+	if _, fams = r.scrape(t); len(fams["vast_leak_dollars_per_hour"].GetMetric()) != len(billing.LeakKinds) || r.log.lines("priced whole again") != 1 {
+		t.Errorf("after the prices came back: %v\n%s", fams["vast_leak_dollars_per_hour"], r.log)
 	}
 }

@@ -45,7 +45,7 @@ var (
 		"What each billing instance costs per hour now, in dollars: dph_total while it runs, else the storage it keeps paying (an estimate). label and gpu are the server's text, sanitized and cut to 48 characters.",
 		[]string{"id", "label", "gpu", "status"}, nil)
 	descLeaks = prometheus.NewDesc("vast_leak_dollars_per_hour",
-		`What the account pays per hour for what it does not use, by kind of leak (vastdash audit): "stopped_instance" (a stopped instance's disk), "orphan_volume" (a volume attached to nothing), "idle_endpoint" (a serverless endpoint with ready workers and no traffic), "idle_gpu" (a running instance at 0% GPU), in dollars; 0 when none. A kind whose sections the key may not read is absent, never 0.`,
+		`What the account pays per hour for what it does not use, by kind of leak (vastdash audit): "stopped_instance" (a stopped instance's disk), "orphan_volume" (a volume attached to nothing), "idle_endpoint" (a serverless endpoint with ready workers and no traffic), "idle_gpu" (a running instance at 0% GPU), in dollars; 0 when none. A kind the audit cannot sum whole is absent, never 0 nor a lower figure: its sections the key may not read (or the autoscaler would not list an endpoint's workers), or one of its leaks could not be priced whole.`,
 		[]string{"kind"}, nil)
 	descMonth = prometheus.NewDesc("vast_month_spend_dollars",
 		"What the current calendar month has cost so far, in dollars: the month's part of every charge, spread over its seconds as the statement spreads it, in the settings' timezone.",
@@ -170,8 +170,8 @@ func (r *reading) build() []sample {
 	}
 	if a := r.leaks; a != nil {
 		for _, k := range billing.LeakKinds {
-			if a.Knows(k) {
-				out = append(out, gauge(descLeaks, dollarsPerHour(a.PerKind(k)), string(k)))
+			if sum, known := a.PerKind(k); known {
+				out = append(out, gauge(descLeaks, dollarsPerHour(sum), string(k)))
 			}
 		}
 	}

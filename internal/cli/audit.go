@@ -106,8 +106,11 @@ It reads the pending increase and shows it, old → new per hour; on a terminal 
 
 // auditJSON is audit's --json answer.
 type auditJSON struct {
-	Leaks          []leakJSON     `json:"leaks"`
-	TotalPerHour   json.Number    `json:"total_per_hour"`
+	Leaks        []leakJSON  `json:"leaks"`
+	TotalPerHour json.Number `json:"total_per_hour"`
+	// TotalAtLeast says total_per_hour is a lower bound: a leak could not
+	// be priced (per_hour null) or only in part.
+	TotalAtLeast   bool           `json:"total_at_least"`
 	PriceIncreases []increaseJSON `json:"price_increases"`
 	Unreadable     []string       `json:"unreadable"`
 }
@@ -194,7 +197,8 @@ func audit(ctx context.Context, s *Session, a auditArgs) error {
 }
 
 func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
-	out := auditJSON{Leaks: []leakJSON{}, TotalPerHour: *rateNumber(res.Total), PriceIncreases: []increaseJSON{}, Unreadable: []string{}}
+	out := auditJSON{Leaks: []leakJSON{}, TotalPerHour: *rateNumber(res.Total), TotalAtLeast: res.Partial,
+		PriceIncreases: []increaseJSON{}, Unreadable: []string{}}
 	for _, l := range res.Leaks {
 		j := leakJSON{Kind: l.Kind, ID: l.ID, Label: sanitize.String(l.Label), Since: timeJSON(l.Since, loc), Why: l.Why}
 		if l.PerHourKnown {

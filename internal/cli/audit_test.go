@@ -97,8 +97,11 @@ func TestAuditJSON(t *testing.T) {
 		sort.Strings(k)
 		return k
 	}
-	if got := keys(top); !slices.Equal(got, []string{"leaks", "price_increases", "total_per_hour", "unreadable"}) {
+	if got := keys(top); !slices.Equal(got, []string{"leaks", "price_increases", "total_at_least", "total_per_hour", "unreadable"}) {
 		t.Fatalf("keys %v", got)
+	}
+	if string(top["total_at_least"]) != "false" {
+		t.Errorf("total_at_least %s with every leak priced", top["total_at_least"])
 	}
 	var leaks, incs []map[string]json.RawMessage
 	var unreadable []string
@@ -300,5 +303,38 @@ func TestAuditNeverShowsEndpointKeys(t *testing.T) {
 	}
 	if !slices.ContainsFunc(srv.Requests(), func(r demoserver.Request) bool { return r.Path == api.EndpointWorkersPath }) {
 		t.Fatal("the workers were not asked of the --url server")
+	}
+}
+
+// A leak the audit could not price whole makes total_per_hour a lower
+// bound, and the JSON says so beside it: per_hour null, total_at_least
+// true.
+func TestAuditJSONTotalAtLeast(t *testing.T) {
+	srv := auditServer(t)
+	srv.AddFault(demoserver.Fault{Path: api.VolumesPath, Mutate: func(b []byte) []byte {
+		return []byte(strings.ReplaceAll(string(b), `"storage_total_cost":`, `"storage_cost_total":`))
+	}})
+	res := auditRun(t, srv, demoserver.DemoKey, nil, "audit", "--json")
+	var out struct {
+		Leaks []struct {
+			ID      int64
+			PerHour *json.Number `json:"per_hour"`
+		}
+		AtLeast *bool `json:"total_at_least"`
+	}
+	if err := json.Unmarshal([]byte(res.out), &out); err != nil || res.code != exitRuntime {
+		t.Fatalf("exit %d %v: %s", res.code, err, res.errOut)
+	}
+	i := slices.IndexFunc(out.Leaks, func(l struct {
+		ID      int64
+		PerHour *json.Number `json:"per_hour"`
+	}) bool {
+		return l.ID == demoserver.LeakOrphanVolume
+	})
+	if i < 0 || out.Leaks[i].PerHour != nil {
+		t.Errorf("orphan volume without a price: %s", res.out)
+	}
+	if out.AtLeast == nil || !*out.AtLeast || !strings.Contains(res.errOut, "leaks found: at least $") {
+		t.Errorf("total_at_least %v; stderr %q", out.AtLeast, res.errOut)
 	}
 }
