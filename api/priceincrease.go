@@ -154,8 +154,10 @@ func priceIncrease(raw json.RawMessage) (PriceIncrease, bool) {
 // goes on at the new price from its current end date. RejectPriceIncrease
 // refuses it: the contract ends at its current end date. Each is one PUT
 // whose body is exactly {"pending_price_increase_id": id} (the server
-// refuses any other key). One already answered is ErrNotPending; a key
-// without instance_write is ErrPermission naming it.
+// refuses any other key), never sent twice: a connection lost once the
+// request was written is not retried, since the answer may have arrived
+// (and a second one would find it answered). One already answered is
+// ErrNotPending; a key without instance_write is ErrPermission naming it.
 func (c *Client) AcceptPriceIncrease(ctx context.Context, id int64) error {
 	return c.answerPriceIncrease(ctx, AcceptPriceIncreasePath, id)
 }
@@ -175,6 +177,7 @@ func (c *Client) answerPriceIncrease(ctx context.Context, path string, id int64)
 		path:   path,
 		body:   []byte(`{"pending_price_increase_id":` + strconv.FormatInt(id, 10) + `}`),
 		perm:   "instance_write",
+		once:   true,
 	}
 	body, err := c.do(ctx, cl)
 	if err == nil {

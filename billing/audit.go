@@ -748,9 +748,37 @@ func (s *Service) PendingIncrease(ctx context.Context, instanceID int64) (PriceC
 	return priceChanges(p.Items[i:i+1], byID)[0], nil
 }
 
+// ErrAnswerUnknown is matched by the error of an answer to a price
+// increase that may or may not have reached the server (its response
+// lost): only a new reading of the pending increases tells.
+var ErrAnswerUnknown = errors.New("the answer may have been sent: its outcome is unknown")
+
+// answerUnknownError is ErrAnswerUnknown with what was sent and why the
+// response is missing; it unwraps to that cause.
+type answerUnknownError struct {
+	instanceID int64
+	accept     bool
+	err        error
+}
+
+func (e *answerUnknownError) Error() string {
+	what := "rejection"
+	if e.accept {
+		what = "acceptance"
+	}
+	return "the " + what + " of the price increase of instance " + strconv.FormatInt(e.instanceID, 10) +
+		" may have been sent (" + e.err.Error() + "): whether it went through is unknown"
+}
+
+func (e *answerUnknownError) Unwrap() error { return e.err }
+
+func (e *answerUnknownError) Is(target error) bool { return target == ErrAnswerUnknown }
+
 // AnswerIncrease accepts (accept) or rejects pending price increase pc:
-// one PUT. An increase answered meanwhile is a *NotPendingError; a key
-// without instance_write is api.ErrPermission naming it.
+// one PUT, never sent twice. An increase answered meanwhile is a
+// *NotPendingError; a key without instance_write is api.ErrPermission
+// naming it; an answer whose response was lost (it may have gone through)
+// matches ErrAnswerUnknown.
 func (s *Service) AnswerIncrease(ctx context.Context, pc PriceChange, accept bool) error {
 	if s.client == nil {
 		return errNoClient
@@ -761,8 +789,11 @@ func (s *Service) AnswerIncrease(ctx context.Context, pc PriceChange, accept boo
 	} else {
 		err = s.client.RejectPriceIncrease(ctx, pc.ID)
 	}
-	if errors.Is(err, api.ErrNotPending) {
+	switch {
+	case errors.Is(err, api.ErrNotPending):
 		return &NotPendingError{InstanceID: pc.InstanceID}
+	case err != nil && ctx.Err() == nil && outcomeUnknown(err):
+		return &answerUnknownError{instanceID: pc.InstanceID, accept: accept, err: err}
 	}
 	return err
 }

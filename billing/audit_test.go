@@ -606,3 +606,25 @@ func TestAuditStoragePriceMissingIsUnknown(t *testing.T) {
 		t.Errorf("total %q partial %v", a.TotalText(), a.Partial)
 	}
 }
+
+// An answer whose response is lost may have gone through: it is not sent
+// again (a resend would find it answered and say "no longer pending",
+// which reads as if nothing had been done), and the error says the
+// outcome is unknown.
+func TestAnswerIncreaseLostResponse(t *testing.T) {
+	srv, s := auditDemo(t, demoserver.DemoKey)
+	ctx := context.Background()
+	pc, err := s.PendingIncrease(ctx, demoserver.LeakIdleGPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.ResetRequests()
+	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: strings.TrimSuffix(api.AcceptPriceIncreasePath, "/"), ResetAfterBytes: 3, Times: 1})
+	err = s.AnswerIncrease(ctx, pc, true)
+	if errors.Is(err, api.ErrNotPending) || !errors.Is(err, ErrAnswerUnknown) || !strings.Contains(err.Error(), "may have been sent") {
+		t.Fatalf("lost response: %v", err)
+	}
+	if n := len(srv.Requests()); n != 1 || !srv.Decided()[demoserver.LeakIncreaseIdle] {
+		t.Fatalf("%d requests; decided %v", n, srv.Decided())
+	}
+}

@@ -78,7 +78,7 @@ func newAnswerCommand(x *execution, accept bool) *cobra.Command {
 		Short: verb + " the price increase pending on an instance",
 		Long: strings.ToUpper(verb[:1]) + verb[1:] + ` the price increase a host asks for an instance (vastdash audit lists them): ` + then + `. Nothing changes before that date.
 
-It reads the pending increase and shows it, old → new per hour; on a terminal it asks before sending, otherwise it needs --yes (without it nothing is sent, exit 2). Then one request answers it. One already answered is "no longer pending" (exit 1); a key without instance_write is told so (exit 1).`,
+It reads the pending increase and shows it, old → new per hour; on a terminal it asks before sending, otherwise it needs --yes (without it nothing is sent, exit 2). Then one request answers it, never sent twice: when its response is lost it may have gone through, and vastdash audit shows whether it is still pending (exit 1). One already answered is "no longer pending" (exit 1); a key without instance_write is told so (exit 1).`,
 		Example: "\nvastdash audit " + verb + " 9100104\nvastdash audit " + verb + " 9100104 --yes --json\n",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -357,7 +357,10 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(stri
 			return errors.New("nothing sent: not confirmed")
 		}
 	}
-	if err := s.Billing.AnswerIncrease(ctx, pc, a.accept); err != nil {
+	if err := s.Billing.AnswerIncrease(ctx, pc, a.accept); errors.Is(err, billing.ErrAnswerUnknown) {
+		// Not sent again: a second answer would find it answered.
+		return fmt.Errorf("%w; vastdash audit shows whether it is still pending", err)
+	} else if err != nil {
 		return err
 	}
 	if a.output == "json" {

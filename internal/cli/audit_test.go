@@ -338,3 +338,26 @@ func TestAuditJSONTotalAtLeast(t *testing.T) {
 		t.Errorf("total_at_least %v; stderr %q", out.AtLeast, res.errOut)
 	}
 }
+
+// An answer whose response is lost is not sent again: exit 1, saying it
+// may have been sent and where to see whether it is still pending — not
+// "no longer pending", which reads as if nothing had been done.
+func TestAuditAnswerLost(t *testing.T) {
+	srv := auditServer(t)
+	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: strings.TrimSuffix(api.RejectPriceIncreasePath, "/"), ResetAfterBytes: 3, Times: 1})
+	id := strconv.FormatInt(demoserver.LeakBusy, 10)
+	res := auditRun(t, srv, demoserver.DemoKey, nil, "audit", "reject", id, "--yes")
+	res.failed(t, exitRuntime, "the rejection of the price increase of instance "+id+" may have been sent")
+	if strings.Contains(res.errOut, "no longer pending") || !strings.Contains(res.errOut, "vastdash audit shows whether it is still pending") || res.out != "" {
+		t.Fatalf("stdout %q stderr %q", res.out, res.errOut)
+	}
+	puts := 0
+	for _, r := range srv.Requests() {
+		if r.Method == http.MethodPut {
+			puts++
+		}
+	}
+	if puts != 1 || !srv.Decided()[demoserver.LeakIncreaseBusy] {
+		t.Fatalf("%d PUTs, decided %v", puts, srv.Decided())
+	}
+}

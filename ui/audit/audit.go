@@ -298,6 +298,10 @@ func (m *Model) answered(msg answeredMsg) tea.Cmd {
 		return shared.SetStatus(source, shared.StatusOK, verb+" the price increase of instance "+id+": "+then, 8*time.Second)
 	case errors.Is(msg.err, api.ErrNotPending):
 		return shared.SetStatus(source, shared.StatusWarn, "the price increase of instance "+id+" is no longer pending", 8*time.Second)
+	case errors.Is(msg.err, billing.ErrAnswerUnknown):
+		// Not sent again: the reading that follows every answer shows
+		// whether it went through.
+		return shared.SetStatus(source, shared.StatusWarn, m.ctx.ErrorText(msg.err)+"; the audit is read again: see whether it is still pending", 0)
 	case errors.Is(msg.err, context.Canceled):
 		return nil
 	}

@@ -354,3 +354,31 @@ func TestAuditScreenReadsSoFarWhenShown(t *testing.T) {
 		t.Fatalf("%d charges requests", n)
 	}
 }
+
+// An answer whose response is lost is not sent again, and the status line
+// says it may have been sent, while the audit read again shows whether
+// it is still pending: not "no longer pending", nor an error that reads
+// as if nothing happened.
+func TestAuditScreenAnswerLost(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	first := h.m.audit.Increases[0]
+	h.srv.ResetRequests()
+	h.srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: strings.TrimSuffix(api.AcceptPriceIncreasePath, "/"), ResetAfterBytes: 3, Times: 1})
+	h.press("A", "y")
+	puts := 0
+	for _, r := range h.srv.Requests() {
+		if r.Method == http.MethodPut {
+			puts++
+		}
+	}
+	got := h.lastStatus()
+	if puts != 1 || strings.Contains(got, "no longer pending") || !strings.Contains(got, "may have been sent") || !strings.Contains(got, "read again") {
+		t.Fatalf("%d PUTs, status %q", puts, got)
+	}
+	if h.status[len(h.status)-1].Kind != shared.StatusWarn {
+		t.Errorf("status kind %v, want a warning", h.status[len(h.status)-1].Kind)
+	}
+	if len(h.m.audit.Increases) != 1 || h.m.audit.Increases[0].ID == first.ID {
+		t.Fatalf("not read again: %+v", h.m.audit.Increases)
+	}
+}
