@@ -140,8 +140,9 @@ type Audit struct {
 	// permission the key lacks for it ("" when not read for another
 	// reason).
 	missing map[string]string
-	// workersUnknown counts the endpoints whose workers were not all read:
-	// any instance may be one of them.
+	// workersUnknown counts the endpoints whose workers were not all read
+	// (the autoscaler failed, or sent some it could not read): any
+	// instance may be one of them.
 	workersUnknown int
 }
 
@@ -245,8 +246,9 @@ var (
 // ExactSoFar reads the charges (the dashboard does that only while its
 // Audit screen is shown: the charges' one pacing budget is the screens'
 // too). A section the key may not read is a line in Unreadable, not an
-// error; so is an endpoint whose workers the autoscaler would not list.
-// Any other failure (the network, the server) is the error.
+// error; so is an endpoint whose workers the autoscaler did not list, for
+// whatever reason (it is another server). Any other failure of the
+// console (the network, the server) is the error.
 func (s *Service) Audit(ctx context.Context) (Audit, error) {
 	if s.client == nil && s.instances == nil {
 		return Audit{}, errNoClient
@@ -340,9 +342,9 @@ func (a *Audit) miss(section, perm string) {
 	}
 }
 
-// readable sorts a section's failure: a refusal (a missing permission, an
-// endpoint the server does not have, a request it refuses) becomes a line
-// in Unreadable and ok false; any other error is returned.
+// readable sorts a console section's failure: a refusal (a missing
+// permission, an endpoint the server does not have, a request it refuses)
+// becomes a line in Unreadable and ok false; any other error is returned.
 func (a *Audit) readable(section, perm string, err error) (bool, error) {
 	var ae *api.Error
 	switch {
@@ -383,7 +385,11 @@ type endpointReading struct {
 }
 
 // readServerless reads the endpoints, their worker groups and each one's
-// workers (one autoscaler call per endpoint).
+// workers (one autoscaler call per endpoint). The autoscaler is another
+// server than the console: any failure of one endpoint's workers (it
+// down, a gateway's 5xx, a refusal) leaves that endpoint's workers unread,
+// a line in Unreadable, never the whole audit failed; only the context
+// ending is an error there.
 func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReading, error) {
 	el, err := s.client.Endpoints(ctx)
 	if ok, err := a.readable(sectionServerless, NeedsMisc, err); !ok {
@@ -405,13 +411,19 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 		}
 	}
 	out := make([]endpointReading, 0, len(el.Items))
+	failed := 0
 	for _, e := range el.Items {
 		wl, err := s.client.EndpointWorkers(ctx, e.ID)
-		if ok, err := a.readable("endpoint "+strconv.FormatInt(e.ID, 10)+"'s workers", NeedsMisc, err); !ok {
-			if err != nil {
+		if err != nil {
+			if ctx.Err() != nil {
 				return nil, err
 			}
+			// Not a permission of the key's either: the endpoints were
+			// read with misc.
+			a.Unreadable = append(a.Unreadable, "endpoint "+strconv.FormatInt(e.ID, 10)+"'s workers: not read — "+err.Error())
+			a.miss(sectionWorkers, "")
 			a.workersUnknown++
+			failed++
 			continue
 		}
 		if wl.Skipped > 0 {
@@ -422,6 +434,10 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+" the autoscaler sent could not be read")
 		}
 		out = append(out, endpointReading{Endpoint: e, groups: groups[e.ID], workers: wl.Items, whole: wl.Skipped == 0})
+	}
+	if failed > 0 {
+		a.Notes = append(a.Notes, "the autoscaler did not list the workers of "+Plural(failed, "endpoint", "endpoints")+
+			": whether they are idle is unknown, and a stopped instance or idle GPU may be one of their workers")
 	}
 	return out, nil
 }

@@ -23,15 +23,15 @@ var auditNow = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 
 // auditDemo starts a demo server whose account has the leaks and decoys,
 // every endpoint paced as the real one is but on short thresholds, and a
-// service whose client paces the same way.
-func auditDemo(t *testing.T, key string) (*demoserver.Server, *Service) {
+// service whose client paces the same way (and takes opts).
+func auditDemo(t *testing.T, key string, opts ...api.Option) (*demoserver.Server, *Service) {
 	t.Helper()
 	const th = 30 * time.Millisecond
 	srv, s, _ := startDemo(t, demoserver.Options{Contracts: 300, Now: auditNow, Leaks: true,
 		Threshold: th, InstancesThreshold: th, VolumesThreshold: 2 * th, EndpointsThreshold: th, WorkerGroupsThreshold: th},
-		key, api.WithChargesThreshold(th), api.WithEndpointThreshold(api.InstancesPath, th),
-		api.WithEndpointThreshold(api.VolumesPath, 2*th), api.WithEndpointThreshold(api.EndpointJobsPath, th),
-		api.WithEndpointThreshold(api.WorkerGroupsPath, th), api.WithPacingMargin(25*time.Millisecond))
+		key, append([]api.Option{api.WithChargesThreshold(th), api.WithEndpointThreshold(api.InstancesPath, th),
+			api.WithEndpointThreshold(api.VolumesPath, 2*th), api.WithEndpointThreshold(api.EndpointJobsPath, th),
+			api.WithEndpointThreshold(api.WorkerGroupsPath, th), api.WithPacingMargin(25 * time.Millisecond)}, opts...)...)
 	return srv, s
 }
 
@@ -626,5 +626,43 @@ func TestAnswerIncreaseLostResponse(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 || !srv.Decided()[demoserver.LeakIncreaseIdle] {
 		t.Fatalf("%d requests; decided %v", n, srv.Decided())
+	}
+}
+
+// The autoscaler failing for an endpoint (down, a gateway's 5xx, a cut
+// answer) is that endpoint's workers unread, not the whole audit failed:
+// the console's sections still stand, the line says why, and a note says
+// what it costs.
+func TestAuditAutoscalerDown(t *testing.T) {
+	for _, f := range []demoserver.Fault{
+		{Path: "/get_endpoint_workers", Status: http.StatusBadGateway, ContentType: "text/html", Body: "<html>502 Bad Gateway</html>"},
+		{Path: "/get_endpoint_workers", ResetAfterBytes: 2},
+	} {
+		srv, s := auditDemo(t, demoserver.DemoKey, api.WithBackoff(time.Millisecond, 5*time.Millisecond))
+		srv.AddFault(f)
+		a, err := s.Audit(context.Background())
+		if err != nil {
+			t.Fatalf("%+v: the audit failed: %v", f, err)
+		}
+		if a.Complete() || !slices.ContainsFunc(a.Unreadable, func(u string) bool { return strings.Contains(u, "'s workers: not read — ") }) {
+			t.Errorf("%+v: unreadable %q", f, a.Unreadable)
+		}
+		if a.Lacks(NeedsMisc) || slices.ContainsFunc(a.Unreadable, func(u string) bool { return strings.Contains(u, "permission") }) {
+			t.Errorf("%+v: a failure read as a permission: %q", f, a.Unreadable)
+		}
+		if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "autoscaler") }) {
+			t.Errorf("%+v: notes %q", f, a.Notes)
+		}
+		if _, ok := findLeak(a, demoserver.LeakOrphanVolume); !ok || !a.Knows(LeakOrphanVolume) || a.Knows(LeakIdleEndpoint) {
+			t.Errorf("%+v: the volumes lost, or the endpoints known: %+v", f, a.Leaks)
+		}
+	}
+	// The context ending is still the error.
+	srv, s := auditDemo(t, demoserver.DemoKey)
+	srv.AddFault(demoserver.Fault{Path: "/get_endpoint_workers", Hang: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := s.Audit(ctx); err == nil {
+		t.Error("an audit cut short by its context succeeded")
 	}
 }

@@ -278,10 +278,12 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 	}
 	if errs[partLeaks] == nil {
 		next.leaks = &leaks
-		// Each kind whose sections were read is exported. The audit's
-		// own permission is misc, for the endpoints; a key without
-		// instance_read is said once, for the instances.
-		if !leaks.Knows(billing.LeakIdleEndpoint) && leaks.Knows(billing.LeakIdleGPU) {
+		// Each kind the audit sums whole is exported. The audit's own
+		// permission is misc, said when the endpoints themselves were
+		// refused (not when the autoscaler failed: tellUnknown says
+		// that); a key without instance_read is said once, for the
+		// instances.
+		if leaks.Lacks(billing.NeedsMisc) {
 			e.refused(partLeaks, nil)
 		} else {
 			e.granted(partLeaks)

@@ -696,3 +696,28 @@ func TestLeakMetricLeavesOutUnknownKinds(t *testing.T) {
 		t.Errorf("after the prices came back: %v\n%s", fams["vast_leak_dollars_per_hour"], r.log)
 	}
 }
+
+// The autoscaler down while the console answers: the refresh works
+// (vast_up 1, no VastAPIUnreachable), the kinds that need the workers are
+// left out and the log says why once, and no line blames a misc
+// permission the key has.
+func TestAutoscalerDownKeepsTheExporterUp(t *testing.T) {
+	r := newRig(t, demoserver.Options{Leaks: true}, demoserver.DemoKey, Options{})
+	r.srv.AddFault(demoserver.Fault{Path: "/get_endpoint_workers", Status: http.StatusBadGateway, ContentType: "text/html", Body: "<html>502</html>"})
+	r.refresh()
+	r.refresh()
+	_, fams := r.scrape(t)
+	if mustValue(t, fams, "vast_up") != 1 || r.get(t, "/healthz", "").Code != http.StatusOK {
+		t.Fatalf("the autoscaler down took the exporter down:\n%s", r.log)
+	}
+	var kinds []string
+	for _, m := range fams["vast_leak_dollars_per_hour"].GetMetric() {
+		kinds = append(kinds, m.GetLabel()[0].GetValue())
+	}
+	if strings.Join(kinds, ",") != "orphan_volume" {
+		t.Errorf("kinds %v, want only the volumes' (the workers may be any instance)", kinds)
+	}
+	if r.log.lines("misc") != 0 || r.log.lines("kinds=idle_endpoint,idle_gpu,stopped_instance", "workers: not read") != 1 {
+		t.Errorf("log:\n%s", r.log)
+	}
+}
