@@ -28,10 +28,14 @@ type liveState struct {
 	rateErr     error                // why the last reading failed
 	rateLoading bool
 	// audit is the last reading of the leaks, auditErr why the last one
-	// failed; auditLoading while one is in flight.
+	// failed; auditLoading while one is in flight. auditOwed is a reload
+	// asked (after an answer to a price increase) while one was: that
+	// reading may have begun before the answer landed, so another follows
+	// it.
 	audit        *billing.Audit
 	auditErr     error
 	auditLoading bool
+	auditOwed    bool
 	// updated is when the credit was last read successfully.
 	updated time.Time
 	// timer is set while a refresh timer is pending: there is only ever
@@ -119,7 +123,14 @@ func (m *Model) liveUpdate(msg tea.Msg) tea.Cmd {
 			a := msg.Audit
 			m.live.audit = &a
 		}
+		if m.live.auditOwed {
+			m.live.auditOwed = false
+			cmds = append(cmds, m.fetchAudit())
+		}
 	case shared.AuditReloadMsg:
+		// What changed on the server must show: a reading in flight may
+		// predate it.
+		m.live.auditOwed = m.live.auditLoading
 		cmds = append(cmds, m.reloadAudit())
 	case refreshMsg:
 		m.live.timer = false

@@ -320,3 +320,26 @@ func TestAlarmMsgRings(t *testing.T) {
 		}
 	})
 }
+
+// An answer's reload asked while a reading of the audit is in flight (the
+// refresh's, begun before the answer landed) is owed, not dropped: the
+// reading that lands is followed by another, so the screen does not keep
+// showing the increase pending. Once paid, nothing more is read.
+func TestAuditReloadOwedWhileReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, clock := liveModel(t, time.Minute, false)
+		m.live.auditLoading = true // the refresh's reading, begun before the PUT landed
+		m.Update(shared.AuditReloadMsg{})
+		_, cmd := m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: *clock}})
+		if !m.live.auditLoading {
+			t.Fatal("the reload asked during a reading was dropped")
+		}
+		if _, ok := findMsg[shared.AuditMsg](cmd); !ok {
+			t.Fatal("no reading of the audit after the stale one landed")
+		}
+		m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: *clock}})
+		if m.live.auditLoading {
+			t.Fatal("read again with no reload owed")
+		}
+	})
+}
