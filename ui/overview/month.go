@@ -3,6 +3,7 @@ package overview
 import (
 	"errors"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -18,8 +19,9 @@ import (
 // billing's OutlookQuery (the month before and this month to the end of
 // today), started once the range on screen has loaded and the first rate
 // reading is in; the figures are built once the feed has ended and again
-// with every new rate reading, never in View. A budget crossing goes to
-// the root as a shared.AlarmMsg, once.
+// with every new rate reading, never in View, and the live refresh reads
+// the charges again every monthEvery (monthAgain). A budget crossing goes
+// to the root as a shared.AlarmMsg, once.
 
 // Priorities of the panel's lines: the month's spend stays with the burn,
 // the forecast and the gauge with the account line.
@@ -35,6 +37,12 @@ const (
 	gaugeMaxW = 30
 )
 
+// monthEvery is the least time between two readings of the month's
+// charges on rate readings (the live refresh): through the ledger a
+// reading asks only what changed, a few requests; without it, the month
+// again. The exporter reads its month at the same pace.
+const monthEvery = 5 * time.Minute
+
 // monthPanel is the screen's part for the month. The zero value is ready.
 type monthPanel struct {
 	fl *follow // the feed of OutlookQuery; nil before Init
@@ -46,20 +54,43 @@ type monthPanel struct {
 }
 
 // rateForMonth takes a rate reading into the panel: the first one may
-// start the month's feed (startMonth); later ones rebuild the forecast on
-// the same charges, until a reading on a new day (the query runs to the
-// end of today) reads the charges again: a dashboard left open overnight
-// moves on.
+// start the month's feed (startMonth); later ones read the charges again
+// when that is due (monthAgain), else rebuild the forecast on the same
+// charges.
 func (m *Model) rateForMonth() tea.Cmd {
-	fl := m.month.fl
-	switch {
-	case fl == nil:
+	if m.month.fl == nil {
 		return m.startMonth()
-	case fl.f != nil && fl.done() && !fl.f.Query().Equal(m.ctx.Billing.OutlookQuery(m.ctx.Clock())):
-		return m.takeMonth(false)
+	}
+	if cmd, due := m.monthAgain(); due {
+		return cmd
 	}
 	m.buildOutlook()
 	return nil
+}
+
+// monthAgain reads the month's charges again, on a reading of the live
+// refresh (the rate's, or the credit's for a key whose rate is not read
+// again), when that is due: on a new day (the query runs to the end of
+// today), and monthEvery after they were read. The forecast is so far
+// plus the rate over the hours left from when so far was read, so a so
+// far hours old would count those hours at the rate rather than as
+// charged. due is false when nothing is read.
+func (m *Model) monthAgain() (cmd tea.Cmd, due bool) {
+	fl, clock := m.month.fl, m.ctx.Clock()
+	switch {
+	case fl == nil || fl.f == nil || !fl.done():
+		return nil, false
+	case !fl.f.Query().Equal(m.ctx.Billing.OutlookQuery(clock)):
+		return m.takeMonth(false), true
+	case m.month.out != nil && clock.Sub(m.month.out.AsOf) >= monthEvery:
+		// Afresh (through the ledger: only what changed), the last
+		// figures shown until the new reading ends.
+		last := m.month.out
+		cmd = m.takeMonth(true)
+		m.month.out = last
+		return cmd, true
+	}
+	return nil, false
 }
 
 // startMonth starts the month's feed once the forecast has what it needs

@@ -174,10 +174,10 @@ func TestMonthPanelFailures(t *testing.T) {
 	}
 }
 
-// Left open overnight, the first rate reading of a new day reads the
-// month's charges again (its query runs to the end of the day); readings
-// within the day do not.
-func TestMonthPanelNextDay(t *testing.T) {
+// clockedMonth is the screen with its month panel read on the fixture at
+// the clock *c, which the test moves.
+func clockedMonth(t *testing.T) (*Model, *driver, *queries, *time.Time) {
+	t.Helper()
 	cs := fixture()
 	clock := now
 	m, d, qs := modelWith(t, 120, 40, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
@@ -185,15 +185,23 @@ func TestMonthPanelNextDay(t *testing.T) {
 	}, billing.WithClock(func() time.Time { return clock }))
 	d.run(t, m.Init())
 	d.send(t, shared.RateMsg{Rate: testRate()})
+	return m, d, qs, &clock
+}
+
+// Left open overnight, the first rate reading of a new day reads the
+// month's charges again (its query runs to the end of the day); readings
+// a minute apart do not.
+func TestMonthPanelNextDay(t *testing.T) {
+	m, d, qs, clock := clockedMonth(t)
 	n := qs.n()
-	clock = now.Add(time.Hour)
+	*clock = now.Add(time.Minute)
 	d.send(t, shared.RateMsg{Rate: testRate()})
 	if qs.n() != n {
-		t.Fatalf("a reading within the day read the charges again")
+		t.Fatalf("a reading a minute later read the charges again")
 	}
-	clock = now.Add(12 * time.Hour) // 22 Nov, 03:04
+	*clock = now.Add(12 * time.Hour) // 22 Nov, 03:04
 	d.send(t, shared.RateMsg{Rate: testRate()})
-	if qs.n() != n+1 || !qs.at(n).Equal(m.ctx.Billing.OutlookQuery(clock)) {
+	if qs.n() != n+1 || !qs.at(n).Equal(m.ctx.Billing.OutlookQuery(*clock)) {
 		t.Fatalf("%d new queries on a new day, want the new day's outlook", qs.n()-n)
 	}
 	if !strings.Contains(lineWith(t, m, "Month  "), "to 22 Oct 03:04") {
@@ -225,5 +233,41 @@ func TestMonthPanelWaitsForTheRange(t *testing.T) {
 	d.run(t, next)
 	if qs.n() != 2 || !qs.at(1).Equal(m.ctx.Billing.OutlookQuery(now)) || !strings.Contains(view(m), "forecast ") {
 		t.Fatalf("%d queries once the range loaded:\n%s", qs.n(), view(m))
+	}
+}
+
+// Left open, the panel's so far follows the live refresh: a rate reading
+// monthEvery or more after the month's charges were read reads them again
+// (through the ledger, only what changed), and the forecast is built from
+// that current so far, not from the old one plus the new rate over hours
+// it already counted; readings closer together reuse the charges.
+func TestMonthPanelFollowsTheRefresh(t *testing.T) {
+	cs := fixture()
+	m, d, qs, clock := clockedMonth(t)
+	n := qs.n()
+	*clock = now.Add(monthEvery - time.Second)
+	d.send(t, shared.RateMsg{Rate: testRate()})
+	if qs.n() != n {
+		t.Fatalf("a reading within %v read the charges again", monthEvery)
+	}
+	*clock = now.Add(monthEvery + 5*time.Minute)
+	rate := testRate()
+	d.send(t, shared.RateMsg{Rate: rate})
+	if qs.n() != n+1 || !qs.at(n).Equal(m.ctx.Billing.OutlookQuery(*clock)) {
+		t.Fatalf("%d new queries %v later, want the month's charges read again", qs.n()-n, clock.Sub(now))
+	}
+	want := billing.BuildOutlook(billing.OutlookInput{Loc: time.UTC, Now: *clock, Charges: cs, Rate: &rate})
+	if o := m.month.out; o == nil || !o.AsOf.Equal(*clock) || o.Forecast != want.Forecast || o.SoFar != want.SoFar {
+		t.Fatalf("outlook %+v, want so far %v and forecast %v as of %v", o, want.SoFar, want.Forecast, *clock)
+	}
+	if !strings.Contains(lineWith(t, m, "Month  "), "to 21 Oct "+clock.Format("15:04")) {
+		t.Errorf("the panel did not move on:\n%s", view(m))
+	}
+	// A key whose rate is not read again (no instance_read): the credit's
+	// reading of the refresh does it.
+	*clock = clock.Add(monthEvery)
+	d.send(t, shared.UserMsg{User: testUser()})
+	if qs.n() != n+2 || m.month.out == nil || !m.month.out.AsOf.Equal(*clock) {
+		t.Fatalf("%d new queries after the credit's reading, outlook %+v", qs.n()-n, m.month.out)
 	}
 }

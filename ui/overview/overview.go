@@ -297,6 +297,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			u := msg.User
 			m.user, m.userErr = &u, nil
 		}
+		cmd, _ = m.monthAgain()
 	case shared.AccessMsg:
 		m.ver++
 		if msg.Err == nil {
