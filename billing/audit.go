@@ -431,7 +431,8 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 			// idle; the workers read are still workers.
 			a.miss(sectionWorkers, "")
 			a.workersUnknown++
-			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+" the autoscaler sent could not be read")
+			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+
+				" the autoscaler sent could not be read: whether it is idle is unknown, and a stopped instance or idle GPU may be one of them")
 		}
 		out = append(out, endpointReading{Endpoint: e, groups: groups[e.ID], workers: wl.Items, whole: wl.Skipped == 0})
 	}

@@ -513,6 +513,9 @@ func TestAuditWorkersBesideAnUnreadableOne(t *testing.T) {
 	if _, ok := findLeak(a, demoserver.LeakIdleEndpoint); ok {
 		t.Error("an endpoint with a worker not read called idle")
 	}
+	if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "may be one of them") }) {
+		t.Errorf("notes %q do not say an instance may be a worker", a.Notes)
+	}
 	for _, k := range LeakKinds {
 		if want := k == LeakOrphanVolume; a.Knows(k) != want {
 			t.Errorf("Knows(%s) = %v, want %v", k, a.Knows(k), want)
