@@ -207,3 +207,29 @@ func TestCreateAPIKeyNotRetriedAfterReset(t *testing.T) {
 		t.Fatalf("the create was sent %d times, want 1", f.count())
 	}
 }
+
+// Behind a proxy whose base URL has a path (https://proxy/vast, which
+// VAST_URL accepts), the API-keys endpoint's exchanges are still known
+// as such: the new key is redacted from the debug log.
+func TestDebugLogRedactsTheCreatedKeyUnderABasePath(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/vast"+APIKeysPath {
+			reply(w, 200, `{"id": 77, "key": "`+newKey+`", "permissions": {"api": {"user_read": {}}}}`)
+			return
+		}
+		reply(w, 404, `{"msg": "not here"}`)
+	})
+	var log bytes.Buffer
+	hc := *f.srv.Client()
+	hc.Transport = DebugTransport(hc.Transport, &log)
+	c, err := New(f.srv.URL+"/vast", canary, append(noEndpointPacing(), WithHTTPClient(&hc))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateAPIKey(context.Background(), "vastdash", []string{"user_read"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := log.String(); strings.Contains(out, "NEWKEY") || !strings.Contains(out, `"key":"[redacted]"`) {
+		t.Fatalf("the new key is not redacted from the debug log:\n%s", out)
+	}
+}
