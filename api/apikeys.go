@@ -155,6 +155,11 @@ func (c *Client) decodeCreatedKey(op, perm string, body []byte) (CreatedKey, err
 	if err := json.Unmarshal(body, &w); err != nil {
 		return CreatedKey{}, malformed(op, err, len(body))
 	}
+	if w.Key != nil && len(*w.Key) <= MaxKeyLen {
+		// Server text that quotes the new key later (an error body)
+		// must not show it, whatever becomes of this answer.
+		c.learnSecret(*w.Key)
+	}
 	if e := c.refusedOK(op, perm, w.Success, body); e != nil {
 		return CreatedKey{}, e
 	}
