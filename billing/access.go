@@ -329,7 +329,7 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	}
 	base = base.Learn(UserWrite, Granted, "")
 	fail := func(why string) Scoped {
-		if derr := s.client.DeleteAPIKey(context.WithoutCancel(ctx), made.ID); derr != nil {
+		if derr := s.DeleteKey(context.WithoutCancel(ctx), made.ID); derr != nil {
 			why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
 		} else {
 			why += "; it was deleted"
@@ -367,12 +367,30 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 }
 
 // DeleteKey deletes the API key id with the service's key: a key made for
-// vastdash that will not be used after all.
+// vastdash that will not be used after all. A delete may be sent twice
+// (its answer lost, it is repeated), and then the repeat finds the key
+// gone: a 404, or an outcome nobody knows, is settled by the account's
+// list of keys — a key it does not hold is deleted.
 func (s *Service) DeleteKey(ctx context.Context, id int64) error {
 	if s.client == nil {
 		return errNoClient
 	}
-	return s.client.DeleteAPIKey(ctx, id)
+	err := s.client.DeleteAPIKey(ctx, id)
+	if err == nil || !errors.Is(err, api.ErrNotFound) && !keyOutcomeUnknown(err) {
+		return err
+	}
+	keys, lerr := s.client.APIKeys(context.WithoutCancel(ctx))
+	if lerr != nil || slices.ContainsFunc(keys, func(k api.APIKeyInfo) bool { return k.ID == id }) {
+		return err
+	}
+	return nil
+}
+
+// keyOutcomeUnknown reports a failed call to the API-keys endpoint that
+// may have reached the server: those of outcomeUnknown, an answer too
+// large to read, and one given up (ctrl+c) after it may have been sent.
+func keyOutcomeUnknown(err error) bool {
+	return outcomeUnknown(err) || errors.Is(err, api.ErrTooLarge) || errors.Is(err, api.ErrCanceled)
 }
 
 // beyond names the permissions the server says a new key has that were

@@ -258,3 +258,35 @@ func TestCheckAccessStopsWhenTheServerIsDown(t *testing.T) {
 		t.Fatalf("the payment records were asked %d times: every retry, though the server was down", n)
 	}
 }
+
+// A delete whose answer is lost is sent again, and the repeat finds the
+// key gone (404): it was deleted, and the user is told so — not to delete
+// it in the console. A 404 while the list still holds the key is no
+// deletion.
+func TestDeleteKeyWhoseAnswerWasLost(t *testing.T) {
+	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	ctx := context.Background()
+	base, err := s.CheckAccess(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`})
+	srv.AddFault(demoserver.Fault{Method: "DELETE", Times: 1, ResetAfterBytes: 1})
+	got := s.MakeScopedKey(ctx, base, "vastdash lost answer", ScopedPermissions(base, false), opener(srv))
+	if !got.Kept || !strings.Contains(got.Why, "it was deleted") || strings.Contains(got.Why, "console") {
+		t.Fatalf("%+v", got)
+	}
+	if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
+		t.Fatalf("made %+v", made)
+	}
+
+	// A 404 from something else (a proxy) while the key is still there.
+	other := s.MakeScopedKey(ctx, base, "vastdash kept", ScopedPermissions(base, false), opener(srv))
+	if other.Kept {
+		t.Fatal(other.Why)
+	}
+	srv.AddFault(demoserver.Fault{Method: "DELETE", Times: 1, Status: 404, Body: `{"msg":"no route"}`})
+	if err := s.DeleteKey(ctx, other.Key.ID); err == nil {
+		t.Fatal("a key still listed was reported deleted")
+	}
+}
