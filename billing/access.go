@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -314,28 +315,36 @@ type Scoped struct {
 // the server gave it more than asked. Then the pasted key is kept and Why
 // says why. Making the key at all proves the pasted key's user_write, and
 // a refusal for want of a permission disproves it: Access says so.
+//
+// The create is sent once. When its outcome is unknown (no answer in
+// time, a lost connection, a gateway's 5xx, an answer that cannot be
+// read, ctx ended after it was sent), the account's keys listed before
+// and after tell: a key that appeared is this one, and it is deleted;
+// failing that, Why names the key to look for in the console.
 func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, perms []Permission, open func(key string) (*api.Client, error)) Scoped {
 	names := make([]string, len(perms))
 	for i, p := range perms {
 		names[i] = string(p)
 	}
+	// The keys before, for an outcome nobody knows; not being able to
+	// list them only costs the user a look in the console then.
+	before, berr := s.client.APIKeys(ctx)
 	made, err := s.client.CreateAPIKey(ctx, name, names)
 	switch {
 	case errors.Is(err, api.ErrPermission):
 		base = base.Learn(UserWrite, Denied, "refused: this key may not make keys")
 		return Scoped{Access: base, Kept: true, Why: "this key may not make keys (it lacks user_write); keeping it"}
+	case err != nil && made.ID > 0:
+		// The answer named the key but is no use: the key is there.
+		base = base.Learn(UserWrite, Granted, "")
+		return s.discardMade(ctx, base, made.ID, name, "the answer to making the key could not be used ("+s.Explain(err)+")")
+	case err != nil && keyOutcomeUnknown(err):
+		return s.settleMade(ctx, base, name, names, before, berr, err)
 	case err != nil:
 		return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "); keeping the pasted one"}
 	}
 	base = base.Learn(UserWrite, Granted, "")
-	fail := func(why string) Scoped {
-		if derr := s.DeleteKey(context.WithoutCancel(ctx), made.ID); derr != nil {
-			why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
-		} else {
-			why += "; it was deleted"
-		}
-		return Scoped{Access: base, Kept: true, Why: why + ", keeping the pasted key"}
-	}
+	fail := func(why string) Scoped { return s.discardMade(ctx, base, made.ID, name, why) }
 	if extra := beyond(made, names); extra != "" {
 		return fail("the server gave the new key more than asked (" + extra + ")")
 	}
@@ -364,6 +373,63 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 		}
 	}
 	return Scoped{Key: made, Access: access, Name: name}
+}
+
+// discardMade deletes key id, made for vastdash and not to be used for
+// why, and says how that went; the pasted key is kept.
+func (s *Service) discardMade(ctx context.Context, base Access, id int64, name, why string) Scoped {
+	if derr := s.DeleteKey(context.WithoutCancel(ctx), id); derr != nil {
+		why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
+	} else {
+		why += "; it was deleted"
+	}
+	return Scoped{Access: base, Kept: true, Why: why + ", keeping the pasted key"}
+}
+
+// settleMade settles a create whose outcome is unknown (err) by the keys
+// the account holds now and did not before (berr: why those could not be
+// listed): none is no key made; one, or one of several with exactly the
+// rights asked, is the key made, deleted; anything else names the key to
+// look for in the console. ctx may have ended (ctrl+c): what is left to
+// ask is asked all the same.
+func (s *Service) settleMade(ctx context.Context, base Access, name string, asked []string, before []api.APIKeyInfo, berr, err error) Scoped {
+	why := "making the key got no usable answer (" + s.Explain(err) + ")"
+	if berr == nil {
+		after, aerr := s.client.APIKeys(context.WithoutCancel(ctx))
+		if aerr == nil {
+			fresh := newKeys(before, after, asked)
+			switch len(fresh) {
+			case 0:
+				return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "; the account's keys show no new one); keeping the pasted one"}
+			case 1:
+				base = base.Learn(UserWrite, Granted, "")
+				return s.discardMade(ctx, base, fresh[0], name, why+"; the account's keys show it was made")
+			}
+		}
+	}
+	return Scoped{Access: base, Kept: true, Why: why + "; a key may have been made: look for " + strconv.Quote(sanitize.String(name)) +
+		" on the console's Keys page and delete it; keeping the pasted key"}
+}
+
+// newKeys are the ids of after that before does not hold; of several,
+// only those with exactly the rights asked (another client may have made
+// a key meanwhile).
+func newKeys(before, after []api.APIKeyInfo, asked []string) []int64 {
+	var fresh []api.APIKeyInfo
+	for _, k := range after {
+		if !slices.ContainsFunc(before, func(b api.APIKeyInfo) bool { return b.ID == k.ID }) {
+			fresh = append(fresh, k)
+		}
+	}
+	if len(fresh) > 1 {
+		want := slices.Sorted(slices.Values(asked))
+		fresh = slices.DeleteFunc(fresh, func(k api.APIKeyInfo) bool { return !slices.Equal(k.Rights, want) })
+	}
+	ids := make([]int64, len(fresh))
+	for i, k := range fresh {
+		ids[i] = k.ID
+	}
+	return ids
 }
 
 // DeleteKey deletes the API key id with the service's key: a key made for
