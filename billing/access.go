@@ -312,7 +312,9 @@ type Scoped struct {
 // (base is that key's access), named name, with exactly perms; verifies
 // it with the same probes through a client open makes for it; and deletes
 // it again if any probe of a permission it was given does not pass, or if
-// the server gave it more than asked. Then the pasted key is kept and Why
+// the server gave it more or less than asked, or will not say what it
+// gave (neither the create's answer nor the account's list of keys does).
+// Then the pasted key is kept and Why
 // says why. Making the key at all proves the pasted key's user_write, and
 // a refusal for want of a permission disproves it: Access says so.
 //
@@ -345,8 +347,20 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	}
 	base = base.Learn(UserWrite, Granted, "")
 	fail := func(why string) Scoped { return s.discardMade(ctx, base, made.ID, name, why) }
-	if extra := beyond(made, names); extra != "" {
+	// What the key may do is the server's word on it, never taken from
+	// what was asked: the create's answer, else the account's list.
+	rights, known := made.Permissions, made.PermissionsKnown
+	if !known {
+		rights, known = s.listedRights(ctx, made.ID)
+	}
+	if !known {
+		return fail("the server could not tell what the new key may do")
+	}
+	if extra := missingFrom(names, rights); extra != "" {
 		return fail("the server gave the new key more than asked (" + extra + ")")
+	}
+	if short := missingFrom(rights, names); short != "" {
+		return fail("the server did not give the new key " + short)
 	}
 	client, err := open(made.Reveal())
 	if err != nil {
@@ -358,14 +372,12 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	if err != nil {
 		return fail("the new key did not verify (" + s.Explain(err) + ")")
 	}
-	if made.PermissionsKnown {
-		// No probe tests user_write; the server's own word on the key
-		// it made does.
-		if slices.Contains(made.Permissions, string(UserWrite)) {
-			access = access.Learn(UserWrite, Granted, "")
-		} else {
-			access = access.Learn(UserWrite, Denied, "not given to this key")
-		}
+	// No probe tests user_write; the server's own word on the key it
+	// made does.
+	if slices.Contains(rights, string(UserWrite)) {
+		access = access.Learn(UserWrite, Granted, "")
+	} else {
+		access = access.Learn(UserWrite, Denied, "not given to this key")
 	}
 	for _, p := range perms {
 		if v := access.Verdict(p); v != Granted && p != UserWrite {
@@ -459,16 +471,31 @@ func keyOutcomeUnknown(err error) bool {
 	return outcomeUnknown(err) || errors.Is(err, api.ErrTooLarge) || errors.Is(err, api.ErrCanceled)
 }
 
-// beyond names the permissions the server says a new key has that were
-// not asked for; "" when none (or when the answer did not say).
-func beyond(made api.CreatedKey, asked []string) string {
+// missingFrom names the permissions of got that want does not hold, ""
+// when none.
+func missingFrom(want, got []string) string {
 	var extra []string
-	for _, p := range made.Permissions {
-		if !slices.Contains(asked, p) {
+	for _, p := range got {
+		if !slices.Contains(want, p) {
 			extra = append(extra, p)
 		}
 	}
 	return strings.Join(extra, ", ")
+}
+
+// listedRights are key id's rights as the account's list of keys says
+// them; false when the list cannot be read, does not hold the key, or
+// does not say them (a key with full access lists none).
+func (s *Service) listedRights(ctx context.Context, id int64) ([]string, bool) {
+	keys, err := s.client.APIKeys(ctx)
+	if err != nil {
+		return nil, false
+	}
+	i := slices.IndexFunc(keys, func(k api.APIKeyInfo) bool { return k.ID == id })
+	if i < 0 || keys[i].Rights == nil {
+		return nil, false
+	}
+	return keys[i].Rights, true
 }
 
 // checkWhy is the reason of p's check in a.

@@ -362,6 +362,61 @@ func TestMakeScopedKeyUnknownOutcomeUnlisted(t *testing.T) {
 	}
 }
 
+// A new key's rights are checked whatever the create's answer says of
+// them: when it says nothing, the account's list of keys is read for them;
+// rights still unknown, beyond what was asked, or short of it (user_write
+// asked for changing alerts) delete the key, and the "read-only" label is
+// never taken on trust.
+func TestMakeScopedKeyChecksTheRights(t *testing.T) {
+	noPerms := demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Mutate: func(b []byte) []byte {
+		i := bytes.Index(b, []byte(`,"permissions":`))
+		return append(b[:i:i], '}')
+	}}
+	listed := func(mutate func([]byte) []byte) demoserver.Fault {
+		return demoserver.Fault{Method: "GET", Path: "/api/v0/auth/apikeys", Mutate: mutate}
+	}
+	for _, tc := range []struct {
+		name   string
+		write  bool
+		faults []demoserver.Fault
+		why    string // "": the key is kept
+	}{
+		{"the list says them", false, []demoserver.Fault{noPerms}, ""},
+		{"the list says more than asked", false, []demoserver.Fault{noPerms, listed(func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`"billing_read":{}`), []byte(`"billing_read":{},"billing_write":{}`))
+		})}, "more than asked (billing_write)"},
+		{"nothing says them", false, []demoserver.Fault{noPerms, listed(func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`"rights":{`), []byte(`"rights":false,"x":{`))
+		})}, "could not tell what the new key may do"},
+		{"the list cannot be read", false, []demoserver.Fault{noPerms, {Method: "GET", Path: "/api/v0/auth/apikeys", Times: 2, Status: 500, Body: `{"msg":"boom"}`}},
+			"could not tell what the new key may do"},
+		{"user_write asked, not given", true, []demoserver.Fault{{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Mutate: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`,"user_write":{}`), nil, 1)
+		}}}, "not give the new key user_write"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, s, base := verifiedDemo(t)
+			for _, f := range tc.faults {
+				srv.AddFault(f)
+			}
+			got := s.MakeScopedKey(context.Background(), base, "vastdash", ScopedPermissions(base, tc.write), opener(srv))
+			made := srv.CreatedKeys()
+			if len(made) != 1 {
+				t.Fatalf("made %+v", made)
+			}
+			if tc.why == "" {
+				if got.Kept || made[0].Deleted || verdicts(got.Access) != "✓✓✗✓" {
+					t.Fatalf("%+v", got)
+				}
+				return
+			}
+			if !got.Kept || !strings.Contains(got.Why, tc.why) || !made[0].Deleted {
+				t.Fatalf("%+v, made %+v", got, made)
+			}
+		})
+	}
+}
+
 // verifiedDemo is a demo server, the service of its full key and that
 // key's access, verified.
 func verifiedDemo(t *testing.T) (*demoserver.Server, *Service, Access) {
