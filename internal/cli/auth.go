@@ -252,7 +252,8 @@ vastdash auth status
 vastdash auth status --json | jq -r '.permissions[] | select(.granted == "no") | .name'
 `,
 		Args: noArgs,
-		RunE: x.commandRun(nil, nil, func(ctx context.Context, s *Session) error { return authStatus(ctx, x, s, f) }),
+		// Probes read no history: no ledger is opened for the key.
+		RunE: x.sessionRun(nil, nil, sessionOptions{noLedger: true}, func(ctx context.Context, s *Session) error { return authStatus(ctx, x, s, f) }),
 	}
 	outputFlags(cmd, &f.output, "text", "json")
 	return cmd
@@ -391,7 +392,9 @@ type signIn struct {
 // error is in the user's words.
 func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access, error) {
 	si.close()
-	s, err := openSession(si.x.env, si.x.globals, sessionOptions{base: si.base, key: &key})
+	// No ledger: a key being tried may be wrong, and a ledger's warning
+	// would land on stderr, under the sign-in screen.
+	s, err := openSession(si.x.env, si.x.globals, sessionOptions{base: si.base, key: &key, noLedger: true})
 	if err != nil {
 		return billing.Access{}, err
 	}

@@ -31,6 +31,7 @@ type authCase struct {
 	typed    string // read at the no-echo prompt (a terminal)
 	terminal bool
 	env      string // VAST_API_KEY
+	ledger   bool   // runs may keep the ledger (as outside the tests)
 }
 
 // keyFile is where the key is saved in the test's home.
@@ -50,6 +51,7 @@ func runAuth(t *testing.T, srv *demoserver.Server, c authCase, args ...string) r
 			onTerminal(c.stdin)(e)
 		}
 		e.readSecret = func(context.Context) (string, error) { return c.typed, nil }
+		e.ledger = c.ledger
 		if c.before != nil {
 			c.before(t, keyFile())
 		}
@@ -152,6 +154,28 @@ func TestAuthLoginFailuresWriteNothing(t *testing.T) {
 	if saved(t) != "" {
 		t.Fatal("saved while the server was down")
 	}
+}
+
+// A key tried at sign-in, or whose permissions auth status checks, opens
+// no ledger: a wrong key would otherwise leave a ledger file behind for an
+// account that is not there ("a wrong key: nothing written").
+func TestAuthProbesOpenNoLedger(t *testing.T) {
+	srv := authServer(t)
+	// Each run has a home of its own: what is there after it, it wrote.
+	noLedger := func(res result, code int) {
+		t.Helper()
+		if res.code != code {
+			t.Fatalf("exit %d, stderr %q", res.code, res.errOut)
+		}
+		if files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "vastdash", "*")); len(files) != 0 {
+			t.Fatalf("wrote %v", files)
+		}
+	}
+	noLedger(runAuth(t, srv, authCase{stdin: "wrong-key", ledger: true}, "auth", "login", "--with-token"), exitRuntime)
+	noLedger(runAuth(t, srv, authCase{stdin: canaryKey, ledger: true}, "auth", "login", "--with-token"), 0)
+	noLedger(runAuth(t, srv, authCase{stdin: canaryKey, ledger: true}, "auth", "login", "--with-token", "--scoped"), 0)
+	noLedger(runAuth(t, srv, authCase{env: canaryKey, ledger: true}, "auth", "status"), 0)
+	noLedger(runAuth(t, srv, authCase{env: "wrong-key", ledger: true}, "auth", "status"), exitRuntime)
 }
 
 // A 403 on one probe: signed in, that permission ✗ with what it unlocks.
