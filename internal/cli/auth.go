@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/sanitize"
@@ -378,6 +379,11 @@ func authLogout(x *execution, f logoutFlags) error {
 	return answerTo(x.env.stdout, linesOf(lines))
 }
 
+// wrongKeyWords is a key the server rejects, said while signing in with
+// it: the usual cause is a key cut short in the copy.
+const wrongKeyWords = "the server rejected this key — check you copied all of it (the console shows a key only once: make a new one at " +
+	config.ConsoleKeysURL + " if it is lost)"
+
 // signIn verifies keys, makes a key for vastdash alone and saves one:
 // what auth login and the dashboard's sign-in screen share. The session
 // of the key that verified last stays open for the key to be made with.
@@ -401,6 +407,10 @@ func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access
 	a, err := s.Billing.CheckAccess(ctx)
 	if err != nil {
 		s.Close()
+		if errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn) {
+			// Said while signing in: what to check, not "sign in again".
+			return billing.Access{}, &explained{err, wrongKeyWords}
+		}
 		return billing.Access{}, &explained{err, s.Billing.Explain(err)}
 	}
 	si.sess, si.access = s, a

@@ -178,6 +178,39 @@ func TestAuthProbesOpenNoLedger(t *testing.T) {
 	noLedger(runAuth(t, srv, authCase{env: "wrong-key", ledger: true}, "auth", "status"), exitRuntime)
 }
 
+// signInWith is the sign-in's ways to the world against srv, as the
+// dashboard's sign-in screen gets them, in an empty home.
+func signInWith(t *testing.T, srv *demoserver.Server) *signIn {
+	t.Helper()
+	isolate(t)
+	var out, errb strings.Builder
+	e := testEnv(&out, &errb)
+	e.clientOptions = []api.Option{api.WithChargesThreshold(threshold), api.WithEndpointThreshold(api.InvoicesPath, 0),
+		api.WithEndpointThreshold(api.InstancesPath, 0), api.WithEndpointThreshold(api.APIKeysPath, 0)}
+	e.now = srv.Now
+	x := &execution{env: e}
+	x.globals.flags.URL = srv.URL()
+	si := &signIn{x: x, base: context.Background()}
+	t.Cleanup(si.close)
+	return si
+}
+
+// A wrong key is said in the sign-in's own words, on the screen and by
+// auth login: what to check, not "sign in again with vastdash auth
+// login" while signing in.
+func TestSignInWrongKeyWords(t *testing.T) {
+	srv := authServer(t)
+	_, err := signInWith(t, srv).funcs().Verify(context.Background(), "wrong-key")
+	if err == nil || !strings.Contains(err.Error(), "the server rejected this key — check you copied all of it") || strings.Contains(err.Error(), "auth") {
+		t.Fatalf("the screen says %v", err)
+	}
+	res := runAuth(t, srv, authCase{stdin: "wrong-key"}, "auth", "login", "--with-token")
+	res.failed(t, exitRuntime, "the server rejected this key — check you copied all of it")
+	if strings.Contains(res.errOut, "auth login") {
+		t.Fatalf("stderr %q", res.errOut)
+	}
+}
+
 // A 403 on one probe: signed in, that permission ✗ with what it unlocks.
 func TestAuthLoginOneProbeRefused(t *testing.T) {
 	srv := authServer(t)
