@@ -179,20 +179,22 @@ func TestAuthProbesOpenNoLedger(t *testing.T) {
 }
 
 // signInWith is the sign-in's ways to the world against srv, as the
-// dashboard's sign-in screen gets them, in an empty home.
-func signInWith(t *testing.T, srv *demoserver.Server) *signIn {
+// dashboard's sign-in screen gets them, in an empty home; what it says on
+// stderr after the screen is in errb.
+func signInWith(t *testing.T, srv *demoserver.Server) (si *signIn, errb *strings.Builder) {
 	t.Helper()
 	isolate(t)
-	var out, errb strings.Builder
-	e := testEnv(&out, &errb)
+	var out strings.Builder
+	errb = &strings.Builder{}
+	e := testEnv(&out, errb)
 	e.clientOptions = []api.Option{api.WithChargesThreshold(threshold), api.WithEndpointThreshold(api.InvoicesPath, 0),
 		api.WithEndpointThreshold(api.InstancesPath, 0), api.WithEndpointThreshold(api.APIKeysPath, 0)}
 	e.now = srv.Now
 	x := &execution{env: e}
 	x.globals.flags.URL = srv.URL()
-	si := &signIn{x: x, base: context.Background()}
+	si = &signIn{x: x, base: context.Background()}
 	t.Cleanup(si.close)
-	return si
+	return si, errb
 }
 
 // A wrong key is said in the sign-in's own words, on the screen and by
@@ -200,7 +202,8 @@ func signInWith(t *testing.T, srv *demoserver.Server) *signIn {
 // login" while signing in.
 func TestSignInWrongKeyWords(t *testing.T) {
 	srv := authServer(t)
-	_, err := signInWith(t, srv).funcs().Verify(context.Background(), "wrong-key")
+	si, _ := signInWith(t, srv)
+	_, err := si.funcs().Verify(context.Background(), "wrong-key")
 	if err == nil || !strings.Contains(err.Error(), "the server rejected this key — check you copied all of it") || strings.Contains(err.Error(), "auth") {
 		t.Fatalf("the screen says %v", err)
 	}
@@ -208,6 +211,46 @@ func TestSignInWrongKeyWords(t *testing.T) {
 	res.failed(t, exitRuntime, "the server rejected this key — check you copied all of it")
 	if strings.Contains(res.errOut, "auth login") {
 		t.Fatalf("stderr %q", res.errOut)
+	}
+}
+
+// The sign-in screen can end (a signal, a second ctrl+c) while a key for
+// vastdash is being made: the sign-in waits for that work before it closes
+// the session it uses, and deletes a key made and never saved, saying so
+// on stderr.
+func TestSignInEndsWhileAKeyIsMade(t *testing.T) {
+	srv := authServer(t)
+	si, errb := signInWith(t, srv)
+	f := si.funcs()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := f.Verify(ctx, canaryKey); err != nil {
+		t.Fatal(err)
+	}
+	// The new key's verification takes a while: the screen ends meanwhile.
+	srv.AddFault(demoserver.Fault{KeyName: srv.NextKeyName(), Path: "/api/v0/users/current", Delay: 300 * time.Millisecond})
+	scoped := make(chan bool, 1)
+	go func() { scoped <- !f.Scope(ctx, false).Kept }()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.CreatedKeys()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no key was made")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	si.close()
+	if !<-scoped {
+		t.Fatal("the key was not made")
+	}
+	if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
+		t.Fatalf("the key made and never saved is left on the account: %+v", made)
+	}
+	if !strings.Contains(errb.String(), "was not saved") || !strings.Contains(errb.String(), "it was deleted") || saved(t) != "" {
+		t.Fatalf("stderr %q, saved %q", errb.String(), saved(t))
+	}
+	// Nothing starts once it has ended.
+	if sc := f.Scope(ctx, false); !sc.Kept || len(srv.CreatedKeys()) != 1 {
+		t.Fatalf("a key was made after the end: %+v", sc)
 	}
 }
 
