@@ -81,6 +81,8 @@ type APIKeyInfo struct {
 // {"name": name, "permissions": {"api": {"billing_read": {}, …}}}).
 // The answer's key is checked as a key (printable ASCII, no spaces, at
 // most MaxKeyLen) before it is returned; it is never part of an error.
+// An answer with an id but no usable key is ErrMalformed with that id in
+// the CreatedKey: the key was made, and only deleting it helps.
 // Needs user_write; paced 2 s apart with the listing and deletes.
 func (c *Client) CreateAPIKey(ctx context.Context, name string, perms []string) (CreatedKey, error) {
 	const op = http.MethodPost + " " + APIKeysPath
@@ -155,19 +157,28 @@ func (c *Client) decodeCreatedKey(op, perm string, body []byte) (CreatedKey, err
 	if err := json.Unmarshal(body, &w); err != nil {
 		return CreatedKey{}, malformed(op, err, len(body))
 	}
+	if w.Key != nil && len(*w.Key) <= MaxKeyLen {
+		// Server text that quotes the new key later (an error body)
+		// must not show it, whatever becomes of this answer.
+		c.learnSecret(*w.Key)
+	}
 	if e := c.refusedOK(op, perm, w.Success, body); e != nil {
 		return CreatedKey{}, e
 	}
-	switch {
-	case w.ID == nil || *w.ID <= 0:
+	if w.ID == nil || *w.ID <= 0 {
 		return CreatedKey{}, malformedMsg(op, "the new key has no id")
+	}
+	// From here on the server says it made key id: an answer that is no
+	// use still returns the id, so the key can be deleted.
+	id := int64(*w.ID)
+	switch {
 	case w.Key == nil || *w.Key == "":
-		return CreatedKey{}, malformedMsg(op, "the answer holds no key")
+		return CreatedKey{ID: id}, malformedMsg(op, "the answer holds no key")
 	case len(*w.Key) > MaxKeyLen || checkKey(*w.Key) != nil:
 		// Never quote it: it may be the key, however odd.
-		return CreatedKey{}, malformedMsg(op, "the answer's key is not a key (too long, spaces or control characters)")
+		return CreatedKey{ID: id}, malformedMsg(op, "the answer's key is not a key (too long, spaces or control characters)")
 	}
-	k := CreatedKey{ID: int64(*w.ID), key: keyFunc(*w.Key)}
+	k := CreatedKey{ID: id, key: keyFunc(*w.Key)}
 	k.Permissions, k.PermissionsKnown = permissionNames(w.Permissions)
 	return k, nil
 }

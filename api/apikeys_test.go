@@ -66,28 +66,34 @@ func TestCreateAPIKeyRefusesBeforeSending(t *testing.T) {
 }
 
 // Every answer that does not hold a usable key is an error that never
-// quotes what the server sent in the key's place.
+// quotes what the server sent in the key's place. One that names the new
+// key's id returns it with the error: the key was made, and is to be
+// deleted.
 func TestCreateAPIKeyBoundsTheAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name, body string
 		kind       error
+		id         int64
 	}{
-		{"no id", `{"key": "` + newKey + `"}`, ErrMalformed},
-		{"negative id", `{"id": -1, "key": "` + newKey + `"}`, ErrMalformed},
-		{"no key", `{"id": 3}`, ErrMalformed},
-		{"key with a space", `{"id": 3, "key": "NEWKEY with space"}`, ErrMalformed},
-		{"key with an escape", `{"id": 3, "key": "NEWKEY\u001b[2J"}`, ErrMalformed},
-		{"key too long", `{"id": 3, "key": "NEWKEY` + strings.Repeat("x", MaxKeyLen) + `"}`, ErrMalformed},
-		{"not json", `<html>NEWKEY</html>`, ErrMalformed},
-		{"success false", `{"success": false, "error": "invalid_permissions", "msg": "bad"}`, ErrBadRequest},
+		{"no id", `{"key": "` + newKey + `"}`, ErrMalformed, 0},
+		{"negative id", `{"id": -1, "key": "` + newKey + `"}`, ErrMalformed, 0},
+		{"no key", `{"id": 3}`, ErrMalformed, 3},
+		{"key with a space", `{"id": 3, "key": "NEWKEY with space"}`, ErrMalformed, 3},
+		{"key with an escape", `{"id": 3, "key": "NEWKEY\u001b[2J"}`, ErrMalformed, 3},
+		{"key too long", `{"id": 3, "key": "NEWKEY` + strings.Repeat("x", MaxKeyLen) + `"}`, ErrMalformed, 3},
+		{"not json", `<html>NEWKEY</html>`, ErrMalformed, 0},
+		{"success false", `{"success": false, "error": "invalid_permissions", "msg": "bad"}`, ErrBadRequest, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { reply(w, 200, tc.body) })
 			c := f.client(t, noEndpointPacing()...)
-			_, err := c.CreateAPIKey(context.Background(), "vastdash", []string{"user_read"})
+			k, err := c.CreateAPIKey(context.Background(), "vastdash", []string{"user_read"})
 			e := apiErr(t, err, tc.kind)
 			if strings.Contains(e.Error(), "NEWKEY") {
 				t.Fatalf("the error quotes the key: %q", e)
+			}
+			if k.ID != tc.id || k.Reveal() != "" {
+				t.Fatalf("id %d (want %d), key returned %v", k.ID, tc.id, k.Reveal() != "")
 			}
 		})
 	}
@@ -205,5 +211,31 @@ func TestCreateAPIKeyNotRetriedAfterReset(t *testing.T) {
 	apiErr(t, err, ErrTransport)
 	if f.count() != 1 {
 		t.Fatalf("the create was sent %d times, want 1", f.count())
+	}
+}
+
+// Behind a proxy whose base URL has a path (https://proxy/vast, which
+// VAST_URL accepts), the API-keys endpoint's exchanges are still known
+// as such: the new key is redacted from the debug log.
+func TestDebugLogRedactsTheCreatedKeyUnderABasePath(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if r.URL.Path == "/vast"+APIKeysPath {
+			reply(w, 200, `{"id": 77, "key": "`+newKey+`", "permissions": {"api": {"user_read": {}}}}`)
+			return
+		}
+		reply(w, 404, `{"msg": "not here"}`)
+	})
+	var log bytes.Buffer
+	hc := *f.srv.Client()
+	hc.Transport = DebugTransport(hc.Transport, &log)
+	c, err := New(f.srv.URL+"/vast", canary, append(noEndpointPacing(), WithHTTPClient(&hc))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateAPIKey(context.Background(), "vastdash", []string{"user_read"}); err != nil {
+		t.Fatal(err)
+	}
+	if out := log.String(); strings.Contains(out, "NEWKEY") || !strings.Contains(out, `"key":"[redacted]"`) {
+		t.Fatalf("the new key is not redacted from the debug log:\n%s", out)
 	}
 }

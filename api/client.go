@@ -402,8 +402,9 @@ const maxSecrets = 256
 // chance (an "x" would blank every x of every message).
 const minSecretLen = 8
 
-// learnSecret remembers an endpoint's or worker group's api_key, which
-// its answer carries, so that no error text the client builds afterwards
+// learnSecret remembers a secret an answer carries (an endpoint's or
+// worker group's api_key, a webhook's signing secret, a key just made),
+// so that no error text the client builds afterwards
 // can quote it (an error body that echoes it, say).
 func (c *Client) learnSecret(s string) {
 	if len(s) < minSecretLen {

@@ -428,8 +428,10 @@ var (
 )
 
 // secretMembers are the member names to redact in an exchange with path.
+// The endpoint's path is looked for anywhere in it, not only at its
+// start: a base URL may have a path of its own (https://proxy/vast).
 func secretMembers(path string) memberNames {
-	if strings.HasPrefix(path, strings.TrimSuffix(APIKeysPath, "/")) {
+	if strings.Contains(path, strings.TrimSuffix(APIKeysPath, "/")) {
 		return apiKeysSecrets
 	}
 	return secretNames

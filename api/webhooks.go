@@ -526,6 +526,9 @@ func (c *Client) decodeWebhookAnswer(op, perm string, body []byte, want bool) (W
 		if json.Unmarshal(env.Secret, &s) != nil || !printableSecret(s) {
 			return Webhook{}, WebhookSecret{}, malformedMsg(op, "the webhook_secret is not a printable secret")
 		}
+		// Server text that quotes it later (a test delivery's message,
+		// an error body) must not show it.
+		c.learnSecret(s)
 		secret = newWebhookSecret(s)
 	}
 	if !want {

@@ -393,3 +393,49 @@ func TestWebhookCallsShareOnePacer(t *testing.T) {
 		}
 	}
 }
+
+// A secret learned on create or rotate is a secret from then on: server
+// text that quotes it later (a test delivery's message, an error body)
+// reaches no screen in clear. So is a key the API-keys endpoint made.
+func TestLearnedSecretsAreRedactedFromLaterText(t *testing.T) {
+	const (
+		created = "whsec_CREATED_0123456789"
+		rotated = "whsec_ROTATED_0123456789"
+	)
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == WebhooksPath:
+			reply(w, 201, `{"id":12,"name":"ops","webhook_url":"https://hooks.example.com/a","event_types":["client:low_credit"],"webhook_secret":"`+created+`"}`)
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/rotate-secret/"):
+			reply(w, 200, `{"webhook_secret":"`+rotated+`"}`)
+		case r.Method == http.MethodPost && r.URL.Path == APIKeysPath:
+			reply(w, 200, `{"id": 77, "key": "`+newKey+`", "permissions": {"api": {"user_read": {}}}}`)
+		case strings.HasSuffix(r.URL.Path, "/test/"):
+			reply(w, 200, `{"delivered":false,"msg":"endpoint answered: bad signature for `+created+` and `+rotated+`"}`)
+		default:
+			reply(w, 400, `{"success":false,"msg":"refused: `+newKey+` / `+rotated+`"}`)
+		}
+	})
+	c := f.client(t, noEndpointPacing()...)
+	ctx := context.Background()
+	spec := WebhookSpec{Name: "ops", URL: "https://hooks.example.com/a", Events: []string{"client:low_credit"}}
+	if _, _, err := c.CreateWebhook(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RotateWebhookSecret(ctx, "12"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CreateAPIKey(ctx, "vastdash", []string{"user_read"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.TestWebhook(ctx, "12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.UpdateWebhook(ctx, "12", spec)
+	for _, text := range []string{res.Msg, err.Error()} {
+		if strings.Contains(text, "whsec_") || strings.Contains(text, "NEWKEY") || !strings.Contains(text, "[redacted]") {
+			t.Errorf("a learned secret is shown in clear: %q", text)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -311,33 +312,55 @@ type Scoped struct {
 // (base is that key's access), named name, with exactly perms; verifies
 // it with the same probes through a client open makes for it; and deletes
 // it again if any probe of a permission it was given does not pass, or if
-// the server gave it more than asked. Then the pasted key is kept and Why
+// the server gave it more or less than asked, or will not say what it
+// gave (neither the create's answer nor the account's list of keys does).
+// Then the pasted key is kept and Why
 // says why. Making the key at all proves the pasted key's user_write, and
 // a refusal for want of a permission disproves it: Access says so.
+//
+// The create is sent once. When its outcome is unknown (no answer in
+// time, a lost connection, a gateway's 5xx, an answer that cannot be
+// read, ctx ended after it was sent), the account's keys listed before
+// and after tell: a key that appeared is this one, and it is deleted;
+// failing that, Why names the key to look for in the console.
 func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, perms []Permission, open func(key string) (*api.Client, error)) Scoped {
 	names := make([]string, len(perms))
 	for i, p := range perms {
 		names[i] = string(p)
 	}
+	// The keys before, for an outcome nobody knows; not being able to
+	// list them only costs the user a look in the console then.
+	before, berr := s.client.APIKeys(ctx)
 	made, err := s.client.CreateAPIKey(ctx, name, names)
 	switch {
 	case errors.Is(err, api.ErrPermission):
 		base = base.Learn(UserWrite, Denied, "refused: this key may not make keys")
 		return Scoped{Access: base, Kept: true, Why: "this key may not make keys (it lacks user_write); keeping it"}
+	case err != nil && made.ID > 0:
+		// The answer named the key but is no use: the key is there.
+		base = base.Learn(UserWrite, Granted, "")
+		return s.discardMade(ctx, base, made.ID, name, "the answer to making the key could not be used ("+s.Explain(err)+")")
+	case err != nil && keyOutcomeUnknown(err):
+		return s.settleMade(ctx, base, name, names, before, berr, err)
 	case err != nil:
 		return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "); keeping the pasted one"}
 	}
 	base = base.Learn(UserWrite, Granted, "")
-	fail := func(why string) Scoped {
-		if derr := s.client.DeleteAPIKey(context.WithoutCancel(ctx), made.ID); derr != nil {
-			why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
-		} else {
-			why += "; it was deleted"
-		}
-		return Scoped{Access: base, Kept: true, Why: why + ", keeping the pasted key"}
+	fail := func(why string) Scoped { return s.discardMade(ctx, base, made.ID, name, why) }
+	// What the key may do is the server's word on it, never taken from
+	// what was asked: the create's answer, else the account's list.
+	rights, known := made.Permissions, made.PermissionsKnown
+	if !known {
+		rights, known = s.listedRights(ctx, made.ID)
 	}
-	if extra := beyond(made, names); extra != "" {
+	if !known {
+		return fail("the server could not tell what the new key may do")
+	}
+	if extra := missingFrom(names, rights); extra != "" {
 		return fail("the server gave the new key more than asked (" + extra + ")")
+	}
+	if short := missingFrom(rights, names); short != "" {
+		return fail("the server did not give the new key " + short)
 	}
 	client, err := open(made.Reveal())
 	if err != nil {
@@ -349,14 +372,12 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	if err != nil {
 		return fail("the new key did not verify (" + s.Explain(err) + ")")
 	}
-	if made.PermissionsKnown {
-		// No probe tests user_write; the server's own word on the key
-		// it made does.
-		if slices.Contains(made.Permissions, string(UserWrite)) {
-			access = access.Learn(UserWrite, Granted, "")
-		} else {
-			access = access.Learn(UserWrite, Denied, "not given to this key")
-		}
+	// No probe tests user_write; the server's own word on the key it
+	// made does.
+	if slices.Contains(rights, string(UserWrite)) {
+		access = access.Learn(UserWrite, Granted, "")
+	} else {
+		access = access.Learn(UserWrite, Denied, "not given to this key")
 	}
 	for _, p := range perms {
 		if v := access.Verdict(p); v != Granted && p != UserWrite {
@@ -366,25 +387,115 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	return Scoped{Key: made, Access: access, Name: name}
 }
 
+// discardMade deletes key id, made for vastdash and not to be used for
+// why, and says how that went; the pasted key is kept.
+func (s *Service) discardMade(ctx context.Context, base Access, id int64, name, why string) Scoped {
+	if derr := s.DeleteKey(context.WithoutCancel(ctx), id); derr != nil {
+		why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
+	} else {
+		why += "; it was deleted"
+	}
+	return Scoped{Access: base, Kept: true, Why: why + ", keeping the pasted key"}
+}
+
+// settleMade settles a create whose outcome is unknown (err) by the keys
+// the account holds now and did not before (berr: why those could not be
+// listed): none is no key made; one, or one of several with exactly the
+// rights asked, is the key made, deleted; anything else names the key to
+// look for in the console. ctx may have ended (ctrl+c): what is left to
+// ask is asked all the same.
+func (s *Service) settleMade(ctx context.Context, base Access, name string, asked []string, before []api.APIKeyInfo, berr, err error) Scoped {
+	why := "making the key got no usable answer (" + s.Explain(err) + ")"
+	if berr == nil {
+		after, aerr := s.client.APIKeys(context.WithoutCancel(ctx))
+		if aerr == nil {
+			fresh := newKeys(before, after, asked)
+			switch len(fresh) {
+			case 0:
+				return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "; the account's keys show no new one); keeping the pasted one"}
+			case 1:
+				base = base.Learn(UserWrite, Granted, "")
+				return s.discardMade(ctx, base, fresh[0], name, why+"; the account's keys show it was made")
+			}
+		}
+	}
+	return Scoped{Access: base, Kept: true, Why: why + "; a key may have been made: look for " + strconv.Quote(sanitize.String(name)) +
+		" on the console's Keys page and delete it; keeping the pasted key"}
+}
+
+// newKeys are the ids of after that before does not hold; of several,
+// only those with exactly the rights asked (another client may have made
+// a key meanwhile).
+func newKeys(before, after []api.APIKeyInfo, asked []string) []int64 {
+	var fresh []api.APIKeyInfo
+	for _, k := range after {
+		if !slices.ContainsFunc(before, func(b api.APIKeyInfo) bool { return b.ID == k.ID }) {
+			fresh = append(fresh, k)
+		}
+	}
+	if len(fresh) > 1 {
+		want := slices.Sorted(slices.Values(asked))
+		fresh = slices.DeleteFunc(fresh, func(k api.APIKeyInfo) bool { return !slices.Equal(k.Rights, want) })
+	}
+	ids := make([]int64, len(fresh))
+	for i, k := range fresh {
+		ids[i] = k.ID
+	}
+	return ids
+}
+
 // DeleteKey deletes the API key id with the service's key: a key made for
-// vastdash that will not be used after all.
+// vastdash that will not be used after all. A delete may be sent twice
+// (its answer lost, it is repeated), and then the repeat finds the key
+// gone: a 404, or an outcome nobody knows, is settled by the account's
+// list of keys — a key it does not hold is deleted.
 func (s *Service) DeleteKey(ctx context.Context, id int64) error {
 	if s.client == nil {
 		return errNoClient
 	}
-	return s.client.DeleteAPIKey(ctx, id)
+	err := s.client.DeleteAPIKey(ctx, id)
+	if err == nil || !errors.Is(err, api.ErrNotFound) && !keyOutcomeUnknown(err) {
+		return err
+	}
+	keys, lerr := s.client.APIKeys(context.WithoutCancel(ctx))
+	if lerr != nil || slices.ContainsFunc(keys, func(k api.APIKeyInfo) bool { return k.ID == id }) {
+		return err
+	}
+	return nil
 }
 
-// beyond names the permissions the server says a new key has that were
-// not asked for; "" when none (or when the answer did not say).
-func beyond(made api.CreatedKey, asked []string) string {
+// keyOutcomeUnknown reports a failed call to the API-keys endpoint that
+// may have reached the server: those of outcomeUnknown, an answer too
+// large to read, and one given up (ctrl+c) after it may have been sent.
+func keyOutcomeUnknown(err error) bool {
+	return outcomeUnknown(err) || errors.Is(err, api.ErrTooLarge) || errors.Is(err, api.ErrCanceled)
+}
+
+// missingFrom names the permissions of got that want does not hold, ""
+// when none.
+func missingFrom(want, got []string) string {
 	var extra []string
-	for _, p := range made.Permissions {
-		if !slices.Contains(asked, p) {
+	for _, p := range got {
+		if !slices.Contains(want, p) {
 			extra = append(extra, p)
 		}
 	}
 	return strings.Join(extra, ", ")
+}
+
+// listedRights are key id's rights as the account's list of keys says
+// them; false when the list cannot be read, does not hold the key, or
+// does not say them (a key with full access lists none).
+func (s *Service) listedRights(ctx context.Context, id int64) ([]string, bool) {
+	keys, err := s.client.APIKeys(ctx)
+	if err != nil {
+		return nil, false
+	}
+	i := slices.IndexFunc(keys, func(k api.APIKeyInfo) bool { return k.ID == id })
+	if i < 0 || keys[i].Rights == nil {
+		return nil, false
+	}
+	return keys[i].Rights, true
 }
 
 // checkWhy is the reason of p's check in a.

@@ -258,3 +258,173 @@ func TestCheckAccessStopsWhenTheServerIsDown(t *testing.T) {
 		t.Fatalf("the payment records were asked %d times: every retry, though the server was down", n)
 	}
 }
+
+// A delete whose answer is lost is sent again, and the repeat finds the
+// key gone (404): it was deleted, and the user is told so — not to delete
+// it in the console. A 404 while the list still holds the key is no
+// deletion.
+func TestDeleteKeyWhoseAnswerWasLost(t *testing.T) {
+	srv, s, base := verifiedDemo(t)
+	ctx := context.Background()
+	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`})
+	srv.AddFault(demoserver.Fault{Method: "DELETE", Times: 1, ResetAfterBytes: 1})
+	got := s.MakeScopedKey(ctx, base, "vastdash lost answer", ScopedPermissions(base, false), opener(srv))
+	if !got.Kept || !strings.Contains(got.Why, "it was deleted") || strings.Contains(got.Why, "console") {
+		t.Fatalf("%+v", got)
+	}
+	if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
+		t.Fatalf("made %+v", made)
+	}
+
+	// A 404 from something else (a proxy) while the key is still there.
+	other := s.MakeScopedKey(ctx, base, "vastdash kept", ScopedPermissions(base, false), opener(srv))
+	if other.Kept {
+		t.Fatal(other.Why)
+	}
+	srv.AddFault(demoserver.Fault{Method: "DELETE", Times: 1, Status: 404, Body: `{"msg":"no route"}`})
+	if err := s.DeleteKey(ctx, other.Key.ID); err == nil {
+		t.Fatal("a key still listed was reported deleted")
+	}
+}
+
+// A create whose outcome nobody knows — a gateway's 502 after the server
+// made the key, a connection lost while the answer came, an answer that
+// cannot be read, ctrl+c after it was sent — is settled by the account's
+// keys: the one that appeared is deleted, and the user is not told that
+// no key was made.
+func TestMakeScopedKeyUnknownOutcome(t *testing.T) {
+	post := func(f demoserver.Fault) demoserver.Fault {
+		f.Method, f.Path, f.Times = "POST", "/api/v0/auth/apikeys", 1
+		return f
+	}
+	for _, tc := range []struct {
+		name   string
+		fault  demoserver.Fault
+		cancel bool // ctrl+c once the server made the key
+	}{
+		{"502 after it was made", post(demoserver.Fault{Status: 502, Applied: true, Body: "<html>Bad Gateway</html>", ContentType: "text/html"}), false},
+		{"503 after it was made", post(demoserver.Fault{Status: 503, Applied: true, Body: "<html>busy</html>", ContentType: "text/html"}), false},
+		{"connection lost in the answer", post(demoserver.Fault{ResetAfterBytes: 3}), false},
+		{"an answer that is not JSON", post(demoserver.Fault{Mutate: func([]byte) []byte { return []byte(`{"id":`) }}), false},
+		{"an answer with an id and no key", post(demoserver.Fault{Mutate: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"key":"`), []byte(`"key":" `), 1)
+		}}), false},
+		{"ctrl+c after it was sent", demoserver.Fault{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, s, base := verifiedDemo(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel {
+				made, release := make(chan struct{}), make(chan struct{})
+				t.Cleanup(func() { close(release) }) // before the server closes
+				srv.AddFault(post(demoserver.Fault{Mutate: func(b []byte) []byte {
+					close(made)
+					<-release
+					return b
+				}}))
+				go func() { <-made; cancel() }()
+			} else {
+				srv.AddFault(tc.fault)
+			}
+			got := s.MakeScopedKey(ctx, base, "vastdash (read-only) on box", ScopedPermissions(base, false), opener(srv))
+			if !got.Kept || !strings.Contains(got.Why, "it was deleted") || strings.Contains(got.Why, "no key was made") {
+				t.Fatalf("%+v", got)
+			}
+			if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
+				t.Fatalf("the key made is left on the account: %+v", made)
+			}
+		})
+	}
+}
+
+// When the keys cannot be listed, an unknown outcome names the key to
+// look for in the console; a refusal is no key made, and nothing else is
+// deleted.
+func TestMakeScopedKeyUnknownOutcomeUnlisted(t *testing.T) {
+	srv, s, base := verifiedDemo(t)
+	ctx := context.Background()
+	srv.AddFault(demoserver.Fault{Method: "GET", Path: "/api/v0/auth/apikeys", Status: 500, Body: `{"msg":"boom"}`})
+	srv.AddFault(demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Status: 502, Applied: true, Body: "bad gateway"})
+	got := s.MakeScopedKey(ctx, base, "vastdash (read-only) on box", ScopedPermissions(base, false), opener(srv))
+	if !got.Kept || !strings.Contains(got.Why, "vastdash (read-only) on box") || !strings.Contains(got.Why, "console") || strings.Contains(got.Why, "no key was made") {
+		t.Fatalf("%+v", got)
+	}
+
+	srv.ClearFaults()
+	srv.AddFault(demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Status: 400, Body: `{"error":"invalid_permissions","msg":"no"}`})
+	got = s.MakeScopedKey(ctx, base, "vastdash refused", ScopedPermissions(base, false), opener(srv))
+	if !got.Kept || !strings.Contains(got.Why, "no key was made") {
+		t.Fatalf("%+v", got)
+	}
+	if made := srv.CreatedKeys(); len(made) != 1 || made[0].Deleted {
+		t.Fatalf("keys %+v: the refusal deleted one", made)
+	}
+}
+
+// A new key's rights are checked whatever the create's answer says of
+// them: when it says nothing, the account's list of keys is read for them;
+// rights still unknown, beyond what was asked, or short of it (user_write
+// asked for changing alerts) delete the key, and the "read-only" label is
+// never taken on trust.
+func TestMakeScopedKeyChecksTheRights(t *testing.T) {
+	noPerms := demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Mutate: func(b []byte) []byte {
+		i := bytes.Index(b, []byte(`,"permissions":`))
+		return append(b[:i:i], '}')
+	}}
+	listed := func(mutate func([]byte) []byte) demoserver.Fault {
+		return demoserver.Fault{Method: "GET", Path: "/api/v0/auth/apikeys", Mutate: mutate}
+	}
+	for _, tc := range []struct {
+		name   string
+		write  bool
+		faults []demoserver.Fault
+		why    string // "": the key is kept
+	}{
+		{"the list says them", false, []demoserver.Fault{noPerms}, ""},
+		{"the list says more than asked", false, []demoserver.Fault{noPerms, listed(func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`"billing_read":{}`), []byte(`"billing_read":{},"billing_write":{}`))
+		})}, "more than asked (billing_write)"},
+		{"nothing says them", false, []demoserver.Fault{noPerms, listed(func(b []byte) []byte {
+			return bytes.ReplaceAll(b, []byte(`"rights":{`), []byte(`"rights":false,"x":{`))
+		})}, "could not tell what the new key may do"},
+		{"the list cannot be read", false, []demoserver.Fault{noPerms, {Method: "GET", Path: "/api/v0/auth/apikeys", Times: 2, Status: 500, Body: `{"msg":"boom"}`}},
+			"could not tell what the new key may do"},
+		{"user_write asked, not given", true, []demoserver.Fault{{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Mutate: func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`,"user_write":{}`), nil, 1)
+		}}}, "not give the new key user_write"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, s, base := verifiedDemo(t)
+			for _, f := range tc.faults {
+				srv.AddFault(f)
+			}
+			got := s.MakeScopedKey(context.Background(), base, "vastdash", ScopedPermissions(base, tc.write), opener(srv))
+			made := srv.CreatedKeys()
+			if len(made) != 1 {
+				t.Fatalf("made %+v", made)
+			}
+			if tc.why == "" {
+				if got.Kept || made[0].Deleted || verdicts(got.Access) != "✓✓✗✓" {
+					t.Fatalf("%+v", got)
+				}
+				return
+			}
+			if !got.Kept || !strings.Contains(got.Why, tc.why) || !made[0].Deleted {
+				t.Fatalf("%+v, made %+v", got, made)
+			}
+		})
+	}
+}
+
+// verifiedDemo is a demo server, the service of its full key and that
+// key's access, verified.
+func verifiedDemo(t *testing.T) (*demoserver.Server, *Service, Access) {
+	t.Helper()
+	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	base, err := s.CheckAccess(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, s, base
+}

@@ -159,33 +159,55 @@ func targetProblem(host string) string {
 	return ""
 }
 
-// nonPublic are the IPv4 ranges beyond netip's own tests that no delivery
-// can reach or must reach: "this network", shared address space (CGNAT),
-// IETF protocol assignments, benchmarking, and the reserved 240/4 with
-// broadcast.
+// nonPublic are the special-purpose ranges (IANA's registries) inside
+// IPv4 global unicast and IPv6's 2000::/3 that no delivery can or must
+// reach: "this network", shared address space (CGNAT), IETF protocol
+// assignments, the documentation and benchmarking ranges, the 6to4 relay
+// anycast, the reserved 240/4 with broadcast; IPv6's protocol assignments
+// (Teredo, benchmarking, ORCHID …) and documentation.
 var nonPublic = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("192.88.99.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("fec0::/10"), // site-local, deprecated but routed by some
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("3fff::/20"),
 }
 
-// addrKind names what kind of non-public address a is ("" for public).
-// IPv4 addresses inside IPv6 (mapped, NAT64, 6to4) count as themselves.
+var (
+	// globalIPv6 is IPv6's global unicast: nothing outside it is public
+	// (the IPv4-compatible ::/96 and translated ::ffff:0:0:0/96 forms,
+	// NAT64, discard-only 100::/64, site-local …).
+	globalIPv6 = netip.MustParsePrefix("2000::/3")
+	// nat64 is the well-known NAT64 prefix, the IPv4 address in its last
+	// 32 bits; 6to4 has its IPv4 address in bits 16 to 48.
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
+
+// addrKind names what kind of non-public address a is ("" for public):
+// public is IPv4 global unicast outside nonPublic, or IPv6 inside 2000::/3
+// outside nonPublic. An IPv4 address inside IPv6 (mapped, 6to4) counts as
+// itself; one in NAT64 form is named as its IPv4 address when that is
+// not public, and is not public either way: a delivery goes to the IPv4
+// address (a name a DNS64 resolver answers so is judged by resolvedKind).
 func addrKind(a netip.Addr) string {
-	a = a.Unmap()
-	if a.Is6() {
-		b := a.As16()
-		switch {
-		case netip.MustParsePrefix("64:ff9b::/96").Contains(a):
-			return addrKind(netip.AddrFrom4([4]byte(b[12:16])))
-		case netip.MustParsePrefix("2002::/16").Contains(a):
-			return addrKind(netip.AddrFrom4([4]byte(b[2:6])))
-		}
-	}
+	a = a.Unmap().WithZone("")
 	switch {
+	case sixToFour.Contains(a):
+		b := a.As16()
+		return addrKind(netip.AddrFrom4([4]byte(b[2:6])))
+	case nat64.Contains(a):
+		if kind := addrKind(fromNAT64(a)); kind != "" {
+			return kind
+		}
+		return "a NAT64 address"
 	case a.IsLoopback():
 		return "a loopback address"
 	case a.IsPrivate():
@@ -196,6 +218,8 @@ func addrKind(a netip.Addr) string {
 		return "an unspecified address"
 	case a.IsMulticast() || a.IsInterfaceLocalMulticast():
 		return "a multicast address"
+	case !a.IsGlobalUnicast(), a.Is6() && !globalIPv6.Contains(a):
+		return "a reserved address"
 	}
 	for _, p := range nonPublic {
 		if p.Contains(a) {
@@ -203,6 +227,22 @@ func addrKind(a netip.Addr) string {
 		}
 	}
 	return ""
+}
+
+// resolvedKind is addrKind of an address a name resolved to, where the
+// NAT64 form of an address is that address: a DNS64 resolver on an
+// IPv6-only network answers so for a name that has only IPv4 ones.
+func resolvedKind(a netip.Addr) string {
+	if a = a.Unmap().WithZone(""); nat64.Contains(a) {
+		a = fromNAT64(a)
+	}
+	return addrKind(a)
+}
+
+// fromNAT64 is the IPv4 address in the last 32 bits of a.
+func fromNAT64(a netip.Addr) netip.Addr {
+	b := a.As16()
+	return netip.AddrFrom4([4]byte(b[12:16]))
 }
 
 // CheckWebhookEvents checks the events a webhook is to carry against the
@@ -276,7 +316,7 @@ func (s *Service) checkHost(ctx context.Context, raw string) error {
 		return nil
 	}
 	for _, a := range addrs {
-		if kind := addrKind(a); kind != "" {
+		if kind := resolvedKind(a); kind != "" {
 			return badf("the URL's host %s resolves to %s, %s, not a public one", sanitize.Short(host, 60), a, kind)
 		}
 	}

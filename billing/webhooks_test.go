@@ -158,6 +158,46 @@ func TestCheckWebhookLooksUpNames(t *testing.T) {
 	}
 }
 
+// Only a public address may receive deliveries: IPv4 that is global
+// unicast outside the special-purpose ranges (documentation, benchmarking,
+// shared CGNAT, 6to4 relays), IPv6 inside global unicast 2000::/3 outside
+// its special ones — an IPv4 address written inside IPv6 (compatible,
+// translated, NAT64) is no way around the check.
+func TestParseWebhookURLOnlyPublicAddresses(t *testing.T) {
+	for _, host := range []string{
+		"[::127.0.0.1]", "[::ffff:0:7f00:1]", "[::ffff:0:808:808]", "[::8.8.8.8]",
+		"[64:ff9b::808:808]", "[64:ff9b::a00:1]", "[64:ff9b:1::808:808]",
+		"[100::1]", "[2001::1]", "[2001:2::1]", "[2001:db8::1]", "[3fff::1]", "[5f00::1]", "[4000::1]",
+		"[2002:a00:1::1]", "[fec0::1]", "[ff02::1]", "[fe80::1%25eth0]",
+		"192.0.2.1", "198.51.100.7", "203.0.113.9", "198.18.0.1", "198.19.255.1", "100.64.0.1", "192.88.99.1",
+		"192.0.0.8", "0.1.2.3", "240.0.0.1", "255.255.255.255", "224.0.0.1",
+	} {
+		if _, err := ParseWebhookURL("https://" + host + "/x"); err == nil || !strings.Contains(err.Error(), "not a public one") {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
+	for _, host := range []string{"93.184.216.34", "8.8.8.8", "[2606:4700:4700::1111]", "[2001:4860:4860::8888]", "[2002:808:808::1]", "[2620:4f:8000::1]"} {
+		if _, err := ParseWebhookURL("https://" + host + "/x"); err != nil {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
+}
+
+// A name a DNS64 resolver answers with the NAT64 form of a public IPv4
+// address is public: only its IPv4 address is judged.
+func TestCheckWebhookNAT64Names(t *testing.T) {
+	_, s, dns := hooked(t, 5*time.Second)
+	dns.names["v6only.example.com"] = []netip.Addr{netip.MustParseAddr("64:ff9b::5db8:d822")}
+	dns.names["v6private.example.com"] = []netip.Addr{netip.MustParseAddr("64:ff9b::a00:5")}
+	ctx := context.Background()
+	if _, err := s.CheckWebhook(ctx, WebhookInput{"n", "https://v6only.example.com/a", lowCredit}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CheckWebhook(ctx, WebhookInput{"n", "https://v6private.example.com/a", lowCredit}); err == nil || !strings.Contains(err.Error(), "private address") {
+		t.Fatalf("error %v", err)
+	}
+}
+
 // Without the catalogue the events cannot be checked: the add is refused
 // and says why.
 func TestAddWebhookNeedsTheCatalogue(t *testing.T) {

@@ -8,9 +8,12 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/sanitize"
@@ -252,7 +255,8 @@ vastdash auth status
 vastdash auth status --json | jq -r '.permissions[] | select(.granted == "no") | .name'
 `,
 		Args: noArgs,
-		RunE: x.commandRun(nil, nil, func(ctx context.Context, s *Session) error { return authStatus(ctx, x, s, f) }),
+		// Probes read no history: no ledger is opened for the key.
+		RunE: x.sessionRun(nil, nil, sessionOptions{noLedger: true}, func(ctx context.Context, s *Session) error { return authStatus(ctx, x, s, f) }),
 	}
 	outputFlags(cmd, &f.output, "text", "json")
 	return cmd
@@ -377,42 +381,133 @@ func authLogout(x *execution, f logoutFlags) error {
 	return answerTo(x.env.stdout, linesOf(lines))
 }
 
+// wrongKeyWords is a key the server rejects, said while signing in with
+// it: the usual cause is a key cut short in the copy.
+const wrongKeyWords = "the server rejected this key — check you copied all of it (the console shows a key only once: make a new one at " +
+	config.ConsoleKeysURL + " if it is lost)"
+
 // signIn verifies keys, makes a key for vastdash alone and saves one:
 // what auth login and the dashboard's sign-in screen share. The session
 // of the key that verified last stays open for the key to be made with.
+//
+// The screen calls it from its commands' goroutines, and may end while a
+// call is under way (a signal, a second ctrl+c): close waits for the calls
+// in flight before it closes the session they use, refuses any that start
+// after, and deletes a key made for vastdash that was never saved.
 type signIn struct {
-	x      *execution
-	base   context.Context
+	x    *execution
+	base context.Context
+
+	mu     sync.Mutex
+	idle   *sync.Cond // signalled when busy falls
+	busy   int        // calls in flight
+	keys   int        // of them, those making or deleting a key
+	closed bool       // close began: no call starts
+	gen    int        // of the verification begun last
 	sess   *Session
 	access billing.Access
+	// pending is a key Scope made that is neither saved nor deleted yet.
+	pending *billing.Scoped
+}
+
+// errSignInEnded refuses a call that starts once the sign-in has ended.
+var errSignInEnded = errors.New("signing in has ended")
+
+// begin counts a call in (keys: one that makes or deletes a key); false
+// once close began.
+func (si *signIn) begin(keys bool) bool {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if si.closed {
+		return false
+	}
+	si.busy++
+	if keys {
+		si.keys++
+	}
+	return true
+}
+
+// end counts a call out.
+func (si *signIn) end(keys bool) {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	si.busy--
+	if keys {
+		si.keys--
+	}
+	if si.idle != nil {
+		si.idle.Broadcast()
+	}
 }
 
 // verify checks key with a session of its own (billing.CheckAccess). Its
 // error is in the user's words.
 func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access, error) {
-	si.close()
-	s, err := openSession(si.x.env, si.x.globals, sessionOptions{base: si.base, key: &key})
+	if !si.begin(false) {
+		return billing.Access{}, errSignInEnded
+	}
+	defer si.end(false)
+	si.mu.Lock()
+	si.gen++
+	gen := si.gen
+	si.mu.Unlock()
+	// No ledger: a key being tried may be wrong, and a ledger's warning
+	// would land on stderr, under the sign-in screen.
+	s, err := openSession(si.x.env, si.x.globals, sessionOptions{base: si.base, key: &key, noLedger: true})
 	if err != nil {
 		return billing.Access{}, err
 	}
 	a, err := s.Billing.CheckAccess(ctx)
 	if err != nil {
 		s.Close()
+		if errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn) {
+			// Said while signing in: what to check, not "sign in again".
+			return billing.Access{}, &explained{err, wrongKeyWords}
+		}
 		return billing.Access{}, &explained{err, s.Billing.Explain(err)}
+	}
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if gen != si.gen {
+		// A newer verification began (this one was cancelled): its key
+		// is the one to keep.
+		s.Close()
+		return billing.Access{}, context.Canceled
+	}
+	if si.sess != nil {
+		si.sess.Close()
 	}
 	si.sess, si.access = s, a
 	return a, nil
 }
 
+// session is the session of the key that verified last, and its access.
+func (si *signIn) session() (*Session, billing.Access) {
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	return si.sess, si.access
+}
+
 // scope makes a key for vastdash alone with the verified key, named for
-// this machine and day.
+// this machine and day. The key made is pending until it is saved or
+// deleted.
 func (si *signIn) scope(ctx context.Context, write bool) billing.Scoped {
-	svc := si.sess.Billing
+	if !si.begin(true) {
+		return billing.Scoped{Kept: true, Why: errSignInEnded.Error() + "; no key was made"}
+	}
+	defer si.end(true)
+	sess, access := si.session()
+	svc := sess.Billing
 	host, _ := os.Hostname()
 	name := billing.ScopedName(host, write, svc.Now())
-	sc := svc.MakeScopedKey(ctx, si.access, name, billing.ScopedPermissions(si.access, write), si.sess.clientFor)
+	sc := svc.MakeScopedKey(ctx, access, name, billing.ScopedPermissions(access, write), sess.clientFor)
+	si.mu.Lock()
+	defer si.mu.Unlock()
 	if sc.Kept {
 		si.access = sc.Access
+	} else {
+		si.pending = &sc
 	}
 	return sc
 }
@@ -420,29 +515,85 @@ func (si *signIn) scope(ctx context.Context, write bool) billing.Scoped {
 // check judges the key file before anything is made or written.
 func (si *signIn) check() error { return config.CheckKeyTarget(config.DefaultEnv()) }
 
-// save writes key where the vastai CLI reads it.
+// save writes key where the vastai CLI reads it; a pending key saved is
+// no longer pending.
 func (si *signIn) save(key config.Secret, replace bool) (string, error) {
-	return config.SaveKey(config.DefaultEnv(), key, replace)
+	if !si.begin(false) {
+		return "", errSignInEnded
+	}
+	defer si.end(false)
+	path, err := config.SaveKey(config.DefaultEnv(), key, replace)
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if err == nil && si.pending != nil && si.pending.Key.Reveal() == key.Reveal() {
+		si.pending = nil
+	}
+	return path, err
 }
 
-// discard deletes a key made for vastdash that will not be used.
+// discard deletes a key made for vastdash that will not be used; one that
+// could not be deleted stays pending, for close to try again.
 func (si *signIn) discard(ctx context.Context, id int64) error {
-	return si.sess.Billing.DeleteKey(context.WithoutCancel(ctx), id)
+	if !si.begin(true) {
+		return errSignInEnded
+	}
+	defer si.end(true)
+	sess, _ := si.session()
+	err := sess.Billing.DeleteKey(context.WithoutCancel(ctx), id)
+	si.mu.Lock()
+	defer si.mu.Unlock()
+	if err == nil && si.pending != nil && si.pending.Key.ID == id {
+		si.pending = nil
+	}
+	return err
 }
 
 // discardWords deletes key id and says how that went.
 func (si *signIn) discardWords(ctx context.Context, id int64) string {
 	if err := si.discard(ctx, id); err != nil {
-		return fmt.Sprintf("the key made for vastdash (id %d) could not be deleted (%s): delete it in the console", id, si.sess.Billing.Explain(err))
+		sess, _ := si.session()
+		return fmt.Sprintf("the key made for vastdash (id %d) could not be deleted (%s): delete it in the console", id, sess.Billing.Explain(err))
 	}
 	return "the key made for vastdash was deleted"
 }
 
+// pendingTimeout bounds the deletion close makes of a key never saved:
+// the user is leaving.
+const pendingTimeout = 30 * time.Second
+
+// close ends the sign-in: it waits for the calls in flight, deletes a key
+// made for vastdash that was never saved (saying so on stderr: the screen
+// has ended), and closes the session.
 func (si *signIn) close() {
-	if si.sess != nil {
-		si.sess.Close()
-		si.sess = nil
+	si.mu.Lock()
+	si.closed = true
+	if si.keys > 0 {
+		warn(si.x.env.stderr, "finishing the key for vastdash under way (a key not saved is deleted); ctrl+c leaves now")
 	}
+	if si.busy > 0 {
+		si.idle = sync.NewCond(&si.mu)
+	}
+	for si.busy > 0 {
+		si.idle.Wait()
+	}
+	sess, pending := si.sess, si.pending
+	si.sess, si.pending = nil, nil
+	si.mu.Unlock()
+	if sess == nil {
+		return
+	}
+	defer sess.Close()
+	if pending == nil {
+		return
+	}
+	name := strconv.Quote(sanitize.String(pending.Name))
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(si.base), pendingTimeout)
+	defer cancel()
+	if err := sess.Billing.DeleteKey(ctx, pending.Key.ID); err != nil {
+		warn(si.x.env.stderr, "the key made for vastdash, "+name+", was not saved, and it could not be deleted ("+sess.Billing.Explain(err)+"): delete it on the console's Keys page, "+config.ConsoleKeysURL)
+		return
+	}
+	warn(si.x.env.stderr, "the key made for vastdash, "+name+", was not saved: it was deleted")
 }
 
 // funcs are the sign-in screen's ways to the world.

@@ -31,6 +31,7 @@ type authCase struct {
 	typed    string // read at the no-echo prompt (a terminal)
 	terminal bool
 	env      string // VAST_API_KEY
+	ledger   bool   // runs may keep the ledger (as outside the tests)
 }
 
 // keyFile is where the key is saved in the test's home.
@@ -50,6 +51,7 @@ func runAuth(t *testing.T, srv *demoserver.Server, c authCase, args ...string) r
 			onTerminal(c.stdin)(e)
 		}
 		e.readSecret = func(context.Context) (string, error) { return c.typed, nil }
+		e.ledger = c.ledger
 		if c.before != nil {
 			c.before(t, keyFile())
 		}
@@ -151,6 +153,104 @@ func TestAuthLoginFailuresWriteNothing(t *testing.T) {
 	res.failed(t, exitRuntime, "cannot reach")
 	if saved(t) != "" {
 		t.Fatal("saved while the server was down")
+	}
+}
+
+// A key tried at sign-in, or whose permissions auth status checks, opens
+// no ledger: a wrong key would otherwise leave a ledger file behind for an
+// account that is not there ("a wrong key: nothing written").
+func TestAuthProbesOpenNoLedger(t *testing.T) {
+	srv := authServer(t)
+	// Each run has a home of its own: what is there after it, it wrote.
+	noLedger := func(res result, code int) {
+		t.Helper()
+		if res.code != code {
+			t.Fatalf("exit %d, stderr %q", res.code, res.errOut)
+		}
+		if files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "vastdash", "*")); len(files) != 0 {
+			t.Fatalf("wrote %v", files)
+		}
+	}
+	noLedger(runAuth(t, srv, authCase{stdin: "wrong-key", ledger: true}, "auth", "login", "--with-token"), exitRuntime)
+	noLedger(runAuth(t, srv, authCase{stdin: canaryKey, ledger: true}, "auth", "login", "--with-token"), 0)
+	noLedger(runAuth(t, srv, authCase{stdin: canaryKey, ledger: true}, "auth", "login", "--with-token", "--scoped"), 0)
+	noLedger(runAuth(t, srv, authCase{env: canaryKey, ledger: true}, "auth", "status"), 0)
+	noLedger(runAuth(t, srv, authCase{env: "wrong-key", ledger: true}, "auth", "status"), exitRuntime)
+}
+
+// signInWith is the sign-in's ways to the world against srv, as the
+// dashboard's sign-in screen gets them, in an empty home; what it says on
+// stderr after the screen is in errb.
+func signInWith(t *testing.T, srv *demoserver.Server) (si *signIn, errb *strings.Builder) {
+	t.Helper()
+	isolate(t)
+	var out strings.Builder
+	errb = &strings.Builder{}
+	e := testEnv(&out, errb)
+	e.clientOptions = []api.Option{api.WithChargesThreshold(threshold), api.WithEndpointThreshold(api.InvoicesPath, 0),
+		api.WithEndpointThreshold(api.InstancesPath, 0), api.WithEndpointThreshold(api.APIKeysPath, 0)}
+	e.now = srv.Now
+	x := &execution{env: e}
+	x.globals.flags.URL = srv.URL()
+	si = &signIn{x: x, base: context.Background()}
+	t.Cleanup(si.close)
+	return si, errb
+}
+
+// A wrong key is said in the sign-in's own words, on the screen and by
+// auth login: what to check, not "sign in again with vastdash auth
+// login" while signing in.
+func TestSignInWrongKeyWords(t *testing.T) {
+	srv := authServer(t)
+	si, _ := signInWith(t, srv)
+	_, err := si.funcs().Verify(context.Background(), "wrong-key")
+	if err == nil || !strings.Contains(err.Error(), "the server rejected this key — check you copied all of it") || strings.Contains(err.Error(), "auth") {
+		t.Fatalf("the screen says %v", err)
+	}
+	res := runAuth(t, srv, authCase{stdin: "wrong-key"}, "auth", "login", "--with-token")
+	res.failed(t, exitRuntime, "the server rejected this key — check you copied all of it")
+	if strings.Contains(res.errOut, "auth login") {
+		t.Fatalf("stderr %q", res.errOut)
+	}
+}
+
+// The sign-in screen can end (a signal, a second ctrl+c) while a key for
+// vastdash is being made: the sign-in waits for that work before it closes
+// the session it uses, and deletes a key made and never saved, saying so
+// on stderr.
+func TestSignInEndsWhileAKeyIsMade(t *testing.T) {
+	srv := authServer(t)
+	si, errb := signInWith(t, srv)
+	f := si.funcs()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := f.Verify(ctx, canaryKey); err != nil {
+		t.Fatal(err)
+	}
+	// The new key's verification takes a while: the screen ends meanwhile.
+	srv.AddFault(demoserver.Fault{KeyName: srv.NextKeyName(), Path: "/api/v0/users/current", Delay: 300 * time.Millisecond})
+	scoped := make(chan bool, 1)
+	go func() { scoped <- !f.Scope(ctx, false).Kept }()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.CreatedKeys()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("no key was made")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	si.close()
+	if !<-scoped {
+		t.Fatal("the key was not made")
+	}
+	if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
+		t.Fatalf("the key made and never saved is left on the account: %+v", made)
+	}
+	if !strings.Contains(errb.String(), "was not saved") || !strings.Contains(errb.String(), "it was deleted") || saved(t) != "" {
+		t.Fatalf("stderr %q, saved %q", errb.String(), saved(t))
+	}
+	// Nothing starts once it has ended.
+	if sc := f.Scope(ctx, false); !sc.Kept || len(srv.CreatedKeys()) != 1 {
+		t.Fatalf("a key was made after the end: %+v", sc)
 	}
 }
 

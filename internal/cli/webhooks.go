@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
@@ -117,9 +118,53 @@ func specFlags(cmd *cobra.Command, a *webhooksArgs, verb string) {
 	completeWith(cmd, "event", "client:low_credit")
 }
 
+// errURLBefore refuses a --url written where the global flags go, before
+// add or edit: whoever wrote it there meant the API's base URL, but on
+// add and edit --url is the webhook's.
+var errURLBefore = errors.New("on add and edit --url is the webhook's, and this one comes before them: put the webhook's --url after add/edit; the API's base URL comes from VAST_URL")
+
+// urlBeforeSubcommand reports a --url among args (the command line as
+// typed) before the last name of cmd's path ("webhooks add"). Flag values
+// are stepped over, so a value that reads "add" is not taken for it.
+func urlBeforeSubcommand(cmd *cobra.Command, args []string) bool {
+	path := strings.Fields(cmd.CommandPath())[1:]
+	takesValue := func(f *pflag.Flag) bool { return f != nil && f.NoOptDefVal == "" }
+	seen := 0
+	for i := 0; i < len(args) && seen < len(path); i++ {
+		arg := args[i]
+		switch {
+		case arg == "--":
+			return false
+		case strings.HasPrefix(arg, "--"):
+			name, _, inline := strings.Cut(arg[2:], "=")
+			if name == "url" {
+				return true
+			}
+			if !inline && takesValue(cmd.Flags().Lookup(name)) {
+				i++
+			}
+		case strings.HasPrefix(arg, "-") && len(arg) > 1:
+			// A group of shorthands: the first that takes a value
+			// takes the rest of the group, or the next argument.
+			for j := 1; j < len(arg); j++ {
+				if takesValue(cmd.Flags().ShorthandLookup(arg[j : j+1])) {
+					if j == len(arg)-1 {
+						i++
+					}
+					break
+				}
+			}
+		case arg == path[seen]:
+			seen++
+		}
+	}
+	return false
+}
+
 func newWebhookAddCommand(x *execution) *cobra.Command {
 	a := webhooksArgs{}
-	cmd := &cobra.Command{
+	var cmd *cobra.Command
+	cmd = &cobra.Command{
 		Use:   "add",
 		Short: "register a webhook and print its signing secret, once",
 		Long: `Register a webhook: a name, an https URL and the events it carries, each checked before anything is sent (https only, no credentials in the URL, no private or loopback address, events of the notification catalogue). The account may have 4 at most.
@@ -132,6 +177,8 @@ vastdash webhooks add --name all --url https://hooks.example.com/all --event cli
 		Args: noArgs,
 		RunE: x.commandRun(nil, func() error {
 			switch {
+			case urlBeforeSubcommand(cmd, x.args):
+				return errURLBefore
 			case a.name == nil:
 				return errors.New("--name is required: give the webhook a name")
 			case a.url == nil:
@@ -148,7 +195,8 @@ vastdash webhooks add --name all --url https://hooks.example.com/all --event cli
 
 func newWebhookEditCommand(x *execution) *cobra.Command {
 	a := webhooksArgs{}
-	cmd := &cobra.Command{
+	var cmd *cobra.Command
+	cmd = &cobra.Command{
 		Use:   "edit ID",
 		Short: "change a webhook's name, URL or events",
 		Long:  `Change what is given of webhook ID: its name, its URL, its events (--event replaces them all). The webhook is read right before the save and only the fields given change, so a change made meanwhile elsewhere is kept; asking for what the server holds sends nothing.`,
@@ -158,6 +206,9 @@ vastdash webhooks edit 3 --event client:low_credit --event client:payment_failed
 `,
 		Args: webhookID(&a),
 		RunE: x.commandRun(nil, func() error {
+			if urlBeforeSubcommand(cmd, x.args) {
+				return errURLBefore
+			}
 			if a.name == nil && a.url == nil && !a.eventsGiven {
 				return errors.New("nothing to change: give --name, --url or --event")
 			}

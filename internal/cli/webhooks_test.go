@@ -371,6 +371,40 @@ func TestWebhooksURLGivenTwice(t *testing.T) {
 	}
 }
 
+// A --url before the subcommand, where the global flags go, is the API's
+// base URL to whoever wrote it: on add and edit it is refused, never taken
+// for the webhook's (which would register a webhook pointing at the API's
+// host and send the add to VAST_URL). The list takes it as the API's.
+func TestWebhooksURLBeforeTheSubcommand(t *testing.T) {
+	srv := hookServer(t)
+	paced := func(e *env) {
+		e.clientOptions = append(e.clientOptions, api.WithEndpointThreshold(api.WebhooksPath, threshold),
+			api.WithEndpointThreshold(api.NotificationTypesPath, threshold))
+	}
+	atVASTURL := func(e *env) { t.Setenv("VAST_URL", srv.URL()); paced(e) }
+	for _, args := range [][]string{
+		{"--url", "https://staging.example.com", "webhooks", "add", "--name", "n", "--event", "client:low_credit"},
+		{"--url=https://staging.example.com", "webhooks", "add", "--name", "n", "--event", "client:low_credit"},
+		{"--config", "/dev/null/x", "--url", "https://staging.example.com", "webhooks", "edit", "1", "--name", "n"},
+		{"webhooks", "--url", "https://staging.example.com", "add", "--name", "n", "--event", "client:low_credit"},
+	} {
+		res := runAgainst(t, srv, demoserver.DemoKey, atVASTURL, args...)
+		res.failed(t, exitUsage, "put the webhook's --url after add/edit; the API's base URL comes from VAST_URL")
+	}
+	if got := webhookRequests(srv); len(got) != 0 || len(srv.Webhooks()) != 2 {
+		t.Fatalf("requests %v, webhooks %v", got, srv.Webhooks())
+	}
+	// After the subcommand it is the webhook's, whatever comes first.
+	res := runAgainst(t, srv, demoserver.DemoKey, atVASTURL, "--timeout", "30s", "webhooks", "edit", "1", "--url", "https://hooks.example.com/new")
+	res.ok(t)
+	if w := srv.Webhooks()[0]; w.URL != "https://hooks.example.com/new" {
+		t.Fatalf("webhook %+v", w)
+	}
+	if res := runAgainst(t, srv, demoserver.DemoKey, paced, "--url", srv.URL(), "webhooks"); res.code != 0 || !strings.Contains(res.out, "hooks.example.com") {
+		t.Fatalf("the list with the API's --url: %+v", res)
+	}
+}
+
 // The fault matrix of the webhooks commands, run with the canary key: every
 // failure is one sanitized line on stderr and exit 1, and neither the key
 // nor any part of a secret reaches stdout or stderr when the command

@@ -334,14 +334,6 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 			}
 		}
 	}
-	if res.Found && (msg.op == opAdd || msg.op == opEdit) {
-		// The cursor goes to the webhook added or changed.
-		for i, w := range m.hooks.list.Webhooks {
-			if w.ID == res.Webhook.ID {
-				m.cursor = m.switchRows() + i
-			}
-		}
-	}
 	m.clampCursor()
 }
 

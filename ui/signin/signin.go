@@ -75,8 +75,10 @@ type Result struct {
 	// Access is what the saved key may do, as just verified: the
 	// dashboard need not probe it again.
 	Access *billing.Access
-	// Left is set when the user quit (ctrl+c) after the key was saved:
-	// the key stays saved, the dashboard is not wanted now.
+	// Left is set when the user quit (ctrl+c): the dashboard is not
+	// wanted now. A key saved (Saved) stays saved; ctrl+c while a key
+	// for vastdash was made, saved or deleted left once that was
+	// settled, a new key not saved deleted.
 	Left bool
 }
 
@@ -110,6 +112,7 @@ const (
 	asking                 // a key file exists: replace it?
 	scoping                // a key for vastdash alone is being made
 	saving                 // the key is being written
+	deleting               // a key made for vastdash that could not be saved is being deleted
 	done                   // a key made for vastdash is saved: shown before the dashboard
 )
 
@@ -159,6 +162,10 @@ type Model struct {
 	replace bool
 	// made is the name of the key made for vastdash, once saved.
 	made string
+	// leaving: ctrl+c came while a key for vastdash was being made, saved
+	// or deleted; the screen quits once that is settled, a new key that
+	// was not saved deleted first.
+	leaving bool
 
 	// msg is the line under the field (or the result): an error, a
 	// warning or news; msgStyle how it is drawn.
@@ -231,18 +238,33 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case savedMsg:
 		return m, m.saved(msg)
 	case discardedMsg:
+		m.state = verified
 		m.say(m.st.Error.Render, msg.text)
+		if m.leaving {
+			return m, tea.Quit
+		}
 	}
 	return m, nil
 }
 
-func (m *Model) busy() bool { return m.state == verifying || m.state == scoping || m.state == saving }
+func (m *Model) busy() bool { return m.state == verifying || m.keyWork() }
+
+// keyWork reports work under way that a key made for vastdash hangs on:
+// quitting in the middle would leave it on the account unsaved.
+func (m *Model) keyWork() bool {
+	return m.state == scoping || m.state == saving || m.state == deleting
+}
 
 // key handles a key press in the current state.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.force) {
-		m.stop()
 		m.result.Left = true
+		if m.keyWork() && !m.leaving {
+			m.leaving = true
+			m.say(m.st.Warning.Render, "leaving once the key for vastdash is settled (a key not saved is deleted first); "+m.keys.force.Help().Key+" again leaves now")
+			return nil
+		}
+		m.stop()
 		return tea.Quit
 	}
 	switch m.state {
@@ -411,10 +433,18 @@ func (m *Model) save(k *secret, sc *billing.Scoped) tea.Cmd {
 }
 
 func (m *Model) scoped(sc billing.Scoped) tea.Cmd {
-	if sc.Kept {
+	switch {
+	case sc.Kept:
 		m.state, m.access = verified, sc.Access
 		m.say(m.st.Warning.Render, sc.Why)
+		if m.leaving {
+			return tea.Quit
+		}
 		return nil
+	case m.leaving:
+		// The user is leaving: the new key is not saved, and must not
+		// stay behind.
+		return m.discard(&sc, "leaving without saving")
 	}
 	return m.save(newSecret(config.Secret(sc.Key.Reveal())), &sc)
 }
@@ -424,31 +454,44 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 		m.state = verified
 		m.say(m.st.Error.Render, msg.err.Error())
 		if msg.scoped == nil {
+			if m.leaving {
+				return tea.Quit
+			}
 			return nil
 		}
 		// The new key will never be used: it must not stay behind.
-		m.msg += "; deleting the key made for vastdash…"
-		discard, base, id, text := m.o.Discard, m.base, msg.scoped.Key.ID, msg.err.Error()
-		return func() tea.Msg {
-			if err := discard(base, id); err != nil {
-				return discardedMsg{text + fmt.Sprintf("; the key made for vastdash (id %d) could not be deleted: delete it in the console", id)}
-			}
-			return discardedMsg{text + "; the key made for vastdash was deleted"}
-		}
+		return m.discard(msg.scoped, msg.err.Error())
 	}
 	m.field.wipe()
 	m.pasted.wipe()
+	left := m.leaving
 	if msg.scoped == nil {
 		a := m.access
-		m.result = Result{Saved: true, Path: msg.path, Note: "signed in; the key is saved to " + m.o.Path, Access: &a}
+		m.result = Result{Saved: true, Path: msg.path, Note: "signed in; the key is saved to " + m.o.Path, Access: &a, Left: left}
+		return tea.Quit
+	}
+	a := msg.scoped.Access
+	m.result = Result{Saved: true, Path: msg.path, Note: "signed in with a key for vastdash alone, saved to " + m.o.Path, Access: &a, Left: left}
+	if left {
 		return tea.Quit
 	}
 	// A key the user has not seen yet: what it is and may do, before the
 	// dashboard opens on it.
-	a := msg.scoped.Access
-	m.result = Result{Saved: true, Path: msg.path, Note: "signed in with a key for vastdash alone, saved to " + m.o.Path, Access: &a}
 	m.access, m.made, m.state, m.msg = a, msg.scoped.Name, done, ""
 	return nil
+}
+
+// discard deletes the key made for vastdash in sc, which will not be
+// used (text: why), and says how that went; the screen waits meanwhile.
+func (m *Model) discard(sc *billing.Scoped, text string) tea.Cmd {
+	m.state = deleting
+	discard, base, id := m.o.Discard, m.base, sc.Key.ID
+	return tea.Batch(m.spin.Tick, func() tea.Msg {
+		if err := discard(base, id); err != nil {
+			return discardedMsg{text + fmt.Sprintf("; the key made for vastdash (id %d) could not be deleted: delete it in the console", id)}
+		}
+		return discardedMsg{text + "; the key made for vastdash was deleted"}
+	})
 }
 
 // View draws the screen.
@@ -473,7 +516,7 @@ func (m *Model) render() string {
 	case enterKey, verifying:
 		body = m.intro(w, h-4)
 		tail = append(tail, m.fieldLine(w))
-	case verified, scoping, saving:
+	case verified, scoping, saving, deleting:
 		body = m.accessLines(w, h-4)
 	case done:
 		body = append(wrap(m.st.OK.Render("✓ Saved a key for vastdash alone, “"+shared.Safe(m.made)+"”, to "+m.o.Path+". Delete it in the console's Keys page when you no longer use vastdash."), w), "")
@@ -515,6 +558,8 @@ func (m *Model) busyText() string {
 		return "verifying the key…"
 	case scoping:
 		return "making a key for vastdash…"
+	case deleting:
+		return "deleting the key made for vastdash…"
 	}
 	return "saving…"
 }

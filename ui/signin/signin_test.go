@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,8 @@ func (f *fakes) funcs() Funcs {
 			return "/home/u/.config/vastai/vast_api_key", nil
 		},
 		Discard: func(_ context.Context, id int64) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
 			f.discarded = append(f.discarded, id)
 			return nil
 		},
@@ -77,11 +80,37 @@ func (f *fakes) funcs() Funcs {
 }
 
 // screen is a model at w×h with its commands run as Bubble Tea would.
+// While hold is set its commands wait in held, as I/O under way does,
+// until release runs them.
 type screen struct {
 	t    *testing.T
 	m    *Model
 	w, h int
 	quit bool
+	hold bool
+	held []tea.Cmd
+}
+
+// step runs the commands held once: what they lead to is held again.
+func (s *screen) step() {
+	s.t.Helper()
+	held := s.held
+	s.held = nil
+	for _, c := range held {
+		s.deliver(c())
+	}
+}
+
+// release runs the commands held, and those they lead to, at once.
+func (s *screen) release() {
+	s.t.Helper()
+	s.hold = false
+	s.step()
+}
+
+// isQuit reports tea.Quit, which no I/O holds up.
+func isQuit(cmd tea.Cmd) bool {
+	return reflect.ValueOf(cmd).Pointer() == reflect.ValueOf(tea.Quit).Pointer()
 }
 
 func newScreen(t *testing.T, f *fakes, w, h int) *screen {
@@ -104,7 +133,16 @@ func (s *screen) run(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	switch msg := cmd().(type) {
+	if s.hold && !isQuit(cmd) {
+		s.held = append(s.held, cmd)
+		return
+	}
+	s.deliver(cmd())
+}
+
+func (s *screen) deliver(msg tea.Msg) {
+	s.t.Helper()
+	switch msg := msg.(type) {
 	case nil, spinner.TickMsg:
 	case tea.BatchMsg:
 		for _, c := range msg {
@@ -392,5 +430,66 @@ func TestQuit(t *testing.T) {
 	s.send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if !s.quit || !s.m.Result().Left {
 		t.Fatal("ctrl+c did not leave")
+	}
+}
+
+// ctrl+c while a key for vastdash is being made, saved or deleted does
+// not walk away from it: the screen leaves once that is settled, and a
+// new key that was not saved is deleted first. A second ctrl+c leaves at
+// once.
+func TestCtrlCWhileAKeyIsMadeLeavesWhenSettled(t *testing.T) {
+	const newKey = "CANARY-new-9d4e-made"
+	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	made := billing.Scoped{Key: api.NewCreatedKey(42, newKey, nil), Access: fullAccess("a@b.c"), Name: "vastdash (read-only)"}
+	for _, tc := range []struct {
+		name string
+		// steps is how far the work goes before ctrl+c (step).
+		steps     int
+		saveErr   error
+		saved     bool
+		discarded bool
+	}{
+		{"while making it", 1, nil, false, true},
+		{"while saving it", 2, nil, true, false},
+		{"while deleting it after a failed save", 3, errors.New("cannot save: permission denied"), false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &fakes{access: fullAccess("a@b.c"), scoped: made, saveErr: tc.saveErr}
+			s := newScreen(t, f, 80, 24)
+			s.paste(canary)
+			s.key("enter")
+			s.hold = true
+			s.key("s")
+			for range tc.steps {
+				s.step()
+			}
+			s.send(ctrlC)
+			if fr := flat(s.frame()); s.quit || !strings.Contains(fr, "leaving once") {
+				t.Fatalf("quit %v at once:\n%s", s.quit, fr)
+			}
+			s.release()
+			if !s.quit {
+				t.Fatalf("did not leave once settled:\n%s", s.frame())
+			}
+			r := s.m.Result()
+			if (len(f.saved) == 1) != tc.saved || r.Saved != tc.saved || !r.Left {
+				t.Fatalf("saved %v, result %+v", f.saved, r)
+			}
+			if tc.discarded && (len(f.discarded) != 1 || f.discarded[0] != 42) || !tc.discarded && len(f.discarded) != 0 {
+				t.Fatalf("discarded %v", f.discarded)
+			}
+		})
+	}
+	// A second ctrl+c leaves at once.
+	f := &fakes{access: fullAccess("a@b.c"), scoped: made}
+	s := newScreen(t, f, 80, 24)
+	s.paste(canary)
+	s.key("enter")
+	s.hold = true
+	s.key("s")
+	s.send(ctrlC)
+	s.send(ctrlC)
+	if !s.quit || !s.m.Result().Left {
+		t.Fatal("a second ctrl+c did not leave")
 	}
 }
