@@ -153,7 +153,12 @@ func dayCeil(t int64) int64 {
 
 // finalBefore is the time before which a span's rows cannot change any
 // more: its sync less the margin, a UTC midnight under window amounts.
+// Under window amounts nothing of an unsure span is final: amounts in it
+// may have been read by the wrong rule.
 func finalBefore(sp ledger.Span, rule AmountRule) int64 {
+	if rule == RuleWindow && sp.Unsure {
+		return sp.Lo
+	}
 	c := sp.SyncedAt - int64(syncMargin/time.Second)
 	if rule == RuleWindow {
 		c = dayFloor(c)
@@ -240,7 +245,8 @@ func fresh(spans []ledger.Span, lo, hi, now int64) bool {
 // mergeSpans adds a span just fetched and merges what may be merged: a
 // span whose not-yet-final tail the newer one holds becomes part of it (all
 // of it is then as current as the newer), one inside a newer is dropped,
-// and spans of one sync that touch are joined.
+// and spans of one sync that touch are joined. A join is unsure when a
+// part of it the newer span does not hold was.
 func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.Span {
 	out := append(slices.Clone(spans), add)
 	for changed := true; changed; {
@@ -259,7 +265,8 @@ func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.
 				switch {
 				case nw.Lo <= tail && nw.Hi >= old.Hi,
 					old.SyncedAt == nw.SyncedAt && nw.Lo <= old.Hi && old.Lo <= nw.Hi:
-					out[j] = ledger.Span{Lo: min(old.Lo, nw.Lo), Hi: max(old.Hi, nw.Hi), SyncedAt: nw.SyncedAt}
+					out[j] = ledger.Span{Lo: min(old.Lo, nw.Lo), Hi: max(old.Hi, nw.Hi), SyncedAt: nw.SyncedAt,
+						Unsure: nw.Unsure || (old.Unsure && (old.Lo < nw.Lo || old.Hi > nw.Hi))}
 				case nw.Lo <= old.Lo && nw.Hi >= old.Hi:
 				default:
 					continue
@@ -427,11 +434,20 @@ type windowPager[P any] interface {
 // rows are upserts, nothing counts twice), writing each page in one
 // transaction with the token of the next and, on the last, the window's
 // span merged into the kind's. write turns a page into the ledger's and
-// returns the rows changed, the entries kept and those skipped.
+// returns the rows changed, the entries kept and those skipped; it may mark
+// the window Unsure, and on the last page asks merged for the kind's spans
+// with the window's.
 func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, rule AmountRule, limit int, w ledger.Window,
 	open func(token string) windowPager[P],
-	write func(pg P, w ledger.Window, done bool, spans []ledger.Span) (changed, kept, skipped int, err error),
+	write func(pg P, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (changed, kept, skipped int, err error),
 	st *SyncState, say func()) (int, error) {
+	merged := func(w ledger.Window) ([]ledger.Span, error) {
+		have, err := led.Spans(ctx, kind)
+		if err != nil {
+			return nil, ledgerErr(err)
+		}
+		return mergeSpans(have, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started, Unsure: w.Unsure}, rule), nil
+	}
 	p := open(w.Token)
 	restarted := false
 	for {
@@ -441,7 +457,7 @@ func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, ru
 			return p.Total(), nil
 		case errors.Is(err, api.ErrInvalidToken) && w.Token != "" && !restarted:
 			restarted = true
-			w.Token, w.Pages = "", 0
+			w.Token, w.Pages, w.Unsure = "", 0, false
 			p = open("")
 			continue
 		case err != nil:
@@ -450,15 +466,7 @@ func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, ru
 		st.Requests++
 		w.Token, w.Pages = p.Token(), w.Pages+1
 		done := p.Done()
-		var spans []ledger.Span
-		if done {
-			have, err := led.Spans(ctx, kind)
-			if err != nil {
-				return -1, ledgerErr(err)
-			}
-			spans = mergeSpans(have, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started}, rule)
-		}
-		changed, kept, skipped, err := write(pg, w, done, spans)
+		changed, kept, skipped, err := write(pg, &w, done, merged)
 		if err != nil {
 			return -1, err
 		}

@@ -49,7 +49,7 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 	q := paymentsOf(w)
 	seen := map[string]bool{}
 	open := func(token string) windowPager[api.InvoicesPage] { return s.client.InvoicePager(q).From(token) }
-	write := func(pg api.InvoicesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
+	write := func(pg api.InvoicesPage, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (int, int, int, error) {
 		kept := pg.Results[:0:0]
 		for _, r := range pg.Results {
 			if !seen[r.ID] {
@@ -57,7 +57,14 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 				kept = append(kept, r)
 			}
 		}
-		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: w, Records: kept, Done: done, Spans: spans})
+		var covered []ledger.Span
+		if done {
+			var err error
+			if covered, err = merged(*w); err != nil {
+				return 0, 0, 0, err
+			}
+		}
+		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: *w, Records: kept, Done: done, Spans: covered})
 		return n, len(kept), pg.Skipped, ledgerErr(err)
 	}
 	return fetchWindow(ctx, led, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)

@@ -225,7 +225,40 @@ func (l *Ledger) prepare(fresh bool) error {
 	if host != l.id.Host || acct != l.id.Account {
 		return fmt.Errorf("%w: %s belongs to another account or host; it is left as it is", ErrOther, l.path)
 	}
+	if v < Version {
+		if err := l.migrate(ctx); err != nil {
+			return unavailable(l.path, err)
+		}
+	}
 	return nil
+}
+
+// migrate brings the file to Version in one transaction. The version is
+// read again inside it: another process may have migrated the file
+// meanwhile.
+func (l *Ledger) migrate(ctx context.Context) error {
+	return l.write(ctx, func(tx *txn) error {
+		var version string
+		if err := tx.queryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version); err != nil {
+			return err
+		}
+		v, err := strconv.Atoi(version)
+		if err != nil || v >= Version {
+			return err
+		}
+		for ; v < Version; v++ {
+			for _, q := range migrations[v] {
+				if _, err := tx.tx.ExecContext(ctx, q); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.tx.ExecContext(ctx, schema); err != nil {
+			return err
+		}
+		_, err = tx.exec(`UPDATE meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(Version))
+		return err
+	})
 }
 
 // tables counts the tables of the file.
