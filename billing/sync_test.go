@@ -3,6 +3,7 @@ package billing
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -310,6 +311,56 @@ func TestLedgerFetchesAgainWhatWasReadBeforeTheRule(t *testing.T) {
 	q := RangeQuery(now.AddDate(0, 0, -7), now)
 	got, _ := load(t, r.s, q)
 	closeToServer(t, srv, q, got)
+}
+
+// A running contract whose end the server leaves out (null) is held up
+// to the last sync: the hours since hold it, and the count check of a
+// range of them agrees, so a reopen asks no more than a covered range
+// costs (the fingerprint under window amounts leaves the amount out, so
+// such a contract reads as unchanged when its lines' words do not grow).
+func TestLedgerRunningContractWithoutAnEnd(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1000, WindowAmounts: true})
+	srv.AddFault(demoserver.Fault{Path: chargesPath, Mutate: demoserver.MutatePages(func(_ int, p demoserver.Page) {
+		rs := p.Results()
+		for i := range rs {
+			var e struct {
+				End   int64
+				Items []map[string]any
+			}
+			if json.Unmarshal(rs[i], &e) != nil || e.End != srv.Now().Unix() {
+				continue
+			}
+			for _, it := range e.Items {
+				it["end"], it["description"] = nil, it["type"] // no quantity that grows
+			}
+			items, _ := json.Marshal(e.Items)
+			p.SetField(i, i+1, "end", "null")
+			p.SetField(i, i+1, "items", string(items))
+		}
+	})})
+	dir := t.TempDir()
+	r := openRun(t, srv, dir)
+	load(t, r.s, yearQuery(srv.Now()))
+	if err := r.led.SetMeta(context.Background(), "amount_rule", "window"); err != nil {
+		t.Fatal(err) // as a run that met a contract reaching back learns
+	}
+	r.close()
+
+	for run := 2; run <= 4; run++ {
+		srv.Advance(3*time.Hour, 0)
+		srv.ResetRequests()
+		r = openRun(t, srv, dir)
+		recent := RangeQuery(srv.Now().Add(-time.Hour), srv.Now())
+		got, _ := load(t, r.s, recent)
+		if want := srv.Contracts(demoserver.Filter{Gte: recent.From.Unix(), Lte: recent.To.Unix()}); len(got) != len(want) || len(want) == 0 {
+			t.Fatalf("run %d: %d contracts in the last hour, the server has %d", run, len(got), len(want))
+		}
+		if n := srv.CountPath(chargesPath); run > 2 && n > 3 {
+			dumpReqs(t, srv)
+			t.Errorf("run %d: %d requests for the last hour", run, n)
+		}
+		r.close()
+	}
 }
 
 // closeToServer checks contracts read from the ledger under window amounts

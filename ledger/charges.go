@@ -145,7 +145,9 @@ func writeContracts(ctx context.Context, tx *txn, p ChargesPage) (int, error) {
 			}
 			changed++
 		default:
-			_, err = tx.exec(`UPDATE contracts SET synced_at = ? WHERE id = ?`, p.Window.Started, id)
+			// Unchanged, but a running one (no end sent) runs on to this
+			// sync: its span grows with it.
+			_, err = tx.exec(`UPDATE contracts SET synced_at = ?, span_lo = ?, span_hi = ? WHERE id = ?`, p.Window.Started, lo, hi, id)
 		}
 		if err != nil {
 			return 0, err

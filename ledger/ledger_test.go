@@ -304,6 +304,31 @@ func TestTwoWritersWait(t *testing.T) {
 	}
 }
 
+// A running contract (no end sent) read again unchanged runs on to the new
+// sync: it still overlaps the days since, under either rule (under window
+// amounts its fingerprint leaves the amount out, so it is always
+// unchanged).
+func TestRunningContractRunsOn(t *testing.T) {
+	for _, windowed := range []bool{false, true} {
+		l := openT(t, path(t))
+		ctx := context.Background()
+		running := contract("1", 100, 0, 5)
+		for _, started := range []int64{1000, 90000} {
+			p := page(Window{Lo: 0, Hi: started + 1, Started: started}, true, nil, running)
+			p.Windowed = windowed
+			if _, err := l.WriteCharges(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := l.CountCharges(ctx, 80000, 90001); err != nil || n != 1 {
+			t.Errorf("windowed %v: %d contracts overlap the last sync's hours (%v), want the running one", windowed, n, err)
+		}
+		if cs, err := l.Charges(ctx, 80000, 90001); err != nil || len(cs) != 1 {
+			t.Errorf("windowed %v: read %d contracts (%v)", windowed, len(cs), err)
+		}
+	}
+}
+
 // What a window's pages wrote reads back; its last page deletes the
 // contracts it did not return and sets the spans; progress is kept until
 // then.
