@@ -343,12 +343,14 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	}
 	ruleBefore := s.AmountRule()
 	defer func() { st.RuleLearnt = s.AmountRule() != ruleBefore }()
-	// A window left unfinished goes on first, from its last page, when it
-	// is part of what is asked (a `sync --from 2020` cut short waits for
-	// its own next run, not the dashboard's 30 days).
+	// A window left unfinished goes on first, from its last page: for a
+	// sync asked by name (`vastdash sync` again, whose year began a few
+	// seconds later) any that overlaps what is asked, otherwise only one
+	// lying inside it. A `sync` cut short waits for its own next run, not
+	// a feed's last day, which would pay its pages to show one day.
 	if w, ok, err := led.Progress(ctx, ops.kind, lo, hi); err != nil {
 		return st, ledgerErr(err)
-	} else if ok {
+	} else if ok && (force || (w.Lo >= lo && w.Hi <= hi)) {
 		if _, err := ops.fetch(ctx, led, w, &st, say); err != nil {
 			return st, err
 		}
