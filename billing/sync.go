@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -313,8 +314,10 @@ type syncOps struct {
 	fetch func(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error)
 	// count asks the server how many rows [lo, hi) holds (one request).
 	count func(ctx context.Context, lo, hi int64) (int, error)
-	// local counts the rows the ledger holds in [lo, hi).
-	local func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error)
+	// local counts the rows the ledger holds in [lo, hi) (and those it
+	// dropped), and how many more the server may count there: entries
+	// that did not decode, of which only the window is known.
+	local func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (n, slack int, err error)
 	// after runs at the end of a sync that asked something.
 	after func(ctx context.Context, led *ledger.Ledger, lo, hi int64) error
 }
@@ -376,11 +379,11 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 		}
 		if w.lo <= lo && w.hi >= hi && total >= 0 {
 			// This window is the whole range: its total is the count.
-			n, err := ops.local(ctx, led, lo, hi)
+			n, slack, err := ops.local(ctx, led, lo, hi)
 			if err != nil {
 				return st, ledgerErr(err)
 			}
-			verified = n == total
+			verified = agrees(total, n, slack)
 		}
 	}
 	if !verified {
@@ -404,11 +407,11 @@ func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, l
 		return err
 	}
 	st.Requests++
-	local, err := ops.local(ctx, led, lo, hi)
+	local, slack, err := ops.local(ctx, led, lo, hi)
 	if err != nil {
 		return ledgerErr(err)
 	}
-	if total < 0 || total == local {
+	if total < 0 || agrees(total, local, slack) {
 		return nil
 	}
 	mid := dayFloor(lo + (hi-lo)/2)
@@ -422,6 +425,59 @@ func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, l
 	}
 	return s.verify(ctx, ops, led, mid, hi, now, depth+1, st, say)
 }
+
+// drops collects the entries of a window's pages that the sync does not
+// keep, for the ledger to count them with its rows: the server's count
+// holds them, and without them the count check would disagree and fetch
+// the window again on every run.
+type drops struct {
+	met  map[string]int // keys met in the window, for repeats
+	list []ledger.Dropped
+}
+
+func newDrops() *drops { return &drops{met: map[string]int{}} }
+
+// add records one entry under key (a second one met in the window gets
+// its own).
+func (d *drops) add(key string, start, end int64) {
+	d.met[key]++
+	if n := d.met[key]; n > 1 {
+		key += "#" + strconv.Itoa(n)
+	}
+	d.list = append(d.list, ledger.Dropped{Key: key, Start: start, End: end})
+}
+
+// undecoded records n entries of w's page that did not decode: nothing
+// of them is known but that the server counted them in w.
+func (d *drops) undecoded(n int, w *ledger.Window) {
+	for k := range n {
+		key := "undecoded:" + strconv.FormatInt(w.Lo, 10) + ":" + strconv.FormatInt(w.Hi, 10) + ":" + strconv.Itoa(w.Pages) + ":" + strconv.Itoa(k)
+		d.list = append(d.list, ledger.Dropped{Key: key, Start: w.Lo, End: w.Hi, Somewhere: true})
+	}
+}
+
+// page hands over what was collected for the page being written.
+func (d *drops) page() []ledger.Dropped {
+	out := d.list
+	d.list = nil
+	return out
+}
+
+// localCount is a kind's local count by count, and the undecoded entries
+// that may lie in [lo, hi).
+func localCount(ctx context.Context, led *ledger.Ledger, kind string, lo, hi int64,
+	count func(ctx context.Context, lo, hi int64) (int, error)) (int, int, error) {
+	n, err := count(ctx, lo, hi)
+	if err != nil {
+		return 0, 0, err
+	}
+	slack, err := led.Undecoded(ctx, kind, lo, hi)
+	return n, slack, err
+}
+
+// agrees reports that the server's count of a range matches the ledger's:
+// n rows held or dropped, and up to slack more that did not decode.
+func agrees(total, n, slack int) bool { return total >= n && total-n <= slack }
 
 // windowPager is what fetchWindow needs of the api's pagers.
 type windowPager[P any] interface {

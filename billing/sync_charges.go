@@ -34,8 +34,8 @@ func (s *Service) chargeOps() syncOps {
 			pg, err := s.client.Charges(ctx, chargesOf(ledger.Window{Lo: lo, Hi: hi}, 1), "")
 			return pg.Total, err
 		},
-		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error) {
-			return led.CountCharges(ctx, lo, hi)
+		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, int, error) {
+			return localCount(ctx, led, ledger.KindCharges, lo, hi, led.CountCharges)
 		},
 		after: s.learnFromLedger,
 	}
@@ -74,20 +74,33 @@ func chargesOf(w ledger.Window, limit int) api.ChargesQuery {
 func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
 	q := chargesOf(w, api.MaxLimit)
 	seen := map[string]bool{}
+	drop := newDrops()
 	open := func(token string) windowPager[api.ChargesPage] { return s.client.ChargePager(q).From(token) }
 	write := func(pg api.ChargesPage, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (int, int, int, error) {
 		kept := make([]api.Charge, 0, len(pg.Results))
 		skipped := pg.Skipped
 		for i := range pg.Results {
 			e := &pg.Results[i]
+			what := ""
 			switch {
-			case CheckCharge(e) != nil || e.Source == "" || IsWrapper(e):
-				skipped++
-			case !seen[e.Source]:
+			case CheckCharge(e) != nil:
+				what = "bounds"
+			case e.Source == "":
+				what = "nosource"
+			case IsWrapper(e):
+				what = "wrapper"
+			case seen[e.Source]:
+				drop.add("repeat:"+e.Source, e.Start, e.End)
+				continue
+			default:
 				seen[e.Source] = true
 				kept = append(kept, *e)
+				continue
 			}
+			skipped++
+			drop.add(what+":"+e.Source+":"+strconv.FormatInt(e.Start, 10)+":"+strconv.FormatInt(e.End, 10), e.Start, e.End)
 		}
+		drop.undecoded(pg.Skipped, w)
 		if s.AmountRule() == RuleUnknown {
 			s.ruleFromLedger(ctx, led, kept, w.Lo, w.Hi)
 		}
@@ -107,7 +120,7 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 				return 0, 0, 0, err
 			}
 		}
-		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: *w, Rows: dayRows(kept, *w, rule),
+		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: *w, Rows: dayRows(kept, *w, rule), Dropped: drop.page(),
 			Windowed: rule == RuleWindow, Done: done, Spans: covered})
 		return n, len(kept), skipped, ledgerErr(err)
 	}

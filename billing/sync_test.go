@@ -362,6 +362,63 @@ func TestLedgerRunningContractWithoutAnEnd(t *testing.T) {
 	}
 }
 
+// Entries the server counts but the sync drops (out of bounds, without a
+// source, undecodable; a payment record that does not decode) count with
+// the ledger's rows: the count check agrees, and a covered year reopens in
+// the requests it always costs instead of halving down to them and
+// fetching them again on every run.
+func TestLedgerCountsWhatItDropped(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1600, Payments: 300})
+	now := srv.Now()
+	all := srv.Contracts(demoserver.Filter{Gte: now.AddDate(-1, 0, 0).Unix(), Lte: now.Unix()})
+	spoil := map[string][2]string{ // source → field, value
+		all[100].Source:  {"amount", "1e15"},
+		all[700].Source:  {"source", `""`},
+		all[1200].Source: {"start", `"yesterday"`},
+		all[400].Source:  {"end", "4102444900"}, // 2100: beyond what vastdash believes
+	}
+	srv.AddFault(demoserver.Fault{Path: chargesPath, Mutate: demoserver.MutatePages(func(_ int, p demoserver.Page) {
+		rs := p.Results()
+		for i := range rs {
+			var e struct{ Source string }
+			if json.Unmarshal(rs[i], &e) == nil {
+				if f, ok := spoil[e.Source]; ok {
+					p.SetField(i, i+1, f[0], f[1])
+				}
+			}
+		}
+	})})
+	srv.AddFault(demoserver.Fault{Path: api.InvoicesPath, Mutate: demoserver.MutatePages(func(_ int, p demoserver.Page) {
+		p.SetField(0, 1, "amount", `"lots"`)
+	})})
+	dir := t.TempDir()
+	r := openRun(t, srv, dir)
+	q := yearQuery(now)
+	from, to := now.AddDate(0, -11, 0), now
+	load(t, r.s, q)
+	if _, err := r.s.Statement(context.Background(), from, to, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.close()
+
+	for run := 2; run <= 3; run++ {
+		srv.ResetRequests()
+		r = openRun(t, srv, dir)
+		got, _ := load(t, r.s, q)
+		if len(got) != len(all)-len(spoil) {
+			t.Fatalf("run %d: %d contracts, the server has %d of which %d are spoilt", run, len(got), len(all), len(spoil))
+		}
+		if _, err := r.s.Statement(context.Background(), from, to, nil); err != nil {
+			t.Fatal(err)
+		}
+		if chg, inv := srv.CountPath(chargesPath), srv.CountPath(api.InvoicesPath); chg > 3 || inv > 2 {
+			dumpReqs(t, srv)
+			t.Errorf("run %d: reopening a covered year asked %d charges and %d invoices requests", run, chg, inv)
+		}
+		r.close()
+	}
+}
+
 // closeToServer checks contracts read from the ledger under window amounts
 // against the server's answer to q: the same contracts, each amount and
 // each line's within a few thousandths (the ledger's days are the

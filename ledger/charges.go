@@ -59,13 +59,32 @@ type ChargeRow struct {
 	Days   []Day
 }
 
+// Dropped is an entry the server counted in a window but the sync did not
+// keep: out of bounds, without a source, a wrapper, a repeat, or one that
+// did not decode. It counts with the rows held (CountCharges,
+// CountPayments), so that the count check agrees with the server's
+// instead of fetching the window again on every run.
+type Dropped struct {
+	// Key names it within its kind: what it is and where it was met. A
+	// key met again replaces its row.
+	Key string
+	// Start and End are its times as a contract's (a payment record's
+	// creation time in both).
+	Start, End int64
+	// Somewhere: it did not decode, so nothing of it is known but that it
+	// lies somewhere in [Start, End), the window it was met in. It is not
+	// counted but allowed for (Undecoded).
+	Somewhere bool
+}
+
 // ChargesPage is one page of a window, written in one transaction with the
 // window's progress, and on its last page (Done) with the spans: a run cut
 // anywhere leaves the ledger consistent, and the next one goes on from
 // the last page written.
 type ChargesPage struct {
-	Window Window
-	Rows   []ChargeRow
+	Window  Window
+	Rows    []ChargeRow
+	Dropped []Dropped
 	// Windowed says the amounts are what fell inside the window (the
 	// server's rule): a contract's days in the window are replaced by
 	// Days, and its amount is the sum of every day held. Otherwise the
@@ -87,12 +106,18 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 			return err
 		}
 		changed = n
+		if err := writeDropped(tx, KindCharges, p.Window.Started, p.Dropped); err != nil {
+			return err
+		}
 		if !p.Done {
 			return saveProgress(ctx, tx, KindCharges, p.Window)
 		}
 		res, err := tx.exec(`DELETE FROM contracts WHERE span_lo < ? AND span_hi >= ? AND synced_at < ?`,
 			p.Window.Hi, p.Window.Lo, p.Window.Started)
 		if err != nil {
+			return err
+		}
+		if err := forgetDropped(tx, KindCharges, `span_lo < ?2 AND span_hi >= ?1`, p.Window); err != nil {
 			return err
 		}
 		gone, _ := res.RowsAffected()
@@ -318,6 +343,41 @@ func writeDays(ctx context.Context, tx *txn, id int64, days []Day, p ChargesPage
 	return sum != old.sum || len(days) != old.days, nil
 }
 
+// writeDropped records the entries of a page the sync did not keep.
+func writeDropped(tx *txn, kind string, synced int64, ds []Dropped) error {
+	for _, d := range ds {
+		lo, hi := d.Start, d.End
+		if kind == KindCharges && !d.Somewhere {
+			lo, hi = spanOf(&api.Charge{Start: d.Start, End: d.End}, synced)
+		}
+		if _, err := tx.exec(`INSERT OR REPLACE INTO dropped(kind, key, span_lo, span_hi, somewhere, synced_at) VALUES (?,?,?,?,?,?)`,
+			kind, d.Key, lo, hi, d.Somewhere, synced); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetDropped deletes, at the end of window w, the dropped entries it
+// did not meet again: those placed where w would have returned them (in,
+// a condition on span_lo and span_hi with w's ?1 lo and ?2 hi), and those
+// known only to lie in a window inside w.
+func forgetDropped(tx *txn, kind, in string, w Window) error {
+	_, err := tx.exec(`DELETE FROM dropped WHERE kind = ?3 AND synced_at < ?4 AND
+		((somewhere = 0 AND `+in+`) OR (somewhere = 1 AND span_lo >= ?1 AND span_hi <= ?2))`, w.Lo, w.Hi, kind, w.Started)
+	return err
+}
+
+// Undecoded counts the entries of a kind that did not decode and may lie
+// in [lo, hi): the server's count of the range may exceed the ledger's by
+// as many.
+func (l *Ledger) Undecoded(ctx context.Context, kind string, lo, hi int64) (int, error) {
+	var n int
+	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM dropped WHERE kind = ? AND somewhere = 1 AND span_lo < ? AND span_hi > ?`,
+		kind, hi, lo).Scan(&n)
+	return n, err
+}
+
 // insertDay writes one day of a contract and its lines' parts; verb is
 // INSERT, or INSERT OR IGNORE to keep a day held.
 func insertDay(tx *txn, verb string, id int64, d Day) error {
@@ -511,10 +571,13 @@ func (l *Ledger) Days(ctx context.Context, lo, hi int64) (map[string][]Day, erro
 	return out, rows.Err()
 }
 
-// CountCharges counts the contracts overlapping [lo, hi).
+// CountCharges counts the entries the server holds overlapping [lo, hi),
+// as far as the ledger knows: the contracts, and those it dropped (but
+// the Undecoded).
 func (l *Ledger) CountCharges(ctx context.Context, lo, hi int64) (int, error) {
 	var n int
-	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM contracts WHERE span_lo < ? AND span_hi >= ?`, hi, lo).Scan(&n)
+	err := l.conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM contracts WHERE span_lo < ?1 AND span_hi >= ?2) +
+		(SELECT count(*) FROM dropped WHERE kind = 'charges' AND somewhere = 0 AND span_lo < ?1 AND span_hi >= ?2)`, hi, lo).Scan(&n)
 	return n, err
 }
 

@@ -109,6 +109,21 @@ CREATE TABLE IF NOT EXISTS spans (
 	PRIMARY KEY (kind, lo, hi)
 ) WITHOUT ROWID;
 
+-- The entries the server counted in a window that the sync did not keep
+-- (out of bounds, no source, a wrapper, a repeat, undecodable), so that the
+-- count check agrees with the server's. span_lo and span_hi are as a
+-- contract's (payments: both the creation time); of one that did not
+-- decode (somewhere = 1) only the window it was met in is known.
+CREATE TABLE IF NOT EXISTS dropped (
+	kind      TEXT NOT NULL,
+	key       TEXT NOT NULL,
+	span_lo   INTEGER NOT NULL,
+	span_hi   INTEGER NOT NULL,
+	somewhere INTEGER NOT NULL,
+	synced_at INTEGER NOT NULL,
+	PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+
 -- The windows being fetched, page by page: where each goes on after an
 -- interruption.
 CREATE TABLE IF NOT EXISTS progress (
