@@ -356,15 +356,17 @@ func clipCharges(q api.ChargesQuery, entries []api.Charge) []api.Charge {
 
 // ledgerCandidates picks candidates among the contracts the ledger holds
 // whole: inside a span, ended before its sync less the margin. While the
-// rule is unknown no entry reaching outside its window was ever written
-// (it would have been asked first), so their amounts are their totals.
-// The last 60 days of the newest span are enough.
+// rule is unknown an entry reaching outside its window was written only
+// into an unsure span (it would have been asked first, and the asking
+// found nothing), so in the others their amounts are their totals. The
+// last 60 days of the newest sure span are enough.
 func (s *Service) ledgerCandidates(ctx context.Context, settled int64) []candidate {
 	led := s.Ledger()
 	if led == nil {
 		return nil
 	}
-	spans, err := led.Spans(ctx, "charges")
+	spans, err := led.Spans(ctx, ledger.KindCharges)
+	spans = slices.DeleteFunc(spans, func(sp ledger.Span) bool { return sp.Unsure })
 	if err != nil || len(spans) == 0 {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,7 +154,12 @@ func dayCeil(t int64) int64 {
 
 // finalBefore is the time before which a span's rows cannot change any
 // more: its sync less the margin, a UTC midnight under window amounts.
+// Under window amounts nothing of an unsure span is final: amounts in it
+// may have been read by the wrong rule.
 func finalBefore(sp ledger.Span, rule AmountRule) int64 {
+	if rule == RuleWindow && sp.Unsure {
+		return sp.Lo
+	}
 	c := sp.SyncedAt - int64(syncMargin/time.Second)
 	if rule == RuleWindow {
 		c = dayFloor(c)
@@ -240,7 +246,8 @@ func fresh(spans []ledger.Span, lo, hi, now int64) bool {
 // mergeSpans adds a span just fetched and merges what may be merged: a
 // span whose not-yet-final tail the newer one holds becomes part of it (all
 // of it is then as current as the newer), one inside a newer is dropped,
-// and spans of one sync that touch are joined.
+// and spans of one sync that touch are joined. A join is unsure when a
+// part of it the newer span does not hold was.
 func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.Span {
 	out := append(slices.Clone(spans), add)
 	for changed := true; changed; {
@@ -259,7 +266,8 @@ func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.
 				switch {
 				case nw.Lo <= tail && nw.Hi >= old.Hi,
 					old.SyncedAt == nw.SyncedAt && nw.Lo <= old.Hi && old.Lo <= nw.Hi:
-					out[j] = ledger.Span{Lo: min(old.Lo, nw.Lo), Hi: max(old.Hi, nw.Hi), SyncedAt: nw.SyncedAt}
+					out[j] = ledger.Span{Lo: min(old.Lo, nw.Lo), Hi: max(old.Hi, nw.Hi), SyncedAt: nw.SyncedAt,
+						Unsure: nw.Unsure || (old.Unsure && (old.Lo < nw.Lo || old.Hi > nw.Hi))}
 				case nw.Lo <= old.Lo && nw.Hi >= old.Hi:
 				default:
 					continue
@@ -306,8 +314,10 @@ type syncOps struct {
 	fetch func(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error)
 	// count asks the server how many rows [lo, hi) holds (one request).
 	count func(ctx context.Context, lo, hi int64) (int, error)
-	// local counts the rows the ledger holds in [lo, hi).
-	local func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error)
+	// local counts the rows the ledger holds in [lo, hi) (and those it
+	// dropped), and how many more the server may count there: entries
+	// that did not decode, of which only the window is known.
+	local func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (n, slack int, err error)
 	// after runs at the end of a sync that asked something.
 	after func(ctx context.Context, led *ledger.Ledger, lo, hi int64) error
 }
@@ -336,12 +346,14 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	}
 	ruleBefore := s.AmountRule()
 	defer func() { st.RuleLearnt = s.AmountRule() != ruleBefore }()
-	// A window left unfinished goes on first, from its last page, when it
-	// is part of what is asked (a `sync --from 2020` cut short waits for
-	// its own next run, not the dashboard's 30 days).
+	// A window left unfinished goes on first, from its last page: for a
+	// sync asked by name (`vastdash sync` again, whose year began a few
+	// seconds later) any that overlaps what is asked, otherwise only one
+	// lying inside it. A `sync` cut short waits for its own next run, not
+	// a feed's last day, which would pay its pages to show one day.
 	if w, ok, err := led.Progress(ctx, ops.kind, lo, hi); err != nil {
 		return st, ledgerErr(err)
-	} else if ok {
+	} else if ok && (force || (w.Lo >= lo && w.Hi <= hi)) {
 		if _, err := ops.fetch(ctx, led, w, &st, say); err != nil {
 			return st, err
 		}
@@ -367,11 +379,11 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 		}
 		if w.lo <= lo && w.hi >= hi && total >= 0 {
 			// This window is the whole range: its total is the count.
-			n, err := ops.local(ctx, led, lo, hi)
+			n, slack, err := ops.local(ctx, led, lo, hi)
 			if err != nil {
 				return st, ledgerErr(err)
 			}
-			verified = n == total
+			verified = agrees(total, n, slack)
 		}
 	}
 	if !verified {
@@ -395,11 +407,11 @@ func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, l
 		return err
 	}
 	st.Requests++
-	local, err := ops.local(ctx, led, lo, hi)
+	local, slack, err := ops.local(ctx, led, lo, hi)
 	if err != nil {
 		return ledgerErr(err)
 	}
-	if total < 0 || total == local {
+	if total < 0 || agrees(total, local, slack) {
 		return nil
 	}
 	mid := dayFloor(lo + (hi-lo)/2)
@@ -414,6 +426,59 @@ func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, l
 	return s.verify(ctx, ops, led, mid, hi, now, depth+1, st, say)
 }
 
+// drops collects the entries of a window's pages that the sync does not
+// keep, for the ledger to count them with its rows: the server's count
+// holds them, and without them the count check would disagree and fetch
+// the window again on every run.
+type drops struct {
+	met  map[string]int // keys met in the window, for repeats
+	list []ledger.Dropped
+}
+
+func newDrops() *drops { return &drops{met: map[string]int{}} }
+
+// add records one entry under key (a second one met in the window gets
+// its own).
+func (d *drops) add(key string, start, end int64) {
+	d.met[key]++
+	if n := d.met[key]; n > 1 {
+		key += "#" + strconv.Itoa(n)
+	}
+	d.list = append(d.list, ledger.Dropped{Key: key, Start: start, End: end})
+}
+
+// undecoded records n entries of w's page that did not decode: nothing
+// of them is known but that the server counted them in w.
+func (d *drops) undecoded(n int, w *ledger.Window) {
+	for k := range n {
+		key := "undecoded:" + strconv.FormatInt(w.Lo, 10) + ":" + strconv.FormatInt(w.Hi, 10) + ":" + strconv.Itoa(w.Pages) + ":" + strconv.Itoa(k)
+		d.list = append(d.list, ledger.Dropped{Key: key, Start: w.Lo, End: w.Hi, Somewhere: true})
+	}
+}
+
+// page hands over what was collected for the page being written.
+func (d *drops) page() []ledger.Dropped {
+	out := d.list
+	d.list = nil
+	return out
+}
+
+// localCount is a kind's local count by count, and the undecoded entries
+// that may lie in [lo, hi).
+func localCount(ctx context.Context, led *ledger.Ledger, kind string, lo, hi int64,
+	count func(ctx context.Context, lo, hi int64) (int, error)) (int, int, error) {
+	n, err := count(ctx, lo, hi)
+	if err != nil {
+		return 0, 0, err
+	}
+	slack, err := led.Undecoded(ctx, kind, lo, hi)
+	return n, slack, err
+}
+
+// agrees reports that the server's count of a range matches the ledger's:
+// n rows held or dropped, and up to slack more that did not decode.
+func agrees(total, n, slack int) bool { return total >= n && total-n <= slack }
+
 // windowPager is what fetchWindow needs of the api's pagers.
 type windowPager[P any] interface {
 	Next(ctx context.Context) (P, error)
@@ -427,11 +492,20 @@ type windowPager[P any] interface {
 // rows are upserts, nothing counts twice), writing each page in one
 // transaction with the token of the next and, on the last, the window's
 // span merged into the kind's. write turns a page into the ledger's and
-// returns the rows changed, the entries kept and those skipped.
+// returns the rows changed, the entries kept and those skipped; it may mark
+// the window Unsure, and on the last page asks merged for the kind's spans
+// with the window's.
 func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, rule AmountRule, limit int, w ledger.Window,
 	open func(token string) windowPager[P],
-	write func(pg P, w ledger.Window, done bool, spans []ledger.Span) (changed, kept, skipped int, err error),
+	write func(pg P, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (changed, kept, skipped int, err error),
 	st *SyncState, say func()) (int, error) {
+	merged := func(w ledger.Window) ([]ledger.Span, error) {
+		have, err := led.Spans(ctx, kind)
+		if err != nil {
+			return nil, ledgerErr(err)
+		}
+		return mergeSpans(have, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started, Unsure: w.Unsure}, rule), nil
+	}
 	p := open(w.Token)
 	restarted := false
 	for {
@@ -441,7 +515,7 @@ func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, ru
 			return p.Total(), nil
 		case errors.Is(err, api.ErrInvalidToken) && w.Token != "" && !restarted:
 			restarted = true
-			w.Token, w.Pages = "", 0
+			w.Token, w.Pages, w.Unsure = "", 0, false
 			p = open("")
 			continue
 		case err != nil:
@@ -450,15 +524,7 @@ func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, ru
 		st.Requests++
 		w.Token, w.Pages = p.Token(), w.Pages+1
 		done := p.Done()
-		var spans []ledger.Span
-		if done {
-			have, err := led.Spans(ctx, kind)
-			if err != nil {
-				return -1, ledgerErr(err)
-			}
-			spans = mergeSpans(have, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started}, rule)
-		}
-		changed, kept, skipped, err := write(pg, w, done, spans)
+		changed, kept, skipped, err := write(pg, &w, done, merged)
 		if err != nil {
 			return -1, err
 		}

@@ -34,8 +34,8 @@ func (s *Service) chargeOps() syncOps {
 			pg, err := s.client.Charges(ctx, chargesOf(ledger.Window{Lo: lo, Hi: hi}, 1), "")
 			return pg.Total, err
 		},
-		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error) {
-			return led.CountCharges(ctx, lo, hi)
+		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, int, error) {
+			return localCount(ctx, led, ledger.KindCharges, lo, hi, led.CountCharges)
 		},
 		after: s.learnFromLedger,
 	}
@@ -74,20 +74,33 @@ func chargesOf(w ledger.Window, limit int) api.ChargesQuery {
 func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
 	q := chargesOf(w, api.MaxLimit)
 	seen := map[string]bool{}
+	drop := newDrops()
 	open := func(token string) windowPager[api.ChargesPage] { return s.client.ChargePager(q).From(token) }
-	write := func(pg api.ChargesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
+	write := func(pg api.ChargesPage, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (int, int, int, error) {
 		kept := make([]api.Charge, 0, len(pg.Results))
 		skipped := pg.Skipped
 		for i := range pg.Results {
 			e := &pg.Results[i]
+			what := ""
 			switch {
-			case CheckCharge(e) != nil || e.Source == "" || IsWrapper(e):
-				skipped++
-			case !seen[e.Source]:
+			case CheckCharge(e) != nil:
+				what = "bounds"
+			case e.Source == "":
+				what = "nosource"
+			case IsWrapper(e):
+				what = "wrapper"
+			case seen[e.Source]:
+				drop.add("repeat:"+e.Source, e.Start, e.End)
+				continue
+			default:
 				seen[e.Source] = true
 				kept = append(kept, *e)
+				continue
 			}
+			skipped++
+			drop.add(what+":"+e.Source+":"+strconv.FormatInt(e.Start, 10)+":"+strconv.FormatInt(e.End, 10), e.Start, e.End)
 		}
+		drop.undecoded(pg.Skipped, w)
 		if s.AmountRule() == RuleUnknown {
 			s.ruleFromLedger(ctx, led, kept, w.Lo, w.Hi)
 		}
@@ -95,28 +108,46 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: w, Rows: dayRows(kept, w, rule),
-			Windowed: rule == RuleWindow, Done: done, Spans: spans})
+		// Still unknown with a contract reaching outside the window: its
+		// amount, read as a total, may be the window's. The window's span
+		// says so, to be fetched again should window amounts be learnt.
+		if rule == RuleUnknown && slices.ContainsFunc(kept, func(e api.Charge) bool { return spans(&e, w.Lo, w.Hi) }) {
+			w.Unsure = true
+		}
+		var covered []ledger.Span
+		if done {
+			if covered, err = merged(*w); err != nil {
+				return 0, 0, 0, err
+			}
+		}
+		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: *w, Rows: dayRows(kept, *w, rule), Dropped: drop.page(),
+			Windowed: rule == RuleWindow, Done: done, Spans: covered})
 		return n, len(kept), skipped, ledgerErr(err)
 	}
 	return fetchWindow(ctx, led, ledger.KindCharges, s.AmountRule(), api.MaxLimit, w, open, write, st, say)
 }
 
 // dayRows gives each contract its charge on each UTC day: under window
-// amounts what fell in the window spread over its part inside it (each
-// line too), under totals its total spread over its whole life.
+// amounts what fell in the window spread over its part inside it, under
+// totals its total spread over its whole life. Each line is spread the
+// same way, but under totals, where the lines are read whole: while the
+// rule is unknown the lines' days are kept, so that they read right should
+// the rule turn out to be window amounts.
 func dayRows(es []api.Charge, w ledger.Window, rule AmountRule) []ledger.ChargeRow {
 	rows := make([]ledger.ChargeRow, len(es))
 	for i := range es {
 		e := &es[i]
 		rows[i].Charge = *e
-		if rule != RuleWindow {
+		if rule == RuleTotals {
 			for _, sh := range spend.Spread(e.Amount, e.Start, e.End, time.UTC) {
 				rows[i].Days = append(rows[i].Days, ledger.Day{Day: sh.Day.Unix(), Mills: sh.Amount})
 			}
 			continue
 		}
-		c := clip(*e, w.Lo, w.Hi)
+		c := *e
+		if rule == RuleWindow {
+			c = clip(*e, w.Lo, w.Hi)
+		}
 		shares := spend.Spread(e.Amount, c.Start, c.End, time.UTC)
 		items := make([][]spend.DayShare, len(e.Items))
 		for k := range e.Items {

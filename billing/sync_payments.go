@@ -29,8 +29,8 @@ func (s *Service) paymentOps() syncOps {
 			pg, err := s.client.Invoices(ctx, paymentsOf(ledger.Window{Lo: lo, Hi: hi}), "")
 			return pg.Total, err
 		},
-		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, error) {
-			return led.CountPayments(ctx, lo, hi)
+		local: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int, int, error) {
+			return localCount(ctx, led, ledger.KindPayments, lo, hi, led.CountPayments)
 		},
 	}
 }
@@ -48,16 +48,27 @@ func paymentsOf(w ledger.Window) api.InvoicesQuery {
 func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error) {
 	q := paymentsOf(w)
 	seen := map[string]bool{}
+	drop := newDrops()
 	open := func(token string) windowPager[api.InvoicesPage] { return s.client.InvoicePager(q).From(token) }
-	write := func(pg api.InvoicesPage, w ledger.Window, done bool, spans []ledger.Span) (int, int, int, error) {
+	write := func(pg api.InvoicesPage, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (int, int, int, error) {
 		kept := pg.Results[:0:0]
 		for _, r := range pg.Results {
-			if !seen[r.ID] {
-				seen[r.ID] = true
-				kept = append(kept, r)
+			if seen[r.ID] {
+				drop.add("repeat:"+r.ID, r.Created, r.Created)
+				continue
+			}
+			seen[r.ID] = true
+			kept = append(kept, r)
+		}
+		drop.undecoded(pg.Skipped, w)
+		var covered []ledger.Span
+		if done {
+			var err error
+			if covered, err = merged(*w); err != nil {
+				return 0, 0, 0, err
 			}
 		}
-		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: w, Records: kept, Done: done, Spans: spans})
+		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: *w, Records: kept, Dropped: drop.page(), Done: done, Spans: covered})
 		return n, len(kept), pg.Skipped, ledgerErr(err)
 	}
 	return fetchWindow(ctx, led, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)

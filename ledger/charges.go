@@ -21,6 +21,10 @@ const (
 // whole, as the server had it at SyncedAt.
 type Span struct {
 	Lo, Hi, SyncedAt int64
+	// Unsure marks a span where an amount that may have been a window's
+	// was read as a total (the amount rule was not known then): under
+	// window amounts it is fetched again.
+	Unsure bool
 }
 
 // Window is a stretch of time [Lo, Hi) being fetched page by page, and
@@ -33,6 +37,9 @@ type Window struct {
 	// Token is the after_token of the next page ("" before the first).
 	Token string
 	Pages int
+	// Unsure: a page of it was written as Span.Unsure says; its span will
+	// be.
+	Unsure bool
 }
 
 // Day is what a contract was charged on one UTC day.
@@ -40,7 +47,8 @@ type Day struct {
 	Day   int64 // the day's midnight, unix seconds
 	Mills money.Amount
 	// Items are the lines' parts of the day, in the contract's item order
-	// (window amounts only).
+	// (under window amounts, and while the rule is not known; nil under
+	// totals, where the lines are read whole).
 	Items []money.Amount
 }
 
@@ -51,13 +59,32 @@ type ChargeRow struct {
 	Days   []Day
 }
 
+// Dropped is an entry the server counted in a window but the sync did not
+// keep: out of bounds, without a source, a wrapper, a repeat, or one that
+// did not decode. It counts with the rows held (CountCharges,
+// CountPayments), so that the count check agrees with the server's
+// instead of fetching the window again on every run.
+type Dropped struct {
+	// Key names it within its kind: what it is and where it was met. A
+	// key met again replaces its row.
+	Key string
+	// Start and End are its times as a contract's (a payment record's
+	// creation time in both).
+	Start, End int64
+	// Somewhere: it did not decode, so nothing of it is known but that it
+	// lies somewhere in [Start, End), the window it was met in. It is not
+	// counted but allowed for (Undecoded).
+	Somewhere bool
+}
+
 // ChargesPage is one page of a window, written in one transaction with the
 // window's progress, and on its last page (Done) with the spans: a run cut
 // anywhere leaves the ledger consistent, and the next one goes on from
 // the last page written.
 type ChargesPage struct {
-	Window Window
-	Rows   []ChargeRow
+	Window  Window
+	Rows    []ChargeRow
+	Dropped []Dropped
 	// Windowed says the amounts are what fell inside the window (the
 	// server's rule): a contract's days in the window are replaced by
 	// Days, and its amount is the sum of every day held. Otherwise the
@@ -79,12 +106,18 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 			return err
 		}
 		changed = n
+		if err := writeDropped(tx, KindCharges, p.Window.Started, p.Dropped); err != nil {
+			return err
+		}
 		if !p.Done {
 			return saveProgress(ctx, tx, KindCharges, p.Window)
 		}
 		res, err := tx.exec(`DELETE FROM contracts WHERE span_lo < ? AND span_hi >= ? AND synced_at < ?`,
 			p.Window.Hi, p.Window.Lo, p.Window.Started)
 		if err != nil {
+			return err
+		}
+		if err := forgetDropped(tx, KindCharges, `span_lo < ?2 AND span_hi >= ?1`, p.Window); err != nil {
 			return err
 		}
 		gone, _ := res.RowsAffected()
@@ -137,7 +170,9 @@ func writeContracts(ctx context.Context, tx *txn, p ChargesPage) (int, error) {
 			}
 			changed++
 		default:
-			_, err = tx.exec(`UPDATE contracts SET synced_at = ? WHERE id = ?`, p.Window.Started, id)
+			// Unchanged, but a running one (no end sent) runs on to this
+			// sync: its span grows with it.
+			_, err = tx.exec(`UPDATE contracts SET synced_at = ?, span_lo = ?, span_hi = ? WHERE id = ?`, p.Window.Started, lo, hi, id)
 		}
 		if err != nil {
 			return 0, err
@@ -237,16 +272,15 @@ func insertItems(ctx context.Context, tx *txn, id int64, c *api.Charge) error {
 // total may have grown), are written again when the contract changed;
 // otherwise the window's days it lacks are added. Under window amounts its
 // days inside the window are replaced, and its amount (and its lines') is
-// the sum of every day held. It reports a change of the days in the
-// window.
+// the sum of every day held. The lines' days go with the days they are
+// part of. It reports a change of the days in the window.
 func writeDays(ctx context.Context, tx *txn, id int64, days []Day, p ChargesPage, rowChanged bool, old existing) (bool, error) {
 	lo, hi := dayFloor(p.Window.Lo), p.Window.Hi
 	if !p.Windowed {
 		if !rowChanged {
 			for _, d := range days {
 				if d.Day >= lo && d.Day < hi {
-					if _, err := tx.exec(`INSERT OR IGNORE INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
-						id, d.Day, dollars(d.Mills), int64(d.Mills)); err != nil {
+					if err := insertDay(tx, `INSERT OR IGNORE`, id, d); err != nil {
 						return false, err
 					}
 				}
@@ -269,13 +303,14 @@ func writeDays(ctx context.Context, tx *txn, id int64, days []Day, p ChargesPage
 		if err := rows.Close(); err != nil {
 			return false, err
 		}
-		if _, err := tx.exec(`DELETE FROM daily WHERE contract_id = ?`, id); err != nil {
-			return false, err
+		for _, table := range []string{"daily", "daily_items"} {
+			if _, err := tx.exec(`DELETE FROM `+table+` WHERE contract_id = ?`, id); err != nil {
+				return false, err
+			}
 		}
 		for _, d := range days {
 			if (d.Day >= lo && d.Day < hi) || held[d.Day] {
-				if _, err := tx.exec(`INSERT INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
-					id, d.Day, dollars(d.Mills), int64(d.Mills)); err != nil {
+				if err := insertDay(tx, `INSERT`, id, d); err != nil {
 					return false, err
 				}
 			}
@@ -290,15 +325,8 @@ func writeDays(ctx context.Context, tx *txn, id int64, days []Day, p ChargesPage
 	var sum money.Amount
 	for _, d := range days {
 		sum += d.Mills
-		if _, err := tx.exec(`INSERT INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
-			id, d.Day, dollars(d.Mills), int64(d.Mills)); err != nil {
+		if err := insertDay(tx, `INSERT`, id, d); err != nil {
 			return false, err
-		}
-		for k, m := range d.Items {
-			if _, err := tx.exec(`INSERT INTO daily_items(contract_id, idx, day, mills) VALUES (?,?,?,?)`,
-				id, k, d.Day, int64(m)); err != nil {
-				return false, err
-			}
 		}
 	}
 	if _, err := tx.exec(`UPDATE contracts SET mills = (SELECT coalesce(sum(mills), 0) FROM daily WHERE contract_id = ?1),
@@ -315,10 +343,65 @@ func writeDays(ctx context.Context, tx *txn, id int64, days []Day, p ChargesPage
 	return sum != old.sum || len(days) != old.days, nil
 }
 
+// writeDropped records the entries of a page the sync did not keep.
+func writeDropped(tx *txn, kind string, synced int64, ds []Dropped) error {
+	for _, d := range ds {
+		lo, hi := d.Start, d.End
+		if kind == KindCharges && !d.Somewhere {
+			lo, hi = spanOf(&api.Charge{Start: d.Start, End: d.End}, synced)
+		}
+		if _, err := tx.exec(`INSERT OR REPLACE INTO dropped(kind, key, span_lo, span_hi, somewhere, synced_at) VALUES (?,?,?,?,?,?)`,
+			kind, d.Key, lo, hi, d.Somewhere, synced); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetDropped deletes, at the end of window w, the dropped entries it
+// did not meet again: those placed where w would have returned them (in,
+// a condition on span_lo and span_hi with w's ?1 lo and ?2 hi), and those
+// known only to lie in a window inside w.
+func forgetDropped(tx *txn, kind, in string, w Window) error {
+	_, err := tx.exec(`DELETE FROM dropped WHERE kind = ?3 AND synced_at < ?4 AND
+		((somewhere = 0 AND `+in+`) OR (somewhere = 1 AND span_lo >= ?1 AND span_hi <= ?2))`, w.Lo, w.Hi, kind, w.Started)
+	return err
+}
+
+// Undecoded counts the entries of a kind that did not decode and may lie
+// in [lo, hi): the server's count of the range may exceed the ledger's by
+// as many.
+func (l *Ledger) Undecoded(ctx context.Context, kind string, lo, hi int64) (int, error) {
+	var n int
+	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM dropped WHERE kind = ? AND somewhere = 1 AND span_lo < ? AND span_hi > ?`,
+		kind, hi, lo).Scan(&n)
+	return n, err
+}
+
+// insertDay writes one day of a contract and its lines' parts; verb is
+// INSERT, or INSERT OR IGNORE to keep a day held.
+func insertDay(tx *txn, verb string, id int64, d Day) error {
+	res, err := tx.exec(verb+` INTO daily(contract_id, day, amount, mills) VALUES (?,?,?,?)`,
+		id, d.Day, dollars(d.Mills), int64(d.Mills))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err // held already: its lines' parts are too
+	}
+	for k, m := range d.Items {
+		if _, err := tx.exec(`INSERT OR REPLACE INTO daily_items(contract_id, idx, day, mills) VALUES (?,?,?,?)`,
+			id, k, d.Day, int64(m)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // saveProgress records where a window's paging stands.
 func saveProgress(ctx context.Context, tx *txn, kind string, w Window) error {
-	_, err := tx.exec(`INSERT OR REPLACE INTO progress(kind, lo, hi, token, started_at, pages) VALUES (?,?,?,?,?,?)`,
-		kind, w.Lo, w.Hi, w.Token, w.Started, w.Pages)
+	_, err := tx.exec(`INSERT OR REPLACE INTO progress(kind, lo, hi, token, started_at, pages, unsure) VALUES (?,?,?,?,?,?,?)`,
+		kind, w.Lo, w.Hi, w.Token, w.Started, w.Pages, w.Unsure)
 	return err
 }
 
@@ -331,8 +414,8 @@ func finish(ctx context.Context, tx *txn, kind string, w Window, spans []Span) e
 		return err
 	}
 	for _, s := range spans {
-		if _, err := tx.exec(`INSERT OR REPLACE INTO spans(kind, lo, hi, synced_at) VALUES (?,?,?,?)`,
-			kind, s.Lo, s.Hi, s.SyncedAt); err != nil {
+		if _, err := tx.exec(`INSERT OR REPLACE INTO spans(kind, lo, hi, synced_at, unsure) VALUES (?,?,?,?,?)`,
+			kind, s.Lo, s.Hi, s.SyncedAt, s.Unsure); err != nil {
 			return err
 		}
 	}
@@ -341,7 +424,7 @@ func finish(ctx context.Context, tx *txn, kind string, w Window, spans []Span) e
 
 // Spans reads the spans of a kind, in order of their start.
 func (l *Ledger) Spans(ctx context.Context, kind string) ([]Span, error) {
-	rows, err := l.conn().QueryContext(ctx, `SELECT lo, hi, synced_at FROM spans WHERE kind = ? ORDER BY lo, hi`, kind)
+	rows, err := l.conn().QueryContext(ctx, `SELECT lo, hi, synced_at, unsure FROM spans WHERE kind = ? ORDER BY lo, hi`, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +432,7 @@ func (l *Ledger) Spans(ctx context.Context, kind string) ([]Span, error) {
 	var out []Span
 	for rows.Next() {
 		var s Span
-		if err := rows.Scan(&s.Lo, &s.Hi, &s.SyncedAt); err != nil {
+		if err := rows.Scan(&s.Lo, &s.Hi, &s.SyncedAt, &s.Unsure); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
@@ -361,9 +444,9 @@ func (l *Ledger) Spans(ctx context.Context, kind string) ([]Span, error) {
 // hi), if any (the latest begun).
 func (l *Ledger) Progress(ctx context.Context, kind string, lo, hi int64) (Window, bool, error) {
 	var w Window
-	err := l.conn().QueryRowContext(ctx, `SELECT lo, hi, token, started_at, pages FROM progress
+	err := l.conn().QueryRowContext(ctx, `SELECT lo, hi, token, started_at, pages, unsure FROM progress
 		WHERE kind = ? AND lo < ? AND hi > ? ORDER BY started_at DESC LIMIT 1`, kind, hi, lo).
-		Scan(&w.Lo, &w.Hi, &w.Token, &w.Started, &w.Pages)
+		Scan(&w.Lo, &w.Hi, &w.Token, &w.Started, &w.Pages, &w.Unsure)
 	if err == sql.ErrNoRows {
 		return Window{}, false, nil
 	}
@@ -488,10 +571,13 @@ func (l *Ledger) Days(ctx context.Context, lo, hi int64) (map[string][]Day, erro
 	return out, rows.Err()
 }
 
-// CountCharges counts the contracts overlapping [lo, hi).
+// CountCharges counts the entries the server holds overlapping [lo, hi),
+// as far as the ledger knows: the contracts, and those it dropped (but
+// the Undecoded).
 func (l *Ledger) CountCharges(ctx context.Context, lo, hi int64) (int, error) {
 	var n int
-	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM contracts WHERE span_lo < ? AND span_hi >= ?`, hi, lo).Scan(&n)
+	err := l.conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM contracts WHERE span_lo < ?1 AND span_hi >= ?2) +
+		(SELECT count(*) FROM dropped WHERE kind = 'charges' AND somewhere = 0 AND span_lo < ?1 AND span_hi >= ?2)`, hi, lo).Scan(&n)
 	return n, err
 }
 

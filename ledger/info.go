@@ -55,8 +55,9 @@ func (l *Ledger) Info(ctx context.Context) (Info, error) {
 	return in, nil
 }
 
-// Forget deletes the ledger at path with its WAL and shared-memory files.
-// A link or another user's file there is refused, not followed. A missing
+// Forget deletes the ledger at path with its WAL, shared-memory and lock
+// files. A link or another user's file there is refused, not followed; a
+// ledger another vastdash has open is left as it is (ErrInUse). A missing
 // ledger is no error.
 func Forget(path string) error {
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
@@ -65,10 +66,15 @@ func Forget(path string) error {
 	if err := checkOwn(path, true); err != nil {
 		return err
 	}
+	lk, err := lockAlone(path)
+	if err != nil {
+		return err
+	}
+	defer lk.release()
 	for _, p := range []string{path + "-wal", path + "-shm", path} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %s", p, reason(err))
 		}
 	}
-	return nil
+	return lk.remove()
 }

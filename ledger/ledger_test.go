@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -124,6 +125,48 @@ func TestOpenLeavesANewerFileAlone(t *testing.T) {
 	}
 }
 
+// A file of version 1 is migrated as it opens: its spans, written when no
+// rule was kept with them, are unsure; a window under way goes on.
+func TestOpenMigratesVersion1(t *testing.T) {
+	p := path(t)
+	l := openT(t, p)
+	ctx := context.Background()
+	w := Window{Lo: 0, Hi: 1000, Started: 900}
+	if _, err := l.WriteCharges(ctx, page(w, true, []Span{{Lo: 0, Hi: 1000, SyncedAt: 900}}, contract("1", 100, 200, 5))); err != nil {
+		t.Fatal(err)
+	}
+	w.Lo, w.Token = 1000, "next"
+	if _, err := l.WriteCharges(ctx, page(w, false, nil, contract("2", 1100, 1200, 5))); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	db, err := sql.Open("sqlite", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`ALTER TABLE spans DROP COLUMN unsure`, `ALTER TABLE progress DROP COLUMN unsure`,
+		`UPDATE meta SET value = '1' WHERE key = 'schema_version'`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	l = openT(t, p)
+	if v := l.Meta("schema_version"); v != strconv.Itoa(Version) {
+		t.Errorf("schema version %s after the migration", v)
+	}
+	if sp, err := l.Spans(ctx, KindCharges); err != nil || len(sp) != 1 || !sp[0].Unsure {
+		t.Errorf("spans %+v %v", sp, err)
+	}
+	if got, ok, err := l.Progress(ctx, KindCharges, 0, 5000); err != nil || !ok || got.Token != "next" || !got.Unsure {
+		t.Errorf("progress %+v %v %v", got, ok, err)
+	}
+	if n, err := l.CountCharges(ctx, 0, 5000); err != nil || n != 2 {
+		t.Errorf("%d contracts (%v)", n, err)
+	}
+}
+
 // Garbage and a cut file are moved aside, named in moved, and a new ledger
 // takes their place.
 func TestOpenMovesACorruptFileAside(t *testing.T) {
@@ -141,7 +184,7 @@ func TestOpenMovesACorruptFileAside(t *testing.T) {
 			for i := range 300 {
 				cs = append(cs, contract(itoa(int64(i)), 1000+int64(i), 2000+int64(i), 5))
 			}
-			if _, err := l.WriteCharges(context.Background(), page(Window{Lo: 0, Hi: 3000, Started: 3000}, true, []Span{{0, 3000, 3000}}, cs...)); err != nil {
+			if _, err := l.WriteCharges(context.Background(), page(Window{Lo: 0, Hi: 3000, Started: 3000}, true, []Span{{Lo: 0, Hi: 3000, SyncedAt: 3000}}, cs...)); err != nil {
 				t.Fatal(err)
 			}
 			l.Close() // checkpoints the WAL into the file
@@ -200,7 +243,7 @@ func TestWriteWhenFull(t *testing.T) {
 	p := path(t)
 	l := openT(t, p)
 	ctx := context.Background()
-	if _, err := l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 100, Started: 50}, true, []Span{{0, 100, 50}}, contract("1", 10, 20, 5))); err != nil {
+	if _, err := l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 100, Started: 50}, true, []Span{{Lo: 0, Hi: 100, SyncedAt: 50}}, contract("1", 10, 20, 5))); err != nil {
 		t.Fatal(err)
 	}
 	l.db.SetMaxOpenConns(1)
@@ -217,7 +260,7 @@ func TestWriteWhenFull(t *testing.T) {
 		c.Description = strings.Repeat("d", 200)
 		big = append(big, c)
 	}
-	_, err := l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 200, Started: 60}, true, []Span{{0, 200, 60}}, big...))
+	_, err := l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 200, Started: 60}, true, []Span{{Lo: 0, Hi: 200, SyncedAt: 60}}, big...))
 	if !IsFull(err) {
 		t.Fatalf("a write past the disk's end: %v", err)
 	}
@@ -261,6 +304,31 @@ func TestTwoWritersWait(t *testing.T) {
 	}
 }
 
+// A running contract (no end sent) read again unchanged runs on to the new
+// sync: it still overlaps the days since, under either rule (under window
+// amounts its fingerprint leaves the amount out, so it is always
+// unchanged).
+func TestRunningContractRunsOn(t *testing.T) {
+	for _, windowed := range []bool{false, true} {
+		l := openT(t, path(t))
+		ctx := context.Background()
+		running := contract("1", 100, 0, 5)
+		for _, started := range []int64{1000, 90000} {
+			p := page(Window{Lo: 0, Hi: started + 1, Started: started}, true, nil, running)
+			p.Windowed = windowed
+			if _, err := l.WriteCharges(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := l.CountCharges(ctx, 80000, 90001); err != nil || n != 1 {
+			t.Errorf("windowed %v: %d contracts overlap the last sync's hours (%v), want the running one", windowed, n, err)
+		}
+		if cs, err := l.Charges(ctx, 80000, 90001); err != nil || len(cs) != 1 {
+			t.Errorf("windowed %v: read %d contracts (%v)", windowed, len(cs), err)
+		}
+	}
+}
+
 // What a window's pages wrote reads back; its last page deletes the
 // contracts it did not return and sets the spans; progress is kept until
 // then.
@@ -276,7 +344,7 @@ func TestWriteReadAndForgetTheGone(t *testing.T) {
 		t.Fatalf("progress %+v %v %v", got, ok, err)
 	}
 	w.Token, w.Pages = "", 2
-	if n, err := l.WriteCharges(ctx, page(w, true, []Span{{0, 1000, 900}}, contract("3", 500, 600, 9))); err != nil || n != 1 {
+	if n, err := l.WriteCharges(ctx, page(w, true, []Span{{Lo: 0, Hi: 1000, SyncedAt: 900}}, contract("3", 500, 600, 9))); err != nil || n != 1 {
 		t.Fatalf("last page: %d changed, %v", n, err)
 	}
 	cs, err := l.Charges(ctx, 0, 1000)
@@ -288,7 +356,7 @@ func TestWriteReadAndForgetTheGone(t *testing.T) {
 	}
 	// The same window again a day later without contract 2: it is gone.
 	w = Window{Lo: 0, Hi: 1000, Started: 90000}
-	n, err := l.WriteCharges(ctx, page(w, true, []Span{{0, 1000, 90000}}, contract("1", 100, 200, 5), contract("3", 500, 600, 9)))
+	n, err := l.WriteCharges(ctx, page(w, true, []Span{{Lo: 0, Hi: 1000, SyncedAt: 90000}}, contract("1", 100, 200, 5), contract("3", 500, 600, 9)))
 	if err != nil || n != 1 {
 		t.Fatalf("%d changed (want the one gone), %v", n, err)
 	}
@@ -308,7 +376,7 @@ func TestQueryReadsOnly(t *testing.T) {
 	p := path(t)
 	l := openT(t, p)
 	ctx := context.Background()
-	if _, err := l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 1000, Started: 900}, true, []Span{{0, 1000, 900}},
+	if _, err := l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 1000, Started: 900}, true, []Span{{Lo: 0, Hi: 1000, SyncedAt: 900}},
 		contract("1", 100, 200, 5), contract("2", 300, 400, 7))); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,9 @@
 // The file is private: its folder 0700, the file 0600, never opened through
 // a symbolic link, and another user's file is refused. It runs in WAL mode
 // with a busy timeout so that two processes (the dashboard and a cron job)
-// share it. A file whose schema is newer than this build is left alone
+// share it; each open holds a shared lock on PATH.lock, which Forget and a
+// move aside take alone, refusing (ErrInUse) a file another process has
+// open. A file whose schema is newer than this build is left alone
 // (ErrNewer); a corrupt or truncated one is moved aside and started anew.
 package ledger
 
@@ -53,6 +55,9 @@ var (
 	// ErrUnavailable: the folder or file cannot be created or opened
 	// (read-only folder, disk full, permissions).
 	ErrUnavailable = errors.New("ledger unavailable")
+	// ErrInUse: the file cannot be deleted or moved aside, as another
+	// vastdash has it open.
+	ErrInUse = errors.New("in use by another vastdash")
 )
 
 // Identity is whose rows a ledger holds: the API host and a digest of the
@@ -94,6 +99,9 @@ type Ledger struct {
 	id   Identity
 	ro   bool
 	opts options
+	// lock is held shared while the file is open: a forget or a move
+	// aside elsewhere waits for nothing and refuses (ErrInUse).
+	lock *fileLock
 
 	wmu sync.Mutex // one write transaction at a time in this process
 	mu  sync.RWMutex
@@ -119,11 +127,26 @@ func Open(path string, id Identity, opts ...Option) (l *Ledger, moved string, er
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, "", err
 	}
+	lk, err := lockShared(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer func() {
+		if err != nil {
+			lk.release()
+		} else {
+			l.lock = lk
+		}
+	}()
 	l, err = open(path, id, o)
 	if !errors.Is(err, errCorrupt) {
 		return l, "", err
 	}
+	if err = lk.alone(); err != nil {
+		return nil, "", fmt.Errorf("%w: the file is unreadable, but %v", ErrUnavailable, err)
+	}
 	moved, err = moveAside(path)
+	lk.share()
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %s is unreadable and cannot be moved aside: %v", ErrUnavailable, path, reason(err))
 	}
@@ -225,7 +248,40 @@ func (l *Ledger) prepare(fresh bool) error {
 	if host != l.id.Host || acct != l.id.Account {
 		return fmt.Errorf("%w: %s belongs to another account or host; it is left as it is", ErrOther, l.path)
 	}
+	if v < Version {
+		if err := l.migrate(ctx); err != nil {
+			return unavailable(l.path, err)
+		}
+	}
 	return nil
+}
+
+// migrate brings the file to Version in one transaction. The version is
+// read again inside it: another process may have migrated the file
+// meanwhile.
+func (l *Ledger) migrate(ctx context.Context) error {
+	return l.write(ctx, func(tx *txn) error {
+		var version string
+		if err := tx.queryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version); err != nil {
+			return err
+		}
+		v, err := strconv.Atoi(version)
+		if err != nil || v >= Version {
+			return err
+		}
+		for ; v < Version; v++ {
+			for _, q := range migrations[v] {
+				if _, err := tx.tx.ExecContext(ctx, q); err != nil {
+					return err
+				}
+			}
+		}
+		if _, err := tx.tx.ExecContext(ctx, schema); err != nil {
+			return err
+		}
+		_, err = tx.exec(`UPDATE meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(Version))
+		return err
+	})
 }
 
 // tables counts the tables of the file.
@@ -262,7 +318,9 @@ func (l *Ledger) Close() error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.db.Close()
+	err := l.db.Close()
+	l.lock.release()
+	return err
 }
 
 // conn is the database, read under the lock Reset takes to swap it.
@@ -375,6 +433,10 @@ func (l *Ledger) Reset() (moved string, err error) {
 	defer l.wmu.Unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.lock.alone(); err != nil {
+		return "", err // another process has it open: not pulled from under it
+	}
+	defer l.lock.share()
 	_ = l.db.Close()
 	if moved, err = moveAside(l.path); err != nil {
 		return "", fmt.Errorf("%w: %s cannot be moved aside: %v", ErrUnavailable, l.path, reason(err))
@@ -584,7 +646,8 @@ func truncated(path string) string {
 }
 
 // moveAside renames a corrupt file (and its WAL) out of the way, keeping
-// it for a bug report: PATH.corrupt-20261121T150405.
+// it for a bug report: PATH.corrupt-20261121T150405. The caller holds
+// the file's lock alone: no other process has it open.
 func moveAside(path string) (string, error) {
 	dst := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405")
 	if err := os.Rename(path, dst); err != nil {

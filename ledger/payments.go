@@ -15,6 +15,7 @@ import (
 type PaymentsPage struct {
 	Window  Window
 	Records []api.Invoice
+	Dropped []Dropped
 	// Done marks the window's last page: the records created in the window
 	// that it did not return are deleted, and Spans replace the kind's.
 	Done  bool
@@ -51,12 +52,18 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 			}
 			changed++
 		}
+		if err := writeDropped(tx, KindPayments, p.Window.Started, p.Dropped); err != nil {
+			return err
+		}
 		if !p.Done {
 			return saveProgress(ctx, tx, KindPayments, p.Window)
 		}
 		res, err := tx.exec(`DELETE FROM payments WHERE created >= ? AND created < ? AND synced_at < ?`,
 			p.Window.Lo, p.Window.Hi, p.Window.Started)
 		if err != nil {
+			return err
+		}
+		if err := forgetDropped(tx, KindPayments, `span_lo >= ?1 AND span_lo < ?2`, p.Window); err != nil {
 			return err
 		}
 		gone, _ := res.RowsAffected()
@@ -87,10 +94,13 @@ func (l *Ledger) Payments(ctx context.Context, lo, hi int64) ([]api.Invoice, err
 	return out, rows.Err()
 }
 
-// CountPayments counts the records created in [lo, hi).
+// CountPayments counts the records the server holds created in [lo, hi),
+// as far as the ledger knows: those held, and those it dropped (but the
+// Undecoded).
 func (l *Ledger) CountPayments(ctx context.Context, lo, hi int64) (int, error) {
 	var n int
-	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM payments WHERE created >= ? AND created < ?`, lo, hi).Scan(&n)
+	err := l.conn().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM payments WHERE created >= ?1 AND created < ?2) +
+		(SELECT count(*) FROM dropped WHERE kind = 'payments' AND somewhere = 0 AND span_lo >= ?1 AND span_lo < ?2)`, lo, hi).Scan(&n)
 	return n, err
 }
 

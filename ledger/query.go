@@ -32,12 +32,17 @@ func OpenReadOnly(path string) (*Ledger, error) {
 	if err := checkCompanions(path); err != nil {
 		return nil, err
 	}
+	lk, err := lockShared(path)
+	if err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
+		lk.release()
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
 	}
 	db.SetMaxOpenConns(1)
-	l := &Ledger{path: path, ro: true, db: db}
+	l := &Ledger{path: path, ro: true, db: db, lock: lk}
 	conn, err := db.Conn(context.Background())
 	if err == nil {
 		err = conn.Raw(func(dc any) error {
@@ -50,12 +55,12 @@ func OpenReadOnly(path string) (*Ledger, error) {
 		_ = conn.Close()
 	}
 	if err != nil {
-		_ = db.Close()
+		_ = l.Close()
 		return nil, unavailable(path, err)
 	}
 	var v string
 	if err := db.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
-		_ = db.Close()
+		_ = l.Close()
 		return nil, unavailable(path, err)
 	}
 	return l, nil

@@ -2,8 +2,8 @@ package ledger
 
 // Version is the schema version this build reads and writes. A file of a
 // newer version is left alone (ErrNewer); an older one is migrated in the
-// transaction that opens it.
-const Version = 1
+// transaction that opens it (migrations).
+const Version = 2
 
 // schema creates the tables of Version. Times are unix seconds (UTC);
 // amounts are dollars as REAL (as the server sent them) beside exact
@@ -67,7 +67,9 @@ CREATE TABLE IF NOT EXISTS daily (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS daily_day ON daily(day);
 
--- Each line's part of a day, under window amounts only (the program's).
+-- Each line's part of a day (the program's): under window amounts, and
+-- while the rule is not known yet, so that lines read right whichever it
+-- turns out to be.
 CREATE TABLE IF NOT EXISTS daily_items (
 	contract_id INTEGER NOT NULL REFERENCES contracts(id) ON DELETE CASCADE,
 	idx         INTEGER NOT NULL,
@@ -95,13 +97,31 @@ CREATE INDEX IF NOT EXISTS payments_created ON payments(created);
 
 -- The spans of time the ledger holds whole: every contract (kind
 -- 'charges') overlapping [lo, hi), or every record (kind 'payments')
--- created in it, as the server had them at synced_at.
+-- created in it, as the server had them at synced_at. unsure marks a span
+-- where an amount that may have been a window's was read as a total (the
+-- rule was not known): under window amounts it is fetched again.
 CREATE TABLE IF NOT EXISTS spans (
 	kind      TEXT NOT NULL,
 	lo        INTEGER NOT NULL,
 	hi        INTEGER NOT NULL,
 	synced_at INTEGER NOT NULL,
+	unsure    INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (kind, lo, hi)
+) WITHOUT ROWID;
+
+-- The entries the server counted in a window that the sync did not keep
+-- (out of bounds, no source, a wrapper, a repeat, undecodable), so that the
+-- count check agrees with the server's. span_lo and span_hi are as a
+-- contract's (payments: both the creation time); of one that did not
+-- decode (somewhere = 1) only the window it was met in is known.
+CREATE TABLE IF NOT EXISTS dropped (
+	kind      TEXT NOT NULL,
+	key       TEXT NOT NULL,
+	span_lo   INTEGER NOT NULL,
+	span_hi   INTEGER NOT NULL,
+	somewhere INTEGER NOT NULL,
+	synced_at INTEGER NOT NULL,
+	PRIMARY KEY (kind, key)
 ) WITHOUT ROWID;
 
 -- The windows being fetched, page by page: where each goes on after an
@@ -113,6 +133,22 @@ CREATE TABLE IF NOT EXISTS progress (
 	token      TEXT NOT NULL,
 	started_at INTEGER NOT NULL,
 	pages      INTEGER NOT NULL,
+	unsure     INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (kind, lo, hi)
 ) WITHOUT ROWID;
 `
+
+// migrations bring a file of an older version to Version, each from the
+// version it is keyed by to the next, in the transaction that opens it;
+// the tables a version added come from schema (IF NOT EXISTS).
+var migrations = map[int][]string{
+	// Version 1 kept no rule with a span: every one may have been written
+	// while the rule was unknown (and without its lines' days), so each is
+	// unsure, fetched again once should the rule be window amounts.
+	1: {
+		`ALTER TABLE spans ADD COLUMN unsure INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE progress ADD COLUMN unsure INTEGER NOT NULL DEFAULT 0`,
+		`UPDATE spans SET unsure = 1`,
+		`UPDATE progress SET unsure = 1`,
+	},
+}

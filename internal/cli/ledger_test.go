@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -242,6 +243,16 @@ func TestLedgerCommands(t *testing.T) {
 	no.ok(t)
 	if len(ledgerFiles(t, data)) != 1 || !strings.Contains(no.out, "kept") {
 		t.Fatalf("answered n: %q, files %v", no.out, ledgerFiles(t, data))
+	}
+	// A ledger another vastdash has open (a dashboard) is left as it is.
+	open, err := ledger.OpenReadOnly(info.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run("ledger", "forget", "--yes").failed(t, exitRuntime, "in use by another vastdash")
+	open.Close()
+	if len(ledgerFiles(t, data)) != 1 {
+		t.Fatal("the ledger in use was deleted")
 	}
 	res = run("ledger", "forget", "--yes")
 	res.ok(t)
