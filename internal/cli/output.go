@@ -140,6 +140,10 @@ type table struct {
 	cols  []column
 	fit   []fitStep
 	width int
+	// indent leads every line (a list under a title); headless leaves the
+	// header row out.
+	indent   string
+	headless bool
 }
 
 // layout is the cells each column gets, 0 for a dropped column.
@@ -158,8 +162,9 @@ func (t *table) layout(widths []int) []int {
 	if t.width <= 0 {
 		return got
 	}
+	room := t.width - ansi.StringWidth(t.indent)
 	for _, st := range t.fit {
-		over := total() - t.width
+		over := total() - room
 		if over <= 0 {
 			break
 		}
@@ -187,7 +192,9 @@ func (c column) cell(s string) string {
 func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 	widths := make([]int, len(t.cols))
 	for i, c := range t.cols {
-		widths[i] = ansi.StringWidth(c.header)
+		if !t.headless {
+			widths[i] = ansi.StringWidth(c.header)
+		}
 	}
 	for row := range rows {
 		for i, cell := range row {
@@ -207,6 +214,7 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 	)
 	put := func(row []string, header bool) bool {
 		line.Reset()
+		line.WriteString(t.indent)
 		first := true
 		for i, cell := range row {
 			n := shown[i]
@@ -231,16 +239,18 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 				line.WriteString(cell + pad)
 			}
 		}
-		line.WriteByte('\n')
-		_, err = io.WriteString(w, line.String())
+		// An empty amount last leaves no trailing spaces either.
+		_, err = io.WriteString(w, strings.TrimRight(line.String(), " ")+"\n")
 		return err == nil
 	}
-	headers := make([]string, len(t.cols))
-	for i, c := range t.cols {
-		headers[i] = c.header
-	}
-	if !put(headers, true) {
-		return err
+	if !t.headless {
+		headers := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			headers[i] = c.header
+		}
+		if !put(headers, true) {
+			return err
+		}
 	}
 	for row := range rows {
 		if !put(row, false) {
@@ -264,6 +274,19 @@ func writeTable(w io.Writer, rows [][]string, right int) error {
 			}
 		}
 	})
+}
+
+// hanging is prefix and text as lines for a terminal width cells wide:
+// text broken at spaces, the lines after the first indented under its
+// start; in a pipe (width 0) one line, whole, for a script to read.
+func hanging(prefix, text string, width int) []string {
+	if width <= 0 || ansi.StringWidth(prefix+text) <= width {
+		return []string{prefix + text}
+	}
+	hang := strings.Repeat(" ", ansi.StringWidth(prefix))
+	lines := strings.Split(wrapIndent(text, width, hang), "\n")
+	lines[0] = prefix + strings.TrimPrefix(lines[0], hang)
+	return lines
 }
 
 // cut sanitizes a server's string and caps its display width at cells.
