@@ -473,7 +473,21 @@ func TestJSONIsTheOutputShorthand(t *testing.T) {
 		if long.out != short.out || !json.Valid([]byte(short.out)) {
 			t.Errorf("%v: --json %q differs from --output json %q", args, short.out, long.out)
 		}
+		// Given together they must agree: in the program's words, pointing
+		// at the command's help (it was cobra's "if any flags in the group
+		// [output json] are set none of the others can be…", see vastdash
+		// --help).
+		see := "(see vastdash " + args[0] + " --help)"
 		both := headless(t, srv, demoserver.DemoKey, append(args, "--json", "--output", "text")...)
-		both.failed(t, exitUsage, "none of the others can be")
+		both.failed(t, exitUsage, "--json and --output text ask for two formats: give one "+see)
+		both = headless(t, srv, demoserver.DemoKey, append(args, "--output", "text", "--json")...)
+		both.failed(t, exitUsage, "--json and --output text ask for two formats: give one "+see)
+		same := headless(t, srv, demoserver.DemoKey, append(args, "--json", "--output", "json")...)
+		same.ok(t)
+		if same.out != long.out {
+			t.Errorf("%v: --json --output json %q differs from --output json", args, same.out)
+		}
 	}
+	headless(t, srv, demoserver.DemoKey, "statement", "--months", "3", "--from", "2026-01").
+		failed(t, exitUsage, "--months and --from both choose the months: give one (see vastdash statement --help)")
 }

@@ -53,7 +53,8 @@ func answerTo(out io.Writer, write func(w io.Writer) error) error {
 
 // outputFlags defines the one machine switch every command that prints
 // takes: --output FORMAT, one of formats (the first is the default, "text"),
-// and --json, its shorthand. p receives the format.
+// and --json, its shorthand. p receives the format. The two given together
+// must agree (--json --output json is fine): else one line says so.
 func outputFlags(cmd *cobra.Command, p *string, formats ...string) {
 	*p = formats[0]
 	usage := orList(formats)
@@ -63,16 +64,47 @@ func outputFlags(cmd *cobra.Command, p *string, formats ...string) {
 	case len(formats) == 2:
 		usage = "text or json"
 	}
-	enumFlag(cmd, p, "output", formats, usage)
-	f := cmd.Flags().VarPF(&jsonShorthand{p}, "json", "", "the same as --output json")
+	pick := &outputPick{p: p}
+	cmd.Flags().Var(&outputValue{enumValue: &enumValue{p: p, name: "output", allowed: formats}, pick: pick}, "output", usage)
+	completeWith(cmd, "output", formats...)
+	f := cmd.Flags().VarPF(&jsonShorthand{pick}, "json", "", "the same as --output json")
 	f.NoOptDefVal = "true"
-	cmd.MarkFlagsMutuallyExclusive("output", "json")
+}
+
+// outputPick is what --output and --json said, so that whichever comes
+// second sees a clash with the first.
+type outputPick struct {
+	p      *string
+	output string // --output as given, "" when not
+	json   bool   // --json given
+}
+
+// clash is the error of --json beside an --output of another format.
+func (o *outputPick) clash() error {
+	if o.json && o.output != "" && o.output != "json" {
+		return badValue("--json and --output %s ask for two formats: give one", o.output)
+	}
+	return nil
+}
+
+// outputValue is --output: one of the formats, agreeing with --json.
+type outputValue struct {
+	*enumValue
+	pick *outputPick
+}
+
+func (v *outputValue) Set(s string) error {
+	if err := v.enumValue.Set(s); err != nil {
+		return err
+	}
+	v.pick.output = *v.p
+	return v.pick.clash()
 }
 
 // jsonShorthand is --json: --output json in one word.
-type jsonShorthand struct{ p *string }
+type jsonShorthand struct{ pick *outputPick }
 
-func (v *jsonShorthand) String() string { return strconv.FormatBool(v.p != nil && *v.p == "json") }
+func (v *jsonShorthand) String() string { return strconv.FormatBool(*v.pick.p == "json") }
 
 func (v *jsonShorthand) Set(s string) error {
 	on, err := strconv.ParseBool(s)
@@ -80,7 +112,11 @@ func (v *jsonShorthand) Set(s string) error {
 		return badValue("--json %s: want true or false", argText(s))
 	}
 	if on {
-		*v.p = "json"
+		v.pick.json = true
+		if err := v.pick.clash(); err != nil {
+			return err
+		}
+		*v.pick.p = "json"
 	}
 	return nil
 }

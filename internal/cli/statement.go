@@ -20,6 +20,7 @@ import (
 // statementArgs are the options of the statement command.
 type statementArgs struct {
 	months   int
+	monthsBy bool   // --months given
 	from, to string // YYYY-MM, "" when not given
 	output   string
 	utc      bool
@@ -54,7 +55,7 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 		if err != nil || n < 1 || n > billing.MaxStatementMonths {
 			return badValue("--months %s: want a number of months from 1 to %d", argText(s), billing.MaxStatementMonths)
 		}
-		a.months = n
+		a.months, a.monthsBy = n, true
 		return nil
 	}}, "months", "the current month and the N−1 before it")
 	monthFlag := func(p *string, name string) func(string) error {
@@ -71,7 +72,6 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.to, "to")}, "to", "last month, YYYY-MM (default: the current month; needs --from)")
 	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
-	cmd.MarkFlagsMutuallyExclusive("months", "from")
 	return cmd
 }
 
@@ -97,8 +97,12 @@ func (a statementArgs) span(now time.Time, loc *time.Location) (from, to time.Ti
 	return from, to, billing.StatementMonths(from, to, now, loc)
 }
 
-// check refuses --to without --from before anything is read.
+// check refuses --to without --from, and --months with --from, before
+// anything is read.
 func (a statementArgs) check() error {
+	if a.monthsBy && a.from != "" {
+		return errors.New("--months and --from both choose the months: give one")
+	}
 	if a.to != "" && a.from == "" {
 		return errors.New("--to needs --from")
 	}
