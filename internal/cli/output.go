@@ -17,6 +17,7 @@ import (
 
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/sanitize"
 )
 
@@ -264,7 +265,7 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 			if !header {
 				cell = t.cols[i].cell(cell)
 			}
-			cell = ansi.Truncate(cell, n, "…")
+			cell = textwrap.Cut(cell, n)
 			pad := strings.Repeat(" ", n-ansi.StringWidth(cell))
 			switch {
 			case t.cols[i].right:
@@ -325,9 +326,10 @@ func hanging(prefix, text string, width int) []string {
 	return lines
 }
 
-// cut sanitizes a server's string and caps its display width at cells.
+// cut sanitizes a server's string and caps its display width at cells,
+// cutting at a word's end where it can ("1x A100…", never "1x A10…").
 func cut(s string, cells int) string {
-	return ansi.Truncate(sanitize.String(s), cells, "…")
+	return textwrap.Cut(sanitize.String(s), cells)
 }
 
 // textTimes is how text output writes unix seconds: the one short form

@@ -128,3 +128,41 @@ func TestSpendAndAuditFitTheTerminal(t *testing.T) {
 		t.Errorf("audit: %d lines wider than 80:\n%s", len(wide), strings.Join(wide, "\n"))
 	}
 }
+
+// charges' text table repeated the id in the description beside the
+// SOURCE column ("instance-1041585  Instance 1041585: 1x A…") and cut
+// "1x A100 SXM4" to "1x A10…", another GPU. The lead goes, as on the
+// dashboard, and a cut falls between words; CSV keeps the server's text.
+func TestChargesTextDescriptionBesideItsID(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 40})
+	args := append([]string{"charges"}, wholeSpan()...)
+	csv := readCSV(t, headless(t, srv, demoserver.DemoKey, append(args, "--output", "csv")...).out)
+	words := map[string]bool{}
+	repeats := 0
+	for _, r := range csv {
+		for _, w := range strings.Fields(r[5]) {
+			words[w] = true
+		}
+		if strings.Contains(r[5], strings.TrimPrefix(r[3], "instance-")+":") {
+			repeats++
+		}
+	}
+	if repeats == 0 {
+		t.Fatal("the CSV lost the server's description, or the test data has no lead to drop")
+	}
+	for _, width := range []int{80, 120} {
+		res := headlessWith(t, srv, demoserver.DemoKey, atWidth(width), args...)
+		res.ok(t)
+		for _, l := range strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")[1:] {
+			f := strings.Fields(l)
+			for i, cell := range f {
+				if id, ok := strings.CutPrefix(cell, "instance-"); ok && strings.Contains(l, "Instance "+id) {
+					t.Errorf("width %d: the description repeats the id: %q", width, l)
+				}
+				if before, ok := strings.CutSuffix(cell, "…"); ok && i > 3 && !words[before] {
+					t.Errorf("width %d: cut inside a word (%q): %q", width, cell, l)
+				}
+			}
+		}
+	}
+}
