@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/charmbracelet/x/ansi"
 	"io"
 	"os"
 	"os/exec"
@@ -490,4 +491,37 @@ func TestJSONIsTheOutputShorthand(t *testing.T) {
 	}
 	headless(t, srv, demoserver.DemoKey, "statement", "--months", "3", "--from", "2026-01").
 		failed(t, exitUsage, "--months and --from both choose the months: give one (see vastdash statement --help)")
+}
+
+// audit's help and manual ran the leak kinds' table (lines the source
+// indents by two spaces) into one paragraph. The help keeps each row on
+// its own line, its text wrapping under itself; the manual makes them a
+// .TP list.
+func TestHelpKeepsIndentedRows(t *testing.T) {
+	isolate(t)
+	code, help, _ := runMain("audit", "--help")
+	if code != 0 {
+		t.Fatalf("audit --help: exit %d", code)
+	}
+	lines := strings.Split(help, "\n")
+	for _, kind := range []string{"stopped instance", "orphan volume", "idle endpoint", "idle GPU"} {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "    "+kind+"  ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("audit --help has no row starting with %q:\n%s", kind, help)
+		}
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("a help line is wider than 80: %q", l)
+		}
+	}
+	code, man, _ := runMain("man")
+	if code != 0 || !strings.Contains(man, ".TP\n\\fBidle GPU\\fR\na running instance") {
+		t.Errorf("the manual has no .TP row for idle GPU (exit %d)", code)
+	}
 }
