@@ -30,9 +30,14 @@ func TestFlagValuesCheckedAtParse(t *testing.T) {
 		{[]string{"credit", "--timeout", "0"}, `--timeout must be positive, like 30s (got "0")`},
 		{[]string{"credit", "--timeout=-5s"}, `--timeout must be positive`},
 		{[]string{"credit", "--timeout", "soon"}, `--timeout "soon" is not a duration like 30s`},
-		{[]string{"credit", "--timeout", "2h"}, `--timeout "2h" is longer than 1h0m0s`},
+		{[]string{"credit", "--timeout", "2h"}, `--timeout "2h" is longer than 1h (see vastdash credit --help)`},
 		{[]string{"credit", "--deadline", "0"}, `--deadline must be positive, like 2m (got "0")`},
-		{[]string{"--deadline", "25h", "charges"}, `--deadline "25h" is longer than 24h0m0s`},
+		{[]string{"--deadline", "25h", "charges"}, `--deadline "25h" is longer than 24h (see vastdash charges --help)`},
+		// One wording for a reversed range, days or months.
+		{[]string{"statement", "--from", "2026-09", "--to", "2026-08"}, "bad date range: --to 2026-08 is before --from 2026-09 (see vastdash statement --help)"},
+		{[]string{"charges", "--from", "2026-09-02", "--to", "2026-09-01"}, "bad date range: --to 2026-09-01 is before --from 2026-09-02 (see vastdash charges --help)"},
+		// spend is no statement: the month to come names no command.
+		{[]string{"spend", "--month", "2026-12"}, "--month: 2026-12 has not begun: months reach up to the current one (see vastdash spend --help)"},
 		{[]string{"charges", "--deadline", "1"}, `--deadline "1" is not a duration like 2m`},
 		{[]string{"credit", "--json=maybe"}, `--json "maybe": want true or false`},
 		{[]string{"credit", "--runway=2"}, `--runway "2": want true or false`},

@@ -94,7 +94,16 @@ func (a statementArgs) span(now time.Time, loc *time.Location) (from, to time.Ti
 			return from, to, err
 		}
 	}
+	if to.Before(from) {
+		return from, to, a.reversed()
+	}
 	return from, to, billing.StatementMonths(from, to, now, loc)
+}
+
+// reversed is the error of a --to before --from, in the words charges
+// uses for its days.
+func (a statementArgs) reversed() error {
+	return fmt.Errorf("%w: --to %s is before --from %s", billing.ErrRange, a.to, a.from)
 }
 
 // check refuses --to without --from, and --months with --from, before
@@ -105,6 +114,10 @@ func (a statementArgs) check() error {
 	}
 	if a.to != "" && a.from == "" {
 		return errors.New("--to needs --from")
+	}
+	if a.to != "" && a.to < a.from {
+		// YYYY-MM orders as text: no zone can change it.
+		return a.reversed()
 	}
 	return nil
 }
