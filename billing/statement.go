@@ -3,7 +3,6 @@ package billing
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -113,12 +112,12 @@ func ParseMonth(s string, loc *time.Location) (time.Time, error) {
 func StatementMonths(from, to, now time.Time, loc *time.Location) error {
 	from, to, now = MonthStart(from, loc), MonthStart(to, loc), MonthStart(now, loc)
 	switch {
-	case from.After(now):
-		return fmt.Errorf("%s has not begun: the statement reaches up to the current month", from.Format("2006-01"))
 	case from.After(to):
-		return errors.New("the months start after they end")
+		return fmt.Errorf("%w: %s is before %s", ErrRange, to.Format("2006-01"), from.Format("2006-01"))
+	case from.After(now):
+		return fmt.Errorf("%s has not begun: months reach up to the current one", from.Format("2006-01"))
 	case to.After(now):
-		return fmt.Errorf("%s has not begun: the statement reaches up to the current month", to.Format("2006-01"))
+		return fmt.Errorf("%s has not begun: months reach up to the current one", to.Format("2006-01"))
 	case from.Before(MinTime):
 		return fmt.Errorf("%s is before the months vastdash accepts (from 2015-01)", from.Format("2006-01"))
 	case monthsBetween(from, now) >= MaxStatementMonths:

@@ -40,8 +40,8 @@ func TestLoadSettingsKeysErrors(t *testing.T) {
 		line          int
 		msg           string
 	}{
-		{"unknown action", "[keys]\n\nserch = \"ctrl+f\"\n", 3, `unknown action "serch" (did you mean "search"?`},
-		{"far from any action", "[keys]\nlaunch-rockets = \"x\"\n", 2, `unknown action "launch-rockets"`},
+		{"unknown action", "[keys]\n\nserch = \"ctrl+f\"\n", 3, `unknown action "serch" (did you mean "search"? vastdash man lists every action)`},
+		{"far from any action", "[keys]\nlaunch-rockets = \"x\"\n", 2, `unknown action "launch-rockets" (vastdash man lists every action, under KEYS)`},
 		{"unparsable key", "[keys]\nsearch = \"ctrl+fx\"\n", 2, `key "ctrl+fx"`},
 		{"unknown modifier", "[keys]\nsearch = \"cmd+f\"\n", 2, `unknown modifier "cmd"`},
 		{"shifted letter", "[keys]\nsort = \"shift+s\"\n", 2, `write "S"`},

@@ -131,7 +131,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return Settings{}, settingsError(path, pe.Position.Line, pe.Message)
+			return Settings{}, settingsError(path, pe.Position.Line, syntaxProblem(pe))
 		}
 		return Settings{}, settingsError(path, 0, err.Error())
 	}
@@ -258,6 +258,45 @@ func alternatives(vals []string) string {
 		return q[0] + " or " + q[1]
 	}
 	return "one of " + strings.Join(q, ", ")
+}
+
+// syntaxProblem says a TOML syntax error in a user's words, naming the
+// setting when the parser knows it; never the value the parser choked on
+// (a key pasted into the wrong file would be echoed).
+func syntaxProblem(pe toml.ParseError) string {
+	msg, key := pe.Message, pe.LastKey
+	example := `name = "value"`
+	if key != "" {
+		// Inside [keys] the line holds the last part: quit = […].
+		example = key[strings.LastIndexByte(key, '.')+1:] + ` = "…"`
+	}
+	switch {
+	case strings.Contains(msg, "already been defined"):
+		if key != "" {
+			return fmt.Sprintf("%s is set twice: keep one", key)
+		}
+		return "a setting is set twice: keep one"
+	case strings.Contains(msg, "expected value"), strings.Contains(strings.ToLower(msg), "invalid integer"),
+		strings.Contains(strings.ToLower(msg), "invalid float"), strings.Contains(msg, "floats must start"),
+		strings.Contains(msg, "expected a digit"), strings.Contains(msg, " number: "), strings.Contains(msg, "non-decimal"):
+		if key != "" {
+			return fmt.Sprintf("the value of %s is missing or not in quotes: write %s", key, example)
+		}
+		return "a value is missing or not in quotes: write " + example
+	case strings.Contains(msg, "cannot contain newlines"), strings.Contains(msg, `expected '"'`), strings.Contains(msg, `expected "'"`):
+		return "a quoted value does not end on its line: write " + example
+	case strings.Contains(msg, "table name"):
+		return "a table's name is not closed: write [keys]"
+	case strings.Contains(msg, "control characters"):
+		_, c, _ := strings.Cut(msg, ": ")
+		return "the file holds a control character (" + c + "): remove it"
+	case strings.Contains(msg, "key separator"), strings.Contains(msg, "expected '.' or '='"),
+		strings.Contains(msg, "key name appears blank"), strings.Contains(msg, "top-level item to end"):
+		return `not a setting: write one a line, as name = "value"`
+	}
+	// A setting's own check (UnmarshalTOML) comes back as a ParseError
+	// too, already in a user's words.
+	return msg
 }
 
 func settingsError(path string, line int, msg string) error {

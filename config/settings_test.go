@@ -140,9 +140,15 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"unknown dotted key", "ui.theme = \"dark\"\n", 1, `unknown setting "ui"`},
 		// The line of an escaped key is not found; the message still names it, on one line.
 		{"key with newline stays one line", "\"a\\nb\" = 1\n", 0, `unknown setting "a\nb"`},
-		{"malformed", "range = \"7d\"\ntheme = \"dark\n", 2, "strings cannot contain newlines"},
-		{"missing equals", "range\n", 1, "expected"},
-		{"duplicate key", "range = \"7d\"\nrange = \"30d\"\n", 2, "already been defined"},
+		// A syntax error in a user's words, not the parser's ("expected
+		// value but found '\n' instead").
+		{"malformed", "range = \"7d\"\ntheme = \"dark\n", 2, `a quoted value does not end on its line: write theme = "…"`},
+		{"missing equals", "range\n", 1, `not a setting: write one a line, as name = "value"`},
+		{"duplicate key", "range = \"7d\"\nrange = \"30d\"\n", 2, "range is set twice: keep one"},
+		{"no value", "range = \"7d\"\ntheme =\n", 2, `the value of theme is missing or not in quotes: write theme = "…"`},
+		{"bare value", "theme = dark\n", 1, `the value of theme is missing or not in quotes: write theme = "…"`},
+		{"list not closed", "[keys]\nquit = [\"q\",\n", 2, `the value of keys.quit is missing or not in quotes: write quit = "…"`},
+		{"table not closed", "[keys\n", 2, "a table's name is not closed: write [keys]"},
 		{"budget zero", "range = \"7d\"\nbudget = \"0\"\n", 2, `budget must be a positive amount of dollars`},
 		{"budget negative", "budget = -500\n", 1, `budget must be a positive amount`},
 		{"budget words", "\nbudget = \"five hundred\"\n", 2, `budget must be a positive amount`},

@@ -402,9 +402,9 @@ func unknownAction(n string) string {
 		names[i] = a.Name
 	}
 	if near := suggest.Closest(n, names, 2, false); len(near) > 0 {
-		return fmt.Sprintf("keys: unknown action %q (did you mean %q? README lists every action)", n, near[0])
+		return fmt.Sprintf("keys: unknown action %q (did you mean %q? vastdash man lists every action)", n, near[0])
 	}
-	return fmt.Sprintf("keys: unknown action %q (README's keys table lists every action)", n)
+	return fmt.Sprintf("keys: unknown action %q (vastdash man lists every action, under KEYS)", n)
 }
 
 // modifiers in the order Bubble Tea writes them.

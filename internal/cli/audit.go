@@ -256,7 +256,9 @@ func writeAudit(w io.Writer, res billing.Audit, when func(time.Time) string, wid
 	}
 	if len(res.Increases) > 0 {
 		bw.line("")
-		bw.line("Price increases waiting for an answer (vastdash audit accept|reject INSTANCE_ID):")
+		for _, l := range hanging("", "Price increases waiting for an answer (vastdash audit accept|reject INSTANCE_ID):", width) {
+			bw.line(l)
+		}
 		t := &table{cols: increaseCols, fit: increasesFit, width: width}
 		bw.do(t.write(w, func(yield func([]string) bool) {
 			for _, pc := range res.Increases {

@@ -369,7 +369,9 @@ var chargesFit = []fitStep{
 }
 
 // textRow is the row of c, an entry or an item at depth, its times
-// written by when.
+// written by when. Beside the SOURCE column the description drops a lead
+// that repeats the contract's id, as on the dashboard
+// (billing.DescriptionBeside); CSV and JSON keep the server's text whole.
 func textRow(c *api.Charge, depth int, when func(int64) string) []string {
 	ids := export.IDs(c)
 	return []string{
@@ -380,7 +382,7 @@ func textRow(c *api.Charge, depth int, when func(int64) string) []string {
 		c.Source,
 		c.Meta.Label,
 		ids[0], ids[1], ids[2],
-		c.Description,
+		billing.DescriptionBeside(c.Description, "", c.Source),
 		c.Amount.String(),
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/charmbracelet/x/ansi"
 	"io"
 	"os"
 	"os/exec"
@@ -29,9 +30,14 @@ func TestFlagValuesCheckedAtParse(t *testing.T) {
 		{[]string{"credit", "--timeout", "0"}, `--timeout must be positive, like 30s (got "0")`},
 		{[]string{"credit", "--timeout=-5s"}, `--timeout must be positive`},
 		{[]string{"credit", "--timeout", "soon"}, `--timeout "soon" is not a duration like 30s`},
-		{[]string{"credit", "--timeout", "2h"}, `--timeout "2h" is longer than 1h0m0s`},
+		{[]string{"credit", "--timeout", "2h"}, `--timeout "2h" is longer than 1h (see vastdash credit --help)`},
 		{[]string{"credit", "--deadline", "0"}, `--deadline must be positive, like 2m (got "0")`},
-		{[]string{"--deadline", "25h", "charges"}, `--deadline "25h" is longer than 24h0m0s`},
+		{[]string{"--deadline", "25h", "charges"}, `--deadline "25h" is longer than 24h (see vastdash charges --help)`},
+		// One wording for a reversed range, days or months.
+		{[]string{"statement", "--from", "2026-09", "--to", "2026-08"}, "bad date range: --to 2026-08 is before --from 2026-09 (see vastdash statement --help)"},
+		{[]string{"charges", "--from", "2026-09-02", "--to", "2026-09-01"}, "bad date range: --to 2026-09-01 is before --from 2026-09-02 (see vastdash charges --help)"},
+		// spend is no statement: the month to come names no command.
+		{[]string{"spend", "--month", "2026-12"}, "--month: 2026-12 has not begun: months reach up to the current one (see vastdash spend --help)"},
 		{[]string{"charges", "--deadline", "1"}, `--deadline "1" is not a duration like 2m`},
 		{[]string{"credit", "--json=maybe"}, `--json "maybe": want true or false`},
 		{[]string{"credit", "--runway=2"}, `--runway "2": want true or false`},
@@ -473,7 +479,54 @@ func TestJSONIsTheOutputShorthand(t *testing.T) {
 		if long.out != short.out || !json.Valid([]byte(short.out)) {
 			t.Errorf("%v: --json %q differs from --output json %q", args, short.out, long.out)
 		}
+		// Given together they must agree: in the program's words, pointing
+		// at the command's help (it was cobra's "if any flags in the group
+		// [output json] are set none of the others can be…", see vastdash
+		// --help).
+		see := "(see vastdash " + args[0] + " --help)"
 		both := headless(t, srv, demoserver.DemoKey, append(args, "--json", "--output", "text")...)
-		both.failed(t, exitUsage, "none of the others can be")
+		both.failed(t, exitUsage, "--json and --output text ask for two formats: give one "+see)
+		both = headless(t, srv, demoserver.DemoKey, append(args, "--output", "text", "--json")...)
+		both.failed(t, exitUsage, "--json and --output text ask for two formats: give one "+see)
+		same := headless(t, srv, demoserver.DemoKey, append(args, "--json", "--output", "json")...)
+		same.ok(t)
+		if same.out != long.out {
+			t.Errorf("%v: --json --output json %q differs from --output json", args, same.out)
+		}
+	}
+	headless(t, srv, demoserver.DemoKey, "statement", "--months", "3", "--from", "2026-01").
+		failed(t, exitUsage, "--months and --from both choose the months: give one (see vastdash statement --help)")
+}
+
+// audit's help and manual ran the leak kinds' table (lines the source
+// indents by two spaces) into one paragraph. The help keeps each row on
+// its own line, its text wrapping under itself; the manual makes them a
+// .TP list.
+func TestHelpKeepsIndentedRows(t *testing.T) {
+	isolate(t)
+	code, help, _ := runMain("audit", "--help")
+	if code != 0 {
+		t.Fatalf("audit --help: exit %d", code)
+	}
+	lines := strings.Split(help, "\n")
+	for _, kind := range []string{"stopped instance", "orphan volume", "idle endpoint", "idle GPU"} {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "    "+kind+"  ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("audit --help has no row starting with %q:\n%s", kind, help)
+		}
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 80 {
+			t.Errorf("a help line is wider than 80: %q", l)
+		}
+	}
+	code, man, _ := runMain("man")
+	if code != 0 || !strings.Contains(man, ".TP\n\\fBidle GPU\\fR\na running instance") {
+		t.Errorf("the manual has no .TP row for idle GPU (exit %d)", code)
 	}
 }

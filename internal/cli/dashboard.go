@@ -38,6 +38,11 @@ func (x *execution) dashboard() error {
 		return err
 	}
 	defer s.Close()
+	if !x.env.isTerminal(x.env.stdout) || !x.env.stdinTerminal() && !x.env.tty() {
+		// Else Bubble Tea fails in its own words ("bubbletea: error
+		// opening TTY: …", exit 1), or draws into a file.
+		return errNoTerminal
+	}
 
 	ctx := &shared.Context{
 		Billing:      s.Billing,
@@ -56,6 +61,11 @@ func (x *execution) dashboard() error {
 	err = runQuietly(func() error { return ui.Run(base, ctx, opts, events) })
 	return uiError(err)
 }
+
+// errNoTerminal is the dashboard run where there is no terminal to draw
+// on and read keys from: cron, ssh without -t, stdout to a file or pipe.
+// A usage error like the missing key on the same path: exit 2.
+var errNoTerminal = configError(errors.New("the dashboard needs a terminal; a script uses a command (vastdash --help)"))
 
 // dark is the background guess of a theme setting until the terminal
 // reports its own.

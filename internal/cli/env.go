@@ -34,6 +34,10 @@ type env struct {
 	now func() time.Time
 	// isTerminal says whether a writer is a terminal (progress on stderr).
 	isTerminal func(w io.Writer) bool
+	// tty reports whether the process has a terminal to read keys from
+	// when stdin is not one (/dev/tty, which Bubble Tea opens then): none
+	// under cron or ssh without -t.
+	tty func() bool
 	// width is how many columns the terminal behind w has, 0 when w is
 	// not a terminal (a pipe keeps every column of a table).
 	width func(w io.Writer) int
@@ -69,6 +73,7 @@ func processEnv(version string) *env {
 		serve:      newExporter,
 		now:        time.Now,
 		isTerminal: isTerminal,
+		tty:        hasTTY,
 		width:      terminalWidth,
 		context:    signalContext,
 		ledger:     true,
@@ -114,6 +119,16 @@ func (e *env) stdinTerminal() bool {
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// hasTTY reports whether the controlling terminal, /dev/tty, opens.
+func hasTTY() bool {
+	f, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // terminalWidth is the width of the terminal behind w, 0 when there is

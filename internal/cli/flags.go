@@ -77,7 +77,21 @@ func (v *durationValue) String() string {
 	if *v.d == 0 {
 		return ""
 	}
-	return v.d.String()
+	return durationText(*v.d)
+}
+
+// durationText is d as a person writes it, as the flags take it: "1h",
+// "24h", "1m30s" — Go's spelling without its zero minutes and seconds
+// ("1h0m0s").
+func durationText(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 func (v *durationValue) Set(s string) error {
@@ -88,7 +102,7 @@ func (v *durationValue) Set(s string) error {
 	case d <= 0:
 		return badValue("--%s must be positive, like %s (got %s)", v.name, v.example, argText(s))
 	case d > v.max:
-		return badValue("--%s %s is longer than %s", v.name, argText(s), v.max)
+		return badValue("--%s %s is longer than %s", v.name, argText(s), durationText(v.max))
 	}
 	*v.d = d
 	return nil

@@ -188,7 +188,7 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 			return err
 		}
 		s.switches(ctx, out, prefs, a.all, nil)
-		return s.answer(out.write)
+		return s.answerHeard(ctx, out, prefs)
 	}
 
 	// Both or neither where that can be known before a write; else the
@@ -219,7 +219,7 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 			return s.partial(out, fmt.Errorf("the threshold was saved, but the switches could not be read: %w", err))
 		}
 		s.switches(ctx, out, prefs, true, nil)
-		return s.answer(out.write)
+		return s.answerHeard(ctx, out, prefs)
 	}
 	sr := res.Switches
 	if res.SwitchesSent && !sr.Prefs.IsZero() && sr.Outcome != billing.Failed {
@@ -249,7 +249,48 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 	if sr.Lost {
 		warn(s.stderr, "the save's answer was lost ("+svc.Explain(err)+"); read again, the server holds the change: saved")
 	}
-	return s.answer(out.write)
+	return s.answerHeard(ctx, out, sr.Prefs)
+}
+
+// answerHeard writes the answer, then says on stderr, in one line, when a
+// webhooks switch it lists is on while no webhook carries its event: the
+// alert is delivered nowhere (billing.Unheard), as the dashboard says
+// beside the switch. That takes one read of the webhooks, only when such a
+// switch is listed on; a list that cannot be read claims nothing, and the
+// exit code is the answer's.
+func (s *Session) answerHeard(ctx context.Context, out *alertsOut, prefs api.Prefs) error {
+	if err := s.answer(out.write); err != nil {
+		return err
+	}
+	var on []api.PrefPath
+	for _, p := range out.listed {
+		if v, ok := prefs.Get(p); ok && v && p[2] == "webhooks" {
+			on = append(on, p)
+		}
+	}
+	if len(on) == 0 {
+		return nil
+	}
+	l, err := s.Billing.Webhooks(ctx)
+	var events []string
+	for _, p := range on {
+		if billing.Unheard(prefs, l, err == nil, p) {
+			events = append(events, billing.EventOf(p))
+		}
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	what := "this alert is"
+	if len(events) > 1 {
+		what = "these alerts are"
+	}
+	which := strings.Join(events, ", ")
+	if n := len(events); n > 1 {
+		which = strings.Join(events[:n-1], ", ") + " and " + events[n-1]
+	}
+	warn(s.stderr, strings.ToLower(billing.NoWebhookText)+" carries "+which+": "+what+" delivered nowhere — vastdash webhooks add registers one")
+	return nil
 }
 
 // thresholdOutcome says a threshold save that did not come to what was
@@ -288,9 +329,10 @@ func (s *Session) partial(out *alertsOut, err error) error {
 // threshold and the switches, written as lines (text) or as one JSON
 // document.
 type alertsOut struct {
-	json  bool
-	lines []string // text: the threshold line, then one line a switch
-	doc   alertsJSON
+	json   bool
+	lines  []string // text: the threshold line, then one line a switch
+	doc    alertsJSON
+	listed []api.PrefPath // the switches the answer holds
 }
 
 // alertsJSON is the answer in JSON.
@@ -370,6 +412,7 @@ func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all
 		default:
 			continue
 		}
+		out.listed = append(out.listed, path)
 		j := switchJSON{Path: billing.PathString(path), Name: sw.Alert.Name, Channel: sw.Channel.Name, Locked: sw.Channel.Locked}
 		if on, ok := p.Get(path); ok {
 			j.On = &on

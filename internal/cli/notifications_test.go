@@ -324,3 +324,42 @@ func TestNotificationsJSON(t *testing.T) {
 	}
 	headless(t, srv, demoserver.DemoKey, "notifications", "--json", "--output", "text").failed(t, exitUsage, "json")
 }
+
+// notifications --webhooks on was silent when no webhook carried
+// client:low_credit, while the dashboard says "No webhook registered": the
+// alert goes nowhere. It says so on stderr in one line pointing at
+// webhooks add, the answer and the exit code unchanged; a webhook for the
+// event, or the switch off, says nothing and reads no webhooks.
+func TestWebhooksSwitchWithNoWebhookSaysSo(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10, SettingsThreshold: -1, TypesThreshold: -1, WebhooksThreshold: -1})
+	const want = "vastdash: no webhook registered carries client:low_credit: this alert is delivered nowhere — vastdash webhooks add registers one\n"
+	res := headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on")
+	res.ok(t)
+	if !strings.Contains(res.out, "low credit by webhooks: on") || res.errOut != want {
+		t.Fatalf("stdout %q, stderr %q; want the switch on and %q", res.out, res.errOut, want)
+	}
+	listed := headless(t, srv, demoserver.DemoKey, "notifications")
+	listed.ok(t)
+	if listed.errOut != want {
+		t.Errorf("listed on: stderr %q, want %q", listed.errOut, want)
+	}
+
+	srv.SetWebhooks([]demoserver.WebhookTruth{{ID: 7, Name: "pager", URL: "https://hooks.example.com/low", Events: []string{"client:low_credit"}}})
+	heard := headless(t, srv, demoserver.DemoKey, "notifications")
+	heard.ok(t)
+	if heard.errOut != "" {
+		t.Errorf("with a webhook for it: stderr %q, want nothing", heard.errOut)
+	}
+	srv.SetWebhooks(nil)
+	before := len(srv.Requests())
+	off := headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "off")
+	off.ok(t)
+	if off.errOut != "" {
+		t.Errorf("switched off: stderr %q, want nothing", off.errOut)
+	}
+	for _, q := range srv.Requests()[before:] {
+		if strings.HasPrefix(q.Path, api.WebhooksPath) {
+			t.Errorf("switched off, the webhooks were read: %s", q.Path)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/sanitize"
 )
 
@@ -53,7 +54,8 @@ func answerTo(out io.Writer, write func(w io.Writer) error) error {
 
 // outputFlags defines the one machine switch every command that prints
 // takes: --output FORMAT, one of formats (the first is the default, "text"),
-// and --json, its shorthand. p receives the format.
+// and --json, its shorthand. p receives the format. The two given together
+// must agree (--json --output json is fine): else one line says so.
 func outputFlags(cmd *cobra.Command, p *string, formats ...string) {
 	*p = formats[0]
 	usage := orList(formats)
@@ -63,16 +65,47 @@ func outputFlags(cmd *cobra.Command, p *string, formats ...string) {
 	case len(formats) == 2:
 		usage = "text or json"
 	}
-	enumFlag(cmd, p, "output", formats, usage)
-	f := cmd.Flags().VarPF(&jsonShorthand{p}, "json", "", "the same as --output json")
+	pick := &outputPick{p: p}
+	cmd.Flags().Var(&outputValue{enumValue: &enumValue{p: p, name: "output", allowed: formats}, pick: pick}, "output", usage)
+	completeWith(cmd, "output", formats...)
+	f := cmd.Flags().VarPF(&jsonShorthand{pick}, "json", "", "the same as --output json")
 	f.NoOptDefVal = "true"
-	cmd.MarkFlagsMutuallyExclusive("output", "json")
+}
+
+// outputPick is what --output and --json said, so that whichever comes
+// second sees a clash with the first.
+type outputPick struct {
+	p      *string
+	output string // --output as given, "" when not
+	json   bool   // --json given
+}
+
+// clash is the error of --json beside an --output of another format.
+func (o *outputPick) clash() error {
+	if o.json && o.output != "" && o.output != "json" {
+		return badValue("--json and --output %s ask for two formats: give one", o.output)
+	}
+	return nil
+}
+
+// outputValue is --output: one of the formats, agreeing with --json.
+type outputValue struct {
+	*enumValue
+	pick *outputPick
+}
+
+func (v *outputValue) Set(s string) error {
+	if err := v.enumValue.Set(s); err != nil {
+		return err
+	}
+	v.pick.output = *v.p
+	return v.pick.clash()
 }
 
 // jsonShorthand is --json: --output json in one word.
-type jsonShorthand struct{ p *string }
+type jsonShorthand struct{ pick *outputPick }
 
-func (v *jsonShorthand) String() string { return strconv.FormatBool(v.p != nil && *v.p == "json") }
+func (v *jsonShorthand) String() string { return strconv.FormatBool(*v.pick.p == "json") }
 
 func (v *jsonShorthand) Set(s string) error {
 	on, err := strconv.ParseBool(s)
@@ -80,7 +113,11 @@ func (v *jsonShorthand) Set(s string) error {
 		return badValue("--json %s: want true or false", argText(s))
 	}
 	if on {
-		*v.p = "json"
+		v.pick.json = true
+		if err := v.pick.clash(); err != nil {
+			return err
+		}
+		*v.pick.p = "json"
 	}
 	return nil
 }
@@ -140,6 +177,10 @@ type table struct {
 	cols  []column
 	fit   []fitStep
 	width int
+	// indent leads every line (a list under a title); headless leaves the
+	// header row out.
+	indent   string
+	headless bool
 }
 
 // layout is the cells each column gets, 0 for a dropped column.
@@ -158,8 +199,9 @@ func (t *table) layout(widths []int) []int {
 	if t.width <= 0 {
 		return got
 	}
+	room := t.width - ansi.StringWidth(t.indent)
 	for _, st := range t.fit {
-		over := total() - t.width
+		over := total() - room
 		if over <= 0 {
 			break
 		}
@@ -187,7 +229,9 @@ func (c column) cell(s string) string {
 func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 	widths := make([]int, len(t.cols))
 	for i, c := range t.cols {
-		widths[i] = ansi.StringWidth(c.header)
+		if !t.headless {
+			widths[i] = ansi.StringWidth(c.header)
+		}
 	}
 	for row := range rows {
 		for i, cell := range row {
@@ -207,6 +251,7 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 	)
 	put := func(row []string, header bool) bool {
 		line.Reset()
+		line.WriteString(t.indent)
 		first := true
 		for i, cell := range row {
 			n := shown[i]
@@ -220,7 +265,7 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 			if !header {
 				cell = t.cols[i].cell(cell)
 			}
-			cell = ansi.Truncate(cell, n, "…")
+			cell = textwrap.Cut(cell, n)
 			pad := strings.Repeat(" ", n-ansi.StringWidth(cell))
 			switch {
 			case t.cols[i].right:
@@ -231,16 +276,18 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 				line.WriteString(cell + pad)
 			}
 		}
-		line.WriteByte('\n')
-		_, err = io.WriteString(w, line.String())
+		// An empty amount last leaves no trailing spaces either.
+		_, err = io.WriteString(w, strings.TrimRight(line.String(), " ")+"\n")
 		return err == nil
 	}
-	headers := make([]string, len(t.cols))
-	for i, c := range t.cols {
-		headers[i] = c.header
-	}
-	if !put(headers, true) {
-		return err
+	if !t.headless {
+		headers := make([]string, len(t.cols))
+		for i, c := range t.cols {
+			headers[i] = c.header
+		}
+		if !put(headers, true) {
+			return err
+		}
 	}
 	for row := range rows {
 		if !put(row, false) {
@@ -266,9 +313,23 @@ func writeTable(w io.Writer, rows [][]string, right int) error {
 	})
 }
 
-// cut sanitizes a server's string and caps its display width at cells.
+// hanging is prefix and text as lines for a terminal width cells wide:
+// text broken at spaces, the lines after the first indented under its
+// start; in a pipe (width 0) one line, whole, for a script to read.
+func hanging(prefix, text string, width int) []string {
+	if width <= 0 || ansi.StringWidth(prefix+text) <= width {
+		return []string{prefix + text}
+	}
+	hang := strings.Repeat(" ", ansi.StringWidth(prefix))
+	lines := strings.Split(wrapIndent(text, width, hang), "\n")
+	lines[0] = prefix + strings.TrimPrefix(lines[0], hang)
+	return lines
+}
+
+// cut sanitizes a server's string and caps its display width at cells,
+// cutting at a word's end where it can ("1x A100…", never "1x A10…").
 func cut(s string, cells int) string {
-	return ansi.Truncate(sanitize.String(s), cells, "…")
+	return textwrap.Cut(sanitize.String(s), cells)
 }
 
 // textTimes is how text output writes unix seconds: the one short form

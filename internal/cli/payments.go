@@ -181,9 +181,12 @@ var paymentColumns = []column{
 // paymentsFit is how the payments table meets a narrow terminal, in this
 // order: the service goes, then the paid time (the status says whether it
 // was), the description shrinks to 20 cells and the source to 14, then the
-// description goes and the invoice id shrinks to 10. The created time,
-// status, type, note and amount stay.
-var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {6, 14}, {7, 0}, {0, 10}}
+// description goes and the invoice id shrinks to 10, the source to 8, then
+// the invoice id goes and last the note shrinks to 20 ("dated in the
+// future…"). The created time, status, type, note and amount stay: a
+// record counted nowhere says so on its row at any width (the note's words
+// lead with why).
+var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {6, 14}, {7, 0}, {0, 10}, {6, 8}, {0, 0}, {8, 20}}
 
 func deref(s *string) string {
 	if s == nil {

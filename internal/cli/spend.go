@@ -82,7 +82,7 @@ func spendOutlook(ctx context.Context, s *Session, a spendArgs) error {
 	if o.TooLarge {
 		return fmt.Errorf("%s: the spend is too large to add up", o.Label())
 	}
-	if err := s.answer(func(w io.Writer) error { return writeSpend(w, a.output, o) }); err != nil {
+	if err := s.answer(func(w io.Writer) error { return writeSpend(w, a.output, o, s.width) }); err != nil {
 		return err
 	}
 	for _, n := range append(o.Notes, o.Warnings...) {
@@ -141,8 +141,9 @@ func fraction(pm int64) string {
 	return fmt.Sprintf("%s%d.%03d", sign, pm/1000, pm%1000)
 }
 
-// writeSpend writes the outlook in the output format.
-func writeSpend(w io.Writer, output string, o billing.Outlook) error {
+// writeSpend writes the outlook in the output format, text fitted to a
+// terminal width cells wide (0: a pipe, every line whole).
+func writeSpend(w io.Writer, output string, o billing.Outlook, width int) error {
 	j := newSpendJSON(o)
 	switch output {
 	case "json":
@@ -172,12 +173,12 @@ func writeSpend(w io.Writer, output string, o billing.Outlook) error {
 				amount(j.Budget), num(j.BudgetUsed), text(j.BudgetCrossedAt)},
 		})
 	}
-	return linesOf(spendLines(o))(w)
+	return linesOf(spendLines(o, width))(w)
 }
 
 // spendLines is the text answer: a title, then one figure a line, the
-// amounts aligned.
-func spendLines(o billing.Outlook) []string {
+// amounts aligned; on a terminal a figure's note wraps under itself.
+func spendLines(o billing.Outlook, width int) []string {
 	name := o.Month.Format("January 2006")
 	title := name + " so far, as of " + o.AsOf.Format("2 Jan 15:04 MST")
 	label := "so far"
@@ -208,10 +209,11 @@ func spendLines(o billing.Outlook) []string {
 	lines := []string{title}
 	for _, r := range rows {
 		l := "  " + r[0] + strings.Repeat(" ", labelW-len(r[0])) + "  " + strings.Repeat(" ", amountW-len(r[1])) + r[1]
-		if r[2] != "" {
-			l += "  " + r[2]
+		if r[2] == "" {
+			lines = append(lines, l)
+			continue
 		}
-		lines = append(lines, l)
+		lines = append(lines, hanging(l+"  ", r[2], width)...)
 	}
 	return lines
 }

@@ -20,6 +20,7 @@ import (
 // statementArgs are the options of the statement command.
 type statementArgs struct {
 	months   int
+	monthsBy bool   // --months given
 	from, to string // YYYY-MM, "" when not given
 	output   string
 	utc      bool
@@ -54,7 +55,7 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 		if err != nil || n < 1 || n > billing.MaxStatementMonths {
 			return badValue("--months %s: want a number of months from 1 to %d", argText(s), billing.MaxStatementMonths)
 		}
-		a.months = n
+		a.months, a.monthsBy = n, true
 		return nil
 	}}, "months", "the current month and the N−1 before it")
 	monthFlag := func(p *string, name string) func(string) error {
@@ -71,7 +72,6 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.to, "to")}, "to", "last month, YYYY-MM (default: the current month; needs --from)")
 	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
-	cmd.MarkFlagsMutuallyExclusive("months", "from")
 	return cmd
 }
 
@@ -94,13 +94,30 @@ func (a statementArgs) span(now time.Time, loc *time.Location) (from, to time.Ti
 			return from, to, err
 		}
 	}
+	if to.Before(from) {
+		return from, to, a.reversed()
+	}
 	return from, to, billing.StatementMonths(from, to, now, loc)
 }
 
-// check refuses --to without --from before anything is read.
+// reversed is the error of a --to before --from, in the words charges
+// uses for its days.
+func (a statementArgs) reversed() error {
+	return fmt.Errorf("%w: --to %s is before --from %s", billing.ErrRange, a.to, a.from)
+}
+
+// check refuses --to without --from, and --months with --from, before
+// anything is read.
 func (a statementArgs) check() error {
+	if a.monthsBy && a.from != "" {
+		return errors.New("--months and --from both choose the months: give one")
+	}
 	if a.to != "" && a.from == "" {
 		return errors.New("--to needs --from")
+	}
+	if a.to != "" && a.to < a.from {
+		// YYYY-MM orders as text: no zone can change it.
+		return a.reversed()
 	}
 	return nil
 }
@@ -120,7 +137,7 @@ func statement(ctx context.Context, s *Session, a statementArgs) error {
 		}
 		return err
 	}
-	if err := s.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc) }); err != nil {
+	if err := s.answer(func(w io.Writer) error { return writeStatement(w, a.output, st, svc, s.width) }); err != nil {
 		return err
 	}
 	// What the feeds skipped is left out of the figures: said as payments
@@ -173,8 +190,9 @@ type statementJSON struct {
 	Warnings []string `json:"warnings"`
 }
 
-// writeStatement writes the statement in the output format.
-func writeStatement(w io.Writer, output string, st billing.Statement, svc *billing.Service) error {
+// writeStatement writes the statement in the output format, text fitted
+// to a terminal width cells wide (0: a pipe, every line whole).
+func writeStatement(w io.Writer, output string, st billing.Statement, svc *billing.Service, width int) error {
 	loc, when := svc.Location(), textTimes(svc)
 	months := make([]monthJSON, len(st.Months))
 	for i, m := range st.Months {
@@ -206,38 +224,44 @@ func writeStatement(w io.Writer, output string, st billing.Statement, svc *billi
 		return err
 	}
 	// The credit at the months' precision: it is the last closing.
-	_, err := fmt.Fprintf(w, "\nReconstructed back from the credit on %s (%s): each month closes where the next one opens.\n",
-		svc.WhenLong(st.AsOf), st.Credit.String())
-	if err != nil {
+	note := hanging("", fmt.Sprintf("Reconstructed back from the credit on %s (%s): each month closes where the next one opens.",
+		svc.WhenLong(st.AsOf), st.Credit.String()), width)
+	if err := linesOf(append([]string{""}, note...))(w); err != nil {
 		return err
 	}
-	if err := writeRecordList(w, "Pending, not counted:", st.Pending, pending, when); err != nil {
+	if err := writeRecordList(w, "Pending, not counted:", st.Pending, pending, when, width); err != nil {
 		return err
 	}
-	if err := writeRecordList(w, "Dated in the future, not counted:", st.Future, future, when); err != nil {
+	if err := writeRecordList(w, "Dated in the future, not counted:", st.Future, future, when, width); err != nil {
 		return err
 	}
-	return writeRecordList(w, "Of a type vastdash does not know, not counted:", st.Unknown, unknown, when)
+	return writeRecordList(w, "Of a type vastdash does not know, not counted:", st.Unknown, unknown, when, width)
 }
 
-// writeRecordList writes a titled list of records under the table; nothing
-// when there are none.
-func writeRecordList(w io.Writer, title string, recs []api.Invoice, rows []paymentRow, when func(int64) string) error {
+// The columns of a list of records under the statement (no header: the
+// list's title says what they are), and how it meets a narrow terminal:
+// the description shrinks to 20 cells and the source to 14, then the
+// description goes and then the source. The time, type and amount stay.
+var (
+	recordListColumns = []column{{}, {most: 12}, {most: 32}, {most: 60}, {right: true}}
+	recordListFit     = []fitStep{{3, 20}, {2, 14}, {3, 0}, {2, 0}}
+)
+
+// writeRecordList writes a titled list of records under the table, fitted
+// to the width; nothing when there are none.
+func writeRecordList(w io.Writer, title string, recs []api.Invoice, rows []paymentRow, when func(int64) string, width int) error {
 	if len(recs) == 0 {
 		return nil
 	}
 	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
-	for i, pr := range rows {
-		line := "  " + when(recs[i].Created) + "  " + cut(pr.Type, 12) + "  " + cut(pr.Source, 32) + "  " +
-			cut(pr.Description, 60)
-		if a := amountText(pr.Amount); a != "" {
-			line += "  " + a
+	t := &table{cols: recordListColumns, fit: recordListFit, width: width, indent: "  ", headless: true}
+	return t.write(w, func(yield func([]string) bool) {
+		for i, pr := range rows {
+			if !yield([]string{when(recs[i].Created), pr.Type, pr.Source, pr.Description, amountText(pr.Amount)}) {
+				return
+			}
 		}
-		if _, err := fmt.Fprintln(w, line); err != nil {
-			return err
-		}
-	}
-	return nil
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -76,7 +77,19 @@ func writeHelp(c *cobra.Command, w io.Writer) {
 	var b strings.Builder
 	para := func(text string) {
 		for _, p := range strings.Split(strings.TrimSpace(text), "\n\n") {
-			b.WriteString(wrapIndent(strings.Join(strings.Fields(p), " "), width, "  ") + "\n\n")
+			for _, bl := range blocksOf(p) {
+				switch {
+				case bl.term != "":
+					// A table's row: its text wraps under itself.
+					prefix := "    " + bl.term + strings.Repeat(" ", bl.pad)
+					b.WriteString(strings.Join(hanging(prefix, bl.text, width), "\n") + "\n")
+				case bl.verbatim:
+					b.WriteString("  " + bl.text + "\n")
+				default:
+					b.WriteString(wrapIndent(bl.text, width, "  ") + "\n")
+				}
+			}
+			b.WriteString("\n")
 		}
 	}
 	heading := func(h string) { b.WriteString(st.heading.Render(h) + "\n") }
@@ -130,6 +143,51 @@ func writeHelp(c *cobra.Command, w io.Writer) {
 	}
 	// A failed write is seen at the flush in execute.
 	_, _ = io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+}
+
+// block is a piece of a help paragraph: prose, words to be wrapped; or a
+// line the source indents by two spaces, kept as a line — a table's row
+// ("  idle GPU   a running instance…": its term, the spaces after it, and
+// its text, which may wrap under itself), else verbatim.
+type block struct {
+	text     string
+	term     string
+	pad      int
+	verbatim bool
+}
+
+// tableRow is an indented line's term and text: the words before the
+// first run of two or more spaces, and what follows it.
+var tableRow = regexp.MustCompile(`^  (\S.*?)(\s{2,})(\S.*)$`)
+
+// blocksOf splits a paragraph of a command's long help into its blocks:
+// lines indented by two spaces stand alone, the others run together.
+func blocksOf(p string) []block {
+	var (
+		out   []block
+		prose []string
+	)
+	flush := func() {
+		if len(prose) > 0 {
+			out = append(out, block{text: strings.Join(strings.Fields(strings.Join(prose, " ")), " ")})
+			prose = nil
+		}
+	}
+	for _, l := range strings.Split(p, "\n") {
+		if !strings.HasPrefix(l, "  ") {
+			prose = append(prose, l)
+			continue
+		}
+		flush()
+		l = strings.TrimRight(l, " ")
+		if m := tableRow.FindStringSubmatch(l); m != nil {
+			out = append(out, block{term: m[1], pad: len(m[2]), text: m[3]})
+		} else {
+			out = append(out, block{text: strings.TrimPrefix(l, "  "), verbatim: true})
+		}
+	}
+	flush()
+	return out
 }
 
 // helpFlags are c's own flags and the global ones, as rows of the help:
@@ -219,13 +277,34 @@ func manPage(root *cobra.Command, version string) string {
 	put(".TH VASTDASH 1 \"\" \"vastdash %s\" \"User Commands\"\n", roffEscape(version))
 	put(".SH NAME\nvastdash \\- %s\n", text(strings.ToLower(root.Short[:1])+root.Short[1:]))
 	put(".SH SYNOPSIS\n.B vastdash\n[\\fIcommand\\fR] [\\fIflags\\fR]\n")
-	put(".SH DESCRIPTION\n")
-	for i, p := range strings.Split(strings.TrimSpace(root.Long), "\n\n") {
-		if i > 0 {
-			put(".PP\n")
+	// A paragraph's indented lines are a table (.TP) or kept as they are
+	// (.nf/.fi); a paragraph after either starts afresh (.PP).
+	paras := func(long string) {
+		for i, p := range strings.Split(strings.TrimSpace(long), "\n\n") {
+			if i > 0 {
+				put(".PP\n")
+			}
+			prev := ""
+			for _, bl := range blocksOf(p) {
+				switch {
+				case bl.term != "":
+					put(".TP\n\\fB%s\\fR\n%s\n", roffEscape(bl.term), text(bl.text))
+					prev = "row"
+				case bl.verbatim:
+					put(".nf\n%s\n.fi\n", roffEscape(bl.text))
+					prev = "line"
+				default:
+					if prev == "row" {
+						put(".PP\n")
+					}
+					put("%s\n", text(bl.text))
+					prev = "prose"
+				}
+			}
 		}
-		put("%s\n", text(p))
 	}
+	put(".SH DESCRIPTION\n")
+	paras(root.Long)
 	put(".SH COMMANDS\n")
 	for _, c := range root.Commands() {
 		if !c.IsAvailableCommand() {
@@ -236,12 +315,7 @@ func manPage(root *cobra.Command, version string) string {
 		if long == "" {
 			long = c.Short + "."
 		}
-		for i, p := range strings.Split(strings.TrimSpace(long), "\n\n") {
-			if i > 0 {
-				put(".PP\n")
-			}
-			put("%s\n", text(p))
-		}
+		paras(long)
 		own, _ := helpFlags(c)
 		flags(own)
 	}

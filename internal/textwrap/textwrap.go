@@ -32,3 +32,40 @@ func Words(s string, width int) []string {
 	}
 	return out
 }
+
+// Cut cuts plain text s (sanitized, unstyled) to at most w cells at a
+// word's end, ending in "…" when cut: "1x A100 SXM4 (serverless…", never
+// "1x A10…", which names another GPU. A word that would leave more than
+// half the room blank (a long label, a path) is cut where it must be. The
+// dashboard's rows and the commands' text tables cut this way.
+func Cut(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	if w <= 1 {
+		return truncate(s, w)
+	}
+	t := ansi.Truncate(s, w-1, "")
+	if !strings.HasPrefix(s, t) {
+		return truncate(s, w)
+	}
+	if len(t) < len(s) && s[len(t)] != ' ' {
+		if i := strings.LastIndexByte(t, ' '); i > 0 && 2*ansi.StringWidth(t[:i]) >= w {
+			t = t[:i]
+		}
+	}
+	// "label ·" at the end of a cut says nothing the "…" does not.
+	t = strings.TrimRight(t, " ·")
+	if t == "" {
+		return truncate(s, w)
+	}
+	return t + "…"
+}
+
+// truncate is s cut to w cells, ending in "…"; "" for no room.
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	return ansi.Truncate(s, w, "…")
+}

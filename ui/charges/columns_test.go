@@ -162,24 +162,3 @@ func TestDescriptionNeverRepeatsTheID(t *testing.T) {
 		}
 	}
 }
-
-// TestCutWords: cuts fall between words, a first word too long is cut
-// where it must be, and a dangling "·" goes.
-func TestCutWords(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		w    int
-		want string
-	}{
-		{"1x A100 SXM4 (serverless worker)", 24, "1x A100 SXM4…"},
-		{"1x A100 SXM4", 12, "1x A100 SXM4"},
-		{"1x A100 SXM4", 10, "1x A100…"},
-		{"checkpoints · Volume 1028865", 18, "checkpoints…"},
-		{"mistral-7b-instruct-finetune", 10, "mistral-7…"},
-		{"訓練ジョブ · RTX 4090 instance", 22, "訓練ジョブ · RTX 4090…"},
-	} {
-		if got := shared.CutWords(c.in, c.w); got != c.want {
-			t.Errorf("CutWords(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
-		}
-	}
-}

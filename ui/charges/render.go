@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -416,7 +417,7 @@ func idWidth(n *api.Charge, depth int) int {
 func rowText(n *api.Charge, id string) string {
 	label, desc := display(n.Meta.Label), display(n.Description)
 	if id != "" {
-		desc = withoutID(desc, id, n.Source)
+		desc = billing.DescriptionBeside(desc, id, n.Source)
 	}
 	switch {
 	case label == "":
@@ -425,37 +426,6 @@ func rowText(n *api.Charge, id string) string {
 		return label
 	}
 	return label + " · " + desc
-}
-
-// withoutID is desc without a lead naming the contract: up to two words,
-// then id or the number that ends source ("Instance 9007485: ",
-// "Serverless endpoint 3671 "), then the punctuation after it; what is
-// left wholly in parentheses loses them ("(whisper-asr)" is
-// "whisper-asr"). A description that only mentions the id further on is
-// kept whole.
-func withoutID(desc, id, source string) string {
-	for _, c := range []string{id, source[strings.LastIndexByte(source, '-')+1:]} {
-		if c == "" {
-			continue
-		}
-		i := strings.Index(desc, c)
-		if i < 0 {
-			continue
-		}
-		if lead := desc[:i]; lead != "" && (!strings.HasSuffix(lead, " ") || strings.Count(lead, " ") > 2 || len(lead) > 32) {
-			continue
-		}
-		rest := desc[i+len(c):]
-		if rest != "" && !strings.ContainsAny(rest[:1], " :,;-–—·") {
-			continue // 9007485 in 90074851
-		}
-		rest = strings.TrimLeft(rest, " :,;-–—·")
-		if inner, ok := strings.CutPrefix(rest, "("); ok && strings.Index(inner, ")") == len(inner)-1 {
-			rest = inner[:len(inner)-1]
-		}
-		return rest
-	}
-	return desc
 }
 
 // display prepares server text for a cell: sanitized, and without zero
@@ -494,7 +464,7 @@ func cell(b *strings.Builder, s string, w int, right bool) {
 
 // textCell writes words cut at a word's end, padded to w cells.
 func textCell(b *strings.Builder, s string, w int) {
-	b.WriteString(shared.PadRight(shared.CutWords(s, w), w))
+	b.WriteString(shared.PadRight(textwrap.Cut(s, w), w))
 }
 
 // idCell writes an id in w cells, cut on the left when it must be: the
