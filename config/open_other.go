@@ -15,8 +15,8 @@ const (
 	noFollow  = 0
 )
 
-// notOwnOnly: ownership and link counts are not exposed portably.
-func notOwnOnly(fs.FileInfo) string { return "" }
+// fileOwner: ownership and link counts are not exposed portably.
+func fileOwner(fs.FileInfo) (uid int, links uint64, ok bool) { return 0, 0, false }
 
 // writable: permissions are not checked ahead here; the write says.
 func writable(string) error { return nil }

@@ -3,7 +3,6 @@
 package config
 
 import (
-	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -19,22 +18,14 @@ const openFlags = syscall.O_NONBLOCK | syscall.O_NOCTTY
 // noFollow makes an open fail when the last component is a symbolic link.
 const noFollow = syscall.O_NOFOLLOW
 
-// notOwnOnly says why a file opened for writing may be someone else's, ""
-// if it is not: owned by another user (planted beforehand in a shared
-// directory), or one of several names for a file (a hard link planted next
-// to one of ours would send the log into it).
-func notOwnOnly(info fs.FileInfo) string {
+// fileOwner is the owner (uid) and the number of hard links of the file
+// info describes; ok is false where the system does not say.
+func fileOwner(info fs.FileInfo) (uid int, links uint64, ok bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return 0, 0, false
 	}
-	if uid := int(st.Uid); uid != os.Geteuid() {
-		return fmt.Sprintf("owned by another user (uid %d)", uid)
-	}
-	if st.Nlink > 1 {
-		return "has other hard links"
-	}
-	return ""
+	return int(st.Uid), uint64(st.Nlink), true
 }
 
 // writable reports why the user cannot create files in dir, nil when

@@ -132,7 +132,7 @@ func (s *StateStore) Saver(st State) func() error {
 // readOwn reads at most limit bytes of path, which must be a regular file
 // of the user's own, not reached through a link.
 func readOwn(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openFlags|noFollow, 0)
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
 			return nil, errors.New("is a symbolic link")
@@ -150,7 +150,7 @@ func readOwn(path string, limit int64) ([]byte, error) {
 	case !info.Mode().IsRegular():
 		return nil, errNotRegular
 	}
-	if why := notOwnOnly(info); why != "" {
+	if why := NotOwnOnly(info); why != "" {
 		return nil, errors.New(why)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))

@@ -102,7 +102,7 @@ func OpenPrivate(path string) (*os.File, error) {
 		err = errNotRegular
 		reason = err.Error()
 	default:
-		reason = notOwnOnly(info)
+		reason = NotOwnOnly(info)
 		// Refused, not warned about or tightened: the log holds the
 		// account's details, and a warning would come after they were
 		// written where others can read them; tightening would change a

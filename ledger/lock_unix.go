@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/vastdash/vastdash/config"
 )
 
 // fileLock is the lock file beside a ledger (PATH.lock), locked with
@@ -28,7 +30,7 @@ const lockWait = 3 * time.Second
 // user's.
 func openLock(path string) (*fileLock, error) {
 	p := path + ".lock"
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
+	f, err := config.OpenNoFollow(p, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		if why := linkOrOdd(p); why != "" {
 			return nil, fmt.Errorf("%w: %s %s", ErrRefused, p, why)
@@ -42,8 +44,8 @@ func openLock(path string) (*fileLock, error) {
 	case !info.Mode().IsRegular():
 		err = fmt.Errorf("%w: %s is not a regular file", ErrRefused, p)
 	default:
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-			err = fmt.Errorf("%w: %s is owned by another user (uid %d)", ErrRefused, p, st.Uid)
+		if why := config.NotOwnOnly(info); why != "" {
+			err = fmt.Errorf("%w: %s: %s", ErrRefused, p, why)
 		}
 	}
 	if err != nil {

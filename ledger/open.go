@@ -33,11 +33,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/vastdash/vastdash/config"
 )
 
 // Errors of Open. Each means the run goes on without a ledger; the caller
@@ -511,7 +512,7 @@ func privateDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("%w: %s is not a folder", ErrRefused, dir)
 	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == os.Geteuid() && info.Mode().Perm()&0o077 != 0 {
+	if config.OwnedByUser(info) && info.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("%w: %s: %s", ErrUnavailable, dir, reason(err))
 		}
@@ -525,7 +526,7 @@ func privateDir(dir string) error {
 // 0600. The WAL and shared-memory files beside it, when present, must be
 // the same.
 func privateFile(path string) (fresh bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := config.OpenNoFollow(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		err = f.Chmod(0o600)
 		_ = f.Close()
@@ -559,7 +560,7 @@ func checkCompanions(path string) error {
 // checkOwn opens path without following a link and judges what was
 // opened; required says a missing file is an error.
 func checkOwn(path string, required bool) error {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := config.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !required {
 			return err
@@ -577,13 +578,8 @@ func checkOwn(path string, required bool) error {
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("%w: %s is not a regular file", ErrRefused, path)
 	}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		if int(st.Uid) != os.Geteuid() {
-			return fmt.Errorf("%w: %s is owned by another user (uid %d)", ErrRefused, path, st.Uid)
-		}
-		if st.Nlink > 1 {
-			return fmt.Errorf("%w: %s has other hard links", ErrRefused, path)
-		}
+	if why := config.NotOwnOnly(info); why != "" {
+		return fmt.Errorf("%w: %s: %s", ErrRefused, path, why)
 	}
 	if info.Mode().Perm()&0o077 != 0 {
 		if err := f.Chmod(0o600); err != nil {
@@ -612,7 +608,7 @@ func linkOrOdd(path string) string {
 // whole database ("" when it may be): not one at all, or shorter than the
 // pages its header counts while no WAL holds the rest.
 func truncated(path string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := config.OpenNoFollow(path, os.O_RDONLY, 0)
 	if err != nil {
 		return ""
 	}
