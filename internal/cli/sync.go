@@ -65,32 +65,38 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 			return usageError(err)
 		}
 	}
+	// The two syncs report from their own goroutines; states is shared
+	// under mu, each sync's last state stored there too (a report of the
+	// other must not read it unguarded), and the line is cleared only once
+	// both are done, before the answer.
 	var (
 		mu     sync.Mutex
 		states [2]billing.SyncState
 		errs   [2]error
 		wg     sync.WaitGroup
 	)
-	report := func(i int) func(billing.SyncState) {
-		return func(st billing.SyncState) {
-			mu.Lock()
-			defer mu.Unlock()
-			states[i] = st
-			s.progress.show(syncText(states))
-		}
+	set := func(i int, st billing.SyncState) {
+		mu.Lock()
+		defer mu.Unlock()
+		states[i] = st
+		s.progress.show(syncText(states))
 	}
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		states[0], errs[0] = svc.SyncCharges(ctx, from, now, report(0))
-	}()
-	go func() {
-		defer wg.Done()
-		states[1], errs[1] = svc.SyncPayments(ctx, from, now, report(1))
-	}()
+	syncs := [2]func(context.Context, time.Time, time.Time, func(billing.SyncState)) (billing.SyncState, error){
+		svc.SyncCharges, svc.SyncPayments,
+	}
+	for i, run := range syncs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := run(ctx, from, now, func(st billing.SyncState) { set(i, st) })
+			mu.Lock()
+			states[i], errs[i] = st, err
+			mu.Unlock()
+		}()
+	}
 	wg.Wait()
 	s.progress.done()
-	if err := errors.Join(errs[0], errs[1]); err != nil {
+	if err := syncErr(errs); err != nil {
 		return err
 	}
 	in, err := s.Ledger.Info(ctx)
@@ -104,6 +110,18 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 			billing.Plural(states[0].Requests+states[1].Requests, "request", "requests"))
 		return err
 	})
+}
+
+// syncErr is the failure of the two syncs in one line: one of them, or
+// both when they differ (a ledger given up fails both in the same words).
+func syncErr(errs [2]error) error {
+	switch {
+	case errs[0] == nil:
+		return errs[1]
+	case errs[1] == nil || errs[1].Error() == errs[0].Error():
+		return errs[0]
+	}
+	return fmt.Errorf("charges: %w; payment records: %w", errs[0], errs[1])
 }
 
 // syncText is the progress line of a sync: "syncing charges: 1,500
