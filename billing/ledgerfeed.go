@@ -114,9 +114,11 @@ func (p *paymentsLedger) sync(ctx context.Context, report func(SyncState)) (Sync
 	return p.s.syncPayments(ctx, lo, hi, p.force, report)
 }
 
-// coveredAt is the oldest sync of the spans holding [lo, hi) up to the
-// last sync (nothing later can be held), or zero when they do not hold it
-// all.
+// coveredAt is the oldest sync of the spans holding [lo, hi), or zero when
+// they do not hold it all. A span reaching the time of its sync holds
+// what lies after it too, as of then (nothing later was there to hold);
+// any other ends where it ends: a month synced long ago says nothing of
+// the months since.
 func coveredAt(ctx context.Context, s *Service, kind string, lo, hi int64) time.Time {
 	led := s.Ledger()
 	if led == nil {
@@ -126,18 +128,20 @@ func coveredAt(ctx context.Context, s *Service, kind string, lo, hi int64) time.
 	if err != nil || len(spans) == 0 {
 		return time.Time{}
 	}
-	last := slices.MaxFunc(spans, func(a, b ledger.Span) int { return int(a.Hi - b.Hi) })
-	hi = min(hi, last.Hi)
 	oldest := int64(0)
 	for lo < hi {
-		i := slices.IndexFunc(spans, func(sp ledger.Span) bool { return sp.Lo <= lo && lo < sp.Hi })
+		i := slices.IndexFunc(spans, func(sp ledger.Span) bool { return sp.Lo <= lo && (lo < sp.Hi || sp.Hi >= sp.SyncedAt) })
 		if i < 0 {
 			return time.Time{}
 		}
-		if oldest == 0 || spans[i].SyncedAt < oldest {
-			oldest = spans[i].SyncedAt
+		sp := spans[i]
+		if oldest == 0 || sp.SyncedAt < oldest {
+			oldest = sp.SyncedAt
 		}
-		lo = spans[i].Hi
+		if sp.Hi >= sp.SyncedAt {
+			break
+		}
+		lo = sp.Hi
 	}
 	if oldest == 0 {
 		return time.Time{}

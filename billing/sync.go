@@ -53,6 +53,25 @@ func WithLedger(l *ledger.Ledger) Option {
 	}
 }
 
+// ruleFromMeta takes the amount rule another process learnt for the
+// account since this one opened the ledger (a cron sync under a dashboard
+// open for hours), while this one knows none: its syncs then write, and
+// its feeds read, by the rule the ledger's rows follow.
+func (s *Service) ruleFromMeta(led *ledger.Ledger) {
+	if s.AmountRule() != RuleUnknown {
+		return
+	}
+	r := ParseAmountRule(led.Meta("amount_rule"))
+	if r == RuleUnknown {
+		return
+	}
+	s.ruleMu.Lock()
+	defer s.ruleMu.Unlock()
+	if s.rule == RuleUnknown {
+		s.rule = r
+	}
+}
+
 // WithLedgerNote says why the run has no ledger (it could not be opened),
 // in every feed's warnings: the dashboard's status line.
 func WithLedgerNote(note string) Option {
@@ -346,6 +365,7 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	}
 	ruleBefore := s.AmountRule()
 	defer func() { st.RuleLearnt = s.AmountRule() != ruleBefore }()
+	s.ruleFromMeta(led)
 	// A window left unfinished goes on first, from its last page: for a
 	// sync asked by name (`vastdash sync` again, whose year began a few
 	// seconds later) any that overlaps what is asked, otherwise only one
@@ -493,18 +513,18 @@ type windowPager[P any] interface {
 // transaction with the token of the next and, on the last, the window's
 // span merged into the kind's. write turns a page into the ledger's and
 // returns the rows changed, the entries kept and those skipped; it may mark
-// the window Unsure, and on the last page asks merged for the kind's spans
-// with the window's.
-func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, rule AmountRule, limit int, w ledger.Window,
+// the window Unsure, and on the last page hands the ledger merge's Merge
+// of the window's span.
+func fetchWindow[P any](ctx context.Context, kind string, rule AmountRule, limit int, w ledger.Window,
 	open func(token string) windowPager[P],
-	write func(pg P, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (changed, kept, skipped int, err error),
+	write func(pg P, w *ledger.Window, done bool, merge func(ledger.Window) ledger.Merge) (changed, kept, skipped int, err error),
 	st *SyncState, say func()) (int, error) {
-	merged := func(w ledger.Window) ([]ledger.Span, error) {
-		have, err := led.Spans(ctx, kind)
-		if err != nil {
-			return nil, ledgerErr(err)
+	// The spans are merged in the page's transaction, with those held
+	// then: another process's sync may have written its own meanwhile.
+	merge := func(w ledger.Window) ledger.Merge {
+		return func(held []ledger.Span) []ledger.Span {
+			return mergeSpans(held, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started, Unsure: w.Unsure}, rule)
 		}
-		return mergeSpans(have, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started, Unsure: w.Unsure}, rule), nil
 	}
 	p := open(w.Token)
 	restarted := false
@@ -524,7 +544,7 @@ func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, kind string, ru
 		st.Requests++
 		w.Token, w.Pages = p.Token(), w.Pages+1
 		done := p.Done()
-		changed, kept, skipped, err := write(pg, &w, done, merged)
+		changed, kept, skipped, err := write(pg, &w, done, merge)
 		if err != nil {
 			return -1, err
 		}

@@ -76,7 +76,7 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 	seen := map[string]bool{}
 	drop := newDrops()
 	open := func(token string) windowPager[api.ChargesPage] { return s.client.ChargePager(q).From(token) }
-	write := func(pg api.ChargesPage, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (int, int, int, error) {
+	write := func(pg api.ChargesPage, w *ledger.Window, done bool, merge func(ledger.Window) ledger.Merge) (int, int, int, error) {
 		kept := make([]api.Charge, 0, len(pg.Results))
 		skipped := pg.Skipped
 		for i := range pg.Results {
@@ -114,17 +114,11 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 		if rule == RuleUnknown && slices.ContainsFunc(kept, func(e api.Charge) bool { return spans(&e, w.Lo, w.Hi) }) {
 			w.Unsure = true
 		}
-		var covered []ledger.Span
-		if done {
-			if covered, err = merged(*w); err != nil {
-				return 0, 0, 0, err
-			}
-		}
 		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: *w, Rows: dayRows(kept, *w, rule), Dropped: drop.page(),
-			Windowed: rule == RuleWindow, Done: done, Spans: covered})
+			Windowed: rule == RuleWindow, Done: done, Merge: merge(*w)})
 		return n, len(kept), skipped, ledgerErr(err)
 	}
-	return fetchWindow(ctx, led, ledger.KindCharges, s.AmountRule(), api.MaxLimit, w, open, write, st, say)
+	return fetchWindow(ctx, ledger.KindCharges, s.AmountRule(), api.MaxLimit, w, open, write, st, say)
 }
 
 // dayRows gives each contract its charge on each UTC day: under window

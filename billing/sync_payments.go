@@ -50,7 +50,7 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 	seen := map[string]bool{}
 	drop := newDrops()
 	open := func(token string) windowPager[api.InvoicesPage] { return s.client.InvoicePager(q).From(token) }
-	write := func(pg api.InvoicesPage, w *ledger.Window, done bool, merged func(ledger.Window) ([]ledger.Span, error)) (int, int, int, error) {
+	write := func(pg api.InvoicesPage, w *ledger.Window, done bool, merge func(ledger.Window) ledger.Merge) (int, int, int, error) {
 		kept := pg.Results[:0:0]
 		for _, r := range pg.Results {
 			if seen[r.ID] {
@@ -61,17 +61,10 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 			kept = append(kept, r)
 		}
 		drop.undecoded(pg.Skipped, w)
-		var covered []ledger.Span
-		if done {
-			var err error
-			if covered, err = merged(*w); err != nil {
-				return 0, 0, 0, err
-			}
-		}
-		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: *w, Records: kept, Dropped: drop.page(), Done: done, Spans: covered})
+		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: *w, Records: kept, Dropped: drop.page(), Done: done, Merge: merge(*w)})
 		return n, len(kept), pg.Skipped, ledgerErr(err)
 	}
-	return fetchWindow(ctx, led, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)
+	return fetchWindow(ctx, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)
 }
 
 // SyncPayments brings the ledger's payment records created in [from, to]

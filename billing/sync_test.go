@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +30,14 @@ type ledgerRun struct {
 func (r ledgerRun) close() {
 	r.s.Close()
 	_ = r.led.Close()
+}
+
+// couldNotTell makes the run's service as one whose detection of the
+// amount rule found nothing to compare: it does not try again.
+func (r ledgerRun) couldNotTell() {
+	r.s.ruleMu.Lock()
+	r.s.ruleTried = true
+	r.s.ruleMu.Unlock()
 }
 
 func openRun(t *testing.T, srv *demoserver.Server, dir string) ledgerRun {
@@ -293,9 +302,7 @@ func TestLedgerFetchesAgainWhatWasReadBeforeTheRule(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 1000, WindowAmounts: true})
 	dir := t.TempDir()
 	r := openRun(t, srv, dir)
-	r.s.ruleMu.Lock()
-	r.s.ruleTried = true // as when nothing could be compared
-	r.s.ruleMu.Unlock()
+	r.couldNotTell()
 	now := srv.Now()
 	load(t, r.s, RangeQuery(now.AddDate(0, 0, -10), now))
 	if sp, _ := r.led.Spans(context.Background(), ledger.KindCharges); len(sp) != 1 || !sp[0].Unsure {
@@ -591,5 +598,82 @@ func TestLedgerLeavesAnotherRangesResumeAlone(t *testing.T) {
 	if reqs := srv.Requests(); len(reqs) == 0 || reqs[0].Query.Get("after_token") == "" {
 		dumpReqs(t, srv)
 		t.Error("vastdash sync again did not go on from the page it was cut after")
+	}
+}
+
+// What one process learns of the spans the ledger holds is there for the
+// next. Two opens of one file (a dashboard and a cron sync) finish their
+// windows at the same time, day after day: each one's span is merged with
+// the other's in the transaction that writes it, not written over with
+// what it read before the other's landed. A third open then holds the
+// two months whole — asking only the count — and believes it holds no
+// more than that: a range reaching past them is not covered.
+func TestLedgerSpansBetweenProcesses(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1300})
+	dir := t.TempDir()
+	a, b := openRun(t, srv, dir), openRun(t, srv, dir)
+	first := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	const days = 60
+	var wg sync.WaitGroup
+	for k, r := range []ledgerRun{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := k; d < days; d += 2 {
+				from := first.AddDate(0, 0, d)
+				if _, err := r.s.SyncCharges(context.Background(), from, from.Add(day*time.Second-time.Second), nil); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	a.close()
+	b.close()
+
+	srv.ResetRequests()
+	c := openRun(t, srv, dir)
+	last := first.AddDate(0, 0, days).Add(-time.Second)
+	if _, err := c.s.SyncCharges(context.Background(), first, last, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.CountPath(chargesPath); n > 1 {
+		sp, _ := c.led.Spans(context.Background(), ledger.KindCharges)
+		t.Errorf("a third open asked %d requests for days the first two had synced (spans %+v)", n, sp)
+	}
+	covered := func(from, to time.Time) bool {
+		return !(&chargesLedger{s: c.s, q: RangeQuery(from, to)}).covered(context.Background()).IsZero()
+	}
+	if !covered(first.AddDate(0, 0, 10), first.AddDate(0, 0, 40)) {
+		t.Error("a range inside the synced days is not covered")
+	}
+	if covered(first.AddDate(0, 0, 10), srv.Now()) {
+		t.Error("a range reaching months past the synced days reads as covered")
+	}
+}
+
+// The amount rule another process learnt (a cron sync) reaches a process
+// that opened the ledger before (a dashboard open for hours, which could
+// not tell the rule itself): its next sync writes and reads by it.
+func TestLedgerRuleLearntByAnotherProcess(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1000, WindowAmounts: true})
+	dir := t.TempDir()
+	dash := openRun(t, srv, dir)
+	dash.couldNotTell()
+	cron := openRun(t, srv, dir)
+	load(t, cron.s, yearQuery(srv.Now()))
+	cron.close()
+	// The next run: contracts reaching back before the week tell the rule.
+	q := RangeQuery(srv.Now().AddDate(0, 0, -7), srv.Now())
+	cron = openRun(t, srv, dir)
+	load(t, cron.s, q)
+	if cron.s.AmountRule() != RuleWindow {
+		t.Fatalf("the cron sync learnt %v", cron.s.AmountRule())
+	}
+	got, _ := load(t, dash.s, q)
+	closeToServer(t, srv, q, got)
+	if dash.s.AmountRule() != RuleWindow {
+		t.Errorf("the dashboard's rule %v", dash.s.AmountRule())
 	}
 }

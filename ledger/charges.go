@@ -92,10 +92,17 @@ type ChargesPage struct {
 	Windowed bool
 	// Done marks the window's last page: the contracts overlapping the
 	// window that it did not return are deleted (the server no longer
-	// has them), its progress is dropped and Spans replace the kind's.
+	// has them), its progress is dropped and the kind's spans become
+	// what Merge makes of those held (see Merge).
 	Done  bool
-	Spans []Span
+	Merge Merge
 }
+
+// Merge makes the spans of a kind once a window is done from those the
+// ledger holds, read in the transaction that writes the window's last
+// page: a span another process (a dashboard, a cron sync) wrote while
+// this window was fetched is merged with, never written over.
+type Merge func(held []Span) []Span
 
 // WriteCharges writes one page. changed counts the contracts added,
 // changed or deleted (0: the page only confirmed what the ledger held).
@@ -122,7 +129,7 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 		}
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
-		return finish(ctx, tx, KindCharges, p.Window, p.Spans)
+		return finish(tx, KindCharges, p.Window, p.Merge)
 	})
 	return changed, err
 }
@@ -405,15 +412,27 @@ func saveProgress(ctx context.Context, tx *txn, kind string, w Window) error {
 	return err
 }
 
-// finish drops a finished window's progress and replaces the kind's spans.
-func finish(ctx context.Context, tx *txn, kind string, w Window, spans []Span) error {
+// finish drops a finished window's progress and makes the kind's spans
+// what merge makes of those held now.
+func finish(tx *txn, kind string, w Window, merge Merge) error {
 	if _, err := tx.exec(`DELETE FROM progress WHERE kind = ? AND lo = ? AND hi = ?`, kind, w.Lo, w.Hi); err != nil {
+		return err
+	}
+	if merge == nil {
+		return nil
+	}
+	rows, err := tx.query(spansQuery, kind)
+	if err != nil {
+		return err
+	}
+	held, err := scanSpans(rows)
+	if err != nil {
 		return err
 	}
 	if _, err := tx.exec(`DELETE FROM spans WHERE kind = ?`, kind); err != nil {
 		return err
 	}
-	for _, s := range spans {
+	for _, s := range merge(held) {
 		if _, err := tx.exec(`INSERT OR REPLACE INTO spans(kind, lo, hi, synced_at, unsure) VALUES (?,?,?,?,?)`,
 			kind, s.Lo, s.Hi, s.SyncedAt, s.Unsure); err != nil {
 			return err
@@ -422,12 +441,20 @@ func finish(ctx context.Context, tx *txn, kind string, w Window, spans []Span) e
 	return nil
 }
 
+// spansQuery reads the spans of a kind, in order of their start.
+const spansQuery = `SELECT lo, hi, synced_at, unsure FROM spans WHERE kind = ? ORDER BY lo, hi`
+
 // Spans reads the spans of a kind, in order of their start.
 func (l *Ledger) Spans(ctx context.Context, kind string) ([]Span, error) {
-	rows, err := l.conn().QueryContext(ctx, `SELECT lo, hi, synced_at, unsure FROM spans WHERE kind = ? ORDER BY lo, hi`, kind)
+	rows, err := l.conn().QueryContext(ctx, spansQuery, kind)
 	if err != nil {
 		return nil, err
 	}
+	return scanSpans(rows)
+}
+
+// scanSpans reads the rows of spansQuery and closes them.
+func scanSpans(rows *sql.Rows) ([]Span, error) {
 	defer rows.Close()
 	var out []Span
 	for rows.Next() {

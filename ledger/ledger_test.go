@@ -44,7 +44,7 @@ func contract(id string, start, end int64, mills money.Amount) api.Charge {
 }
 
 func page(w Window, done bool, spans []Span, cs ...api.Charge) ChargesPage {
-	p := ChargesPage{Window: w, Done: done, Spans: spans}
+	p := ChargesPage{Window: w, Done: done, Merge: func([]Span) []Span { return spans }}
 	for _, c := range cs {
 		p.Rows = append(p.Rows, ChargeRow{Charge: c, Days: []Day{{Day: dayFloor(c.Start), Mills: c.Amount}}})
 	}

@@ -17,9 +17,10 @@ type PaymentsPage struct {
 	Records []api.Invoice
 	Dropped []Dropped
 	// Done marks the window's last page: the records created in the window
-	// that it did not return are deleted, and Spans replace the kind's.
+	// that it did not return are deleted, and the kind's spans become what
+	// Merge makes of those held.
 	Done  bool
-	Spans []Span
+	Merge Merge
 }
 
 // WritePayments writes one page; changed counts the records added, changed
@@ -68,7 +69,7 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 		}
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
-		return finish(ctx, tx, KindPayments, p.Window, p.Spans)
+		return finish(tx, KindPayments, p.Window, p.Merge)
 	})
 	return changed, err
 }
