@@ -163,9 +163,14 @@ func (s *Service) learnRule(ctx context.Context, seen []api.Charge, lo, hi int64
 // wholly inside a window asked) and whose life holds a whole UTC day with
 // time on both sides: asked over that day alone, its amount shows the rule.
 type candidate struct {
-	source string
-	amount money.Amount
-	days   []int64 // the UTC midnights of its inner whole days (at most a few)
+	source     string
+	amount     money.Amount
+	start, end int64
+	lines      int
+	days       []int64 // the UTC midnights of its inner whole days (at most a few)
+	// held: its amount is the ledger's, read in an earlier run (it may
+	// have been corrected since).
+	held bool
 }
 
 // candidatesIn picks, largest amount first, the ended contracts of entries
@@ -191,7 +196,7 @@ func candidatesIn(entries []api.Charge, lo, hi, settled int64) []candidate {
 				days = append(days, d)
 			}
 			if len(days) > 0 {
-				out = append(out, candidate{source: e.Source, amount: e.Amount, days: days})
+				out = append(out, candidate{source: e.Source, amount: e.Amount, start: start, end: end, lines: len(e.Items), days: days})
 			}
 		}
 	}
@@ -251,11 +256,13 @@ func (s *Service) detectRule(ctx context.Context, seen []api.Charge, lo, hi int6
 				continue
 			}
 			a, ok := got[c.source]
-			switch {
-			case !ok: // not on the first page of a busy day: not compared
-			case a < c.amount:
+			if !ok {
+				continue // not on the first page of a busy day: not compared
+			}
+			switch ruleOf(a, c.amount, c.start, c.end, day, day+86400, c.lines, !c.held) {
+			case RuleWindow:
 				return RuleWindow, nil
-			case a == c.amount:
+			case RuleTotals:
 				equal++
 			}
 		}
@@ -378,7 +385,11 @@ func (s *Service) ledgerCandidates(ctx context.Context, settled int64) []candida
 	if err != nil {
 		return nil
 	}
-	return candidatesIn(rows, sp.Lo, sp.Hi, min(settled, sp.SyncedAt-int64(syncMargin/time.Second)))
+	cands := candidatesIn(rows, sp.Lo, sp.Hi, min(settled, sp.SyncedAt-int64(chargesMargin/time.Second)))
+	for i := range cands {
+		cands[i].held = true
+	}
+	return cands
 }
 
 // ListOnly tells the feed that its entries are listed as the server sent
@@ -415,26 +426,51 @@ func (s *Service) ruleFromLedger(ctx context.Context, led *ledger.Ledger, page [
 	if len(srcs) == 0 {
 		return RuleUnknown
 	}
-	held, err := led.HeldOf(ctx, srcs)
+	held, err := led.HeldOf(ctx, srcs, lo, hi)
 	if err != nil {
 		return RuleUnknown
 	}
-	equal := 0
+	votes := map[AmountRule]int{}
 	for i := range page {
 		e := &page[i]
 		h, ok := held[e.Source]
 		if !ok || !slices.Contains(srcs, e.Source) || h.Start != e.Start || h.End != e.End || h.SyncedAt <= h.End {
 			continue // not held, changed since, or still running when taken
 		}
-		switch {
-		case e.Amount < h.Mills:
-			return s.learnt(RuleWindow)
-		case e.Amount == h.Mills:
-			equal++
-		}
+		start, end := span(e)
+		votes[ruleOf(e.Amount, h.Mills, start, end, lo, hi, len(e.Items), false)]++
 	}
-	if equal > 0 {
+	switch w, t := votes[RuleWindow], votes[RuleTotals]; {
+	case w > t:
+		return s.learnt(RuleWindow)
+	case t > w:
 		return s.learnt(RuleTotals)
+	}
+	return RuleUnknown
+}
+
+// ruleOf tells the rule by one ended contract of life [start, end) whose
+// total is known, and whose amount over [lo, hi) — a part of its life — is
+// asked: the total again means totals, a smaller amount window amounts.
+// A total read in an earlier run (not fresh, from the ledger) may have
+// been corrected since, by more or less: a smaller amount then means
+// window amounts only if it is the total's part inside the window (in
+// proportion to its seconds there, to the rounding of its lines), and
+// anything else tells nothing.
+func ruleOf(asked, total money.Amount, start, end, lo, hi int64, lines int, fresh bool) AmountRule {
+	in := min(end, hi) - max(start, lo)
+	switch {
+	case end <= start || in <= 0 || in >= end-start:
+		return RuleUnknown // wholly inside or outside: the rules agree
+	case asked == total:
+		return RuleTotals
+	case asked > total:
+		return RuleUnknown
+	case fresh:
+		return RuleWindow
+	}
+	if d, tol := asked-part(total, in, end-start), money.Amount(lines+1); d <= tol && -d <= tol {
+		return RuleWindow
 	}
 	return RuleUnknown
 }

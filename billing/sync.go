@@ -16,20 +16,28 @@ import (
 // ledger is whole and current, and nothing more.
 //
 // Under totals a contract that ended before the last sync cannot change;
-// under window amounts a day that ended before it cannot. So a span the
-// ledger holds, synced at S, is final before S − syncMargin (under window
-// amounts, before the UTC midnight at or before that), and only what
-// overlaps [that, now] is asked again, with the parts of the range never
-// covered. Then one request with limit=1 over the whole range gives the
+// under window amounts a day that ended before it cannot — but for a late
+// correction of what was charged, or a record settled late. So a span the
+// ledger holds, synced at S, is final before S less a margin (a day for
+// charges, three for payment records; under window amounts, the UTC
+// midnight at or before that), and only what overlaps [that, now] is asked
+// again, with the parts of the range never covered. Then one request with limit=1 over the whole range gives the
 // count the server holds; a local count that differs is found by halving
 // and those windows alone are fetched again. Every window is fetched whole
 // UTC days at a time, newest first, each page written in one transaction
 // with the token of the next (an interrupted sync goes on from there).
 
 const (
-	// syncMargin is how far behind the last sync the next one looks again:
-	// a contract recorded late, or a day's charges settled late, is found.
-	syncMargin = 2 * time.Hour
+	// chargesMargin is how far behind the last sync the next one asks the
+	// charges again: a contract recorded late is found, and the amount of
+	// one that ended in the last day, which the server may still correct,
+	// is read again. Under totals that is the contracts that ended in the
+	// day before the last sync, beside the running and the new ones.
+	chargesMargin = 24 * time.Hour
+	// paymentsMargin is the same for the payment records, by their
+	// creation: a record's payment may be confirmed and its amount settled
+	// days after it was made, and a page of 100 records holds many days.
+	paymentsMargin = 3 * 24 * time.Hour
 	// syncFresh is how recent a sync stands for now: the Overview's two
 	// feeds and the Charges screen opening together sync once.
 	syncFresh = 30 * time.Second
@@ -214,6 +222,9 @@ type SyncState struct {
 	// RuleLearnt is set when the sync learnt the amount rule: the rows
 	// read before it may have been read by the wrong one.
 	RuleLearnt bool
+	// again are the windows found stale while fetching others (a
+	// correction of a contract's whole life): fetched before the sync ends.
+	again []window
 }
 
 // window is a stretch [lo, hi) of unix seconds.
@@ -234,16 +245,23 @@ func dayCeil(t int64) int64 {
 	return t
 }
 
+// finality is when a kind's rows can no longer change: margin (seconds)
+// before their sync, and under window amounts (rule) on a UTC midnight.
+type finality struct {
+	rule   AmountRule
+	margin int64
+}
+
 // finalBefore is the time before which a span's rows cannot change any
 // more: its sync less the margin, a UTC midnight under window amounts.
 // Under window amounts nothing of an unsure span is final: amounts in it
 // may have been read by the wrong rule.
-func finalBefore(sp ledger.Span, rule AmountRule) int64 {
-	if rule == RuleWindow && sp.Unsure {
+func finalBefore(sp ledger.Span, f finality) int64 {
+	if f.rule == RuleWindow && sp.Unsure {
 		return sp.Lo
 	}
-	c := sp.SyncedAt - int64(syncMargin/time.Second)
-	if rule == RuleWindow {
+	c := sp.SyncedAt - f.margin
+	if f.rule == RuleWindow {
 		c = dayFloor(c)
 	}
 	return min(c, sp.Hi)
@@ -255,10 +273,10 @@ func finalBefore(sp ledger.Span, rule AmountRule) int64 {
 // hi), as the ledger keeps them by day. Under totals a window is as narrow
 // as the rule allows: the contracts running at the last sync and the new
 // ones, not a whole day of contracts that cannot have changed.
-func planWindows(spans []ledger.Span, lo, hi int64, rule AmountRule) []window {
+func planWindows(spans []ledger.Span, lo, hi int64, f finality) []window {
 	var fin []window
 	for _, sp := range spans {
-		if b := finalBefore(sp, rule); sp.Lo < b {
+		if b := finalBefore(sp, f); sp.Lo < b {
 			fin = append(fin, window{sp.Lo, b})
 		}
 	}
@@ -280,7 +298,7 @@ func planWindows(spans []ledger.Span, lo, hi int64, rule AmountRule) []window {
 	if cur < hi {
 		gaps = append(gaps, window{cur, hi})
 	}
-	return widen(gaps, hi, rule)
+	return widen(gaps, hi, f.rule)
 }
 
 // widen stretches windows to whole UTC days under window amounts (never
@@ -330,7 +348,7 @@ func fresh(spans []ledger.Span, lo, hi, now int64) bool {
 // of it is then as current as the newer), one inside a newer is dropped,
 // and spans of one sync that touch are joined. A join is unsure when a
 // part of it the newer span does not hold was.
-func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.Span {
+func mergeSpans(spans []ledger.Span, add ledger.Span, f finality) []ledger.Span {
 	out := append(slices.Clone(spans), add)
 	for changed := true; changed; {
 		changed = false
@@ -344,7 +362,7 @@ func mergeSpans(spans []ledger.Span, add ledger.Span, rule AmountRule) []ledger.
 				if old.SyncedAt > nw.SyncedAt {
 					continue
 				}
-				tail := max(old.Lo, finalBefore(old, rule))
+				tail := max(old.Lo, finalBefore(old, f))
 				switch {
 				case nw.Lo <= tail && nw.Hi >= old.Hi,
 					old.SyncedAt == nw.SyncedAt && nw.Lo <= old.Hi && old.Lo <= nw.Hi:
@@ -385,8 +403,9 @@ var errNoLedger = errors.New("no ledger in use")
 type syncOps struct {
 	kind  string
 	limit int // the page size a count may not exceed to be fetched outright
-	// rule is the rule a span's finality follows.
-	rule func() AmountRule
+	// finality is when a span's rows are final: the amount rule known and
+	// the kind's margin.
+	finality func() finality
 	// stale is the earliest time in [lo, hi) of rows held that may have
 	// changed though their span is final (a contract running at its sync
 	// under totals, a pending record); ok is false when there is none.
@@ -448,11 +467,12 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	if err != nil {
 		return st, ledgerErr(err)
 	}
-	plan := planWindows(spans, lo, hi, ops.rule())
+	fin := ops.finality()
+	plan := planWindows(spans, lo, hi, fin)
 	if t, ok, err := ops.stale(ctx, led, lo, hi); err != nil {
 		return st, ledgerErr(err)
 	} else if w := (window{min(max(lo, t), hi-1), hi}); ok && !covers(plan, w.lo, w.hi) {
-		plan = widen(mergeWindows(append(plan, w)), hi, ops.rule())
+		plan = widen(mergeWindows(append(plan, w)), hi, fin.rule)
 	}
 	verified := false
 	for _, w := range plan {
@@ -469,8 +489,14 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 			verified = agrees(total, n, slack)
 		}
 	}
+	if err := s.fetchAgain(ctx, ops, led, now, &st, say); err != nil {
+		return st, err
+	}
 	if !verified {
 		if err := s.verify(ctx, ops, led, lo, hi, now, 0, &st, say); err != nil {
+			return st, err
+		}
+		if err := s.fetchAgain(ctx, ops, led, now, &st, say); err != nil {
 			return st, err
 		}
 	}
@@ -479,6 +505,27 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 		return st, ops.after(ctx, led, lo, hi)
 	}
 	return st, nil
+}
+
+// fetchAgain fetches the windows the sync found stale (SyncState.again),
+// each time once: those a window fetched again finds are fetched too,
+// but never one this sync fetched already.
+func (s *Service) fetchAgain(ctx context.Context, ops syncOps, led *ledger.Ledger, now int64, st *SyncState, say func()) error {
+	var done []window
+	for len(st.again) > 0 {
+		ws := widen(mergeWindows(st.again), now+1, ops.finality().rule)
+		st.again = nil
+		for _, w := range ws {
+			if covers(done, w.lo, w.hi) {
+				continue
+			}
+			if _, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, st, say); err != nil {
+				return err
+			}
+			done = mergeWindows(append(done, w))
+		}
+	}
+	return nil
 }
 
 // verify compares the server's count of [lo, hi) with the ledger's and,
@@ -499,7 +546,7 @@ func (s *Service) verify(ctx context.Context, ops syncOps, led *ledger.Ledger, l
 	}
 	mid := dayFloor(lo + (hi-lo)/2)
 	if depth >= maxHalvings || total <= ops.limit || mid <= lo || hi-lo <= day {
-		w := widen([]window{{lo, hi}}, hi, ops.rule())[0]
+		w := widen([]window{{lo, hi}}, hi, ops.finality().rule)[0]
 		_, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, st, say)
 		return err
 	}
@@ -578,7 +625,7 @@ type windowPager[P any] interface {
 // returns the rows changed, the entries kept and those skipped; it may mark
 // the window Unsure, and on the last page hands the ledger merge's Merge
 // of the window's span.
-func fetchWindow[P any](ctx context.Context, kind string, rule AmountRule, limit int, w ledger.Window,
+func fetchWindow[P any](ctx context.Context, kind string, fin finality, limit int, w ledger.Window,
 	open func(token string) windowPager[P],
 	write func(pg P, w *ledger.Window, done bool, merge func(ledger.Window) ledger.Merge) (changed, kept, skipped int, err error),
 	st *SyncState, say func()) (int, error) {
@@ -586,7 +633,7 @@ func fetchWindow[P any](ctx context.Context, kind string, rule AmountRule, limit
 	// then: another process's sync may have written its own meanwhile.
 	merge := func(w ledger.Window) ledger.Merge {
 		return func(held []ledger.Span) []ledger.Span {
-			return mergeSpans(held, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started, Unsure: w.Unsure}, rule)
+			return mergeSpans(held, ledger.Span{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started, Unsure: w.Unsure}, fin)
 		}
 	}
 	p := open(w.Token)

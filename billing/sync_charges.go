@@ -20,14 +20,14 @@ import (
 // still running at their sync asked again.
 func (s *Service) chargeOps() syncOps {
 	return syncOps{
-		kind:  ledger.KindCharges,
-		limit: api.MaxLimit,
-		rule:  s.AmountRule,
+		kind:     ledger.KindCharges,
+		limit:    api.MaxLimit,
+		finality: s.chargesFinality,
 		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
 			if s.AmountRule() == RuleWindow {
 				return 0, false, nil // a past day cannot change, whatever ran on
 			}
-			return led.RunningSince(ctx, lo, hi, int64(syncMargin/time.Second))
+			return led.RunningSince(ctx, lo, hi, int64(chargesMargin/time.Second))
 		},
 		fetch: s.fetchCharges,
 		count: func(ctx context.Context, lo, hi int64) (int, error) {
@@ -39,6 +39,11 @@ func (s *Service) chargeOps() syncOps {
 		},
 		after: s.learnFromLedger,
 	}
+}
+
+// chargesFinality: by the amount rule known, a day's margin.
+func (s *Service) chargesFinality() finality {
+	return finality{rule: s.AmountRule(), margin: int64(chargesMargin / time.Second)}
 }
 
 // syncCharges brings the ledger's contracts overlapping [lo, hi) up to
@@ -114,11 +119,53 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 		if rule == RuleUnknown && slices.ContainsFunc(kept, func(e api.Charge) bool { return spans(&e, w.Lo, w.Hi) }) {
 			w.Unsure = true
 		}
+		if rule == RuleWindow {
+			again, err := revisedBefore(ctx, led, kept, *w)
+			if err != nil {
+				return 0, 0, 0, ledgerErr(err)
+			}
+			st.again = append(st.again, again...)
+		}
 		n, err := led.WriteCharges(ctx, ledger.ChargesPage{Window: *w, Rows: dayRows(kept, *w, rule), Dropped: drop.page(),
 			Windowed: rule == RuleWindow, Done: done, Merge: merge(*w)})
 		return n, len(kept), skipped, ledgerErr(err)
 	}
-	return fetchWindow(ctx, ledger.KindCharges, s.AmountRule(), api.MaxLimit, w, open, write, st, say)
+	return fetchWindow(ctx, ledger.KindCharges, s.chargesFinality(), api.MaxLimit, w, open, write, st, say)
+}
+
+// revisedBefore finds, under window amounts, the contracts of a page of
+// window w that had ended when the ledger last took them and that reach
+// back before w, whose amount in w is not what their days there hold
+// (beyond the rounding of a thousandth a day and a line): the server
+// corrected what they were charged, on every day of their lives, so their
+// days before w are stale too. It returns the windows that hold those
+// days, from each one's first, to be fetched again.
+func revisedBefore(ctx context.Context, led *ledger.Ledger, kept []api.Charge, w ledger.Window) ([]window, error) {
+	var srcs []string
+	for i := range kept {
+		if e := &kept[i]; e.End != 0 && e.Start < dayFloor(w.Lo) {
+			srcs = append(srcs, e.Source)
+		}
+	}
+	if len(srcs) == 0 {
+		return nil, nil
+	}
+	held, err := led.HeldOf(ctx, srcs, w.Lo, w.Hi)
+	if err != nil {
+		return nil, err
+	}
+	var again []window
+	for i := range kept {
+		e := &kept[i]
+		h, ok := held[e.Source]
+		if !ok || h.Start != e.Start || h.End != e.End || h.End >= h.SyncedAt || h.Days == 0 || e.Start >= dayFloor(w.Lo) {
+			continue // new, changed in its times, running when taken, or all inside
+		}
+		if d, tol := e.Amount-h.InWindow, money.Amount(h.Days+len(e.Items)+1); d > tol || -d > tol {
+			again = append(again, window{dayFloor(e.Start), dayFloor(w.Lo)})
+		}
+	}
+	return again, nil
 }
 
 // dayRows gives each contract its charge on each UTC day: under window

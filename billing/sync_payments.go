@@ -9,19 +9,26 @@ import (
 )
 
 // Payment records go through the same ledger by the same rules, the
-// creation time in place of the day: a record created before the last
-// sync less the margin is final, unless it was pending then (a payment
-// confirmed later), so the span from the oldest pending one is asked
-// again too. Their pacing is 3 s a request: the statement of a covered
-// year then costs the records since the last sync and one count.
+// creation time in place of the day. A record is final once it was paid
+// (the server sends its payment time; null while pending) more than the
+// margin (paymentsMargin) before a sync, and created that long before it:
+// so a sync reads again the records created in the days before the last
+// one, and from the oldest record then pending or paid within those days
+// on — a crypto payment confirmed later, an amount settled later — until
+// it is final. Their pacing is 3 s a request: the statement of a covered
+// year then costs the records of those days (a page) and one count.
+
+// paymentsFinality: a record's amount is what was paid, whatever the
+// window asked (totals).
+var paymentsFinality = finality{rule: RuleTotals, margin: int64(paymentsMargin / time.Second)}
 
 func (s *Service) paymentOps() syncOps {
 	return syncOps{
-		kind:  ledger.KindPayments,
-		limit: api.InvoicesLimit,
-		rule:  func() AmountRule { return RuleTotals },
+		kind:     ledger.KindPayments,
+		limit:    api.InvoicesLimit,
+		finality: func() finality { return paymentsFinality },
 		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
-			return led.PendingSince(ctx, lo, hi)
+			return led.UnsettledSince(ctx, lo, hi, paymentsFinality.margin)
 		},
 		fetch: s.fetchPayments,
 		// The invoices endpoint takes no page size: a count costs one page.
@@ -64,7 +71,7 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: *w, Records: kept, Dropped: drop.page(), Done: done, Merge: merge(*w)})
 		return n, len(kept), pg.Skipped, ledgerErr(err)
 	}
-	return fetchWindow(ctx, ledger.KindPayments, RuleTotals, api.InvoicesLimit, w, open, write, st, say)
+	return fetchWindow(ctx, ledger.KindPayments, paymentsFinality, api.InvoicesLimit, w, open, write, st, say)
 }
 
 // SyncPayments brings the ledger's payment records created in [from, to]

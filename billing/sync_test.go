@@ -677,3 +677,104 @@ func TestLedgerRuleLearntByAnotherProcess(t *testing.T) {
 		t.Errorf("the dashboard's rule %v", dash.s.AmountRule())
 	}
 }
+
+// A contract the ledger took whole, asked again over a window it reaches
+// back before, tells the amount rule — unless what it was charged was
+// corrected since: a smaller amount that is not its part inside the window
+// is a correction, not a window's amount, and learns nothing.
+func TestLedgerRuleNotFooledByACorrection(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 100})
+	r := openRun(t, srv, t.TempDir())
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 6, 0, 0, 0, time.UTC).Unix()
+	held := api.Charge{Source: "instance-77", Type: "instance", Description: "Instance 77", Start: t0, End: t0 + 10*day,
+		Amount: 10 * money.Dollar, Items: []api.Charge{{Type: "gpu", Description: "gpu", Start: t0, End: t0 + 10*day, Amount: 10 * money.Dollar}}}
+	if _, err := r.led.WriteCharges(ctx, ledger.ChargesPage{Window: ledger.Window{Lo: t0, Hi: t0 + 20*day, Started: t0 + 20*day},
+		Rows: dayRows([]api.Charge{held}, ledger.Window{Lo: t0, Hi: t0 + 20*day}, RuleTotals), Done: true}); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := t0+5*day, t0+30*day // half its life before the window
+	for _, c := range []struct {
+		amount money.Amount
+		want   AmountRule
+	}{
+		{7 * money.Dollar, RuleUnknown}, // corrected to 70 %: not the window's half
+		{5 * money.Dollar, RuleWindow},
+		{10 * money.Dollar, RuleTotals},
+	} {
+		r.s.ruleMu.Lock()
+		r.s.rule = RuleUnknown
+		r.s.ruleMu.Unlock()
+		e := held
+		e.Amount, e.Items = c.amount, []api.Charge{held.Items[0]}
+		e.Items[0].Amount = c.amount
+		if got := r.s.ruleFromLedger(ctx, r.led, []api.Charge{e}, lo, hi); got != c.want {
+			t.Errorf("held %v, asked %v over half its life: %v, want %v", held.Amount, c.amount, got, c.want)
+		}
+	}
+}
+
+// A payment record not final when synced is read again by the next sync
+// until it is: one pending then paid, one made the day before corrected,
+// one created weeks ago but paid just before the sync and corrected since.
+// A record long final is not asked again: the second run costs the
+// records of the last days and the count.
+func TestLedgerPaymentsReadAgainUntilFinal(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
+	n := now.Unix()
+	rec := func(id string, created, paid int64, amount int64) demoserver.Invoice {
+		return demoserver.Invoice{ID: id, Created: created, Paid: paid, Type: "credit", Source: "stripe",
+			Description: "Card payment", Service: "stripe_payments", Amount: amount}
+	}
+	srv := startServer(t, demoserver.Options{Contracts: 100, Now: now, Invoices: []demoserver.Invoice{
+		rec("old", n-100*day, n-100*day, -50_000),
+		rec("pending", n-10*day, 0, -100_000),
+		rec("yesterday", n-day, n-day+5, -25_000),
+		rec("late", n-20*day, n-3600, -30_000),
+	}})
+	dir := t.TempDir()
+	r := openRun(t, srv, dir)
+	ctx := context.Background()
+	if _, err := r.s.SyncPayments(ctx, now.AddDate(-1, 0, 0), now, nil); err != nil {
+		t.Fatal(err)
+	}
+	r.close()
+
+	srv.Move(demoserver.Move{By: time.Hour})
+	srv.ChangeInvoices(func(recs []demoserver.Invoice) []demoserver.Invoice {
+		for i := range recs {
+			switch r := &recs[i]; r.ID {
+			case "pending":
+				r.Paid = n + 1800
+			case "yesterday", "late":
+				r.Amount += 1_000
+			}
+		}
+		return recs
+	})
+	srv.ResetRequests()
+	r = openRun(t, srv, dir)
+	if _, err := r.s.SyncPayments(ctx, srv.Now().AddDate(-1, 0, 0), srv.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	held, err := r.led.Payments(ctx, 0, 1<<40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]api.Invoice{}
+	for _, in := range srv.Invoices() {
+		want[in.ID] = api.Invoice{ID: in.ID, Paid: in.Paid, Amount: money.Amount(in.Amount)}
+	}
+	for _, h := range held {
+		if w := want[h.ID]; h.Paid != w.Paid || h.Amount != w.Amount {
+			t.Errorf("%s: paid %d, %v; the server's paid %d, %v", h.ID, h.Paid, h.Amount, w.Paid, w.Amount)
+		}
+	}
+	if len(held) != len(want) {
+		t.Errorf("%d records held, the server has %d", len(held), len(want))
+	}
+	if n := srv.CountPath(api.InvoicesPath); n > 2 {
+		dumpReqs(t, srv)
+		t.Errorf("the second sync asked %d requests", n)
+	}
+}

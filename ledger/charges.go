@@ -690,26 +690,35 @@ func nullInt(v int64) any {
 }
 
 // Held is what the ledger holds of a contract: its times, amount and when
-// it was synced.
+// it was synced, and what its days hold of a window asked.
 type Held struct {
 	Start, End int64
 	Mills      money.Amount
 	SyncedAt   int64
+	// InWindow is the sum of its days in [dayFloor(lo), hi) of HeldOf's
+	// window, and Days how many they are.
+	InWindow money.Amount
+	Days     int
 }
 
-// HeldOf reads what the ledger holds of the contracts named.
-func (l *Ledger) HeldOf(ctx context.Context, sources []string) (map[string]Held, error) {
+// HeldOf reads what the ledger holds of the contracts named, and of their
+// days in [dayFloor(lo), hi).
+func (l *Ledger) HeldOf(ctx context.Context, sources []string, lo, hi int64) (map[string]Held, error) {
 	out := map[string]Held{}
 	if len(sources) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(sources))
+	args := make([]any, 0, len(sources)+2)
+	args = append(args, dayFloor(lo), hi)
 	marks := make([]string, len(sources))
 	for i, s := range sources {
-		args[i], marks[i] = s, "?"
+		args = append(args, s)
+		marks[i] = "?"
 	}
-	rows, err := l.conn().QueryContext(ctx, `SELECT source, start, "end", mills, synced_at FROM contracts WHERE source IN (`+
-		strings.Join(marks, ",")+`)`, args...)
+	rows, err := l.conn().QueryContext(ctx, `SELECT c.source, c.start, c."end", c.mills, c.synced_at,
+		coalesce(sum(d.mills), 0), count(d.day) FROM contracts c
+		LEFT JOIN daily d ON d.contract_id = c.id AND d.day >= ?1 AND d.day < ?2
+		WHERE c.source IN (`+strings.Join(marks, ",")+`) GROUP BY c.id`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -717,11 +726,11 @@ func (l *Ledger) HeldOf(ctx context.Context, sources []string) (map[string]Held,
 	for rows.Next() {
 		var src string
 		var h Held
-		var mills int64
-		if err := rows.Scan(&src, &h.Start, &h.End, &mills, &h.SyncedAt); err != nil {
+		var mills, in int64
+		if err := rows.Scan(&src, &h.Start, &h.End, &mills, &h.SyncedAt, &in, &h.Days); err != nil {
 			return nil, err
 		}
-		h.Mills = money.Amount(mills)
+		h.Mills, h.InWindow = money.Amount(mills), money.Amount(in)
 		out[src] = h
 	}
 	return out, rows.Err()

@@ -105,12 +105,14 @@ func (l *Ledger) CountPayments(ctx context.Context, lo, hi int64) (int, error) {
 	return n, err
 }
 
-// PendingSince is the creation time of the oldest record in [lo, hi) still
-// pending when last synced: it may have been paid since. ok is false when
-// none is.
-func (l *Ledger) PendingSince(ctx context.Context, lo, hi int64) (created int64, ok bool, err error) {
+// UnsettledSince is the creation time of the oldest record in [lo, hi)
+// that was not settled when last synced: pending then, or paid within
+// margin seconds before that sync (its payment may have been confirmed
+// and its amount settled since). ok is false when none is.
+func (l *Ledger) UnsettledSince(ctx context.Context, lo, hi, margin int64) (created int64, ok bool, err error) {
 	var v sql.NullInt64
-	err = l.conn().QueryRowContext(ctx, `SELECT min(created) FROM payments WHERE created >= ? AND created < ? AND paid IS NULL`, lo, hi).Scan(&v)
+	err = l.conn().QueryRowContext(ctx, `SELECT min(created) FROM payments WHERE created >= ? AND created < ?
+		AND (paid IS NULL OR paid >= synced_at - ?)`, lo, hi, margin).Scan(&v)
 	return v.Int64, v.Valid, err
 }
 

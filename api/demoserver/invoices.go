@@ -36,7 +36,27 @@ type Invoice struct {
 }
 
 // Invoices returns the payment records, oldest first.
-func (s *Server) Invoices() []Invoice { return slices.Clone(s.invoices) }
+func (s *Server) Invoices() []Invoice { return slices.Clone(s.records()) }
+
+// ChangeInvoices replaces the payment records by what change makes of a
+// copy of them, as a live server's records change between two runs of a
+// client that keeps history: a pending payment paid, an amount corrected,
+// a record added or withdrawn. A request in flight finishes on the records
+// it began with.
+func (s *Server) ChangeInvoices(change func([]Invoice) []Invoice) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	recs := change(slices.Clone(s.invoices))
+	slices.SortStableFunc(recs, func(a, b Invoice) int { return cmp.Compare(a.Created, b.Created) })
+	s.invoices = recs
+}
+
+// records is the payment records in force, never changed in place.
+func (s *Server) records() []Invoice {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.invoices
+}
 
 // monthSpend is the amount of the contracts that started in [from, to).
 func (d *dataset) monthSpend(from, to int64) int64 {
@@ -236,9 +256,10 @@ func (s *Server) serveInvoices(w http.ResponseWriter, r *http.Request, _ string,
 		off = cur.Off
 	}
 	var sel []*Invoice
-	for i := range s.invoices {
-		if f.match(&s.invoices[i]) {
-			sel = append(sel, &s.invoices[i])
+	recs := s.records()
+	for i := range recs {
+		if f.match(&recs[i]) {
+			sel = append(sel, &recs[i])
 		}
 	}
 	if latest {

@@ -201,7 +201,7 @@ type Server struct {
 	balance    balanceSettings       // changed by PUT /api/v0/users/
 	views      map[viewKey]*view
 	closed     bool
-	invoices   []Invoice      // the payment records, oldest first; immutable
+	invoices   []Invoice      // the payment records, oldest first; replaced whole, never changed in place
 	decided    map[int64]bool // price increases answered, by id
 	webhooks   []WebhookTruth
 	// nextWebhook is the id the next created webhook gets.

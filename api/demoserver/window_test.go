@@ -101,3 +101,55 @@ func TestAdvance(t *testing.T) {
 		t.Fatalf("%d new contracts (want 5), %d of %d running ones ran on", fresh, grew, len(running))
 	}
 }
+
+// Move changes the past as it says: running contracts end before the new
+// now, recent ones are charged anew, others vanish from every answer; the
+// rest is as it was. ChangeInvoices replaces the payment records.
+func TestMove(t *testing.T) {
+	ts := start(t, Options{Contracts: 600})
+	before := ts.Now().Unix()
+	was := map[string]Contract{}
+	for _, c := range ts.Contracts(Filter{}) {
+		was[c.Source] = c
+	}
+	m := ts.Move(Move{By: 2 * time.Hour, New: 3, End: 4, Revise: 5, Vanish: 2, Recent: 48 * time.Hour})
+	if len(m.New) != 3 || len(m.Ended) != 4 || len(m.Revised) != 5 || len(m.Vanished) != 2 {
+		t.Fatalf("moved %+v", m)
+	}
+	now := ts.Now().Unix()
+	is := map[string]Contract{}
+	for _, c := range ts.Contracts(Filter{}) {
+		is[c.Source] = c
+	}
+	for _, s := range m.Ended {
+		if c := is[s]; was[s].End != before || c.End <= before || c.End >= now {
+			t.Errorf("%s ran %d..%d, then %d..%d: not ended in the step", s, was[s].Start, was[s].End, c.Start, c.End)
+		}
+	}
+	for _, s := range m.Revised {
+		if c := is[s]; c.End < before-48*3600 || c.End >= before || c.End != was[s].End || c.Amount == was[s].Amount {
+			t.Errorf("%s: %d ending %d, was %d", s, c.Amount, c.End, was[s].Amount)
+		}
+	}
+	for _, s := range m.Vanished {
+		if _, ok := is[s]; ok {
+			t.Errorf("%s is still there", s)
+		}
+	}
+	if len(is) != len(was)+3-2 {
+		t.Errorf("%d contracts, were %d", len(is), len(was))
+	}
+	got, _ := ts.all(0, now, nil, "limit", "500")
+	if len(got) != len(is) {
+		t.Errorf("the endpoint serves %d contracts, the truth has %d", len(got), len(is))
+	}
+
+	recs := ts.Invoices()
+	ts.ChangeInvoices(func(in []Invoice) []Invoice {
+		in[0].Amount *= 2
+		return in[1:]
+	})
+	if got := ts.Invoices(); len(got) != len(recs)-1 || got[0].ID != recs[1].ID {
+		t.Errorf("the records after a change: %d, first %s", len(got), got[0].ID)
+	}
+}
