@@ -94,6 +94,9 @@ type Service struct {
 	led      *ledger.Ledger
 	ledNote  string
 	ledReset bool
+	// ledFailure is why the ledger was given up, in words ("the disk is
+	// full"): a sync asked by name fails with it.
+	ledFailure string
 	// syncs are the charges' and the payments' syncs: each kind syncs one
 	// at a time (on its endpoint's budget), the two side by side.
 	syncs map[string]*kindSync

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -178,14 +177,19 @@ func ledgerErr(err error) error {
 }
 
 // giveUp handles a failed ledger: a corrupt file is moved aside and a new
-// one started (retry says to sync again); anything else (disk full,
-// read-only) drops the ledger for the rest of the run. The note is said
-// once, in the feeds' warnings.
+// one started (retry says to sync again, as does a window begun in the
+// file moved aside); anything else (disk full, read-only, a lock held too
+// long) drops the ledger for the rest of the run, what it holds left as
+// it is. The note is said once, in the feeds' warnings, in words
+// (ledger.Describe), never SQLite's.
 func (s *Service) giveUp(err error) (retry bool) {
 	s.ledMu.Lock()
 	defer s.ledMu.Unlock()
 	if s.led == nil {
 		return false
+	}
+	if errors.Is(err, ledger.ErrMoved) {
+		return true
 	}
 	if ledger.IsCorrupt(err) && !s.ledReset {
 		s.ledReset = true
@@ -196,17 +200,10 @@ func (s *Service) giveUp(err error) (retry bool) {
 		}
 		err = rerr
 	}
-	s.ledNote = "the ledger " + s.led.Path() + " cannot be used (" + oneLine(err) + "): this run reads the server"
+	s.ledNote = "the ledger " + s.led.Path() + " cannot be used (" + ledger.Describe(err) + "): this run reads the server"
+	s.ledFailure = ledger.Describe(err)
 	s.led = nil
 	return false
-}
-
-func oneLine(err error) string {
-	t := err.Error()
-	if i := strings.IndexByte(t, '\n'); i >= 0 {
-		t = t[:i]
-	}
-	return t
 }
 
 // SyncState is where a sync stands: pages asked, of how many the window
@@ -222,6 +219,9 @@ type SyncState struct {
 	// RuleLearnt is set when the sync learnt the amount rule: the rows
 	// read before it may have been read by the wrong one.
 	RuleLearnt bool
+	// Note is what became of the ledger during a sync asked by name: a
+	// corrupt file moved aside and started anew ("" when nothing did).
+	Note string
 	// again are the windows found stale while fetching others (a
 	// correction of a contract's whole life): fetched before the sync ends.
 	again []window
@@ -625,10 +625,13 @@ type windowPager[P any] interface {
 // returns the rows changed, the entries kept and those skipped; it may mark
 // the window Unsure, and on the last page hands the ledger merge's Merge
 // of the window's span.
-func fetchWindow[P any](ctx context.Context, kind string, fin finality, limit int, w ledger.Window,
+func fetchWindow[P any](ctx context.Context, led *ledger.Ledger, fin finality, limit int, w ledger.Window,
 	open func(token string) windowPager[P],
 	write func(pg P, w *ledger.Window, done bool, merge func(ledger.Window) ledger.Merge) (changed, kept, skipped int, err error),
 	st *SyncState, say func()) (int, error) {
+	if w.Gen == 0 {
+		w.Gen = led.Gen() // its pages all go to this file, or none
+	}
 	// The spans are merged in the page's transaction, with those held
 	// then: another process's sync may have written its own meanwhile.
 	merge := func(w ledger.Window) ledger.Merge {

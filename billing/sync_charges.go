@@ -130,7 +130,7 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 			Windowed: rule == RuleWindow, Done: done, Merge: merge(*w)})
 		return n, len(kept), skipped, ledgerErr(err)
 	}
-	return fetchWindow(ctx, ledger.KindCharges, s.chargesFinality(), api.MaxLimit, w, open, write, st, say)
+	return fetchWindow(ctx, led, s.chargesFinality(), api.MaxLimit, w, open, write, st, say)
 }
 
 // revisedBefore finds, under window amounts, the contracts of a page of
@@ -310,17 +310,43 @@ func part(a money.Amount, num, den int64) money.Amount {
 // SyncCharges brings the ledger's charges of [from, to] up to date with
 // the server (`vastdash sync`), whatever a recent sync did.
 func (s *Service) SyncCharges(ctx context.Context, from, to time.Time, report func(SyncState)) (SyncState, error) {
-	return s.syncExplicit(s.syncCharges(ctx, from.Unix(), to.Unix()+1, true, report))
+	return s.syncExplicit(func() (SyncState, error) { return s.syncCharges(ctx, from.Unix(), to.Unix()+1, true, report) })
 }
 
-// syncExplicit is the outcome of a sync asked for by name: a failure of
-// the ledger itself is said in the ledger's words (and the ledger given
-// up, or a corrupt one started anew).
-func (s *Service) syncExplicit(st SyncState, err error) (SyncState, error) {
-	var le *ledgerError
-	if errors.As(err, &le) {
-		s.giveUp(le.err)
-		return st, errors.New(s.ledgerNote())
+// syncExplicit runs a sync asked for by name. A corrupt ledger is moved
+// aside and a new one started, and the sync runs again on it (the state's
+// Note says so); any other failure of the ledger itself — or its loss to
+// the other kind's sync — fails the sync in words: "cannot sync the ledger
+// PATH: the disk is full". What the file held is left as it is.
+func (s *Service) syncExplicit(run func() (SyncState, error)) (SyncState, error) {
+	path := ""
+	if led := s.Ledger(); led != nil {
+		path = led.Path()
 	}
+	st, err := run()
+	var le *ledgerError
+	if errors.As(err, &le) && s.giveUp(le.err) {
+		st, err = run()
+	}
+	switch {
+	case errors.As(err, &le):
+		s.giveUp(le.err)
+		return st, s.syncFailed(path, le.err)
+	case errors.Is(err, errNoLedger) && path != "":
+		return st, s.syncFailed(path, err)
+	}
+	st.Note = s.ledgerNote()
 	return st, err
+}
+
+// syncFailed is the error of a sync asked by name whose ledger was given
+// up: why, in words.
+func (s *Service) syncFailed(path string, err error) error {
+	s.ledMu.Lock()
+	why := s.ledFailure
+	s.ledMu.Unlock()
+	if why == "" {
+		why = ledger.Describe(err)
+	}
+	return errors.New("cannot sync the ledger " + path + ": " + why)
 }

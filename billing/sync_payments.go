@@ -71,11 +71,11 @@ func (s *Service) fetchPayments(ctx context.Context, led *ledger.Ledger, w ledge
 		n, err := led.WritePayments(ctx, ledger.PaymentsPage{Window: *w, Records: kept, Dropped: drop.page(), Done: done, Merge: merge(*w)})
 		return n, len(kept), pg.Skipped, ledgerErr(err)
 	}
-	return fetchWindow(ctx, ledger.KindPayments, paymentsFinality, api.InvoicesLimit, w, open, write, st, say)
+	return fetchWindow(ctx, led, paymentsFinality, api.InvoicesLimit, w, open, write, st, say)
 }
 
 // SyncPayments brings the ledger's payment records created in [from, to]
 // up to date with the server (`vastdash sync`), whatever a recent sync did.
 func (s *Service) SyncPayments(ctx context.Context, from, to time.Time, report func(SyncState)) (SyncState, error) {
-	return s.syncExplicit(s.syncPayments(ctx, from.Unix(), to.Unix()+1, true, report))
+	return s.syncExplicit(func() (SyncState, error) { return s.syncPayments(ctx, from.Unix(), to.Unix()+1, true, report) })
 }

@@ -40,7 +40,7 @@ func (r ledgerRun) couldNotTell() {
 	r.s.ruleMu.Unlock()
 }
 
-func openRun(t *testing.T, srv *demoserver.Server, dir string) ledgerRun {
+func openRun(t *testing.T, srv *demoserver.Server, dir string, opts ...ledger.Option) ledgerRun {
 	t.Helper()
 	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0),
 		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithTimeout(syncWait))
@@ -48,7 +48,7 @@ func openRun(t *testing.T, srv *demoserver.Server, dir string) ledgerRun {
 		t.Fatal(err)
 	}
 	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
-	led, moved, err := ledger.Open(ledger.Path(dir, id), id)
+	led, moved, err := ledger.Open(ledger.Path(dir, id), id, opts...)
 	if err != nil || moved != "" {
 		t.Fatalf("ledger: %v %q", err, moved)
 	}
@@ -776,5 +776,58 @@ func TestLedgerPaymentsReadAgainUntilFinal(t *testing.T) {
 	if n := srv.CountPath(api.InvoicesPath); n > 2 {
 		dumpReqs(t, srv)
 		t.Errorf("the second sync asked %d requests", n)
+	}
+}
+
+// Another process holds the ledger locked for writing longer than a write
+// waits: the feed gives the ledger up with one warning in words and pages
+// the server, the answer exact; the file keeps what it held. A sync asked
+// by name fails in one line saying why.
+func TestLedgerLockedFallsBackToTheServer(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 900})
+	dir := t.TempDir()
+	r := openRun(t, srv, dir)
+	load(t, r.s, yearQuery(srv.Now()))
+	held, _ := r.led.CountCharges(context.Background(), 0, 1<<40)
+	path := r.led.Path()
+	r.close()
+
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	srv.Advance(time.Hour, 10)
+	r = openRun(t, srv, dir, ledger.BusyTimeout(50*time.Millisecond))
+	q := yearQuery(srv.Now())
+	got, st := load(t, r.s, q)
+	sameAsServer(t, srv, q, got)
+	w := st.Warnings()
+	if st.Ledger || len(w) != 1 || !strings.Contains(w[0], path) || !strings.Contains(w[0], "locked") || strings.Contains(w[0], "SQLITE") {
+		t.Errorf("ledger %v, warnings %q", st.Ledger, w)
+	}
+	r.close()
+
+	r = openRun(t, srv, dir, ledger.BusyTimeout(50*time.Millisecond))
+	_, err = r.s.SyncCharges(ctx, q.From, q.To, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot sync the ledger "+path+": ") || !strings.Contains(err.Error(), "locked") {
+		t.Errorf("sync: %v", err)
+	}
+	r.close()
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	r = openRun(t, srv, dir)
+	if n, _ := r.led.CountCharges(ctx, 0, 1<<40); n != held {
+		t.Errorf("the ledger holds %d contracts after the lock, %d before", n, held)
 	}
 }

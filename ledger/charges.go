@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"hash/fnv"
 	"strconv"
 	"strings"
@@ -40,7 +41,16 @@ type Window struct {
 	// Unsure: a page of it was written as Span.Unsure says; its span will
 	// be.
 	Unsure bool
+	// Gen is the generation of the file (Ledger.Gen) the window began in,
+	// 0 for any: a page of a window begun in a file since moved aside
+	// (Reset) is refused with ErrMoved, as its first pages are not in the
+	// new file and its span would claim what the new file does not hold.
+	Gen int64
 }
+
+// ErrMoved refuses a page of a window begun in a file since moved aside
+// and started anew (Reset): the sync begins the window again.
+var ErrMoved = errors.New("the ledger was started anew while a window was fetched")
 
 // Day is what a contract was charged on one UTC day.
 type Day struct {
@@ -108,6 +118,9 @@ type Merge func(held []Span) []Span
 // changed or deleted (0: the page only confirmed what the ledger held).
 func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, err error) {
 	err = l.write(ctx, func(tx *txn) error {
+		if err := l.current(p.Window); err != nil {
+			return err
+		}
 		n, err := writeContracts(ctx, tx, p)
 		if err != nil {
 			return err
@@ -471,6 +484,7 @@ func scanSpans(rows *sql.Rows) ([]Span, error) {
 // hi), if any (the latest begun).
 func (l *Ledger) Progress(ctx context.Context, kind string, lo, hi int64) (Window, bool, error) {
 	var w Window
+	w.Gen = l.Gen()
 	err := l.conn().QueryRowContext(ctx, `SELECT lo, hi, token, started_at, pages, unsure FROM progress
 		WHERE kind = ? AND lo < ? AND hi > ? ORDER BY started_at DESC LIMIT 1`, kind, hi, lo).
 		Scan(&w.Lo, &w.Hi, &w.Token, &w.Started, &w.Pages, &w.Unsure)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -440,5 +441,69 @@ func TestForget(t *testing.T) {
 	}
 	if _, err := os.Stat(target); err != nil {
 		t.Error("the link's target was deleted")
+	}
+}
+
+// A window begun in a file since moved aside and started anew (Reset) is
+// refused: its first pages are not in the new file, and its span would
+// claim what the new file does not hold. Begun again, it is written.
+func TestResetRefusesAWindowOfTheOldFile(t *testing.T) {
+	l := openT(t, path(t))
+	ctx := context.Background()
+	w := Window{Lo: 0, Hi: 3000, Started: 3000, Gen: l.Gen()}
+	if _, err := l.WriteCharges(ctx, page(w, false, nil, contract("1", 1000, 2000, 5))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	last := page(w, true, []Span{{Lo: 0, Hi: 3000, SyncedAt: 3000}}, contract("2", 1500, 2500, 5))
+	if _, err := l.WriteCharges(ctx, last); !errors.Is(err, ErrMoved) {
+		t.Fatalf("the old file's window: %v", err)
+	}
+	if sp, _ := l.Spans(ctx, KindCharges); len(sp) != 0 {
+		t.Fatalf("the new file claims %v", sp)
+	}
+	last.Window.Gen = l.Gen()
+	if _, err := l.WriteCharges(ctx, last); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A write that waits past its bound for another process's lock fails in
+// words, not SQLite's, and leaves the file as it was.
+func TestLockHeldTooLong(t *testing.T) {
+	p := path(t)
+	l, _, err := Open(p, me, BusyTimeout(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	other, err := sql.Open("sqlite", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ctx := context.Background()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.WriteCharges(ctx, page(Window{Lo: 0, Hi: 3000, Started: 3000}, true, nil, contract("1", 1000, 2000, 5)))
+	if err == nil {
+		t.Fatal("a write went through another's lock")
+	}
+	if d := Describe(err); !strings.Contains(d, "locked") || strings.ContainsAny(d, "()") || strings.Contains(d, "SQLITE") {
+		t.Errorf("described %q (%v)", d, err)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.CountCharges(ctx, 0, 5000); err != nil || n != 0 {
+		t.Errorf("after the failed write: %d contracts (%v)", n, err)
 	}
 }

@@ -107,6 +107,26 @@ type Ledger struct {
 	wmu sync.Mutex // one write transaction at a time in this process
 	mu  sync.RWMutex
 	db  *sql.DB
+	// gen counts the files this Ledger has had: 1, and one more at each
+	// Reset (under wmu and mu).
+	gen int64
+}
+
+// Gen is the generation of the file: it changes when Reset moves the file
+// aside and starts a new one (see Window.Gen).
+func (l *Ledger) Gen() int64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.gen
+}
+
+// current refuses a page of a window begun in an earlier file; called in
+// the page's write transaction (under wmu, which Reset takes too).
+func (l *Ledger) current(w Window) error {
+	if w.Gen != 0 && w.Gen != l.gen {
+		return ErrMoved
+	}
+	return nil
 }
 
 // Path is the ledger's file.
@@ -159,7 +179,8 @@ func Open(path string, id Identity, opts ...Option) (l *Ledger, moved string, er
 type Option func(*options)
 
 type options struct {
-	maxPages int64 // 0: SQLite's own limit
+	maxPages int64         // 0: SQLite's own limit
+	busy     time.Duration // 0: busyTimeout
 }
 
 // MaxPages caps the file at n pages (SQLite's max_page_count, 4 KB each):
@@ -167,9 +188,14 @@ type options struct {
 // where space is tight, and lets the tests meet a full disk.
 func MaxPages(n int64) Option { return func(o *options) { o.maxPages = n } }
 
+// BusyTimeout bounds how long a write waits for another process's
+// (default 10 s): past it the write fails as a lock held too long. The
+// tests meet such a lock without waiting the default out.
+func BusyTimeout(d time.Duration) Option { return func(o *options) { o.busy = d } }
+
 // errCorrupt marks a file SQLite cannot read as a database (internal: Open
 // moves it aside).
-var errCorrupt = errors.New("ledger corrupt")
+var errCorrupt = errors.New("ledger unreadable")
 
 func open(path string, id Identity, o options) (*Ledger, error) {
 	fresh, err := privateFile(path)
@@ -181,15 +207,16 @@ func open(path string, id Identity, o options) (*Ledger, error) {
 			return nil, fmt.Errorf("%w: %s", errCorrupt, why)
 		}
 	}
-	d := dsn(path, false)
+	d := dsn(path, false, o.busy)
 	if o.maxPages > 0 {
 		d += "&_pragma=max_page_count(" + strconv.FormatInt(o.maxPages, 10) + ")"
 	}
+
 	db, err := sql.Open("sqlite", d)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
 	}
-	l := &Ledger{path: path, id: id, db: db, opts: o}
+	l := &Ledger{path: path, id: id, db: db, opts: o, gen: 1}
 	if err := l.prepare(fresh); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -202,10 +229,13 @@ func open(path string, id Identity, o options) (*Ledger, error) {
 // write lock at BEGIN, so two writers wait for each other instead of
 // failing to upgrade. A read-only open is also query_only, so no statement
 // can write whatever it is.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, busy time.Duration) string {
+	if busy <= 0 {
+		busy = busyTimeout
+	}
 	u := url.URL{Scheme: "file", Path: path}
 	q := []string{
-		"_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")",
+		"_pragma=busy_timeout(" + strconv.FormatInt(busy.Milliseconds(), 10) + ")",
 		"_pragma=foreign_keys(1)",
 	}
 	if readOnly {
@@ -225,7 +255,7 @@ func (l *Ledger) prepare(fresh bool) error {
 	switch {
 	case err == nil:
 	case isCorrupt(err):
-		return fmt.Errorf("%w: %v", errCorrupt, reason(err))
+		return unavailable(l.path, err)
 	case strings.Contains(err.Error(), "no such table") || errors.Is(err, sql.ErrNoRows):
 		if !fresh && !errors.Is(err, sql.ErrNoRows) {
 			// A database, but not one of ours (or one whose first write was
@@ -447,6 +477,7 @@ func (l *Ledger) Reset() (moved string, err error) {
 		return moved, err
 	}
 	l.db = fresh.db
+	l.gen++
 	return moved, nil
 }
 
@@ -485,19 +516,68 @@ func IsFull(err error) bool {
 // unavailable wraps a failure to open or read the file.
 func unavailable(path string, err error) error {
 	if isCorrupt(err) {
-		return fmt.Errorf("%w: %v", errCorrupt, reason(err))
+		return fmt.Errorf("%w: %s is corrupt or cut short (the next run that uses the ledger moves it aside and rebuilds it from the server)",
+			errCorrupt, path)
 	}
 	return fmt.Errorf("%w: %s: %s", ErrUnavailable, path, reason(err))
 }
 
-// reason is an error's text for a one-line warning.
-func reason(err error) string {
-	s := err.Error()
+// Describe words a failure of a ledger call for a one-line message: what
+// SQLite's code means to the user (a full disk, a lock held too long, a
+// read-only file), never its raw text and numbers; an error of the system
+// without the path the message names already.
+func Describe(err error) string {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return "another vastdash held it locked for writing too long"
+		case sqlite3.SQLITE_FULL:
+			return "the disk is full"
+		case sqlite3.SQLITE_READONLY:
+			return "it cannot be written: the file or its folder is read-only"
+		case sqlite3.SQLITE_CANTOPEN:
+			return "it cannot be opened: its folder is read-only or gone"
+		case sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
+			return "permission denied"
+		case sqlite3.SQLITE_IOERR:
+			return "reading or writing it failed (a disk error)"
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return "it is corrupt or cut short"
+		case sqlite3.SQLITE_NOMEM:
+			return "out of memory"
+		}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return sqliteText(err.Error())
+}
+
+// sqliteText is SQLite's message without what is for programmers: the
+// lines after the first, and the codes it ends with ("… (1)",
+// "(SQLITE_BUSY)").
+func sqliteText(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	return s
+	for {
+		s = strings.TrimSpace(s)
+		i := strings.LastIndexByte(s, '(')
+		if i < 0 || !strings.HasSuffix(s, ")") {
+			return s
+		}
+		code := s[i+1 : len(s)-1]
+		if _, err := strconv.Atoi(code); err != nil && !strings.HasPrefix(code, "SQLITE_") {
+			return s
+		}
+		s = s[:i]
+	}
 }
+
+// reason is an error's text for a one-line warning (Describe).
+func reason(err error) string { return Describe(err) }
 
 // privateDir makes dir (0700) or checks it: a folder of ours open to others
 // is closed to them; one that is not a folder refuses the ledger.

@@ -27,6 +27,9 @@ type PaymentsPage struct {
 // or deleted.
 func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int, err error) {
 	err = l.write(ctx, func(tx *txn) error {
+		if err := l.current(p.Window); err != nil {
+			return err
+		}
 		for i := range p.Records {
 			r := &p.Records[i]
 			fp := paymentPrint(r)

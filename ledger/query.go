@@ -36,7 +36,7 @@ func OpenReadOnly(path string) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", dsn(path, true))
+	db, err := sql.Open("sqlite", dsn(path, true, 0))
 	if err != nil {
 		lk.release()
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
@@ -130,11 +130,11 @@ func (l *Ledger) Query(ctx context.Context, stmt string) (Result, error) {
 
 // queryErr words a failed statement: a write refused reads ErrWrite.
 func queryErr(err error) error {
-	s := reason(err)
+	s := err.Error()
 	if strings.Contains(s, "not authorized") || strings.Contains(s, "readonly") || strings.Contains(s, "read-only") {
 		return ErrWrite
 	}
-	return errors.New(s)
+	return errors.New(Describe(err))
 }
 
 // statements counts the statements of a text: semicolons outside quotes

@@ -265,3 +265,31 @@ func TestLedgerCommands(t *testing.T) {
 type ttyReader struct{ *strings.Reader }
 
 func (ttyReader) Write(p []byte) (int, error) { return len(p), nil }
+
+// The commands that read the ledger's file themselves say a corrupt one in
+// one line naming it and what comes of it, never SQLite's words; the file
+// is left for the next run that uses the ledger to move aside.
+func TestLedgerCommandsOnACorruptFile(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 200, Threshold: -1})
+	data := t.TempDir()
+	run := func(args ...string) result {
+		return headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	}
+	run("charges").ok(t)
+	path := ledgerFiles(t, data)[0]
+	_ = os.Remove(path + "-wal")
+	_ = os.Remove(path + "-shm")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("garbage!"), 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"ledger"}, {"sql", "SELECT count(*) FROM contracts"}} {
+		res := run(args...)
+		res.failed(t, exitRuntime, path+" is corrupt or cut short")
+		if strings.Contains(res.errOut, "SQLITE") || strings.Contains(res.errOut, "(26)") {
+			t.Errorf("%s said SQLite's words: %q", args[0], res.errOut)
+		}
+	}
+	if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, []byte("garbage!")) {
+		t.Error("a command that only reads changed the file")
+	}
+}

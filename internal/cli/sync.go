@@ -96,6 +96,13 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 	}
 	wg.Wait()
 	s.progress.done()
+	// A corrupt file moved aside and started anew is said, whatever
+	// became of the sync: what it held is no longer in the ledger.
+	for i, st := range states {
+		if st.Note != "" && (i == 0 || st.Note != states[0].Note) {
+			warn(s.stderr, st.Note)
+		}
+	}
 	if err := syncErr(errs); err != nil {
 		return err
 	}
