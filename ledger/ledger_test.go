@@ -336,7 +336,7 @@ func TestRunningContractRunsOn(t *testing.T) {
 func TestWriteReadAndForgetTheGone(t *testing.T) {
 	l := openT(t, path(t))
 	ctx := context.Background()
-	w := Window{Lo: 0, Hi: 1000, Started: 900, Token: "t1", Pages: 1}
+	w := Window{Lo: 0, Hi: 1000, Started: 900, Token: "t1", Pages: 1, Gen: l.Gen()}
 	if _, err := l.WriteCharges(ctx, page(w, false, nil, contract("1", 100, 200, 5), contract("2", 300, 400, 7))); err != nil {
 		t.Fatal(err)
 	}
