@@ -265,3 +265,36 @@ func TestLedgerCommands(t *testing.T) {
 type ttyReader struct{ *strings.Reader }
 
 func (ttyReader) Write(p []byte) (int, error) { return len(p), nil }
+
+// A command that reads no history never opens the ledger: `credit` from a
+// status bar every few seconds pays nothing for SQLite (no file made, no
+// lock taken), and a ledger that cannot be used is not its business to
+// warn about. The first command that reads history opens it.
+func TestCommandsWithoutHistoryLeaveTheLedgerClosed(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 200})
+	data := t.TempDir()
+	for _, args := range [][]string{{"credit"}, {"credit", "--output", "json"}, {"notifications"}, {"webhooks"}} {
+		res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+		res.ok(t)
+		if files, _ := filepath.Glob(filepath.Join(data, "vastdash", "*")); len(files) != 0 {
+			t.Fatalf("%v opened the ledger: %v", args, files)
+		}
+	}
+	// A link where the ledger would be: credit says nothing of it.
+	if err := os.MkdirAll(filepath.Join(data, "vastdash"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "charges").ok(t)
+	path := ledgerFiles(t, data)[0]
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		_ = os.Remove(f)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), path); err != nil {
+		t.Fatal(err)
+	}
+	res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "credit")
+	res.ok(t)
+	if res.errOut != "" {
+		t.Errorf("credit warned %q", res.errOut)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -49,16 +50,17 @@ type Session struct {
 	// KeySource says where the key came from: "env VAST_API_KEY" or a
 	// file's path ("" for --demo and a key being signed in with).
 	KeySource string
-	// Ledger is the account's ledger, open for this run; nil when the
-	// settings, --no-ledger or a failure to open it leave the run without,
-	// and in the dashboard, which opens it beside its start (Billing.Ledger).
-	Ledger *ledger.Ledger
-	// ledgerOpened is the dashboard's ledger once its open has ended.
-	ledgerOpened func() *ledger.Ledger
 	// LedgerPath is where the account's ledger is (or would be); "" when
 	// there is no home to keep one in, or --no-ledger keeps this run away
 	// from it.
 	LedgerPath string
+
+	// ledgerOpened is the account's ledger once its open has ended (nil
+	// when it could not be opened); ledgerTried once the open began. The
+	// billing layer opens it (Billing.Ledger), beside the dashboard's start
+	// or when a command first reads history.
+	ledgerOpened func() *ledger.Ledger
+	ledgerTried  atomic.Bool
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -250,22 +252,30 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 		}
 		return l, ""
 	}
+	opened := sync.OnceValues(func() (*ledger.Ledger, string) {
+		s.ledgerTried.Store(true)
+		l, note := open()
+		if note != "" && !o.dashboard {
+			// A command says it before its answer, on stderr; the
+			// dashboard on its status line.
+			if s.progress != nil {
+				s.progress.warn(note)
+			} else {
+				warn(s.stderr, note)
+			}
+			note = ""
+		}
+		return l, note
+	})
+	s.ledgerOpened = func() *ledger.Ledger { l, _ := opened(); return l }
 	if o.dashboard {
 		// The dashboard opens it beside its first frame, which nothing of
-		// the ledger's is needed for; the status line says a failure.
-		opened := sync.OnceValues(open)
-		s.ledgerOpened = func() *ledger.Ledger { l, _ := opened(); return l }
+		// the ledger's is needed for.
 		return []billing.Option{billing.WithLedgerOpening(opened)}
 	}
-	l, note := open()
-	if note != "" {
-		warn(s.stderr, note)
-	}
-	if l == nil {
-		return nil
-	}
-	s.Ledger = l
-	return []billing.Option{billing.WithLedger(l)}
+	// A command opens it when it first reads history: credit, auth or
+	// webhooks never pay for it.
+	return []billing.Option{billing.WithLedgerOnDemand(opened)}
 }
 
 // Close stops the billing layer's loads and the demo server, and closes
@@ -280,10 +290,7 @@ func (s *Session) Close() {
 	if s.debugLog != nil {
 		s.debugLog.Close()
 	}
-	if s.Ledger != nil {
-		_ = s.Ledger.Close()
-	}
-	if s.ledgerOpened != nil {
+	if s.ledgerTried.Load() {
 		// Billing.Close waited for the open.
 		if l := s.ledgerOpened(); l != nil {
 			_ = l.Close()

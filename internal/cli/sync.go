@@ -53,7 +53,8 @@ var errNoLedgerFile = errors.New("no ledger this run: --no-ledger was given, or 
 // syncLedger is the sync command: both kinds side by side, each on its
 // endpoint's pacing, then one line of what the ledger holds.
 func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
-	if s.Ledger == nil {
+	led := s.Billing.Ledger()
+	if led == nil {
 		return errNoLedger
 	}
 	svc := s.Billing
@@ -93,7 +94,7 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 	if err := errors.Join(errs[0], errs[1]); err != nil {
 		return err
 	}
-	in, err := s.Ledger.Info(ctx)
+	in, err := led.Info(ctx)
 	if err != nil {
 		return err
 	}
