@@ -43,14 +43,7 @@ vastdash spend --month 2026-10 --output csv
 		RunE: x.commandRun(&a.utc, nil, func(ctx context.Context, s *Session) error { return spendOutlook(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
-	fs.Var(&checkedValue{typ: "month", parse: func(s string) error {
-		s = strings.TrimSpace(s)
-		if _, err := billing.ParseMonth(s, time.UTC); err != nil {
-			return badValue("--month %s is not a month like 2026-11", argText(s))
-		}
-		a.month = s
-		return nil
-	}}, "month", "a past month in full, YYYY-MM, against the month before\n(default: this month so far, with a forecast)")
+	fs.Var(&checkedValue{typ: "month", parse: monthParser("--month", &a.month)}, "month", "a past month in full, YYYY-MM, against the month before\n(default: this month so far, with a forecast)")
 	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
 	return cmd
@@ -62,14 +55,12 @@ func spendOutlook(ctx context.Context, s *Session, a spendArgs) error {
 	svc := s.Billing
 	var month time.Time
 	if a.month != "" {
-		m, err := billing.ParseMonth(a.month, svc.Location())
+		m := monthArg{"--month", a.month}
+		first, _, err := months(m, m, svc.Location(), svc.Now())
 		if err != nil {
 			return usageError(err)
 		}
-		if err := billing.StatementMonths(m, m, svc.Now(), svc.Location()); err != nil {
-			return usageError(fmt.Errorf("--month: %w", err))
-		}
-		month = m
+		month = first
 	}
 	o, err := svc.Outlook(ctx, month, s.Settings.Budget, s.progress.feed)
 	s.progress.done()

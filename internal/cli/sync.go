@@ -61,7 +61,7 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 	from := now.AddDate(-1, 0, 0)
 	if a.from.set() {
 		var err error
-		if from, err = a.from.resolve(svc.Location(), now, false); err != nil {
+		if from, err = a.from.start("--from", svc.Location(), now); err != nil {
 			return usageError(err)
 		}
 	}

@@ -83,3 +83,52 @@ func TestTextAnswersDateOneShortWay(t *testing.T) {
 		}
 	}
 }
+
+// Every error about a range, a month or a day says it the same way in every
+// command: the flag and its value, then what is wrong. Before, statement
+// --from a month to come said "--to  is before --from 2026-12", sync took a
+// day to come and printed a ledger "from 2026-11-22 to 2026-11-21", charges
+// left the flag out ("2026-11-22 is after today"), and a month before 2015
+// was named without its flag, or after "--month:".
+func TestRangesSpeakOneLanguage(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	const tomorrow, nextMonth = "2026-11-22", "2026-12"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"charges", "--from", tomorrow}, "bad date range: --from 2026-11-22 is after today"},
+		{[]string{"charges", "--from", tomorrow, "--to", "2026-11-30"}, "bad date range: --from 2026-11-22 is after today"},
+		{[]string{"payments", "--from", tomorrow}, "bad date range: --from 2026-11-22 is after today"},
+		{[]string{"sync", "--from", tomorrow}, "bad date range: --from 2026-11-22 is after today"},
+		{[]string{"charges", "--from", "2026-11-21T16:00:00Z"}, "bad date range: --from 2026-11-21T16:00:00Z is after now"},
+		{[]string{"statement", "--from", nextMonth}, "bad date range: --from 2026-12 is after this month"},
+		{[]string{"statement", "--from", "2026-10", "--to", nextMonth}, "bad date range: --to 2026-12 is after this month"},
+		{[]string{"spend", "--month", nextMonth}, "bad date range: --month 2026-12 is after this month"},
+		{[]string{"charges", "--from", "2026-11-02", "--to", "2026-11-01"}, "bad date range: --to 2026-11-01 is before --from 2026-11-02"},
+		{[]string{"charges", "--from", "2026-11-02T10:00:00Z", "--to", "2026-11-02T09:00:00Z"}, "bad date range: --to 2026-11-02T09:00:00Z is before --from 2026-11-02T10:00:00Z"},
+		{[]string{"payments", "--from", "2026-11-02", "--to", "2026-11-01"}, "bad date range: --to 2026-11-01 is before --from 2026-11-02"},
+		{[]string{"statement", "--from", "2026-11", "--to", "2026-10"}, "bad date range: --to 2026-10 is before --from 2026-11"},
+		{[]string{"statement", "--from", "2015-06"}, "bad date range: --from 2015-06 is more than 120 months back: the earliest is 2016-12"},
+		{[]string{"spend", "--month", "2015-06"}, "bad date range: --month 2015-06 is more than 120 months back: the earliest is 2016-12"},
+		{[]string{"charges", "--from", "2014-12-31"}, "--from 2014-12-31 is outside the days vastdash accepts, 2015-01-01 to 2099-12-31"},
+		{[]string{"sync", "--from", "2014-12-31"}, "--from 2014-12-31 is outside the days vastdash accepts, 2015-01-01 to 2099-12-31"},
+		{[]string{"statement", "--from", "2014-12"}, "--from 2014-12 is outside the months vastdash accepts, 2015-01 to 2099-12"},
+		{[]string{"spend", "--month", "2014-12"}, "--month 2014-12 is outside the months vastdash accepts, 2015-01 to 2099-12"},
+		{[]string{"charges", "--from", "2026-13-01"}, `--from "2026-13-01" is not a date like 2026-11-01, a time like 2026-11-01T08:00:00Z or one of 24h, 7d, 30d, 90d, this-month or last-month`},
+		{[]string{"sync", "--from", "2026-13-01"}, `--from "2026-13-01" is not a date like 2026-11-01, a time like 2026-11-01T08:00:00Z or one of 24h, 7d, 30d, 90d, this-month or last-month`},
+		{[]string{"statement", "--to", "2026-13"}, `--to "2026-13" is not a month like 2026-11`},
+		{[]string{"spend", "--month", "2026-13"}, `--month "2026-13" is not a month like 2026-11`},
+		{[]string{"payments", "--to", "2026-11-01"}, "--to needs --from"},
+		{[]string{"statement", "--to", "2026-11"}, "--to needs --from"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, t.TempDir()), c.args...)
+			res.failed(t, exitUsage, c.want+" (see vastdash "+c.args[0]+" --help)")
+		})
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("range errors sent %d requests", n)
+	}
+}
