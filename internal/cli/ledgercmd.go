@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,13 +46,14 @@ vastdash ledger forget --yes
 	forget := &cobra.Command{
 		Use:   "forget",
 		Short: "delete the ledger (asks first; --yes does not)",
-		Long:  `Delete the account's ledger file (and its WAL). The next run fetches what it shows from the server again. It asks on the terminal first; --yes deletes without asking, and is needed when stdin is not a terminal.`,
+		Long:  `Delete the account's ledger file (and its WAL). The next run fetches what it shows from the server again. It asks on the terminal first; --yes deletes without asking, and is needed when stdin is not a terminal (without it nothing is deleted, exit 2).`,
 		Args:  noArgs,
 		RunE: x.sessionRun(nil, nil, sessionOptions{noLedger: true}, func(ctx context.Context, s *Session) error {
 			return forgetLedger(ctx, s, f, x.env)
 		}),
 	}
-	forget.Flags().BoolVar(&f.yes, "yes", false, "delete without asking")
+	yesFlag(forget, &f.yes, "delete")
+	outputFlags(forget, &f.output, "text", "json")
 	cmd.AddCommand(forget)
 	return cmd
 }
@@ -181,15 +180,12 @@ func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
 		return errNoLedgerFile
 	}
 	if _, err := os.Lstat(s.LedgerPath); errors.Is(err, os.ErrNotExist) {
-		return s.answer(func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "nothing to forget: no ledger at %s\n", s.LedgerPath)
-			return err
-		})
+		return s.answer(forgotten(a.output, "", "nothing to forget: no ledger at "+s.LedgerPath))
 	}
+	forget := action{command: "ledger forget", does: "deletes " + s.LedgerPath, done: "deleted"}
 	if !a.yes {
-		tty, ok := e.stdin.(io.Writer)
-		if !ok || !e.isTerminal(tty) {
-			return usageError(fmt.Errorf("ledger forget deletes %s: add --yes to confirm (stdin is not a terminal to ask on)", s.LedgerPath))
+		if err := e.canAsk(false, forget); err != nil {
+			return usageError(err)
 		}
 		what := s.LedgerPath
 		if l, err := ledger.OpenReadOnly(s.LedgerPath); err == nil {
@@ -198,20 +194,30 @@ func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
 			}
 			l.Close()
 		}
-		fmt.Fprintf(s.stderr, "delete the ledger %s? [y/N] ", what)
-		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return s.answer(func(w io.Writer) error {
-				_, err := fmt.Fprintln(w, "kept: nothing deleted")
-				return err
-			})
+		if err := e.confirm(false, "Delete the ledger "+what+"?", forget); err != nil {
+			return err
 		}
 	}
 	if err := ledger.Forget(s.LedgerPath); err != nil {
 		return err
 	}
-	return s.answer(func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "deleted %s\n", s.LedgerPath)
-		return err
-	})
+	return s.answer(forgotten(a.output, s.LedgerPath, "deleted "+s.LedgerPath))
+}
+
+// forgotten writes what ledger forget did: as a line, or as JSON the path
+// deleted (null when there was nothing to delete), as webhooks delete
+// writes its id.
+func forgotten(output, deleted, line string) func(w io.Writer) error {
+	if output != "json" {
+		return linesOf([]string{line})
+	}
+	return func(w io.Writer) error {
+		var v struct {
+			Deleted *string `json:"deleted"`
+		}
+		if deleted != "" {
+			v.Deleted = &deleted
+		}
+		return writeJSON(w, v)
+	}
 }

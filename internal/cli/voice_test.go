@@ -2,9 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
@@ -130,5 +136,185 @@ func TestRangesSpeakOneLanguage(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("range errors sent %d requests", n)
+	}
+}
+
+// One machine switch and one yes: every command that prints an answer
+// takes --output and --json through outputFlags, and every command that
+// asks before it acts takes -y/--yes, described one way. auth login and
+// logout and ledger forget had a bare --yes (no -y), and they and sync
+// printed an answer no script could ask for as JSON.
+func TestOneSwitchAndOneYes(t *testing.T) {
+	isolate(t)
+	x := &execution{env: testEnv(io.Discard, io.Discard)}
+	root := x.rootCommand(io.Discard)
+	// Commands without an answer to format: the dashboard, the exporter,
+	// the help, the manual, the completion scripts, and auth alone (which
+	// asks for login, status or logout).
+	noAnswer := map[string]bool{"vastdash": true, "vastdash serve": true, "vastdash help": true, "vastdash man": true, "vastdash auth": true}
+	asks := map[string]bool{"vastdash auth login": true, "vastdash auth logout": true, "vastdash ledger forget": true,
+		"vastdash audit accept": true, "vastdash audit reject": true, "vastdash webhooks delete": true}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		path := c.CommandPath()
+		if !c.Runnable() || strings.HasPrefix(path, "vastdash completion") {
+			return
+		}
+		if !noAnswer[path] {
+			out, js := c.Flags().Lookup("output"), c.Flags().Lookup("json")
+			if out == nil || js == nil {
+				t.Errorf("%s: no --output and --json", path)
+			} else if _, ok := out.Value.(*outputValue); !ok {
+				t.Errorf("%s: --output is not outputFlags'", path)
+			} else if _, ok := js.Value.(*jsonShorthand); !ok {
+				t.Errorf("%s: --json is not outputFlags'", path)
+			}
+		}
+		yes := c.Flags().Lookup("yes")
+		switch {
+		case asks[path] && yes == nil:
+			t.Errorf("%s asks but takes no --yes", path)
+		case !asks[path] && yes != nil:
+			t.Errorf("%s takes --yes but asks nothing", path)
+		case yes != nil && (yes.Shorthand != "y" || !strings.HasSuffix(yes.Usage, " without asking (needed when stdin is not a terminal)")):
+			t.Errorf("%s: -%s --yes %q, not the one spelling", path, yes.Shorthand, yes.Usage)
+		}
+	}
+	walk(root)
+}
+
+// Every question is asked one way: with no terminal and no --yes, a usage
+// error before anything is sent (auth login verified the key first, exit
+// 1); any answer but yes does nothing and exits 1 (auth logout and ledger
+// forget said so on stdout with exit 0); -y does not ask.
+func TestEveryQuestionAskedOneWay(t *testing.T) {
+	hooksSrv, auditSrv, authSrv := hookServer(t), auditServer(t), authServer(t)
+	ledgerSrv := startServer(t, demoserver.Options{Contracts: 10})
+	keyThere := func(t *testing.T, p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("old-key\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := t.TempDir()
+	ledgerRun := func(tweak func(*env), args ...string) result {
+		t.Helper()
+		return headlessWith(t, ledgerSrv, demoserver.DemoKey, withLedger(t, data, func(e *env) {
+			if tweak != nil {
+				tweak(e)
+			}
+		}), args...)
+	}
+	idle := strconv.FormatInt(demoserver.LeakIdleGPU, 10)
+	cases := []struct {
+		command, does, done string
+		// run runs the command: on a terminal answering answer ("" for
+		// none), with -y when yes.
+		run func(answer string, yes bool) result
+	}{
+		{"webhooks delete", "deletes webhook 1", "deleted", func(answer string, yes bool) result {
+			if yes {
+				return hooks(t, hooksSrv, nil, "delete", "1", "-y")
+			}
+			return hooks(t, hooksSrv, terminal(answer), "delete", "1")
+		}},
+		{"audit reject", "sends its answer", "sent", func(answer string, yes bool) result {
+			if yes {
+				return auditRun(t, auditSrv, demoserver.DemoKey, nil, "audit", "reject", idle, "-y")
+			}
+			return auditRun(t, auditSrv, demoserver.DemoKey, terminal(answer), "audit", "reject", idle)
+		}},
+		{"auth login", "replaces the key file ~/.config/vastai/vast_api_key", "written", func(answer string, yes bool) result {
+			if yes {
+				return runAuth(t, authSrv, authCase{before: keyThere, stdin: canaryKey}, "auth", "login", "--with-token", "-y")
+			}
+			if answer == "" {
+				return runAuth(t, authSrv, authCase{before: keyThere, stdin: canaryKey}, "auth", "login", "--with-token")
+			}
+			return runAuth(t, authSrv, authCase{before: keyThere, terminal: true, typed: canaryKey, stdin: answer}, "auth", "login")
+		}},
+		{"auth logout", "removes ~/.config/vastai/vast_api_key", "removed", func(answer string, yes bool) result {
+			if yes {
+				return runAuth(t, authSrv, authCase{before: keyThere}, "auth", "logout", "-y")
+			}
+			return runAuth(t, authSrv, authCase{before: keyThere, terminal: answer != "", stdin: answer}, "auth", "logout")
+		}},
+		{"ledger forget", "deletes " + filepath.Join(data, "vastdash"), "deleted", func(answer string, yes bool) result {
+			ledgerRun(nil, "charges").ok(t)
+			if yes {
+				return ledgerRun(nil, "ledger", "forget", "-y")
+			}
+			return ledgerRun(terminal(answer), "ledger", "forget")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.command, func(t *testing.T) {
+			res := c.run("", false)
+			res.failed(t, exitUsage, c.command+" asks before it "+c.does)
+			res.failed(t, exitUsage, ", and stdin is not a terminal to ask on: add --yes (nothing was "+c.done+") (see vastdash "+c.command+" --help)")
+			res = c.run("n\n", false)
+			if res.code != exitRuntime || res.out != "" || !strings.Contains(res.errOut, "? [y/N] ") ||
+				!strings.HasSuffix(res.errOut, "vastdash: nothing was "+c.done+": the answer was not yes\n") {
+				t.Errorf("answered n: exit %d, stdout %q, stderr %q", res.code, res.out, res.errOut)
+			}
+			if res = c.run("", true); res.code != 0 || strings.Contains(res.errOut, "[y/N]") {
+				t.Errorf("-y: exit %d, stderr %q", res.code, res.errOut)
+			}
+		})
+	}
+}
+
+// terminal is onTerminal with answer typed, or no terminal for "".
+func terminal(answer string) func(*env) {
+	if answer == "" {
+		return nil
+	}
+	return onTerminal(answer)
+}
+
+// The answers that had no JSON before (sync, ledger forget, auth login
+// and logout) are JSON documents with --json, written as every other.
+func TestEveryAnswerHasJSON(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	data := t.TempDir()
+	res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "sync", "--from", "7d", "--json")
+	res.ok(t)
+	if !hasJSONFields(t, res.out, `{"from":"2026-11-15T00:00:00Z","to":"2026-11-21T15:30:00Z"}`) || !strings.Contains(res.out, "\n  \"contracts\": ") {
+		t.Errorf("sync --json %q", res.out)
+	}
+	files := ledgerFiles(t, data)
+	res = headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "ledger", "forget", "-y", "--json")
+	res.ok(t)
+	if len(files) != 1 || !hasJSONFields(t, res.out, `{"deleted":`+strconv.Quote(files[0])+`}`) {
+		t.Errorf("ledger forget --json %q (files %v)", res.out, files)
+	}
+
+	authSrv := authServer(t)
+	res = runAuth(t, authSrv, authCase{stdin: canaryKey}, "auth", "login", "--with-token", "--json")
+	res.ok(t)
+	var login loginJSON
+	if err := json.Unmarshal([]byte(res.out), &login); err != nil || login.Email != "demo@vastdash.example" || login.Scoped ||
+		login.KeyName != nil || len(login.Permissions) == 0 || !strings.HasSuffix(login.Path, "vastai/vast_api_key") {
+		t.Errorf("auth login --json %q: %v", res.out, err)
+	}
+	var path string
+	there := func(t *testing.T, p string) {
+		path = p
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("old-key\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res = runAuth(t, authSrv, authCase{before: there}, "auth", "logout", "-y", "--json")
+	res.ok(t)
+	if !hasJSONFields(t, res.out, `{"removed":`+strconv.Quote(path)+`,"reads_next":null}`) {
+		t.Errorf("auth logout --json %q", res.out)
 	}
 }
