@@ -229,9 +229,10 @@ func TestLedgerCommands(t *testing.T) {
 		t.Errorf("sql and ledger asked the server %d times", n)
 	}
 
-	// --no-ledger keeps every one of them away from the file.
+	// --no-ledger keeps every one of them away from the file: a usage
+	// error, one line saying why.
 	for _, args := range [][]string{{"sql", q}, {"ledger"}, {"ledger", "forget", "--yes"}, {"sync"}} {
-		run(append(args, "--no-ledger")...).failed(t, exitRuntime, "--no-ledger")
+		run(append(args, "--no-ledger")...).failed(t, exitUsage, ", and --no-ledger keeps this run away from it (see vastdash "+args[0])
 	}
 
 	// forget: refused without a terminal and --yes; asks on one.

@@ -81,6 +81,9 @@ type spanJSON struct {
 
 // showLedger is the ledger command.
 func showLedger(ctx context.Context, s *Session, a ledgerArgs) error {
+	if err := s.needLedger("ledger shows the ledger", false); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}
@@ -176,6 +179,9 @@ func sizeText(n int64) string {
 
 // forgetLedger is ledger forget: asks on a terminal unless --yes.
 func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
+	if err := s.needLedger("ledger forget deletes the ledger", false); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}

@@ -44,16 +44,21 @@ vastdash sync --from 2024-01-01     # back to the start of 2024
 	return cmd
 }
 
-// errNoLedger is a sync run without a ledger.
-var errNoLedger = errors.New("no ledger this run: the ledger setting is off, --no-ledger was given, or it could not be opened")
+// errNoLedger is a sync run with a ledger that could not be opened (the
+// warning before it says why; --no-ledger and the setting are refused
+// first, by needLedger).
+var errNoLedger = errors.New("no ledger this run: it could not be opened")
 
-// errNoLedgerFile is a command on the ledger's file run without one to
-// name: --no-ledger, or no home to keep it in.
-var errNoLedgerFile = errors.New("no ledger this run: --no-ledger was given, or there is no home folder to keep one in")
+// errNoLedgerFile is a command on the ledger's file run with no home to
+// keep one in (--no-ledger is refused first, by needLedger).
+var errNoLedgerFile = errors.New("no ledger this run: there is no home folder to keep one in")
 
 // syncLedger is the sync command: both kinds side by side, each on its
 // endpoint's pacing, then one line of what the ledger holds.
 func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
+	if err := s.needLedger("sync fills the ledger", true); err != nil {
+		return err
+	}
 	if s.Ledger == nil {
 		return errNoLedger
 	}

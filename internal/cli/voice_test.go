@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/ledger"
 )
 
 // The one money and date form (README, "Money and dates"): text output
@@ -317,4 +318,56 @@ func TestEveryAnswerHasJSON(t *testing.T) {
 	if !hasJSONFields(t, res.out, `{"removed":`+strconv.Quote(path)+`,"reads_next":null}`) {
 		t.Errorf("auth logout --json %q", res.out)
 	}
+}
+
+// sql speaks as every command: its JSON indented and escaped by writeJSON
+// (it wrote a row to a line and "<" as \u003c), its table without spaces
+// at line ends, and a run kept from the ledger a usage error saying why
+// (it was exit 1, "no ledger this run").
+func TestSQLSpeaksAsEveryCommand(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 10})
+	data := t.TempDir()
+	run := func(tweak func(*env), args ...string) result {
+		return headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data, func(e *env) {
+			if tweak != nil {
+				tweak(e)
+			}
+		}), args...)
+	}
+	run(nil, "charges").ok(t)
+	const q = "SELECT '<a&b>' AS x, 1 AS n, NULL AS z, 'c  ' AS w"
+	res := run(nil, "sql", q, "--json")
+	res.ok(t)
+	if want := "[\n  {\n    \"x\": \"<a&b>\",\n    \"n\": 1,\n    \"z\": null,\n    \"w\": \"c  \"\n  }\n]\n"; res.out != want {
+		t.Errorf("sql --json\n%s\nwant\n%s", res.out, want)
+	}
+	if res := run(nil, "sql", "SELECT 1 AS n WHERE 0", "--json"); res.out != "[]\n" {
+		t.Errorf("no rows: %q", res.out)
+	}
+	// Written a row at a time, the rows read as writeJSON writes them whole.
+	rows := ledger.Result{Columns: []string{"a", "b"}, Rows: [][]any{{int64(1), "x<"}, {2.5, []byte{0xff}}, {nil, "\x1b[31mred"}}}
+	var streamed, whole strings.Builder
+	if err := writeRowsJSON(&streamed, rows); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(&whole, []sqlRow{{rows.Columns, rows.Rows[0]}, {rows.Columns, rows.Rows[1]}, {rows.Columns, rows.Rows[2]}}); err != nil {
+		t.Fatal(err)
+	}
+	if streamed.String() != whole.String() || strings.Contains(streamed.String(), "\x1b") || !json.Valid([]byte(streamed.String())) {
+		t.Errorf("streamed\n%s\nwhole\n%s", streamed.String(), whole.String())
+	}
+	res = run(nil, "sql", "SELECT source, label, NULL AS empty FROM contracts UNION ALL SELECT 'x', 'y  ', NULL")
+	res.ok(t)
+	for i, l := range strings.Split(strings.TrimSuffix(res.out, "\n"), "\n") {
+		if strings.TrimRight(l, " ") != l {
+			t.Errorf("line %d ends in spaces: %q", i, l)
+		}
+	}
+	run(nil, "sql", q, "--no-ledger").failed(t, exitUsage, "vastdash: sql reads the ledger, and --no-ledger keeps this run away from it (see vastdash sql --help)")
+	off := func(*env) {
+		dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "vastdash")
+		_ = os.MkdirAll(dir, 0o700)
+		_ = os.WriteFile(filepath.Join(dir, "config.toml"), []byte("ledger = false\n"), 0o600)
+	}
+	run(off, "sql", q).failed(t, exitUsage, "vastdash: sql reads the ledger, and the ledger setting is off (ledger = false) (see vastdash sql --help)")
 }
