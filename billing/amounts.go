@@ -61,6 +61,7 @@ func WithAmountRule(r AmountRule) Option {
 
 // AmountRule is the rule known for the account so far.
 func (s *Service) AmountRule() AmountRule {
+	s.awaitLedger() // the ledger keeps the rule learnt in an earlier run
 	s.ruleMu.Lock()
 	defer s.ruleMu.Unlock()
 	return s.rule
@@ -141,6 +142,7 @@ func (s *Service) ruleFor(ctx context.Context, entries []api.Charge, lo, hi int6
 // learnRule detects the rule once per session (or account, with a ledger);
 // concurrent callers wait for the one detection.
 func (s *Service) learnRule(ctx context.Context, seen []api.Charge, lo, hi int64) (AmountRule, error) {
+	s.awaitLedger()
 	s.ruleMu.Lock()
 	defer s.ruleMu.Unlock()
 	if s.rule != RuleUnknown || s.ruleTried || s.client == nil {
@@ -440,6 +442,7 @@ func (s *Service) ruleFromLedger(ctx context.Context, led *ledger.Ledger, page [
 // learnt records a rule learnt, unless one is known already, and returns
 // the rule known.
 func (s *Service) learnt(r AmountRule) AmountRule {
+	s.awaitLedger()
 	s.ruleMu.Lock()
 	defer s.ruleMu.Unlock()
 	if s.rule == RuleUnknown {

@@ -86,6 +86,10 @@ type Service struct {
 	// The ledger (sync.go): nil without one, or once it failed this run
 	// (ledNote says why); ledReset once a corrupt file was started anew.
 	// syncMu makes syncs of one service take turns.
+	// ledOpen opens the ledger beside the start (WithLedgerOpening);
+	// ledReady closes once it has, nil without one.
+	ledOpen  func() (*ledger.Ledger, string)
+	ledReady chan struct{}
 	ledMu    sync.Mutex
 	led      *ledger.Ledger
 	ledNote  string
@@ -158,6 +162,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		o(s)
 	}
 	s.ctx, s.cancel = context.WithCancel(base)
+	s.startLedger()
 	return s
 }
 
@@ -165,6 +170,7 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 func (s *Service) Close() {
 	s.cancel()
 	s.wg.Wait()
+	s.awaitLedger() // the caller closes the ledger: its open has ended
 }
 
 // Location is where calendar days begin.

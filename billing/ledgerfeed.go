@@ -37,7 +37,7 @@ type ledgerSource[E any] interface {
 // pages the server: no ledger, or the tree format, whose wrappers are the
 // server's to build.
 func ledgerFor(s *Service, q api.ChargesQuery, force bool) ledgerSource[api.Charge] {
-	if s.Ledger() == nil || s.client == nil || q.Format == api.FormatTree {
+	if !s.mayUseLedger() || s.client == nil || q.Format == api.FormatTree {
 		return nil
 	}
 	return &chargesLedger{s: s, q: q, force: force}
@@ -71,7 +71,7 @@ func (c *chargesLedger) sync(ctx context.Context, report func(SyncState)) (SyncS
 
 // paymentsLedgerFor is the ledger source of a payments query.
 func paymentsLedgerFor(s *Service, q api.InvoicesQuery, force bool) ledgerSource[api.Invoice] {
-	if s.Ledger() == nil || s.client == nil {
+	if !s.mayUseLedger() || s.client == nil {
 		return nil
 	}
 	return &paymentsLedger{s: s, q: q, force: force}

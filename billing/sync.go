@@ -41,16 +41,76 @@ const (
 // WithLedger makes the service keep its history in l: feeds read it first
 // and ask the server only what changed; the amount rule is kept in it.
 func WithLedger(l *ledger.Ledger) Option {
-	return func(s *Service) {
-		if l == nil {
-			return
-		}
-		s.led = l
-		if r := ParseAmountRule(l.Meta("amount_rule")); r != RuleUnknown {
-			s.rule = r
-		}
-		s.onRule = func(r AmountRule) { _ = l.SetMeta(context.Background(), "amount_rule", r.String()) }
+	return func(s *Service) { s.useLedger(l) }
+}
+
+// WithLedgerOpening makes the service keep its history in the ledger open
+// returns, opened beside the start instead of before it: a dashboard's
+// first frame does not wait on the file (SQLite's open, the schema check
+// and the lock), only the first reader of the ledger or of the amount
+// rule does. note, when not "", is said in every feed's warnings, as
+// WithLedgerNote's. open is called once, by New.
+func WithLedgerOpening(open func() (l *ledger.Ledger, note string)) Option {
+	return func(s *Service) { s.ledOpen = open }
+}
+
+// useLedger makes l the service's ledger and takes the amount rule it
+// keeps for the account.
+func (s *Service) useLedger(l *ledger.Ledger) {
+	if l == nil {
+		return
 	}
+	s.ledMu.Lock()
+	s.led = l
+	s.ledMu.Unlock()
+	s.ruleMu.Lock()
+	defer s.ruleMu.Unlock()
+	if r := ParseAmountRule(l.Meta("amount_rule")); r != RuleUnknown {
+		s.rule = r
+	}
+	s.onRule = func(r AmountRule) { _ = l.SetMeta(context.Background(), "amount_rule", r.String()) }
+}
+
+// startLedger opens the ledger of WithLedgerOpening in the background;
+// ledReady closes when it is open (or known to be unavailable).
+func (s *Service) startLedger() {
+	if s.ledOpen == nil {
+		return
+	}
+	ready := make(chan struct{})
+	s.ledReady = ready
+	go func() {
+		defer close(ready)
+		l, note := s.ledOpen()
+		if note != "" {
+			s.ledMu.Lock()
+			s.ledNote = note
+			s.ledMu.Unlock()
+		}
+		s.useLedger(l)
+	}()
+}
+
+// awaitLedger waits until a ledger being opened is open: what reads the
+// ledger or the rule it keeps reads it whole.
+func (s *Service) awaitLedger() {
+	if s.ledReady != nil {
+		<-s.ledReady
+	}
+}
+
+// mayUseLedger reports, without waiting, that the service has a ledger or
+// is opening one: a feed made meanwhile takes the ledger's way, and pages
+// the server if the open fails.
+func (s *Service) mayUseLedger() bool {
+	if s.ledReady != nil {
+		select {
+		case <-s.ledReady:
+		default:
+			return true
+		}
+	}
+	return s.Ledger() != nil
 }
 
 // WithLedgerNote says why the run has no ledger (it could not be opened),
@@ -59,14 +119,17 @@ func WithLedgerNote(note string) Option {
 	return func(s *Service) { s.ledNote = note }
 }
 
-// Ledger is the service's ledger (nil without one, or once it failed).
+// Ledger is the service's ledger (nil without one, or once it failed). A
+// ledger still being opened is waited for.
 func (s *Service) Ledger() *ledger.Ledger {
+	s.awaitLedger()
 	s.ledMu.Lock()
 	defer s.ledMu.Unlock()
 	return s.led
 }
 
-// ledgerNote is why the ledger was given up this run ("" while in use).
+// ledgerNote is why the ledger was given up this run ("" while in use, or
+// still being opened: it never waits).
 func (s *Service) ledgerNote() string {
 	s.ledMu.Lock()
 	defer s.ledMu.Unlock()

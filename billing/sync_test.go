@@ -34,7 +34,7 @@ func (r ledgerRun) close() {
 func openRun(t *testing.T, srv *demoserver.Server, dir string) ledgerRun {
 	t.Helper()
 	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0),
-		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithTimeout(5*time.Second))
+		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithTimeout(syncWait))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,7 +513,7 @@ func dumpReqs(t *testing.T, srv *demoserver.Server) {
 // answer exact.
 func TestLedgerFullFallsBackToTheServer(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 900})
-	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(syncWait))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -49,8 +50,11 @@ type Session struct {
 	// file's path ("" for --demo and a key being signed in with).
 	KeySource string
 	// Ledger is the account's ledger, open for this run; nil when the
-	// settings, --no-ledger or a failure to open it leave the run without.
+	// settings, --no-ledger or a failure to open it leave the run without,
+	// and in the dashboard, which opens it beside its start (Billing.Ledger).
 	Ledger *ledger.Ledger
+	// ledgerOpened is the dashboard's ledger once its open has ended.
+	ledgerOpened func() *ledger.Ledger
 	// LedgerPath is where the account's ledger is (or would be); "" when
 	// there is no home to keep one in, or --no-ledger keeps this run away
 	// from it.
@@ -239,27 +243,32 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}
-	l, moved, err := ledger.Open(s.LedgerPath, id)
-	var note string
-	switch {
-	case err != nil:
-		note = "the ledger is off this run: " + err.Error()
-	case moved != "":
-		note = "the ledger " + s.LedgerPath + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
-	}
-	var opts []billing.Option
-	if note != "" {
-		if o.dashboard {
-			opts = append(opts, billing.WithLedgerNote(note))
-		} else {
-			warn(s.stderr, note)
+	open := func() (*ledger.Ledger, string) {
+		l, moved, err := ledger.Open(s.LedgerPath, id)
+		switch {
+		case err != nil:
+			return nil, "the ledger is off this run: " + err.Error()
+		case moved != "":
+			return l, "the ledger " + s.LedgerPath + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
 		}
+		return l, ""
 	}
-	if l != nil {
-		s.Ledger = l
-		opts = append(opts, billing.WithLedger(l))
+	if o.dashboard {
+		// The dashboard opens it beside its first frame, which nothing of
+		// the ledger's is needed for; the status line says a failure.
+		opened := sync.OnceValues(open)
+		s.ledgerOpened = func() *ledger.Ledger { l, _ := opened(); return l }
+		return []billing.Option{billing.WithLedgerOpening(opened)}
 	}
-	return opts
+	l, note := open()
+	if note != "" {
+		warn(s.stderr, note)
+	}
+	if l == nil {
+		return nil
+	}
+	s.Ledger = l
+	return []billing.Option{billing.WithLedger(l)}
 }
 
 // needLedger refuses a command that works on the ledger in a run the user
@@ -290,5 +299,11 @@ func (s *Session) Close() {
 	}
 	if s.Ledger != nil {
 		_ = s.Ledger.Close()
+	}
+	if s.ledgerOpened != nil {
+		// Billing.Close waited for the open.
+		if l := s.ledgerOpened(); l != nil {
+			_ = l.Close()
+		}
 	}
 }
