@@ -114,13 +114,15 @@ func showLedger(ctx context.Context, s *Session, a ledgerArgs) error {
 	if a.output == "json" {
 		return s.answer(func(w io.Writer) error { return writeJSON(w, j) })
 	}
-	return s.answer(func(w io.Writer) error { return writeLedgerText(w, j, in, s.Billing.Now()) })
+	return s.answer(func(w io.Writer) error { return writeLedgerText(w, j, in, s.Billing) })
 }
 
-func stamp(t int64, loc *time.Location) string { return time.Unix(t, 0).In(loc).Format(time.RFC3339) }
+func stamp(t int64, loc *time.Location) string { return rfc3339(timeIn(t, loc)) }
 
-// writeLedgerText writes the ledger's figures, one a line.
-func writeLedgerText(w io.Writer, j ledgerJSON, in ledger.Info, now time.Time) error {
+// writeLedgerText writes the ledger's figures, one a line, times in the
+// one short form (svc.When).
+func writeLedgerText(w io.Writer, j ledgerJSON, in ledger.Info, svc *billing.Service) error {
+	when := func(unix int64) string { return svc.When(timeIn(unix, svc.Location())) }
 	if !j.Exists {
 		_, err := fmt.Fprintf(w, "no ledger yet at %s (a run with the ledger on, or vastdash sync, makes it)\n", j.Path)
 		return err
@@ -137,15 +139,12 @@ func writeLedgerText(w io.Writer, j ledgerJSON, in ledger.Info, now time.Time) e
 	}
 	for _, kind := range []string{ledger.KindCharges, ledger.KindPayments} {
 		for _, sp := range in.Spans[kind] {
-			from, to := time.Unix(sp.Lo, 0).In(now.Location()), time.Unix(sp.Hi-1, 0).In(now.Location())
-			rows = append(rows, []string{"covers " + kind, from.Format("2006-01-02 15:04") + " → " + to.Format("2006-01-02 15:04") +
-				", synced " + time.Unix(sp.SyncedAt, 0).In(now.Location()).Format("2006-01-02 15:04")})
+			rows = append(rows, []string{"covers " + kind, when(sp.Lo) + " → " + when(sp.Hi-1) + ", synced " + when(sp.SyncedAt)})
 		}
 	}
 	last := "never"
 	if in.LastSync > 0 {
-		t := time.Unix(in.LastSync, 0)
-		last = t.In(now.Location()).Format("2006-01-02 15:04") + " (" + billing.State{Synced: t}.SyncedText(now) + ")"
+		last = when(in.LastSync) + " (" + billing.State{Synced: time.Unix(in.LastSync, 0)}.SyncedText(svc.Now()) + ")"
 	}
 	rows = append(rows, []string{"last sync", last})
 	rule := "not learnt yet"

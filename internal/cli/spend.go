@@ -73,7 +73,7 @@ func spendOutlook(ctx context.Context, s *Session, a spendArgs) error {
 	if o.TooLarge {
 		return fmt.Errorf("%s: the spend is too large to add up", o.Label())
 	}
-	if err := s.answer(func(w io.Writer) error { return writeSpend(w, a.output, o, s.width) }); err != nil {
+	if err := s.answer(func(w io.Writer) error { return writeSpend(w, a.output, o, svc, s.width) }); err != nil {
 		return err
 	}
 	for _, n := range append(o.Notes, o.Warnings...) {
@@ -134,7 +134,7 @@ func fraction(pm int64) string {
 
 // writeSpend writes the outlook in the output format, text fitted to a
 // terminal width cells wide (0: a pipe, every line whole).
-func writeSpend(w io.Writer, output string, o billing.Outlook, width int) error {
+func writeSpend(w io.Writer, output string, o billing.Outlook, svc *billing.Service, width int) error {
 	j := newSpendJSON(o)
 	switch output {
 	case "json":
@@ -164,14 +164,15 @@ func writeSpend(w io.Writer, output string, o billing.Outlook, width int) error 
 				amount(j.Budget), num(j.BudgetUsed), text(j.BudgetCrossedAt)},
 		})
 	}
-	return linesOf(spendLines(o, width))(w)
+	return linesOf(spendLines(o, svc, width))(w)
 }
 
 // spendLines is the text answer: a title, then one figure a line, the
-// amounts aligned; on a terminal a figure's note wraps under itself.
-func spendLines(o billing.Outlook, width int) []string {
+// amounts aligned; on a terminal a figure's note wraps under itself. Its
+// "as of" is written as the statement's, with the year and the zone.
+func spendLines(o billing.Outlook, svc *billing.Service, width int) []string {
 	name := o.Month.Format("January 2006")
-	title := name + " so far, as of " + o.AsOf.Format("2 Jan 15:04 MST")
+	title := name + " so far, as of " + svc.WhenLong(o.AsOf)
 	label := "so far"
 	if o.Past {
 		title, label = name+" in full", "spend"

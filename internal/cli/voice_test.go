@@ -371,3 +371,36 @@ func TestSQLSpeaksAsEveryCommand(t *testing.T) {
 	}
 	run(off, "sql", q).failed(t, exitUsage, "vastdash: sql reads the ledger, and the ledger setting is off (ledger = false) (see vastdash sql --help)")
 }
+
+// isoTime is a date and time written the machine's way in text for
+// people: 2026-11-26 13:21, or RFC 3339.
+var isoTime = regexp.MustCompile(`\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}`)
+
+// The rest of the text answers date things the one short way too: webhooks
+// add and edit confirmed "changed: 2026-11-26T13:21:47Z", ledger wrote
+// "2026-11-20 00:00 → 2026-11-26 13:21", sync "2026-11-20 to 2026-11-26";
+// spend's "as of" is the statement's, with the year and the zone.
+func TestEveryTextDateShortForm(t *testing.T) {
+	srv := hookServer(t)
+	ev := []string{"--event", "client:low_credit"}
+	for _, args := range [][]string{append([]string{"add", "--name", "ops", "--url", "https://hooks.example.com/vast"}, ev...), append([]string{"edit", "1"}, ev...)} {
+		res := hooks(t, srv, nil, args...)
+		res.ok(t)
+		if isoTime.MatchString(res.out) || !regexp.MustCompile(`(?m)^changed: `+shortDate.String()+`$`).MatchString(res.out) {
+			t.Errorf("webhooks %s:\n%s", args[0], res.out)
+		}
+	}
+	data := t.TempDir()
+	for _, args := range [][]string{{"sync", "--from", "2026-11-01"}, {"ledger"}} {
+		res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+		res.ok(t)
+		if isoTime.MatchString(res.out) || regexp.MustCompile(`\d{4}-\d{2}-\d{2}`).MatchString(strings.ReplaceAll(res.out, data, "")) || !shortDate.MatchString(res.out) {
+			t.Errorf("%v:\n%s", args, res.out)
+		}
+	}
+	res := headless(t, srv, demoserver.DemoKey, "spend")
+	res.ok(t)
+	if !strings.HasPrefix(res.out, "November 2026 so far, as of 21 Nov 2026 15:30 UTC\n") {
+		t.Errorf("spend:\n%s", res.out)
+	}
+}

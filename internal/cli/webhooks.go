@@ -280,6 +280,9 @@ type webhookRow struct {
 	// Changed is RFC 3339 in the settings zone; null when the server did
 	// not say.
 	Changed *string `json:"changed"`
+	// when is Changed in the one short form of text output ("26 Nov
+	// 14:05"), "" when the server did not say.
+	when string
 }
 
 func (s *Session) webhookRow(w api.Webhook) webhookRow {
@@ -289,7 +292,7 @@ func (s *Session) webhookRow(w api.Webhook) webhookRow {
 	}
 	if !w.Changed.IsZero() {
 		c := rfc3339(w.Changed.In(s.Billing.Location()))
-		r.Changed = &c
+		r.Changed, r.when = &c, s.Billing.When(w.Changed)
 	}
 	return r
 }
@@ -327,10 +330,10 @@ func listWebhooks(ctx context.Context, s *Session, a webhooksArgs) error {
 		}
 		t := &table{cols: webhookColumns, fit: webhooksFit, width: s.width}
 		return t.write(w, func(yield func([]string) bool) {
-			for i, r := range rows {
+			for _, r := range rows {
 				changed := "—"
-				if r.Changed != nil {
-					changed = s.Billing.When(l.Webhooks[i].Changed)
+				if r.when != "" {
+					changed = r.when
 				}
 				if !yield([]string{r.ID, r.Name, r.Host, strings.Join(r.Events, ", "), changed}) {
 					return
@@ -352,8 +355,8 @@ var webhooksFit = []fitStep{{4, 0}, {3, 24}, {1, 16}}
 // webhookLines is a webhook as `add` and `edit` print it.
 func webhookLines(r webhookRow) []string {
 	changed := "unknown"
-	if r.Changed != nil {
-		changed = *r.Changed
+	if r.when != "" {
+		changed = r.when
 	}
 	return []string{"id: " + r.ID, "name: " + r.Name, "url: " + r.URL, "events: " + strings.Join(r.Events, ", "), "changed: " + changed}
 }
