@@ -54,6 +54,9 @@ type Session struct {
 	// there is no home to keep one in, or --no-ledger keeps this run away
 	// from it.
 	LedgerPath string
+	// noLedger is --no-ledger, for the commands that need the ledger to
+	// refuse it (needLedger).
+	noLedger bool
 
 	// ledgerOpened is the account's ledger once its open has ended (nil
 	// when it could not be opened); ledgerTried once the open began. The
@@ -103,7 +106,7 @@ type sessionOptions struct {
 // configuration errors (exit 2) but for a demo server that cannot start.
 func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	cfg := config.DefaultEnv()
-	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout)}
+	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout), noLedger: g.noLedger}
 	var baseURL, key string
 	if g.demo {
 		settings, err := config.LoadSettings(cfg, g.flags.ConfigFile)
@@ -276,6 +279,20 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 	// A command opens it when it first reads history: credit, auth or
 	// webhooks never pay for it.
 	return []billing.Option{billing.WithLedgerOnDemand(opened)}
+}
+
+// needLedger refuses a command that works on the ledger in a run the user
+// kept away from it — --no-ledger, or with setting the ledger setting off
+// too — with a usage error saying so; does is what the command does ("sql
+// reads the ledger").
+func (s *Session) needLedger(does string, setting bool) error {
+	switch {
+	case s.noLedger:
+		return usageError(fmt.Errorf("%s, and --no-ledger keeps this run away from it", does))
+	case setting && !s.Settings.Ledger:
+		return usageError(fmt.Errorf("%s, and the ledger setting is off (ledger = false)", does))
+	}
+	return nil
 }
 
 // Close stops the billing layer's loads and the demo server, and closes
