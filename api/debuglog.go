@@ -409,9 +409,15 @@ func appendJSONString(b []byte, s string) []byte {
 // stringMember matches a JSON-like member with a string value in text that
 // is not JSON; the name is checked decoded (memberNames.quoted), so "api\u005fkey"
 // counts. openMember is such a member whose value the text's end cuts off.
+// Compiled when first needed: only a --debug run logs, and every start
+// would pay for them.
 var (
-	stringMember = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
-	openMember   = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*\\?)$`)
+	stringMember = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
+	})
+	openMember = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*:\s*("(?:[^"\\]|\\.)*\\?)$`)
+	})
 )
 
 // memberNames are member names, decoded and in any case, whose values the
@@ -466,7 +472,7 @@ func (n memberNames) quoted(quoted string) bool {
 func redactMembers(s string, names memberNames, learn func(string)) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range stringMember.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range stringMember().FindAllStringSubmatchIndex(s, -1) {
 		if !names.quoted(s[m[2]:m[3]]) {
 			continue
 		}
@@ -491,7 +497,7 @@ func redactMembers(s string, names memberNames, learn func(string)) string {
 // value that the cut opened, a part of such a member's name, and a part of
 // the key's start (too short for redactKey to know it).
 func dropPartialTail(s string, keys secrets, names memberNames) string {
-	if m := openMember.FindStringSubmatchIndex(s); m != nil && names.quoted(s[m[2]:m[3]]) {
+	if m := openMember().FindStringSubmatchIndex(s); m != nil && names.quoted(s[m[2]:m[3]]) {
 		s = s[:m[4]]
 	}
 	if q := strings.LastIndexByte(s, '"'); q >= 0 {

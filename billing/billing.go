@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -86,14 +87,18 @@ type Service struct {
 	// The ledger (sync.go): nil without one, or once it failed this run
 	// (ledNote says why); ledReset once a corrupt file was started anew.
 	// syncMu makes syncs of one service take turns.
-	// ledOpen opens the ledger beside the start (WithLedgerOpening);
-	// ledReady closes once it has, nil without one.
-	ledOpen  func() (*ledger.Ledger, string)
-	ledReady chan struct{}
-	ledMu    sync.Mutex
-	led      *ledger.Ledger
-	ledNote  string
-	ledReset bool
+	// ledOpen opens the ledger beside the start (WithLedgerOpening,
+	// ledEager) or when first needed (WithLedgerOnDemand), once, under
+	// ledOnce; ledStarted once anyone asked, ledDone once it has ended.
+	ledOpen    func() (*ledger.Ledger, string)
+	ledEager   bool
+	ledOnce    sync.Once
+	ledStarted atomic.Bool
+	ledDone    atomic.Bool
+	ledMu      sync.Mutex
+	led        *ledger.Ledger
+	ledNote    string
+	ledReset   bool
 	// ledFailure is why the ledger was given up, in words ("the disk is
 	// full"): a sync asked by name fails with it.
 	ledFailure string
@@ -173,7 +178,9 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 func (s *Service) Close() {
 	s.cancel()
 	s.wg.Wait()
-	s.awaitLedger() // the caller closes the ledger: its open has ended
+	if s.ledStarted.Load() {
+		s.awaitLedger() // the caller closes the ledger: its open has ended
+	}
 }
 
 // Location is where calendar days begin.

@@ -56,9 +56,16 @@ func WithLedger(l *ledger.Ledger) Option {
 // first frame does not wait on the file (SQLite's open, the schema check
 // and the lock), only the first reader of the ledger or of the amount
 // rule does. note, when not "", is said in every feed's warnings, as
-// WithLedgerNote's. open is called once, by New.
+// WithLedgerNote's. open is called once.
 func WithLedgerOpening(open func() (l *ledger.Ledger, note string)) Option {
-	return func(s *Service) { s.ledOpen = open }
+	return func(s *Service) { s.ledOpen, s.ledEager = open, true }
+}
+
+// WithLedgerOnDemand is WithLedgerOpening for a run that may never need
+// the ledger (a command: `credit` reads no history): open is called by the
+// first reader of the ledger or of the amount rule, never before.
+func WithLedgerOnDemand(open func() (l *ledger.Ledger, note string)) Option {
+	return func(s *Service) { s.ledOpen, s.ledEager = open, false }
 }
 
 // useLedger makes l the service's ledger and takes the amount rule it
@@ -78,16 +85,24 @@ func (s *Service) useLedger(l *ledger.Ledger) {
 	s.onRule = func(r AmountRule) { _ = l.SetMeta(context.Background(), "amount_rule", r.String()) }
 }
 
-// startLedger opens the ledger of WithLedgerOpening in the background;
-// ledReady closes when it is open (or known to be unavailable).
+// startLedger starts the open of WithLedgerOpening in the background.
 func (s *Service) startLedger() {
+	if s.ledOpen != nil && s.ledEager {
+		s.ledStarted.Store(true)
+		go s.awaitLedger()
+	}
+}
+
+// awaitLedger opens the ledger of WithLedgerOpening or WithLedgerOnDemand
+// if nobody has yet, and waits until it is open (or known to be
+// unavailable): what reads the ledger or the rule it keeps reads it whole.
+func (s *Service) awaitLedger() {
 	if s.ledOpen == nil {
 		return
 	}
-	ready := make(chan struct{})
-	s.ledReady = ready
-	go func() {
-		defer close(ready)
+	s.ledStarted.Store(true)
+	s.ledOnce.Do(func() {
+		defer s.ledDone.Store(true)
 		l, note := s.ledOpen()
 		if note != "" {
 			s.ledMu.Lock()
@@ -95,27 +110,15 @@ func (s *Service) startLedger() {
 			s.ledMu.Unlock()
 		}
 		s.useLedger(l)
-	}()
+	})
 }
 
-// awaitLedger waits until a ledger being opened is open: what reads the
-// ledger or the rule it keeps reads it whole.
-func (s *Service) awaitLedger() {
-	if s.ledReady != nil {
-		<-s.ledReady
-	}
-}
-
-// mayUseLedger reports, without waiting, that the service has a ledger or
-// is opening one: a feed made meanwhile takes the ledger's way, and pages
-// the server if the open fails.
+// mayUseLedger reports, without waiting or opening, that the service has a
+// ledger or may have one: a feed made meanwhile takes the ledger's way
+// (whose first read opens it) and pages the server if the open fails.
 func (s *Service) mayUseLedger() bool {
-	if s.ledReady != nil {
-		select {
-		case <-s.ledReady:
-		default:
-			return true
-		}
+	if s.ledOpen != nil && !s.ledDone.Load() {
+		return true
 	}
 	return s.Ledger() != nil
 }

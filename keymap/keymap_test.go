@@ -3,6 +3,7 @@ package keymap
 import (
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -156,6 +157,77 @@ func TestOneMeaningPerLetter(t *testing.T) {
 				continue
 			}
 			owner[k] = a.Name
+		}
+	}
+}
+
+// TestReadmeKeysParse: the README's keys table writes each key as the
+// settings file takes it (up, pgdown — not ↑, pgdn), so a key copied from
+// it into [keys] works: every key there parses, is spelled as Bubble Tea
+// spells it, and is a default key of an action of its row; and every
+// default key of every action is in a row naming it.
+func TestReadmeKeysParse(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	start := strings.Index(readme, "### Keys\n")
+	end := strings.Index(readme, "### Keys in the settings")
+	if start < 0 || end < start {
+		t.Fatal("README has no keys table")
+	}
+	code := func(cell string) []string {
+		var out []string
+		for i, part := range strings.Split(cell, "`") {
+			if i%2 == 1 {
+				out = append(out, part)
+			}
+		}
+		return out
+	}
+	defaults := map[string][]string{}
+	for _, a := range Actions {
+		defaults[a.Name] = a.Keys
+	}
+	shown := map[string]map[string]bool{} // action → keys its rows show
+	rows := 0
+	for _, line := range strings.Split(readme[start:end], "\n") {
+		cells := strings.Split(strings.Trim(line, "|"), " | ")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 4 {
+			continue
+		}
+		rows++
+		actions, keys := code(cells[0]), code(cells[1])
+		for _, k := range keys {
+			got, err := ParseKey(k)
+			if err != nil || got != k {
+				t.Errorf("the README's key %q (%v) is not one the settings take as written (%q, %v)", k, actions, got, err)
+				continue
+			}
+			owner := false
+			for _, a := range actions {
+				if slices.Contains(defaults[a], k) {
+					owner = true
+					if shown[a] == nil {
+						shown[a] = map[string]bool{}
+					}
+					shown[a][k] = true
+				}
+			}
+			if !owner {
+				t.Errorf("the README gives %q to %v, whose keys it is not", k, actions)
+			}
+		}
+	}
+	if rows < len(Actions)/3 {
+		t.Fatalf("only %d rows of the keys table read", rows)
+	}
+	for _, a := range Actions {
+		for _, k := range a.Keys {
+			if !shown[a.Name][k] {
+				t.Errorf("the README's keys table does not give %s its key %q", a.Name, k)
+			}
 		}
 	}
 }

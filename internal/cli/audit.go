@@ -78,7 +78,7 @@ func newAnswerCommand(x *execution, accept bool) *cobra.Command {
 		Short: verb + " the price increase pending on an instance",
 		Long: strings.ToUpper(verb[:1]) + verb[1:] + ` the price increase a host asks for an instance (vastdash audit lists them): ` + then + `. Nothing changes before that date.
 
-It reads the pending increase and shows it, old → new per hour; on a terminal it asks before sending, otherwise it needs --yes (without it nothing is sent, exit 2). Then one request answers it, never sent twice: when its response is lost it may have gone through, and vastdash audit shows whether it is still pending (exit 1). One already answered is "no longer pending" (exit 1); a key without instance_write is told so (exit 1).`,
+It reads the pending increase and shows it, old → new per hour; on a terminal it asks before sending; --yes does not ask, and is needed when stdin is not a terminal (without it nothing is sent, exit 2). Then one request answers it, never sent twice: when its response is lost it may have gone through, and vastdash audit shows whether it is still pending (exit 1). One already answered is "no longer pending" (exit 1); a key without instance_write is told so (exit 1).`,
 		Example: "\nvastdash audit " + verb + " 9100104\nvastdash audit " + verb + " 9100104 --yes --json\n",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -91,15 +91,11 @@ It reads the pending increase and shows it, old → new per hour; on a terminal 
 			a.instanceID = id
 			return nil
 		},
-		RunE: x.commandRun(&a.utc, func() error {
-			if !a.yes && x.env.asker() == nil {
-				return fmt.Errorf("not on a terminal: add --yes to %s without being asked (nothing was sent)", verb)
-			}
-			return nil
-		}, func(ctx context.Context, s *Session) error { return answerIncrease(ctx, s, a, x.env.asker()) }),
+		RunE: x.commandRun(&a.utc, func() error { return x.env.canAsk(a.yes, a.action()) },
+			func(ctx context.Context, s *Session) error { return answerIncrease(ctx, s, a, x.env) }),
 	}
 	outputFlags(cmd, &a.output, "text", "json")
-	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "answer without asking (needed when not on a terminal)")
+	yesFlag(cmd, &a.yes, verb)
 	cmd.Flags().BoolVar(&a.utc, "utc", false, "times in UTC (default: the settings timezone)")
 	return cmd
 }
@@ -336,10 +332,19 @@ type answerJSON struct {
 	increaseJSON
 }
 
+// action is what audit accept or reject asks about.
+func (a answerArgs) action() action {
+	verb := "reject"
+	if a.accept {
+		verb = "accept"
+	}
+	return action{command: "audit " + verb, does: "sends its answer", done: "sent"}
+}
+
 // answerIncrease is audit accept or audit reject, after the flags and the
 // argument were parsed: read the increase, ask (on a terminal, without
 // --yes), send the one answer, say what it means.
-func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(string) (bool, error)) error {
+func answerIncrease(ctx context.Context, s *Session, a answerArgs, e *env) error {
 	pc, err := s.Billing.PendingIncrease(ctx, a.instanceID)
 	if err != nil {
 		return err
@@ -350,14 +355,8 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, ask func(stri
 		verb, done = "Accept", "accepted"
 	}
 	what := describeIncrease(pc, s.Billing.When)
-	if !a.yes {
-		ok, err := ask(verb + " " + what + "?")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errors.New("nothing sent: not confirmed")
-		}
+	if err := e.confirm(a.yes, verb+" "+what+"?", a.action()); err != nil {
+		return err
 	}
 	if err := s.Billing.AnswerIncrease(ctx, pc, a.accept); errors.Is(err, billing.ErrAnswerUnknown) {
 		// Not sent again: a second answer would find it answered.

@@ -220,7 +220,7 @@ func TestAuditUsage(t *testing.T) {
 		{[]string{"audit", "accept"}, "want one INSTANCE_ID"},
 		{[]string{"audit", "reject", "12x"}, "is not an instance id"},
 		{[]string{"audit", "accept", "-5"}, ""},
-		{[]string{"audit", "accept", strconv.FormatInt(demoserver.LeakBusy, 10)}, "not on a terminal: add --yes to accept without being asked (nothing was sent)"},
+		{[]string{"audit", "accept", strconv.FormatInt(demoserver.LeakBusy, 10)}, "audit accept asks before it sends its answer, and stdin is not a terminal to ask on: add --yes (nothing was sent)"},
 	} {
 		res := auditRun(t, srv, demoserver.DemoKey, nil, tc.args...)
 		res.failed(t, exitUsage, tc.want)
@@ -261,7 +261,7 @@ func TestAuditAsks(t *testing.T) {
 	id := strconv.FormatInt(demoserver.LeakIdleGPU, 10)
 	res := auditRun(t, srv, demoserver.DemoKey, onTerminal("n\n"), "audit", "reject", id)
 	if res.code != exitRuntime || !strings.Contains(res.errOut, "Reject the price increase of instance "+id+" (jupyter scratch): $0.848/h → $0.910/h from ") ||
-		!strings.HasSuffix(res.errOut, "vastdash: nothing sent: not confirmed\n") || len(srv.Decided()) != 0 {
+		!strings.HasSuffix(res.errOut, "vastdash: nothing was sent: the answer was not yes\n") || len(srv.Decided()) != 0 {
 		t.Fatalf("declined: exit %d, stderr %q, decided %v", res.code, res.errOut, srv.Decided())
 	}
 	res = auditRun(t, srv, demoserver.DemoKey, onTerminal("yes\n"), "audit", "reject", id, "--json")

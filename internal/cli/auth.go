@@ -60,6 +60,7 @@ vastdash auth logout --yes
 // loginFlags are the options of auth login.
 type loginFlags struct {
 	withToken, scoped, alerts, yes bool
+	output                         string
 }
 
 func newAuthLoginCommand(x *execution) *cobra.Command {
@@ -73,7 +74,7 @@ On a terminal the key is read without showing it; --with-token reads it from sta
 
 The key is verified before anything is written: the account lookup and one read per permission vastdash uses. A key the server rejects, or a server that cannot be reached, is exit 1 and nothing is written. The answer is the account's e-mail and each permission with what it unlocks (user_write is not tested: every call that needs it changes the account).
 
-An existing key file is replaced only after asking (--yes replaces it without asking).
+An existing key file is replaced only after asking on the terminal; --yes replaces it without asking, and is needed when stdin is not a terminal (--with-token): without it nothing is sent or written, exit 2.
 
 --scoped makes a key for vastdash alone with the key given: read billing, the account and instances (--alerts: changing alerts too), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why.`,
 		Args: noArgs,
@@ -87,7 +88,8 @@ An existing key file is replaced only after asking (--yes replaces it without as
 	fs.BoolVar(&f.withToken, "with-token", false, "read the key from standard input")
 	fs.BoolVar(&f.scoped, "scoped", false, "make a key for vastdash alone (reads only) and save that one")
 	fs.BoolVar(&f.alerts, "alerts", false, "with --scoped: the new key may change alerts too (user_write)")
-	fs.BoolVar(&f.yes, "yes", false, "replace an existing key file without asking")
+	yesFlag(cmd, &f.yes, "replace an existing key file")
+	outputFlags(cmd, &f.output, "text", "json")
 	return cmd
 }
 
@@ -112,16 +114,24 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	// Where the key goes is judged before any request: a link there or a
 	// folder that cannot be written is exit 2 with nothing sent.
 	exists := si.check()
-	if exists != nil && !errors.Is(exists, config.ErrKeyExists) {
+	replace := errors.Is(exists, config.ErrKeyExists)
+	switch {
+	case exists != nil && !replace:
 		return configError(exists)
+	case replace:
+		// No terminal to ask on is known before a request, too.
+		if err := x.env.canAsk(f.yes, replaceAction()); err != nil {
+			return usageError(err)
+		}
 	}
 	access, err := si.verify(ctx, key)
 	if err != nil {
 		return err
 	}
-	replace, err := x.mayReplace(exists, f.yes)
-	if err != nil {
-		return err
+	if replace {
+		if err := x.env.confirm(f.yes, exists.Error()+". Replace it?", replaceAction()); err != nil {
+			return err
+		}
 	}
 	save, scoped, name := key, false, ""
 	var made int64
@@ -141,16 +151,45 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		}
 		return err
 	}
+	if over := x.keyOverride(); over != "" {
+		warn(x.env.stderr, over+" wins over the saved key while it is set")
+	}
+	if f.output == "json" {
+		out := loginJSON{Email: sanitize.String(access.Email), Path: path, Scoped: scoped, Permissions: permissionsOf(access)}
+		if scoped {
+			out.KeyName = &name
+		}
+		return answerTo(x.env.stdout, func(w io.Writer) error { return writeJSON(w, out) })
+	}
 	env := config.DefaultEnv()
 	lines := []string{"signed in" + as(access.Email) + "; the key is saved to " + env.Shown(path)}
 	if scoped {
 		lines[0] = "signed in" + as(access.Email) + " with a key made for vastdash alone, " + strconv.Quote(name) + "; it is saved to " + env.Shown(path)
 	}
 	lines = append(lines, accessLines(access)...)
-	if over := x.keyOverride(); over != "" {
-		warn(x.env.stderr, over+" wins over the saved key while it is set")
-	}
 	return answerTo(x.env.stdout, linesOf(lines))
+}
+
+// loginJSON is the --json answer of auth login: the account, where the
+// key was saved, whether it is a key made for vastdash (and its name) and
+// what it may do, as auth status says it.
+type loginJSON struct {
+	Email       string           `json:"email"`
+	Path        string           `json:"path"`
+	Scoped      bool             `json:"scoped"`
+	KeyName     *string          `json:"key_name"`
+	Permissions []permissionJSON `json:"permissions"`
+}
+
+// permissionsOf is each permission of a key as the JSON answers write it.
+func permissionsOf(a billing.Access) []permissionJSON {
+	out := make([]permissionJSON, 0, len(a.Checks))
+	for _, c := range a.Checks {
+		out = append(out, permissionJSON{
+			Name: string(c.Permission), Granted: c.Verdict.String(), Unlocks: c.Permission.Unlocks(), Note: c.Why,
+		})
+	}
+	return out
 }
 
 // as is " as EMAIL", or "" without one.
@@ -188,27 +227,10 @@ func (x *execution) readKey(ctx context.Context, withToken bool) (raw, from stri
 	return raw, "what was pasted", nil
 }
 
-// mayReplace says whether a key file already there (err, the target's
-// check: ErrKeyExists) may be replaced: --yes, or the user said so at the
-// terminal. Declining, or a file there without a terminal to ask at, is an
-// error: nothing is written.
-func (x *execution) mayReplace(err error, yes bool) (bool, error) {
-	switch {
-	case err == nil:
-		return false, nil
-	case yes:
-		return true, nil
-	case !x.env.stdinTerminal():
-		return false, fmt.Errorf("%w; --yes replaces it (nothing was written)", err)
-	}
-	ok, err := x.env.asker()(err.Error() + ". Replace it?")
-	if err != nil {
-		return false, err
-	}
-	if !ok {
-		return false, errors.New("nothing was written: the key file keeps the key it holds")
-	}
-	return true, nil
+// replaceAction is what auth login asks about when a key file is there.
+func replaceAction() action {
+	env := config.DefaultEnv()
+	return action{command: "auth login", does: "replaces the key file " + env.Shown(config.KeySavePath(env)), done: "written"}
 }
 
 // keyOverride names what would be read before the saved key file
@@ -300,11 +322,7 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 		return &explained{err, "the key from " + where + ": " + s.Billing.Explain(err)}
 	}
 	out.Email = sanitize.String(access.Email)
-	for _, c := range access.Checks {
-		out.Permissions = append(out.Permissions, permissionJSON{
-			Name: string(c.Permission), Granted: c.Verdict.String(), Unlocks: c.Permission.Unlocks(), Note: c.Why,
-		})
-	}
+	out.Permissions = permissionsOf(access)
 	if f.output == "json" {
 		return s.answer(func(w io.Writer) error { return writeJSON(w, out) })
 	}
@@ -325,21 +343,23 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 
 // logoutFlags are the options of auth logout.
 type logoutFlags struct {
-	yes bool
+	yes    bool
+	output string
 }
 
 func newAuthLogoutCommand(x *execution) *cobra.Command {
 	var f logoutFlags
 	cmd := &cobra.Command{
 		Use:   "logout",
-		Short: "remove the key file vastdash reads (asks first)",
-		Long: `Remove the key file vastdash reads, after asking (--yes does not ask, for scripts). The vastai CLI reads that file too. The key itself stays valid: delete it on the console's Keys page to revoke it.
+		Short: "remove the key file vastdash reads (asks first; --yes does not)",
+		Long: `Remove the key file vastdash reads, after asking on the terminal; --yes does not ask, and is needed when stdin is not a terminal (without it nothing is removed, exit 2). The vastai CLI reads that file too. The key itself stays valid: delete it on the console's Keys page to revoke it.
 
 A key from VAST_API_KEY or --api-key-file is named and left alone: unset the variable, or stop passing the flag.`,
 		Args: noArgs,
 		RunE: x.runE(func(*cobra.Command) error { return authLogout(x, f) }),
 	}
-	cmd.Flags().BoolVar(&f.yes, "yes", false, "remove without asking")
+	yesFlag(cmd, &f.yes, "remove")
+	outputFlags(cmd, &f.output, "text", "json")
 	return cmd
 }
 
@@ -349,36 +369,58 @@ func authLogout(x *execution, f logoutFlags) error {
 		return usageError(errors.New("--demo needs no key: auth logout removes your account's"))
 	}
 	env := config.DefaultEnv()
+	var out logoutJSON
 	if over := x.keyOverride(); over != "" {
-		return answerTo(x.env.stdout, linesOf([]string{"the key comes from " + over + ", which vastdash leaves alone; nothing was removed"}))
+		out.Note = "the key comes from " + over + ", which vastdash leaves alone; nothing was removed"
+		return out.write(x.env.stdout, f.output)
 	}
 	_, path, _, err := config.ResolveKey(env, "")
 	switch {
 	case errors.Is(err, config.ErrNoKey):
-		return answerTo(x.env.stdout, linesOf([]string{"no key file to remove"}))
+		out.Note = "no key file to remove"
+		return out.write(x.env.stdout, f.output)
 	case err != nil:
 		return configError(err)
 	}
-	if !f.yes {
-		if !x.env.stdinTerminal() {
-			return usageError(fmt.Errorf("auth logout asks before removing %s; --yes removes it without asking", env.Shown(path)))
-		}
-		ok, err := x.env.asker()("Remove " + env.Shown(path) + "? The vastai CLI reads it too.")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return answerTo(x.env.stdout, linesOf([]string{"nothing was removed"}))
-		}
+	logout := action{command: "auth logout", does: "removes " + env.Shown(path), done: "removed"}
+	if err := x.env.confirm(f.yes, "Remove "+env.Shown(path)+" (the vastai CLI reads it too)?", logout); err != nil {
+		return err
 	}
 	if err := config.RemoveKey(env, path); err != nil {
 		return err
 	}
-	lines := []string{"removed " + env.Shown(path)}
+	out.Removed = &path
 	if _, next, _, err := config.ResolveKey(env, ""); err == nil {
-		lines = append(lines, "vastdash now reads the key in "+env.Shown(next)+" (auth logout again removes it)")
+		out.Next = &next
 	}
-	return answerTo(x.env.stdout, linesOf(lines))
+	return out.write(x.env.stdout, f.output)
+}
+
+// logoutJSON is what auth logout did: the file removed and the one
+// vastdash reads next (null: none), or a note of why nothing was.
+type logoutJSON struct {
+	Removed *string `json:"removed"`
+	Next    *string `json:"reads_next"`
+	Note    string  `json:"note,omitempty"`
+}
+
+// write writes o to out as JSON or as lines.
+func (o logoutJSON) write(out io.Writer, output string) error {
+	if output == "json" {
+		return answerTo(out, func(w io.Writer) error { return writeJSON(w, o) })
+	}
+	env := config.DefaultEnv()
+	var lines []string
+	if o.Note != "" {
+		lines = append(lines, o.Note)
+	}
+	if o.Removed != nil {
+		lines = append(lines, "removed "+env.Shown(*o.Removed))
+	}
+	if o.Next != nil {
+		lines = append(lines, "vastdash now reads the key in "+env.Shown(*o.Next)+" (auth logout again removes it)")
+	}
+	return answerTo(out, linesOf(lines))
 }
 
 // wrongKeyWords is a key the server rejects, said while signing in with

@@ -277,13 +277,14 @@ func TestAuthLoginExistingFile(t *testing.T) {
 		}
 	}
 	res := runAuth(t, srv, authCase{before: old, stdin: canaryKey}, "auth", "login", "--with-token")
-	res.failed(t, exitRuntime, "already exists; --yes replaces it (nothing was written)")
-	if saved(t) != "old-key\n" {
-		t.Fatal("replaced without asking")
+	// No terminal to ask on is known before the key is sent anywhere.
+	res.failed(t, exitUsage, "auth login asks before it replaces the key file ~/.config/vastai/vast_api_key, and stdin is not a terminal to ask on: add --yes (nothing was written)")
+	if saved(t) != "old-key\n" || len(srv.Requests()) != 0 {
+		t.Fatalf("replaced without asking, or %d requests sent", len(srv.Requests()))
 	}
 	res = runAuth(t, srv, authCase{before: old, terminal: true, typed: canaryKey, stdin: "n\n"}, "auth", "login")
 	if res.code != exitRuntime || saved(t) != "old-key\n" || !strings.Contains(res.errOut, "already exists. Replace it? [y/N]") ||
-		!strings.HasSuffix(res.errOut, "vastdash: nothing was written: the key file keeps the key it holds\n") {
+		!strings.HasSuffix(res.errOut, "vastdash: nothing was written: the answer was not yes\n") {
 		t.Fatalf("exit %d, saved %q, stderr %q", res.code, saved(t), res.errOut)
 	}
 	res = runAuth(t, srv, authCase{before: old, terminal: true, typed: canaryKey, stdin: "y\n"}, "auth", "login")
@@ -475,13 +476,13 @@ func TestAuthLogout(t *testing.T) {
 	}
 	// Without a terminal it does not ask: --yes or nothing.
 	res := runAuth(t, srv, authCase{before: key}, "auth", "logout")
-	res.failed(t, exitUsage, "--yes removes it")
+	res.failed(t, exitUsage, "auth logout asks before it removes ~/.config/vastai/vast_api_key, and stdin is not a terminal to ask on: add --yes (nothing was removed)")
 	if saved(t) == "" {
 		t.Fatal("removed without --yes")
 	}
 	res = runAuth(t, srv, authCase{before: key, terminal: true, stdin: "n\n"}, "auth", "logout")
-	res.ok(t)
-	if saved(t) == "" || !strings.Contains(res.out, "nothing was removed") || !strings.Contains(res.errOut, "The vastai CLI reads it too") {
+	if res.code != exitRuntime || saved(t) == "" || res.out != "" || !strings.Contains(res.errOut, "(the vastai CLI reads it too)? [y/N]") ||
+		!strings.HasSuffix(res.errOut, "vastdash: nothing was removed: the answer was not yes\n") {
 		t.Fatalf("n: %q %q", res.out, res.errOut)
 	}
 	res = runAuth(t, srv, authCase{before: key, terminal: true, stdin: "y\n"}, "auth", "logout")

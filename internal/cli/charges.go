@@ -61,12 +61,7 @@ func (a *chargesArgs) check() error {
 	if a.to.set() && !a.from.set() {
 		return errors.New("--to needs --from")
 	}
-	if a.from.set() && a.to.set() && a.from.preset == "" && a.to.preset == "" && (a.from.day == "") == (a.to.day == "") {
-		if _, err := a.timeRange(time.UTC, time.Now()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return reversed(a.from, a.to)
 }
 
 // parseTypes reads --type: a comma-separated list of contract types.

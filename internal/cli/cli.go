@@ -153,7 +153,6 @@ func (x *execution) rootCommand(out io.Writer) *cobra.Command {
 	x.completionShells(root)
 	helpCommand(root)
 	x.keepUsageErrors(root)
-	mergeGlobalFlags(root)
 	// "vastdash v1.2.0", as before cobra: scripts may read it.
 	root.Version = x.env.version
 	root.SetVersionTemplate("{{.Name}} {{.Version}}\n")

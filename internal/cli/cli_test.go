@@ -37,7 +37,7 @@ func TestFlagValuesCheckedAtParse(t *testing.T) {
 		{[]string{"statement", "--from", "2026-09", "--to", "2026-08"}, "bad date range: --to 2026-08 is before --from 2026-09 (see vastdash statement --help)"},
 		{[]string{"charges", "--from", "2026-09-02", "--to", "2026-09-01"}, "bad date range: --to 2026-09-01 is before --from 2026-09-02 (see vastdash charges --help)"},
 		// spend is no statement: the month to come names no command.
-		{[]string{"spend", "--month", "2026-12"}, "--month: 2026-12 has not begun: months reach up to the current one (see vastdash spend --help)"},
+		{[]string{"spend", "--month", "2026-12"}, "bad date range: --month 2026-12 is after this month (see vastdash spend --help)"},
 		{[]string{"charges", "--deadline", "1"}, `--deadline "1" is not a duration like 2m`},
 		{[]string{"credit", "--json=maybe"}, `--json "maybe": want true or false`},
 		{[]string{"credit", "--runway=2"}, `--runway "2": want true or false`},

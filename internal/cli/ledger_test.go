@@ -229,9 +229,10 @@ func TestLedgerCommands(t *testing.T) {
 		t.Errorf("sql and ledger asked the server %d times", n)
 	}
 
-	// --no-ledger keeps every one of them away from the file.
+	// --no-ledger keeps every one of them away from the file: a usage
+	// error, one line saying why.
 	for _, args := range [][]string{{"sql", q}, {"ledger"}, {"ledger", "forget", "--yes"}, {"sync"}} {
-		run(append(args, "--no-ledger")...).failed(t, exitRuntime, "--no-ledger")
+		run(append(args, "--no-ledger")...).failed(t, exitUsage, ", and --no-ledger keeps this run away from it (see vastdash "+args[0])
 	}
 
 	// forget: refused without a terminal and --yes; asks on one.
@@ -240,9 +241,8 @@ func TestLedgerCommands(t *testing.T) {
 		e.stdin = &ttyReader{strings.NewReader("n\n")}
 		e.isTerminal = func(w io.Writer) bool { _, ok := w.(*ttyReader); return ok }
 	}), "ledger", "forget")
-	no.ok(t)
-	if len(ledgerFiles(t, data)) != 1 || !strings.Contains(no.out, "kept") {
-		t.Fatalf("answered n: %q, files %v", no.out, ledgerFiles(t, data))
+	if no.code != exitRuntime || len(ledgerFiles(t, data)) != 1 || !strings.HasSuffix(no.errOut, "vastdash: nothing was deleted: the answer was not yes\n") {
+		t.Fatalf("answered n: exit %d, %q, files %v", no.code, no.errOut, ledgerFiles(t, data))
 	}
 	// A ledger another vastdash has open (a dashboard) is left as it is.
 	open, err := ledger.OpenReadOnly(info.Path)
@@ -291,5 +291,38 @@ func TestLedgerCommandsOnACorruptFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, []byte("garbage!")) {
 		t.Error("a command that only reads changed the file")
+	}
+}
+
+// A command that reads no history never opens the ledger: `credit` from a
+// status bar every few seconds pays nothing for SQLite (no file made, no
+// lock taken), and a ledger that cannot be used is not its business to
+// warn about. The first command that reads history opens it.
+func TestCommandsWithoutHistoryLeaveTheLedgerClosed(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 200})
+	data := t.TempDir()
+	for _, args := range [][]string{{"credit"}, {"credit", "--output", "json"}, {"notifications"}, {"webhooks"}} {
+		res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+		res.ok(t)
+		if files, _ := filepath.Glob(filepath.Join(data, "vastdash", "*")); len(files) != 0 {
+			t.Fatalf("%v opened the ledger: %v", args, files)
+		}
+	}
+	// A link where the ledger would be: credit says nothing of it.
+	if err := os.MkdirAll(filepath.Join(data, "vastdash"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "charges").ok(t)
+	path := ledgerFiles(t, data)[0]
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		_ = os.Remove(f)
+	}
+	if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), path); err != nil {
+		t.Fatal(err)
+	}
+	res := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), "credit")
+	res.ok(t)
+	if res.errOut != "" {
+		t.Errorf("credit warned %q", res.errOut)
 	}
 }

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,13 +46,14 @@ vastdash ledger forget --yes
 	forget := &cobra.Command{
 		Use:   "forget",
 		Short: "delete the ledger (asks first; --yes does not)",
-		Long:  `Delete the account's ledger file (and its WAL). The next run fetches what it shows from the server again. It asks on the terminal first; --yes deletes without asking, and is needed when stdin is not a terminal.`,
+		Long:  `Delete the account's ledger file (and its WAL). The next run fetches what it shows from the server again. It asks on the terminal first; --yes deletes without asking, and is needed when stdin is not a terminal (without it nothing is deleted, exit 2).`,
 		Args:  noArgs,
 		RunE: x.sessionRun(nil, nil, sessionOptions{noLedger: true}, func(ctx context.Context, s *Session) error {
 			return forgetLedger(ctx, s, f, x.env)
 		}),
 	}
-	forget.Flags().BoolVar(&f.yes, "yes", false, "delete without asking")
+	yesFlag(forget, &f.yes, "delete")
+	outputFlags(forget, &f.output, "text", "json")
 	cmd.AddCommand(forget)
 	return cmd
 }
@@ -82,6 +81,9 @@ type spanJSON struct {
 
 // showLedger is the ledger command.
 func showLedger(ctx context.Context, s *Session, a ledgerArgs) error {
+	if err := s.needLedger("ledger shows the ledger", false); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}
@@ -112,13 +114,15 @@ func showLedger(ctx context.Context, s *Session, a ledgerArgs) error {
 	if a.output == "json" {
 		return s.answer(func(w io.Writer) error { return writeJSON(w, j) })
 	}
-	return s.answer(func(w io.Writer) error { return writeLedgerText(w, j, in, s.Billing.Now()) })
+	return s.answer(func(w io.Writer) error { return writeLedgerText(w, j, in, s.Billing) })
 }
 
-func stamp(t int64, loc *time.Location) string { return time.Unix(t, 0).In(loc).Format(time.RFC3339) }
+func stamp(t int64, loc *time.Location) string { return rfc3339(timeIn(t, loc)) }
 
-// writeLedgerText writes the ledger's figures, one a line.
-func writeLedgerText(w io.Writer, j ledgerJSON, in ledger.Info, now time.Time) error {
+// writeLedgerText writes the ledger's figures, one a line, times in the
+// one short form (svc.When).
+func writeLedgerText(w io.Writer, j ledgerJSON, in ledger.Info, svc *billing.Service) error {
+	when := func(unix int64) string { return svc.When(timeIn(unix, svc.Location())) }
 	if !j.Exists {
 		_, err := fmt.Fprintf(w, "no ledger yet at %s (a run with the ledger on, or vastdash sync, makes it)\n", j.Path)
 		return err
@@ -135,15 +139,12 @@ func writeLedgerText(w io.Writer, j ledgerJSON, in ledger.Info, now time.Time) e
 	}
 	for _, kind := range []string{ledger.KindCharges, ledger.KindPayments} {
 		for _, sp := range in.Spans[kind] {
-			from, to := time.Unix(sp.Lo, 0).In(now.Location()), time.Unix(sp.Hi-1, 0).In(now.Location())
-			rows = append(rows, []string{"covers " + kind, from.Format("2006-01-02 15:04") + " → " + to.Format("2006-01-02 15:04") +
-				", synced " + time.Unix(sp.SyncedAt, 0).In(now.Location()).Format("2006-01-02 15:04")})
+			rows = append(rows, []string{"covers " + kind, when(sp.Lo) + " → " + when(sp.Hi-1) + ", synced " + when(sp.SyncedAt)})
 		}
 	}
 	last := "never"
 	if in.LastSync > 0 {
-		t := time.Unix(in.LastSync, 0)
-		last = t.In(now.Location()).Format("2006-01-02 15:04") + " (" + billing.State{Synced: t}.SyncedText(now) + ")"
+		last = when(in.LastSync) + " (" + billing.State{Synced: time.Unix(in.LastSync, 0)}.SyncedText(svc.Now()) + ")"
 	}
 	rows = append(rows, []string{"last sync", last})
 	rule := "not learnt yet"
@@ -177,19 +178,19 @@ func sizeText(n int64) string {
 
 // forgetLedger is ledger forget: asks on a terminal unless --yes.
 func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
+	if err := s.needLedger("ledger forget deletes the ledger", false); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}
 	if _, err := os.Lstat(s.LedgerPath); errors.Is(err, os.ErrNotExist) {
-		return s.answer(func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "nothing to forget: no ledger at %s\n", s.LedgerPath)
-			return err
-		})
+		return s.answer(forgotten(a.output, "", "nothing to forget: no ledger at "+s.LedgerPath))
 	}
+	forget := action{command: "ledger forget", does: "deletes " + s.LedgerPath, done: "deleted"}
 	if !a.yes {
-		tty, ok := e.stdin.(io.Writer)
-		if !ok || !e.isTerminal(tty) {
-			return usageError(fmt.Errorf("ledger forget deletes %s: add --yes to confirm (stdin is not a terminal to ask on)", s.LedgerPath))
+		if err := e.canAsk(false, forget); err != nil {
+			return usageError(err)
 		}
 		what := s.LedgerPath
 		if l, err := ledger.OpenReadOnly(s.LedgerPath); err == nil {
@@ -198,20 +199,30 @@ func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
 			}
 			l.Close()
 		}
-		fmt.Fprintf(s.stderr, "delete the ledger %s? [y/N] ", what)
-		answer, _ := bufio.NewReader(e.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return s.answer(func(w io.Writer) error {
-				_, err := fmt.Fprintln(w, "kept: nothing deleted")
-				return err
-			})
+		if err := e.confirm(false, "Delete the ledger "+what+"?", forget); err != nil {
+			return err
 		}
 	}
 	if err := ledger.Forget(s.LedgerPath); err != nil {
 		return err
 	}
-	return s.answer(func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "deleted %s\n", s.LedgerPath)
-		return err
-	})
+	return s.answer(forgotten(a.output, s.LedgerPath, "deleted "+s.LedgerPath))
+}
+
+// forgotten writes what ledger forget did: as a line, or as JSON the path
+// deleted (null when there was nothing to delete), as webhooks delete
+// writes its id.
+func forgotten(output, deleted, line string) func(w io.Writer) error {
+	if output != "json" {
+		return linesOf([]string{line})
+	}
+	return func(w io.Writer) error {
+		var v struct {
+			Deleted *string `json:"deleted"`
+		}
+		if deleted != "" {
+			v.Deleted = &deleted
+		}
+		return writeJSON(w, v)
+	}
 }

@@ -61,6 +61,21 @@ func (p *progress) done() {
 	p.on = false
 }
 
+// warn prints a warning on its own line, above the progress line, which
+// is drawn again below it: a warning said while a load runs (the ledger
+// opened on demand) neither cuts the line nor is cut by it.
+func (p *progress) warn(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.on && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[2K")
+	}
+	warn(p.w, msg)
+	if p.on && p.shown {
+		fmt.Fprint(p.w, p.what)
+	}
+}
+
 // observe is the client's observer: it shows waits for a 429 or a retry
 // (regular pacing is expected and not worth a notice).
 func (p *progress) observe(e api.Event) {

@@ -10,6 +10,26 @@ import (
 	"github.com/vastdash/vastdash/billing"
 )
 
+// The words of every error about a range, a month or a day, in every
+// command (charges, payments, sync, statement, spend): the flag and the
+// value as given, then what is wrong with it. A value that cannot be read
+// is "--from "X" is not a date like …" (or "not a month like 2026-11"), one
+// outside what vastdash accepts "--from X is outside the days (months)
+// vastdash accepts, …", both when the flag is parsed; a range that cannot
+// be is billing.ErrRange, "bad date range: …", as on the dashboard's range
+// field: reversed (reversedRange) or begun after now (notBegun).
+
+// reversedRange is a --to before its --from, days, times or months.
+func reversedRange(from, to string) error {
+	return fmt.Errorf("%w: --to %s is before --from %s", billing.ErrRange, to, from)
+}
+
+// notBegun is a flag whose day, time or month lies after now: "today",
+// "now" or "this month".
+func notBegun(flag, value, now string) error {
+	return fmt.Errorf("%w: %s %s is after %s", billing.ErrRange, flag, value, now)
+}
+
 // bound is --from or --to: a whole day, YYYY-MM-DD, which begins and ends
 // in the user's time zone; an instant, RFC 3339, for a window shorter than
 // a day; or a word of the dashboard's range presets (7d, this-month, …),
@@ -73,6 +93,33 @@ func (b bound) resolve(loc *time.Location, now time.Time, end bool) (time.Time, 
 	return r.From, err
 }
 
+// start is b as the first instant of a range at now in loc: refused when
+// it lies after now, as the dashboard refuses a range that begins after
+// today.
+func (b bound) start(flag string, loc *time.Location, now time.Time) (time.Time, error) {
+	from, err := b.resolve(loc, now, false)
+	if err == nil && from.After(now) {
+		when := "today"
+		if b.day == "" {
+			when = "now"
+		}
+		err = notBegun(flag, b.text(), when)
+	}
+	return from, err
+}
+
+// reversed is the error of a --to before --from where no zone can change
+// the order (two days, or two times), before anything is read; nil
+// otherwise.
+func reversed(from, to bound) error {
+	switch {
+	case from.day != "" && to.day != "" && to.day < from.day,
+		!from.at.IsZero() && !to.at.IsZero() && to.at.Before(from.at):
+		return reversedRange(from.text(), to.text())
+	}
+	return nil
+}
+
 // text is b as the user gave it, for an error.
 func (b bound) text() string {
 	switch {
@@ -89,28 +136,77 @@ func (b bound) text() string {
 // the same code as the dashboard's range field; a preset without --to is
 // the preset's whole range, as on the dashboard.
 func (a chargesArgs) timeRange(loc *time.Location, now time.Time) (billing.Range, error) {
-	switch {
-	case a.from.preset != "" && !a.to.set():
+	if a.from.preset != "" && !a.to.set() {
 		return billing.PresetRange(a.from.preset, now, loc)
-	case a.from.day != "" && !a.to.set():
+	}
+	from, err := a.from.start("--from", loc, now)
+	if err != nil {
+		return billing.Range{}, err
+	}
+	if a.from.day != "" && !a.to.set() {
 		return billing.ParseRange(a.from.day+"..", now, loc)
 	}
 	to := a.to
 	if !to.set() {
 		to = bound{day: now.In(loc).Format(time.DateOnly)}
 	}
-	from, err := a.from.resolve(loc, now, false)
-	if err != nil {
-		return billing.Range{}, err
-	}
 	until, err := to.resolve(loc, now, true)
 	if err != nil {
 		return billing.Range{}, err
 	}
 	if until.Before(from) {
-		return billing.Range{}, fmt.Errorf("%w: --to %s is before --from %s", billing.ErrRange, to.text(), a.from.text())
+		return billing.Range{}, reversedRange(a.from.text(), to.text())
 	}
 	return billing.Range{From: from, To: until}, nil
+}
+
+// monthArg is a month flag as given: its name and its YYYY-MM ("" when
+// not given).
+type monthArg struct{ flag, text string }
+
+// monthParser is the parser of a month flag (statement's --from and --to,
+// spend's --month), stored in p: YYYY-MM, within the months vastdash
+// accepts, as the days' parser checks days.
+func monthParser(flag string, p *string) func(string) error {
+	return func(s string) error {
+		s = strings.TrimSpace(s)
+		t, err := billing.ParseMonth(s, time.UTC)
+		if err != nil {
+			return badValue("%s %s is not a month like 2026-11", flag, argText(s))
+		}
+		if billing.CheckRange(t, t) != nil {
+			return badValue("%s %s is outside the months vastdash accepts, %s to %s", flag, s,
+				billing.MinTime.Format("2006-01"), billing.MaxTime.AddDate(0, -1, 0).Format("2006-01"))
+		}
+		*p = s
+		return nil
+	}
+}
+
+// months is the first instant of the first and the last month in loc at
+// now (billing.ParseMonth): refused in the range words when one begins
+// after this month, when they are reversed, or when the first is further
+// back than a statement reaches.
+func months(first, last monthArg, loc *time.Location, now time.Time) (from, to time.Time, err error) {
+	if from, err = billing.ParseMonth(first.text, loc); err != nil {
+		return from, to, err
+	}
+	if to, err = billing.ParseMonth(last.text, loc); err != nil {
+		return from, to, err
+	}
+	earliest, current := billing.LastMonths(now, loc, billing.MaxStatementMonths)
+	switch {
+	case from.After(current):
+		return from, to, notBegun(first.flag, first.text, "this month")
+	case to.After(current):
+		return from, to, notBegun(last.flag, last.text, "this month")
+	case to.Before(from):
+		return from, to, reversedRange(first.text, last.text)
+	case from.Before(earliest):
+		return from, to, fmt.Errorf("%w: %s %s is more than %d months back: the earliest is %s",
+			billing.ErrRange, first.flag, first.text, billing.MaxStatementMonths, earliest.Format("2006-01"))
+	}
+	return from, to, billing.StatementMonths(from, to, now, loc)
 }
 
 // resolve is the range of --from and --to in loc, or the preset range

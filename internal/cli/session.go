@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -49,16 +50,20 @@ type Session struct {
 	// KeySource says where the key came from: "env VAST_API_KEY" or a
 	// file's path ("" for --demo and a key being signed in with).
 	KeySource string
-	// Ledger is the account's ledger, open for this run; nil when the
-	// settings, --no-ledger or a failure to open it leave the run without,
-	// and in the dashboard, which opens it beside its start (Billing.Ledger).
-	Ledger *ledger.Ledger
-	// ledgerOpened is the dashboard's ledger once its open has ended.
-	ledgerOpened func() *ledger.Ledger
 	// LedgerPath is where the account's ledger is (or would be); "" when
 	// there is no home to keep one in, or --no-ledger keeps this run away
 	// from it.
 	LedgerPath string
+	// noLedger is --no-ledger, for the commands that need the ledger to
+	// refuse it (needLedger).
+	noLedger bool
+
+	// ledgerOpened is the account's ledger once its open has ended (nil
+	// when it could not be opened); ledgerTried once the open began. The
+	// billing layer opens it (Billing.Ledger), beside the dashboard's start
+	// or when a command first reads history.
+	ledgerOpened func() *ledger.Ledger
+	ledgerTried  atomic.Bool
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -101,7 +106,7 @@ type sessionOptions struct {
 // configuration errors (exit 2) but for a demo server that cannot start.
 func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	cfg := config.DefaultEnv()
-	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout)}
+	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout), noLedger: g.noLedger}
 	var baseURL, key string
 	if g.demo {
 		settings, err := config.LoadSettings(cfg, g.flags.ConfigFile)
@@ -250,22 +255,44 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 		}
 		return l, ""
 	}
+	opened := sync.OnceValues(func() (*ledger.Ledger, string) {
+		s.ledgerTried.Store(true)
+		l, note := open()
+		if note != "" && !o.dashboard {
+			// A command says it before its answer, on stderr; the
+			// dashboard on its status line.
+			if s.progress != nil {
+				s.progress.warn(note)
+			} else {
+				warn(s.stderr, note)
+			}
+			note = ""
+		}
+		return l, note
+	})
+	s.ledgerOpened = func() *ledger.Ledger { l, _ := opened(); return l }
 	if o.dashboard {
 		// The dashboard opens it beside its first frame, which nothing of
-		// the ledger's is needed for; the status line says a failure.
-		opened := sync.OnceValues(open)
-		s.ledgerOpened = func() *ledger.Ledger { l, _ := opened(); return l }
+		// the ledger's is needed for.
 		return []billing.Option{billing.WithLedgerOpening(opened)}
 	}
-	l, note := open()
-	if note != "" {
-		warn(s.stderr, note)
+	// A command opens it when it first reads history: credit, auth or
+	// webhooks never pay for it.
+	return []billing.Option{billing.WithLedgerOnDemand(opened)}
+}
+
+// needLedger refuses a command that works on the ledger in a run the user
+// kept away from it — --no-ledger, or with setting the ledger setting off
+// too — with a usage error saying so; does is what the command does ("sql
+// reads the ledger").
+func (s *Session) needLedger(does string, setting bool) error {
+	switch {
+	case s.noLedger:
+		return usageError(fmt.Errorf("%s, and --no-ledger keeps this run away from it", does))
+	case setting && !s.Settings.Ledger:
+		return usageError(fmt.Errorf("%s, and the ledger setting is off (ledger = false)", does))
 	}
-	if l == nil {
-		return nil
-	}
-	s.Ledger = l
-	return []billing.Option{billing.WithLedger(l)}
+	return nil
 }
 
 // Close stops the billing layer's loads and the demo server, and closes
@@ -280,10 +307,7 @@ func (s *Session) Close() {
 	if s.debugLog != nil {
 		s.debugLog.Close()
 	}
-	if s.Ledger != nil {
-		_ = s.Ledger.Close()
-	}
-	if s.ledgerOpened != nil {
+	if s.ledgerTried.Load() {
 		// Billing.Close waited for the open.
 		if l := s.ledgerOpened(); l != nil {
 			_ = l.Close()

@@ -43,14 +43,7 @@ vastdash spend --month 2026-10 --output csv
 		RunE: x.commandRun(&a.utc, nil, func(ctx context.Context, s *Session) error { return spendOutlook(ctx, s, a) }),
 	}
 	fs := cmd.Flags()
-	fs.Var(&checkedValue{typ: "month", parse: func(s string) error {
-		s = strings.TrimSpace(s)
-		if _, err := billing.ParseMonth(s, time.UTC); err != nil {
-			return badValue("--month %s is not a month like 2026-11", argText(s))
-		}
-		a.month = s
-		return nil
-	}}, "month", "a past month in full, YYYY-MM, against the month before\n(default: this month so far, with a forecast)")
+	fs.Var(&checkedValue{typ: "month", parse: monthParser("--month", &a.month)}, "month", "a past month in full, YYYY-MM, against the month before\n(default: this month so far, with a forecast)")
 	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
 	return cmd
@@ -62,14 +55,12 @@ func spendOutlook(ctx context.Context, s *Session, a spendArgs) error {
 	svc := s.Billing
 	var month time.Time
 	if a.month != "" {
-		m, err := billing.ParseMonth(a.month, svc.Location())
+		m := monthArg{"--month", a.month}
+		first, _, err := months(m, m, svc.Location(), svc.Now())
 		if err != nil {
 			return usageError(err)
 		}
-		if err := billing.StatementMonths(m, m, svc.Now(), svc.Location()); err != nil {
-			return usageError(fmt.Errorf("--month: %w", err))
-		}
-		month = m
+		month = first
 	}
 	o, err := svc.Outlook(ctx, month, s.Settings.Budget, s.progress.feed)
 	s.progress.done()
@@ -82,7 +73,7 @@ func spendOutlook(ctx context.Context, s *Session, a spendArgs) error {
 	if o.TooLarge {
 		return fmt.Errorf("%s: the spend is too large to add up", o.Label())
 	}
-	if err := s.answer(func(w io.Writer) error { return writeSpend(w, a.output, o, s.width) }); err != nil {
+	if err := s.answer(func(w io.Writer) error { return writeSpend(w, a.output, o, svc, s.width) }); err != nil {
 		return err
 	}
 	for _, n := range append(o.Notes, o.Warnings...) {
@@ -143,7 +134,7 @@ func fraction(pm int64) string {
 
 // writeSpend writes the outlook in the output format, text fitted to a
 // terminal width cells wide (0: a pipe, every line whole).
-func writeSpend(w io.Writer, output string, o billing.Outlook, width int) error {
+func writeSpend(w io.Writer, output string, o billing.Outlook, svc *billing.Service, width int) error {
 	j := newSpendJSON(o)
 	switch output {
 	case "json":
@@ -173,14 +164,15 @@ func writeSpend(w io.Writer, output string, o billing.Outlook, width int) error 
 				amount(j.Budget), num(j.BudgetUsed), text(j.BudgetCrossedAt)},
 		})
 	}
-	return linesOf(spendLines(o, width))(w)
+	return linesOf(spendLines(o, svc, width))(w)
 }
 
 // spendLines is the text answer: a title, then one figure a line, the
-// amounts aligned; on a terminal a figure's note wraps under itself.
-func spendLines(o billing.Outlook, width int) []string {
+// amounts aligned; on a terminal a figure's note wraps under itself. Its
+// "as of" is written as the statement's, with the year and the zone.
+func spendLines(o billing.Outlook, svc *billing.Service, width int) []string {
 	name := o.Month.Format("January 2006")
-	title := name + " so far, as of " + o.AsOf.Format("2 Jan 15:04 MST")
+	title := name + " so far, as of " + svc.WhenLong(o.AsOf)
 	label := "so far"
 	if o.Past {
 		title, label = name+" in full", "spend"

@@ -109,7 +109,7 @@ func TestSpendBudget(t *testing.T) {
 	res = headlessWith(t, srv, demoserver.DemoKey, fastInstances, "--config", cfg, "spend", "--utc")
 	res.ok(t)
 	lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
-	if len(lines) != 5 || lines[0] != "November 2026 so far, as of 21 Nov 15:30 UTC" || !strings.HasPrefix(lines[2], "  October to 21 Oct 15:30  ") ||
+	if len(lines) != 5 || lines[0] != "November 2026 so far, as of 21 Nov 2026 15:30 UTC" || !strings.HasPrefix(lines[2], "  October to 21 Oct 15:30  ") ||
 		!strings.Contains(lines[3], " at current rate $") || !strings.Contains(lines[4], "$1.00") || !strings.HasSuffix(lines[4], " · over") ||
 		!strings.Contains(lines[4], "crossed on ") {
 		t.Errorf("text:\n%s", res.out)

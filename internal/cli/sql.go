@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -51,6 +52,9 @@ vastdash sql "SELECT strftime('%Y-%m', day, 'unixepoch') AS month, sum(mills) / 
 
 // querySQL is the sql command.
 func querySQL(ctx context.Context, s *Session, stmt string, a sqlArgs) error {
+	if err := s.needLedger("sql reads the ledger", true); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}
@@ -106,48 +110,69 @@ func cellsOf(r []any) []string {
 	return out
 }
 
-// writeRowsJSON writes [{"col": value, …}, …], keys in the columns' order.
+// writeRowsJSON writes [{"col": value, …}, …], keys in the columns' order,
+// indented and escaped exactly as writeJSON writes every command's JSON,
+// a row at a time: a million rows are not held twice.
 func writeRowsJSON(w io.Writer, res ledger.Result) error {
-	keys := make([][]byte, len(res.Columns))
-	for i, c := range res.Columns {
-		keys[i], _ = json.Marshal(c)
+	if len(res.Rows) == 0 {
+		return writeJSON(w, []sqlRow{})
 	}
-	b := []byte{'['}
-	for n, r := range res.Rows {
-		if n > 0 {
-			b = append(b, ',')
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	if _, err := io.WriteString(w, "[\n  "); err != nil {
+		return err
+	}
+	for i, r := range res.Rows {
+		b.Reset()
+		if i > 0 {
+			b.WriteString(",\n  ")
 		}
-		b = append(b, "\n  {"...)
-		for i, v := range r {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, keys[i]...)
-			b = append(b, ": "...)
-			if bs, ok := v.([]byte); ok {
-				v = hex.EncodeToString(bs)
-			}
-			if s, ok := v.(string); ok {
-				v = sanitize.String(s)
-			}
-			j, err := json.Marshal(v)
-			if err != nil {
-				return err
-			}
-			b = append(b, j...)
+		if err := enc.Encode(sqlRow{res.Columns, r}); err != nil {
+			return err
 		}
-		b = append(b, '}')
-		if len(b) > answerBuffer {
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-			b = b[:0]
+		b.Truncate(b.Len() - 1) // the encoder's newline
+		if _, err := w.Write(b.Bytes()); err != nil {
+			return err
 		}
 	}
-	if len(res.Rows) > 0 {
-		b = append(b, '\n')
-	}
-	b = append(b, "]\n"...)
-	_, err := w.Write(b)
+	_, err := io.WriteString(w, "\n]\n")
 	return err
+}
+
+// sqlRow is one row of a query as a JSON object: its columns in order
+// (a map would sort them), blobs in hex, text sanitized.
+type sqlRow struct {
+	cols []string
+	vals []any
+}
+
+// MarshalJSON writes the object compact; writeJSON indents it and, as it
+// asked, leaves "<" and "&" as they are.
+func (r sqlRow) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('{')
+	for i, v := range r.vals {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch x := v.(type) {
+		case []byte:
+			v = hex.EncodeToString(x)
+		case string:
+			v = sanitize.String(x)
+		}
+		if err := enc.Encode(r.cols[i]); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

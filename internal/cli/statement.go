@@ -58,18 +58,8 @@ vastdash statement --months 12 --output json | jq '.months[] | {month, money_in,
 		a.months, a.monthsBy = n, true
 		return nil
 	}}, "months", "the current month and the N−1 before it")
-	monthFlag := func(p *string, name string) func(string) error {
-		return func(s string) error {
-			s = strings.TrimSpace(s)
-			if _, err := billing.ParseMonth(s, time.UTC); err != nil {
-				return badValue("--%s %s is not a month like 2026-11", name, argText(s))
-			}
-			*p = s
-			return nil
-		}
-	}
-	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.from, "from")}, "from", "first month, YYYY-MM (instead of --months)")
-	fs.Var(&checkedValue{typ: "month", parse: monthFlag(&a.to, "to")}, "to", "last month, YYYY-MM (default: the current month; needs --from)")
+	fs.Var(&checkedValue{typ: "month", parse: monthParser("--from", &a.from)}, "from", "first month, YYYY-MM (instead of --months)")
+	fs.Var(&checkedValue{typ: "month", parse: monthParser("--to", &a.to)}, "to", "last month, YYYY-MM (default: the current month; needs --from)")
 	outputFlags(cmd, &a.output, "text", "csv", "json")
 	fs.BoolVar(&a.utc, "utc", false, "months begin in UTC (default: the settings timezone)")
 	return cmd
@@ -85,25 +75,11 @@ func (a statementArgs) span(now time.Time, loc *time.Location) (from, to time.Ti
 		from, to = billing.LastMonths(now, loc, a.months)
 		return from, to, nil
 	}
-	to = billing.MonthStart(now, loc)
-	if from, err = billing.ParseMonth(a.from, loc); err != nil {
-		return from, to, err
+	last := monthArg{"--to", a.to}
+	if last.text == "" {
+		last.text = billing.MonthStart(now, loc).Format("2006-01")
 	}
-	if a.to != "" {
-		if to, err = billing.ParseMonth(a.to, loc); err != nil {
-			return from, to, err
-		}
-	}
-	if to.Before(from) {
-		return from, to, a.reversed()
-	}
-	return from, to, billing.StatementMonths(from, to, now, loc)
-}
-
-// reversed is the error of a --to before --from, in the words charges
-// uses for its days.
-func (a statementArgs) reversed() error {
-	return fmt.Errorf("%w: --to %s is before --from %s", billing.ErrRange, a.to, a.from)
+	return months(monthArg{"--from", a.from}, last, loc, now)
 }
 
 // check refuses --to without --from, and --months with --from, before
@@ -117,7 +93,7 @@ func (a statementArgs) check() error {
 	}
 	if a.to != "" && a.to < a.from {
 		// YYYY-MM orders as text: no zone can change it.
-		return a.reversed()
+		return reversedRange(a.from, a.to)
 	}
 	return nil
 }

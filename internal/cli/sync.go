@@ -16,13 +16,14 @@ import (
 
 // syncArgs are the options of the sync command.
 type syncArgs struct {
-	from bound
-	utc  bool
+	from   bound
+	utc    bool
+	output string
 }
 
 // newSyncCommand is `vastdash sync`: fill the ledger back to a day.
 func newSyncCommand(x *execution) *cobra.Command {
-	var a syncArgs
+	a := syncArgs{output: "text"}
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "fill the ledger back to a day: charges and payment records, only what it lacks",
@@ -39,21 +40,28 @@ vastdash sync --from 2024-01-01     # back to the start of 2024
 	fs := cmd.Flags()
 	fs.Var(&checkedValue{typ: "day|word", parse: a.from.parser("--from")}, "from", "the first day to hold, YYYY-MM-DD or a range word (default: a year ago)")
 	completeWith(cmd, "from", billing.Presets...)
+	outputFlags(cmd, &a.output, "text", "json")
 	fs.BoolVar(&a.utc, "utc", false, "the day begins at midnight UTC (default: the settings timezone)")
 	return cmd
 }
 
-// errNoLedger is a sync run without a ledger.
-var errNoLedger = errors.New("no ledger this run: the ledger setting is off, --no-ledger was given, or it could not be opened")
+// errNoLedger is a sync run with a ledger that could not be opened (the
+// warning before it says why; --no-ledger and the setting are refused
+// first, by needLedger).
+var errNoLedger = errors.New("no ledger this run: it could not be opened")
 
-// errNoLedgerFile is a command on the ledger's file run without one to
-// name: --no-ledger, or no home to keep it in.
-var errNoLedgerFile = errors.New("no ledger this run: --no-ledger was given, or there is no home folder to keep one in")
+// errNoLedgerFile is a command on the ledger's file run with no home to
+// keep one in (--no-ledger is refused first, by needLedger).
+var errNoLedgerFile = errors.New("no ledger this run: there is no home folder to keep one in")
 
 // syncLedger is the sync command: both kinds side by side, each on its
 // endpoint's pacing, then one line of what the ledger holds.
 func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
-	if s.Ledger == nil {
+	if err := s.needLedger("sync fills the ledger", true); err != nil {
+		return err
+	}
+	led := s.Billing.Ledger()
+	if led == nil {
 		return errNoLedger
 	}
 	svc := s.Billing
@@ -61,7 +69,7 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 	from := now.AddDate(-1, 0, 0)
 	if a.from.set() {
 		var err error
-		if from, err = a.from.resolve(svc.Location(), now, false); err != nil {
+		if from, err = a.from.start("--from", svc.Location(), now); err != nil {
 			return usageError(err)
 		}
 	}
@@ -106,15 +114,21 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 	if err := syncErr(errs); err != nil {
 		return err
 	}
-	in, err := s.Ledger.Info(ctx)
+	in, err := led.Info(ctx)
 	if err != nil {
 		return err
 	}
+	requests := states[0].Requests + states[1].Requests
+	if a.output == "json" {
+		loc := svc.Location()
+		return s.answer(func(w io.Writer) error {
+			return writeJSON(w, syncJSON{From: rfc3339(from.In(loc)), To: rfc3339(now.In(loc)), Contracts: in.Contracts, Payments: in.Payments, Requests: requests})
+		})
+	}
 	return s.answer(func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "the ledger holds %s to %s: %s and %s (%s)\n",
-			from.Format(time.DateOnly), now.Format(time.DateOnly),
+		_, err := fmt.Fprintf(w, "the ledger holds %s to %s: %s and %s (%s)\n", svc.When(from), svc.When(now),
 			billing.Plural(in.Contracts, "contract", "contracts"), billing.Plural(in.Payments, "payment record", "payment records"),
-			billing.Plural(states[0].Requests+states[1].Requests, "request", "requests"))
+			billing.Plural(requests, "request", "requests"))
 		return err
 	})
 }
@@ -129,6 +143,16 @@ func syncErr(errs [2]error) error {
 		return errs[0]
 	}
 	return fmt.Errorf("charges: %w; payment records: %w", errs[0], errs[1])
+}
+
+// syncJSON is sync's --json answer: the span brought up to date (RFC
+// 3339), what the ledger holds, and the requests it took.
+type syncJSON struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Contracts int    `json:"contracts"`
+	Payments  int    `json:"payments"`
+	Requests  int    `json:"requests"`
 }
 
 // syncText is the progress line of a sync: "syncing charges: 1,500

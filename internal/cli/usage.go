@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -73,6 +74,7 @@ func flagDefault(f *pflag.Flag) string {
 
 // writeHelp writes c's help page to w.
 func writeHelp(c *cobra.Command, w io.Writer) {
+	mergeGlobalFlags(c.Root())
 	width, st := helpOut(w)
 	var b strings.Builder
 	para := func(text string) {
@@ -158,7 +160,10 @@ type block struct {
 
 // tableRow is an indented line's term and text: the words before the
 // first run of two or more spaces, and what follows it.
-var tableRow = regexp.MustCompile(`^  (\S.*?)(\s{2,})(\S.*)$`)
+// Compiled when first needed: only the help and the manual use it.
+var tableRow = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^  (\S.*?)(\s{2,})(\S.*)$`)
+})
 
 // blocksOf splits a paragraph of a command's long help into its blocks:
 // lines indented by two spaces stand alone, the others run together.
@@ -180,7 +185,7 @@ func blocksOf(p string) []block {
 		}
 		flush()
 		l = strings.TrimRight(l, " ")
-		if m := tableRow.FindStringSubmatch(l); m != nil {
+		if m := tableRow().FindStringSubmatch(l); m != nil {
 			out = append(out, block{term: m[1], pad: len(m[2]), text: m[3]})
 		} else {
 			out = append(out, block{text: strings.TrimPrefix(l, "  "), verbatim: true})
@@ -265,6 +270,7 @@ func wrapIndent(text string, width int, indent string) string {
 // line stays short, so its three parts do not run into each other at 80
 // columns.
 func manPage(root *cobra.Command, version string) string {
+	mergeGlobalFlags(root)
 	keys := keyRows()
 	var b strings.Builder
 	put := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -27,7 +26,6 @@ type webhooksArgs struct {
 	events      []string
 	eventsGiven bool
 	yes         bool
-	ask         func(question string) (bool, error) // nil: no terminal to ask on
 }
 
 // newWebhooksCommand is `vastdash webhooks`: the list, and the
@@ -228,25 +226,17 @@ func newWebhookDeleteCommand(x *execution) *cobra.Command {
 	a := webhooksArgs{}
 	cmd := &cobra.Command{
 		Use:   "delete ID",
-		Short: "delete a webhook (asks first; --yes when not on a terminal)",
-		Long:  `Delete webhook ID. On a terminal it shows the webhook and asks; elsewhere (a script, a pipe) it needs --yes, and without it nothing is sent and the exit code is 2. The events it carried are delivered nowhere else unless another webhook carries them.`,
+		Short: "delete a webhook (asks first; --yes does not)",
+		Long:  `Delete webhook ID. On a terminal it shows the webhook and asks; --yes does not ask, and is needed when stdin is not a terminal (without it nothing is sent, exit 2). The events it carried are delivered nowhere else unless another webhook carries them.`,
 		Example: `
 vastdash webhooks delete 3
 vastdash webhooks delete 3 --yes
 `,
 		Args: webhookID(&a),
-		RunE: x.commandRun(nil, func() error {
-			if a.yes {
-				return nil
-			}
-			if ask := x.env.asker(); ask != nil {
-				a.ask = ask
-				return nil
-			}
-			return errors.New("delete asks before it deletes, and there is no terminal to ask on: add --yes (nothing was deleted)")
-		}, func(ctx context.Context, s *Session) error { return deleteWebhook(ctx, s, a) }),
+		RunE: x.commandRun(nil, func() error { return x.env.canAsk(a.yes, deleteAction(a.id)) },
+			func(ctx context.Context, s *Session) error { return deleteWebhook(ctx, s, a, x.env) }),
 	}
-	cmd.Flags().BoolVarP(&a.yes, "yes", "y", false, "delete without asking")
+	yesFlag(cmd, &a.yes, "delete")
 	outputFlags(cmd, &a.output, "text", "json")
 	return cmd
 }
@@ -280,27 +270,6 @@ vastdash webhooks rotate 3 > secret.txt
 	return cmd
 }
 
-// asker returns how to ask the user a yes/no question: on stderr, the
-// answer read from stdin, when stdin is a terminal; nil otherwise.
-func (e *env) asker() func(string) (bool, error) {
-	if !e.stdinTerminal() {
-		return nil
-	}
-	return func(q string) (bool, error) {
-		fmt.Fprint(e.stderr, q+" [y/N] ")
-		line, err := bufio.NewReader(io.LimitReader(e.stdin, 256)).ReadString('\n')
-		if err != nil && line == "" {
-			fmt.Fprintln(e.stderr)
-			return false, nil
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes":
-			return true, nil
-		}
-		return false, nil
-	}
-}
-
 // webhookRow is one webhook as every output writes it, sanitized.
 type webhookRow struct {
 	ID     string   `json:"id"`
@@ -311,6 +280,9 @@ type webhookRow struct {
 	// Changed is RFC 3339 in the settings zone; null when the server did
 	// not say.
 	Changed *string `json:"changed"`
+	// when is Changed in the one short form of text output ("26 Nov
+	// 14:05"), "" when the server did not say.
+	when string
 }
 
 func (s *Session) webhookRow(w api.Webhook) webhookRow {
@@ -320,7 +292,7 @@ func (s *Session) webhookRow(w api.Webhook) webhookRow {
 	}
 	if !w.Changed.IsZero() {
 		c := rfc3339(w.Changed.In(s.Billing.Location()))
-		r.Changed = &c
+		r.Changed, r.when = &c, s.Billing.When(w.Changed)
 	}
 	return r
 }
@@ -358,10 +330,10 @@ func listWebhooks(ctx context.Context, s *Session, a webhooksArgs) error {
 		}
 		t := &table{cols: webhookColumns, fit: webhooksFit, width: s.width}
 		return t.write(w, func(yield func([]string) bool) {
-			for i, r := range rows {
+			for _, r := range rows {
 				changed := "—"
-				if r.Changed != nil {
-					changed = s.Billing.When(l.Webhooks[i].Changed)
+				if r.when != "" {
+					changed = r.when
 				}
 				if !yield([]string{r.ID, r.Name, r.Host, strings.Join(r.Events, ", "), changed}) {
 					return
@@ -383,8 +355,8 @@ var webhooksFit = []fitStep{{4, 0}, {3, 24}, {1, 16}}
 // webhookLines is a webhook as `add` and `edit` print it.
 func webhookLines(r webhookRow) []string {
 	changed := "unknown"
-	if r.Changed != nil {
-		changed = *r.Changed
+	if r.when != "" {
+		changed = r.when
 	}
 	return []string{"id: " + r.ID, "name: " + r.Name, "url: " + r.URL, "events: " + strings.Join(r.Events, ", "), "changed: " + changed}
 }
@@ -492,9 +464,14 @@ func editWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 	return s.changed(a, res, err)
 }
 
+// deleteAction is what webhooks delete asks about.
+func deleteAction(id string) action {
+	return action{command: "webhooks delete", does: "deletes webhook " + id, done: "deleted"}
+}
+
 // deleteWebhook is `vastdash webhooks delete`: on a terminal it shows the
 // webhook and asks first.
-func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
+func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) error {
 	if !a.yes {
 		l, err := s.Billing.Webhooks(ctx)
 		if err != nil {
@@ -505,12 +482,8 @@ func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 			return fmt.Errorf("the account has no webhook %s (vastdash webhooks lists them)", a.id)
 		}
 		r := s.webhookRow(w)
-		yes, err := a.ask(fmt.Sprintf("Delete webhook %s, %q → %s (%s)?", r.ID, r.Name, r.Host, strings.Join(r.Events, ", ")))
-		if err != nil {
+		if err := e.confirm(false, fmt.Sprintf("Delete webhook %s, %q → %s (%s)?", r.ID, r.Name, r.Host, strings.Join(r.Events, ", ")), deleteAction(a.id)); err != nil {
 			return err
-		}
-		if !yes {
-			return errors.New("not deleted: the answer was not yes")
 		}
 	}
 	res, err := s.Billing.DeleteWebhook(ctx, a.id)

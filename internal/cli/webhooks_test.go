@@ -292,7 +292,7 @@ func TestWebhooksDelete(t *testing.T) {
 	for _, no := range []string{"n\n", "\n", "", "yess\n"} {
 		res = hooks(t, srv, onTerminal(no), "delete", "1")
 		if res.code != exitRuntime || !strings.Contains(res.errOut, `Delete webhook 1, "ops alerts" → hooks.example.com (client:instance_status, client:payment_failed)? [y/N]`) ||
-			!strings.Contains(res.errOut, "not deleted") || res.out != "" {
+			!strings.HasSuffix(res.errOut, "vastdash: nothing was deleted: the answer was not yes\n") || res.out != "" {
 			t.Fatalf("answer %q: %+v", no, res)
 		}
 	}
