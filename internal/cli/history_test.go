@@ -51,7 +51,7 @@ func TestLedgerHistoryMovesOn(t *testing.T) {
 			}
 			figures(true)
 			for step := 1; step <= 3; step++ {
-				moved := srv.Move(demoserver.Move{By: 5 * time.Hour, New: 12, End: 3, Revise: 4, Vanish: 2})
+				moved := srv.Move(demoserver.Move{By: 5 * time.Hour, New: 12, End: 3, Revise: 4, Recent: 90 * time.Minute, Vanish: 2})
 				now := srv.Now().Unix()
 				srv.ChangeInvoices(func(recs []demoserver.Invoice) []demoserver.Invoice {
 					for i := range recs {
