@@ -342,3 +342,28 @@ func TestFeedEndsNotLoading(t *testing.T) {
 		f.Release()
 	}
 }
+
+// How old the ledger's rows are reads with the year of a sync in another
+// year: on 3 January "synced on 28 Dec 2026", never a "28 Dec" that reads
+// as this year's, in now's zone (20:00 UTC on 28 December is the 29th in
+// Tokyo).
+func TestSyncedTextAcrossNewYear(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	synced := time.Date(2026, 12, 28, 20, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		now  time.Time
+		want string
+	}{
+		{time.Date(2027, 1, 3, 10, 0, 0, 0, time.UTC), "synced on 28 Dec 2026"},
+		{time.Date(2027, 1, 3, 10, 0, 0, 0, tokyo), "synced on 29 Dec 2026"},
+		{time.Date(2026, 12, 31, 10, 0, 0, 0, time.UTC), "synced on 28 Dec"},
+		{time.Date(2026, 12, 29, 10, 0, 0, 0, time.UTC), "synced 14 h ago"},
+	} {
+		if got := (State{Synced: synced}).SyncedText(c.now); got != c.want {
+			t.Errorf("at %v: %q, want %q", c.now, got, c.want)
+		}
+	}
+}

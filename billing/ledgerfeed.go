@@ -9,6 +9,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/spend"
 )
 
 // A feed with a ledger reads it first: the rows it holds for the query are
@@ -258,8 +259,8 @@ func (s State) Whole() bool {
 }
 
 // SyncedText reads "synced 2 min ago" (or "synced just now", "synced 3 h
-// ago", "synced on 21 Nov") for a status line: how old the ledger rows on
-// screen are.
+// ago", "synced on 21 Nov", "synced on 30 Dec 2025" in another year) for
+// a status line: how old the ledger rows on screen are.
 func (s State) SyncedText(now time.Time) string {
 	if s.Synced.IsZero() {
 		return ""
@@ -273,5 +274,5 @@ func (s State) SyncedText(now time.Time) string {
 	case d < 48*time.Hour:
 		return "synced " + strconv.Itoa(int(d/time.Hour)) + " h ago"
 	}
-	return "synced on " + s.Synced.In(now.Location()).Format("2 Jan")
+	return "synced on " + spend.ShortDay(s.Synced.In(now.Location()), now)
 }

@@ -39,6 +39,10 @@ type Outlook struct {
 	// AsOf is the instant SoFar reaches: the reading's, or End for a past
 	// month.
 	AsOf time.Time
+	// Now is the instant of the reading (OutlookInput.Now), for a past
+	// month too: the dates the texts write carry their year when it is
+	// not Now's ("5 Dec 2025" read in January).
+	Now time.Time
 	// Past is set for a month before the current one, shown in full
 	// against the month before: it has no forecast.
 	Past bool
@@ -135,7 +139,7 @@ func BuildOutlook(in OutlookInput) Outlook {
 	if month.IsZero() {
 		month = now
 	}
-	o := Outlook{Month: MonthStart(month, loc), Budget: max(in.Budget, 0), Incomplete: in.Stopped}
+	o := Outlook{Month: MonthStart(month, loc), Now: now, Budget: max(in.Budget, 0), Incomplete: in.Stopped}
 	o.End = spend.AddMonths(o.Month, 1)
 	o.Prev = spend.AddMonths(o.Month, -1)
 	o.Past = o.Month.Before(MonthStart(now, loc))
@@ -162,7 +166,7 @@ func BuildOutlook(in OutlookInput) Outlook {
 		ok = o.forecast(in, now, loc) && ok
 	}
 	if !ok {
-		return Outlook{Month: o.Month, End: o.End, AsOf: o.AsOf, Past: o.Past, Prev: o.Prev, PrevPoint: o.PrevPoint,
+		return Outlook{Month: o.Month, End: o.End, AsOf: o.AsOf, Now: o.Now, Past: o.Past, Prev: o.Prev, PrevPoint: o.PrevPoint,
 			Budget: o.Budget, Incomplete: o.Incomplete, TooLarge: true}
 	}
 	if o.Budget > 0 {
@@ -527,7 +531,7 @@ func (w *BudgetWatch) Observe(o Outlook) (BudgetAlarm, bool) {
 	// The forecast is said only above where the spend already stands.
 	if ahead > at {
 		if ahead == 1 {
-			parts = append(parts, name+" heads to "+o.Forecast.String()+", over your "+budget+" from "+o.CrossedAt.Format("2 Jan"))
+			parts = append(parts, name+" heads to "+o.Forecast.String()+", over your "+budget+" from "+o.day(o.CrossedAt))
 		} else {
 			parts = append(parts, name+" heads to "+o.Forecast.String()+", 80 % of your "+budget)
 		}
@@ -604,14 +608,23 @@ func (s *Service) Outlook(ctx context.Context, month time.Time, budget money.Amo
 }
 
 // PrevText names what SoFar is compared with: "October to 21 Oct 15:30",
-// or "all of February" when the comparison is capped at that month's end.
+// in January "December to 5 Dec 2025" (spend.Short), or "all of February"
+// when the comparison is capped at that month's end.
 func (o Outlook) PrevText() string {
 	name := o.Prev.Format("January")
 	if o.PrevPoint.Equal(o.Month) {
 		return "all of " + name
 	}
-	return name + " to " + o.PrevPoint.Format("2 Jan 15:04")
+	return name + " to " + spend.Short(o.PrevPoint, o.Now)
 }
+
+// EndText is the month's last day, which a forecast runs to: "30 Nov".
+func (o Outlook) EndText() string { return o.day(o.End.Add(-time.Second)) }
+
+// day is t's day (in the outlook's zone, as all its instants are) in the
+// one short form against the reading: "5 Nov", "5 Dec 2025"
+// (spend.ShortDay).
+func (o Outlook) day(t time.Time) string { return spend.ShortDay(t, o.Now) }
 
 // BasisText says what the forecast adds per hour: "current rate $2.050/h
 // + bandwidth $0.114/h" or "last 7 complete days $1.000/h"; "" without a
@@ -627,15 +640,16 @@ func (o Outlook) BasisText() string {
 }
 
 // CrossText says when the budget is crossed: "crossed on 5 Nov",
-// "forecast crosses it on 27 Nov"; "" when neither happens this month.
+// "forecast crosses it on 27 Nov", a past year's day with its year
+// ("crossed on 5 Dec 2025"); "" when neither happens this month.
 func (o Outlook) CrossText() string {
 	switch {
 	case o.CrossedAt.IsZero():
 		return ""
 	case o.CrossedAt.After(o.AsOf):
-		return "forecast crosses it on " + o.CrossedAt.Format("2 Jan")
+		return "forecast crosses it on " + o.day(o.CrossedAt)
 	}
-	return "crossed on " + o.CrossedAt.Format("2 Jan")
+	return "crossed on " + o.day(o.CrossedAt)
 }
 
 // UsedText is a share of the budget in tenths of a percent as "40.8 %".

@@ -11,6 +11,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 )
 
 func zone(t *testing.T, name string) *time.Location {
@@ -229,7 +230,7 @@ func TestOutlookQuery(t *testing.T) {
 func TestBudgetWatch(t *testing.T) {
 	nov := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	out := func(month time.Time, used, forecast int64) Outlook {
-		return Outlook{Month: month, Budget: 1000 * money.Dollar, Used: used, ForecastUsed: forecast,
+		return Outlook{Month: month, Now: month.AddDate(0, 0, 20), Budget: 1000 * money.Dollar, Used: used, ForecastUsed: forecast,
 			SoFar: money.Amount(used) * money.Dollar, Forecast: money.Amount(forecast) * money.Dollar, CrossedAt: month.AddDate(0, 0, 27)}
 	}
 	var w BudgetWatch
@@ -256,6 +257,53 @@ func TestBudgetWatch(t *testing.T) {
 	inc.Incomplete = true
 	if _, ok := w.Observe(inc); ok {
 		t.Fatal("an incomplete outlook told a crossing")
+	}
+}
+
+// A date the outlook writes carries its year when the reading is in
+// another: in January the point of December compared with is last year's
+// ("December to 3 Dec 2026", not "3 Dec 10:00"), as is a past month's
+// crossing; late in December nothing carries a year. In Tokyo the year
+// turns nine hours before it does in UTC.
+func TestOutlookDatesAcrossNewYear(t *testing.T) {
+	tokyo := zone(t, "Asia/Tokyo")
+	for _, c := range []struct {
+		loc                     *time.Location
+		now                     time.Time
+		prev, cross, end, alarm string
+		pastCross               string // November in full against $700
+	}{
+		{time.UTC, time.Date(2027, 1, 3, 10, 0, 0, 0, time.UTC), "December to 3 Dec 2026", "forecast crosses it on 31 Jan", "31 Jan",
+			"January heads to $744.000, over your $740.00 from 31 Jan", "crossed on 30 Nov 2026"},
+		{time.UTC, time.Date(2026, 12, 30, 10, 0, 0, 0, time.UTC), "November to 30 Nov 10:00", "forecast crosses it on 31 Dec", "31 Dec",
+			"December's spend $706.000 passed 80 % of your $740.00; December heads to $744.000, over your $740.00 from 31 Dec", "crossed on 30 Nov"},
+		{tokyo, time.Date(2026, 12, 31, 20, 0, 0, 0, time.UTC), "December to 1 Dec 2026", "forecast crosses it on 31 Jan", "31 Jan",
+			"January heads to $744.000, over your $740.00 from 31 Jan", "crossed on 30 Nov 2026"},
+	} {
+		now := c.now.In(c.loc)
+		month := MonthStart(now, c.loc)
+		// $1/h from two months back on: the month's forecast on the burn
+		// is $1/h too, $744 for 31 days, and a $740 budget is crossed on
+		// its last day.
+		charges := []api.Charge{perHour(spend.AddMonths(month, -2), now)}
+		o := BuildOutlook(OutlookInput{Loc: c.loc, Now: c.now, Charges: charges, Budget: 740 * money.Dollar})
+		if got := o.PrevText(); got != c.prev {
+			t.Errorf("%v: compared with %q, want %q", now, got, c.prev)
+		}
+		if got := o.CrossText(); got != c.cross {
+			t.Errorf("%v: %q, want %q", now, got, c.cross)
+		}
+		if got := o.EndText(); got != c.end {
+			t.Errorf("%v: forecast to %q, want %q", now, got, c.end)
+		}
+		var w BudgetWatch
+		if a, ok := w.Observe(o); !ok || a.Text != "budget: "+c.alarm {
+			t.Errorf("%v: alarm %q, want %q", now, a.Text, "budget: "+c.alarm)
+		}
+		past := BuildOutlook(OutlookInput{Loc: c.loc, Now: c.now, Month: time.Date(2026, 11, 15, 0, 0, 0, 0, c.loc), Charges: charges, Budget: 700 * money.Dollar})
+		if got := past.CrossText(); got != c.pastCross {
+			t.Errorf("%v: November %q, want %q", now, got, c.pastCross)
+		}
 	}
 }
 

@@ -126,7 +126,8 @@ func (r Range) String() string {
 	return r.From.Format(time.DateOnly) + ".." + r.To.Format(time.DateOnly)
 }
 
-// Days names the range in prose: "between 1 Nov and 21 Nov".
-func (r Range) Days() string {
-	return "between " + r.From.Format("2 Jan") + " and " + r.To.Format("2 Jan")
+// Days names the range in prose, its days in the one short form against
+// now: "between 1 Nov and 21 Nov", "between 1 Mar 2025 and 31 Mar 2025".
+func (r Range) Days(now time.Time) string {
+	return "between " + ShortDay(r.From, now) + " and " + ShortDay(r.To, now)
 }

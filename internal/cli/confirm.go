@@ -10,11 +10,12 @@ import (
 )
 
 // Every command that asks before it acts (auth login replacing a key file,
-// auth logout, ledger forget, audit accept and reject, webhooks delete)
-// asks the one way: -y/--yes does not ask; without it the question goes to
-// stderr and the answer is read from stdin when stdin is a terminal; with no
-// terminal to ask on, the run is a usage error before anything is sent
-// (exit 2); any answer but y or yes does nothing and exits 1.
+// auth logout, ledger forget, audit accept and reject, webhooks delete and
+// rotate) asks the one way: -y/--yes does not ask; without it the question
+// goes to stderr and the answer is read from stdin when stdin is a
+// terminal; with no terminal to ask on, the run is a usage error before
+// anything is sent (exit 2); any answer but y or yes does nothing and
+// exits 1.
 
 // yesFlag adds -y/--yes to cmd, stored in p; verb is what it then does
 // without asking ("delete").

@@ -182,7 +182,7 @@ func spendLines(o billing.Outlook, svc *billing.Service, width int) []string {
 		{o.PrevText(), o.PrevSoFar.String(), billing.ChangeText(o.Change, o.ChangeOK)},
 	}
 	if o.Basis != "" {
-		rows = append(rows, [3]string{"forecast", o.Forecast.String(), "to " + o.End.Add(-time.Second).Format("2 Jan") + " at " + o.BasisText()})
+		rows = append(rows, [3]string{"forecast", o.Forecast.String(), "to " + o.EndText() + " at " + o.BasisText()})
 	}
 	if o.Budget > 0 {
 		note := billing.UsedText(o.Used) + " used"

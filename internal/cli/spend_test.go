@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/vastdash/vastdash/api/demoserver"
 )
@@ -120,6 +121,26 @@ func TestSpendBudget(t *testing.T) {
 	rows := strings.Split(strings.TrimSpace(res.out), "\n")
 	if len(rows) != 2 || rows[0] != strings.Join(spendKeys, ",") || !strings.HasPrefix(rows[1], "2026-11,") || !strings.Contains(rows[1], ",rate,1.000,") {
 		t.Errorf("csv:\n%s", res.out)
+	}
+}
+
+// Early in January the text's dates of December carry their year: the
+// point of last month the spend is compared with read "December to 3 Dec
+// 10:00", this December's, and a past month "crossed on 1 Nov".
+func TestSpendAcrossNewYear(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 600, InstancesThreshold: threshold, Now: time.Date(2026, 1, 3, 10, 0, 0, 0, time.UTC)})
+	cfg := settingsFile(t, "budget = \"1\"\n")
+	res := headlessWith(t, srv, demoserver.DemoKey, fastInstances, "--config", cfg, "spend", "--utc")
+	res.ok(t)
+	lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+	if len(lines) != 5 || lines[0] != "January 2026 so far, as of 3 Jan 2026 10:00 UTC" || !strings.HasPrefix(lines[2], "  December to 3 Dec 2025  ") ||
+		!strings.Contains(lines[3], " to 31 Jan at ") {
+		t.Errorf("text:\n%s", res.out)
+	}
+	res = headlessWith(t, srv, demoserver.DemoKey, nil, "--config", cfg, "spend", "--month", "2025-11", "--utc")
+	res.ok(t)
+	if !regexp.MustCompile(` · crossed on \d\d? Nov 2025 · over\n$`).MatchString(res.out) {
+		t.Errorf("past month:\n%s", res.out)
 	}
 }
 

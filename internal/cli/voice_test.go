@@ -154,7 +154,7 @@ func TestOneSwitchAndOneYes(t *testing.T) {
 	// asks for login, status or logout).
 	noAnswer := map[string]bool{"vastdash": true, "vastdash serve": true, "vastdash help": true, "vastdash man": true, "vastdash auth": true}
 	asks := map[string]bool{"vastdash auth login": true, "vastdash auth logout": true, "vastdash ledger forget": true,
-		"vastdash audit accept": true, "vastdash audit reject": true, "vastdash webhooks delete": true}
+		"vastdash audit accept": true, "vastdash audit reject": true, "vastdash webhooks delete": true, "vastdash webhooks rotate": true}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {
@@ -223,6 +223,12 @@ func TestEveryQuestionAskedOneWay(t *testing.T) {
 				return hooks(t, hooksSrv, nil, "delete", "1", "-y")
 			}
 			return hooks(t, hooksSrv, terminal(answer), "delete", "1")
+		}},
+		{"webhooks rotate", "rotates the secret of webhook 2", "rotated", func(answer string, yes bool) result {
+			if yes {
+				return hooks(t, hooksSrv, nil, "rotate", "2", "-y")
+			}
+			return hooks(t, hooksSrv, terminal(answer), "rotate", "2")
 		}},
 		{"audit reject", "sends its answer", "sent", func(answer string, yes bool) result {
 			if yes {

@@ -258,14 +258,19 @@ func newWebhookRotateCommand(x *execution) *cobra.Command {
 	a := webhooksArgs{}
 	cmd := &cobra.Command{
 		Use:   "rotate ID",
-		Short: "give webhook ID a new signing secret and print it, once",
-		Long:  `Give webhook ID a new signing secret and print it to stdout, alone on its line (--json: with the id): the platform shows it this once. The old secret stops working at once: update the receiving end.`,
+		Short: "give webhook ID a new signing secret, printed once (asks first; --yes does not)",
+		Long: `Give webhook ID a new signing secret and print it to stdout, alone on its line (--json: with the id): the platform shows it this once. The old secret stops working at once: update the receiving end.
+
+On a terminal it shows the webhook and asks first; --yes does not ask, and is needed when stdin is not a terminal (without it nothing is sent, exit 2).`,
 		Example: `
 vastdash webhooks rotate 3 > secret.txt
+vastdash webhooks rotate 3 --yes --json
 `,
 		Args: webhookID(&a),
-		RunE: x.commandRun(nil, nil, func(ctx context.Context, s *Session) error { return rotateWebhook(ctx, s, a) }),
+		RunE: x.commandRun(nil, func() error { return x.env.canAsk(a.yes, rotateAction(a.id)) },
+			func(ctx context.Context, s *Session) error { return rotateWebhook(ctx, s, a, x.env) }),
 	}
+	yesFlag(cmd, &a.yes, "rotate")
 	outputFlags(cmd, &a.output, "text", "json")
 	return cmd
 }
@@ -469,22 +474,37 @@ func deleteAction(id string) action {
 	return action{command: "webhooks delete", does: "deletes webhook " + id, done: "deleted"}
 }
 
+// rotateAction is what webhooks rotate asks about.
+func rotateAction(id string) action {
+	return action{command: "webhooks rotate", does: "rotates the secret of webhook " + id, done: "rotated"}
+}
+
+// confirmWebhook asks about webhook a.id unless a.yes: the webhook is read
+// first, so that the question shows which one it is (question writes it);
+// one the account does not have is an error before anything is sent.
+func confirmWebhook(ctx context.Context, s *Session, e *env, a webhooksArgs, question func(webhookRow) string, act action) error {
+	if a.yes {
+		return nil
+	}
+	l, err := s.Billing.Webhooks(ctx)
+	if err != nil {
+		return err
+	}
+	w, ok := l.Find(a.id)
+	if !ok {
+		return fmt.Errorf("the account has no webhook %s (vastdash webhooks lists them)", a.id)
+	}
+	return e.confirm(false, question(s.webhookRow(w)), act)
+}
+
 // deleteWebhook is `vastdash webhooks delete`: on a terminal it shows the
 // webhook and asks first.
 func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) error {
-	if !a.yes {
-		l, err := s.Billing.Webhooks(ctx)
-		if err != nil {
-			return err
-		}
-		w, ok := l.Find(a.id)
-		if !ok {
-			return fmt.Errorf("the account has no webhook %s (vastdash webhooks lists them)", a.id)
-		}
-		r := s.webhookRow(w)
-		if err := e.confirm(false, fmt.Sprintf("Delete webhook %s, %q → %s (%s)?", r.ID, r.Name, r.Host, strings.Join(r.Events, ", ")), deleteAction(a.id)); err != nil {
-			return err
-		}
+	err := confirmWebhook(ctx, s, e, a, func(r webhookRow) string {
+		return fmt.Sprintf("Delete webhook %s, %q → %s (%s)?", r.ID, r.Name, r.Host, strings.Join(r.Events, ", "))
+	}, deleteAction(a.id))
+	if err != nil {
+		return err
 	}
 	res, err := s.Billing.DeleteWebhook(ctx, a.id)
 	switch {
@@ -542,9 +562,16 @@ func testWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 	return s.answer(write)
 }
 
-// rotateWebhook is `vastdash webhooks rotate`: the new secret, alone on
-// stdout.
-func rotateWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
+// rotateWebhook is `vastdash webhooks rotate`: on a terminal it shows the
+// webhook and asks first (the old secret stops working at once), then the
+// new secret, alone on stdout.
+func rotateWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) error {
+	err := confirmWebhook(ctx, s, e, a, func(r webhookRow) string {
+		return fmt.Sprintf("Rotate the secret of webhook %s, %q → %s (the old one stops working at once)?", r.ID, r.Name, r.Host)
+	}, rotateAction(a.id))
+	if err != nil {
+		return err
+	}
 	res, err := s.Billing.RotateWebhookSecret(ctx, a.id)
 	if res.Secret.IsZero() {
 		switch {

@@ -340,7 +340,7 @@ func TestWebhooksRotate(t *testing.T) {
 	srv := hookServer(t)
 	old := srv.Webhooks()[0].Secret
 	debug := filepath.Join(t.TempDir(), "debug.log")
-	res := hooks(t, srv, nil, "rotate", "1", "--debug", debug)
+	res := hooks(t, srv, nil, "rotate", "1", "--yes", "--debug", debug)
 	res.ok(t)
 	secret := srv.Webhooks()[0].Secret
 	if secret == old || res.out != secret+"\n" || res.errOut != "" {
@@ -353,10 +353,40 @@ func TestWebhooksRotate(t *testing.T) {
 	if strings.Contains(string(log), secret[6:]) || !strings.Contains(string(log), `"webhook_secret":"[redacted]"`) {
 		t.Fatalf("the debug log:\n%s", log)
 	}
-	res = hooks(t, srv, nil, "rotate", "1", "--json")
+	res = hooks(t, srv, nil, "rotate", "1", "-y", "--json")
 	res.ok(t)
 	if !strings.Contains(res.out, `"secret": "`+srv.Webhooks()[0].Secret+`"`) {
 		t.Fatalf("json %q", res.out)
+	}
+}
+
+// A rotation asks first, as a delete does: the old secret stops working at
+// once. With no terminal and no --yes nothing is sent (exit 2); on a
+// terminal it shows the webhook, and any answer but yes rotates nothing
+// (exit 1); y rotates.
+func TestWebhooksRotateAsks(t *testing.T) {
+	srv := hookServer(t)
+	old := srv.Webhooks()[0].Secret
+	res := hooks(t, srv, nil, "rotate", "1")
+	res.failed(t, exitUsage, "webhooks rotate asks before it rotates the secret of webhook 1, and stdin is not a terminal to ask on: add --yes (nothing was rotated)")
+	if got := webhookRequests(srv); len(got) != 0 || res.out != "" {
+		t.Fatalf("requests %v, stdout %q", got, res.out)
+	}
+	for _, no := range []string{"n\n", "\n", "", "yess\n"} {
+		res = hooks(t, srv, onTerminal(no), "rotate", "1")
+		if res.code != exitRuntime || !strings.Contains(res.errOut, `Rotate the secret of webhook 1, "ops alerts" → hooks.example.com (the old one stops working at once)? [y/N]`) ||
+			!strings.HasSuffix(res.errOut, "vastdash: nothing was rotated: the answer was not yes\n") || res.out != "" {
+			t.Fatalf("answer %q: %+v", no, res)
+		}
+	}
+	if srv.Webhooks()[0].Secret != old || strings.Contains(strings.Join(webhookRequests(srv), ","), "POST") {
+		t.Fatalf("a refused question rotated: %v", webhookRequests(srv))
+	}
+	hooks(t, srv, onTerminal("y\n"), "rotate", "9").failed(t, exitRuntime, "the account has no webhook 9 (vastdash webhooks lists them)")
+	res = hooks(t, srv, onTerminal("y\n"), "rotate", "1")
+	res.ok(t)
+	if secret := srv.Webhooks()[0].Secret; secret == old || res.out != secret+"\n" {
+		t.Fatalf("stdout %q, server %q", res.out, secret)
 	}
 }
 
@@ -429,7 +459,7 @@ func TestWebhooksFaults(t *testing.T) {
 		{"create answer cut in its secret", demoserver.Fault{Method: "POST", Path: hooksPath, Mutate: cut},
 			[]string{"add", "--name", "n", "--url", "https://hooks.example.com/n", "--event", "client:low_credit"}, "unknown"},
 		{"rotate answer cut in its secret", demoserver.Fault{Method: "POST", Path: hooksPath + "/1/rotate-secret", Mutate: cut},
-			[]string{"rotate", "1"}, "the outcome of the rotation is unknown"},
+			[]string{"rotate", "1", "--yes"}, "the outcome of the rotation is unknown"},
 		{"test 500", demoserver.Fault{Method: "POST", Path: hooksPath + "/1/test", Status: 500, Body: `{"msg":"` + canaryKey + `"}`}, []string{"test", "1"}, "server error"},
 		{"delete 400", demoserver.Fault{Method: "DELETE", Status: 400, Body: `{"success":false,"msg":"in use \u001b[31m"}`}, []string{"delete", "1", "--yes"}, "in use"},
 	}

@@ -41,7 +41,14 @@ func newHarness(t *testing.T, key string, keys keymap.Bindings) *harness {
 
 func newHarnessOpts(t *testing.T, key string, keys keymap.Bindings, hostile bool) *harness {
 	t.Helper()
-	srv, err := demoserver.Start(demoserver.Options{Now: demoNow, Contracts: 300, Leaks: true, Hostile: hostile, Threshold: -1,
+	return newHarnessAt(t, demoNow, key, keys, hostile)
+}
+
+// newHarnessAt is the harness with the server's (and so the screen's)
+// clock at now.
+func newHarnessAt(t *testing.T, now time.Time, key string, keys keymap.Bindings, hostile bool) *harness {
+	t.Helper()
+	srv, err := demoserver.Start(demoserver.Options{Now: now, Contracts: 300, Leaks: true, Hostile: hostile, Threshold: -1,
 		InstancesThreshold: -1, VolumesThreshold: -1, EndpointsThreshold: -1, WorkerGroupsThreshold: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +233,35 @@ func TestAuditScreenAnswers(t *testing.T) {
 	h.press("A")
 	if h.m.Capturing() || h.lastStatus() != "move to a price increase to answer it" {
 		t.Fatalf("A on a leak: %v %q", h.m.Capturing(), h.lastStatus())
+	}
+}
+
+// A date in another year than the clock's carries its year, in the rows
+// and in the question: late in December an increase from 2 January read
+// "from 2 Jan 15:30", a day this year that has passed; early in January a
+// leak since December read as this December's. (The clock is in the past:
+// the client bounds start dates by the wall clock, and a later one would
+// drop the instances.)
+func TestAuditScreenDatesAcrossNewYear(t *testing.T) {
+	h := newHarnessAt(t, time.Date(2025, 12, 30, 15, 30, 0, 0, time.UTC), demoserver.DemoKey, nil, false)
+	v := h.view()
+	for _, want := range []string{"from 2 Jan 2026", "from 5 Jan 2026", "10 Dec 15:30", "30 Nov 15:30"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("on 30 Dec no %q:\n%s", want, v)
+		}
+	}
+	h.press("A")
+	if v := h.view(); !strings.Contains(v, "from 2 Jan 2026?") {
+		t.Errorf("the question has no year:\n%s", v)
+	}
+	h.press("n")
+
+	h = newHarnessAt(t, time.Date(2026, 1, 3, 15, 30, 0, 0, time.UTC), demoserver.DemoKey, nil, false)
+	v = h.view()
+	for _, want := range []string{"from 6 Jan 15:30", "from 9 Jan 15:30", "14 Dec 2025", "4 Dec 2025"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("on 3 Jan no %q:\n%s", want, v)
+		}
 	}
 }
 

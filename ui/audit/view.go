@@ -3,7 +3,6 @@ package audit
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -137,7 +136,7 @@ func (m *Model) prompt(w int) string {
 		change = ": " + c.pc.OldPerHour.String() + " → " + c.pc.NewPerHour.String()
 	}
 	if !c.pc.AppliesAt.IsZero() {
-		from = " from " + m.date(c.pc.AppliesAt)
+		from = " from " + m.ctx.When(c.pc.AppliesAt)
 	}
 	hint := " " + shared.Hint(m.keys.Yes, m.keys.No)
 	for _, q := range []string{
@@ -155,9 +154,6 @@ func (m *Model) prompt(w int) string {
 	}
 	return st.Warning.Render(verb+" "+id+"?") + st.Muted.Render(hint)
 }
-
-// date is a day and time in the screen's zone: "29 Nov 10:34".
-func (m *Model) date(t time.Time) string { return t.In(m.ctx.Loc()).Format("2 Jan 15:04") }
 
 // columns are the widths of the leaks' columns at width w; 0 drops one.
 type columns struct {
@@ -198,7 +194,7 @@ func (m *Model) cells(l billing.Leak) (rate, soFar, since string) {
 		}
 	}
 	if !l.Since.IsZero() {
-		since = m.date(l.Since)
+		since = m.ctx.When(l.Since)
 	}
 	return rate, soFar, since
 }
@@ -326,7 +322,7 @@ func (m *Model) increaseRows(w int) []string {
 			rate = pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
 		}
 		if !pc.AppliesAt.IsZero() {
-			from = "from " + m.date(pc.AppliesAt)
+			from = "from " + m.ctx.When(pc.AppliesAt)
 		}
 		label := shared.Safe(pc.Label)
 		if label == "" {

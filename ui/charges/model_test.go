@@ -384,6 +384,19 @@ func TestEmptyRange(t *testing.T) {
 	}
 }
 
+// A custom range in another year names its days with their year: "No
+// charges between 1 Mar and 31 Mar" read as this March.
+func TestEmptyRangeOfAnotherYear(t *testing.T) {
+	hs := newHarness(t, 80, 24, servePages(nil, 100))
+	hs.settle(hs.m.Init())
+	hs.press("c", "ctrl+u")
+	hs.typeText("2025-03-01..2025-03-31")
+	hs.settle(hs.press("enter"))
+	if v := hs.view(); !strings.Contains(v, "No charges between 1 Mar 2025 and 31 Mar 2025") {
+		t.Errorf("empty view:\n%s", v)
+	}
+}
+
 // A 429 the client gave up on is waited out by the feed: the screen says it
 // is waiting (and keeps the spinner going) instead of failing, and the rows
 // come once the wait is over. No timer of the screen's own is involved.

@@ -244,7 +244,7 @@ func (m *Model) messageLines(body int) []string {
 	case m.waiting():
 		msg = []string{msgRateWait}
 	case m.st.Done:
-		msg = []string{"No charges " + m.f.rng.Days(), "press " + m.ctx.Key("range-next") + " to widen the range"}
+		msg = []string{"No charges " + m.f.rng.Days(m.ctx.Clock()), "press " + m.ctx.Key("range-next") + " to widen the range"}
 	default:
 		// A slow first page (or pages the feed dropped as repeats after
 		// a restart) would otherwise leave the body blank.

@@ -240,7 +240,7 @@ func (m *Model) forecastLine(pad string, o billing.Outlook, w int) string {
 	if o.Incomplete {
 		f += " " + st.Warning.Render("(incomplete)")
 	}
-	to := st.Muted.Render(" to " + o.End.AddDate(0, 0, -1).Format("2 Jan"))
+	to := st.Muted.Render(" to " + o.EndText())
 	basis := st.Muted.Render(" · " + o.BasisText())
 	why := ""
 	if o.Basis == billing.BasisBurn && m.rate != nil && m.rate.NeedsPermission != "" {

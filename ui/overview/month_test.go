@@ -271,3 +271,37 @@ func TestMonthPanelFollowsTheRefresh(t *testing.T) {
 		t.Fatalf("%d new queries after the credit's reading, outlook %+v", qs.n()-n, m.month.out)
 	}
 }
+
+// Across New Year the panel's dates carry the year of a day in another
+// one: on 3 January last month's point is "3 Dec 2026" (it read "3 Dec
+// 10:00", this December's) and the last 7 complete days begin "27 Dec
+// 2026"; late in December nothing carries a year.
+func TestMonthPanelAcrossNewYear(t *testing.T) {
+	for _, c := range []struct {
+		clock       time.Time
+		prev, to, w string
+	}{
+		{time.Date(2027, 1, 3, 10, 0, 0, 0, time.UTC), "December to 3 Dec 2026", " to 31 Jan · ", "(last 7 complete days: 27 Dec 2026 – 2 Jan)"},
+		{time.Date(2026, 12, 30, 10, 0, 0, 0, time.UTC), "November to 30 Nov 10:00", " to 31 Dec · ", "(last 7 complete days: 23 Dec – 29 Dec)"},
+	} {
+		// $1/h from two months back to the clock.
+		from := c.clock.AddDate(0, -2, 0)
+		cs := []api.Charge{{Type: "instance", Source: "instance-1", Start: from.Unix(), End: c.clock.Unix(),
+			Amount: money.Amount((c.clock.Unix() - from.Unix()) * 1000 / 3600)}}
+		m, d, _ := modelWith(t, 120, 40, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+			return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs)}
+		}, billing.WithClock(func() time.Time { return c.clock }))
+		d.run(t, m.Update(shared.UserMsg{User: testUser()}))
+		d.run(t, m.Init())
+		d.send(t, shared.RateMsg{Rate: billing.CurrentRate{AsOf: c.clock}})
+		if head := lineWith(t, m, "Month  "); !strings.Contains(head, c.prev) {
+			t.Errorf("%v: %q lacks %q", c.clock, head, c.prev)
+		}
+		if f := lineWith(t, m, "forecast "); !strings.Contains(f, c.to) {
+			t.Errorf("%v: %q lacks %q", c.clock, f, c.to)
+		}
+		if b := lineWith(t, m, "Burn "); !strings.Contains(b, c.w) {
+			t.Errorf("%v: %q lacks %q", c.clock, b, c.w)
+		}
+	}
+}

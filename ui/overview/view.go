@@ -265,7 +265,7 @@ func (m *Model) insightLines(w int) []line {
 		// The status line says why.
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— charges unavailable"), prio: prioBurn})
 	case !src.st.Whole():
-		s := "— loading the last 7 complete days (" + e.Week.From.Format("2 Jan") + " – " + e.Week.To.AddDate(0, 0, -1).Format("2 Jan") + ")"
+		s := "— loading the last 7 complete days (" + m.ctx.Day(e.Week.From) + " – " + m.ctx.Day(e.Week.To.AddDate(0, 0, -1)) + ")"
 		if src.own {
 			s += ": " + src.st.Progress()
 		}
@@ -274,8 +274,8 @@ func (m *Model) insightLines(w int) []line {
 		ls = append(ls, line{text: label("Burn") + st.Muted.Render("— too large to add up"), prio: prioBurn})
 	default:
 		wk, day := e.Week, e.Day
-		lastDay := wk.To.AddDate(0, 0, -1).Format("2 Jan")
-		week := st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" ("+wk.Label+": "+wk.From.Format("2 Jan")+" – "+lastDay+")")
+		lastDay := m.ctx.Day(wk.To.AddDate(0, 0, -1))
+		week := st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" ("+wk.Label+": "+m.ctx.Day(wk.From)+" – "+lastDay+")")
 		if shared.Width(label("Burn")+week) > w {
 			week = st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" (7 full days to "+lastDay+")")
 		}
