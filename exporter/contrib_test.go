@@ -12,7 +12,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 )
 
-// contrib is the folder of the files README "Monitoring" hands out.
+// contrib is the folder of the files docs/monitoring.md hands out.
 const contrib = "../contrib"
 
 var vastName = regexp.MustCompile(`\bvast_[a-z_]+`)

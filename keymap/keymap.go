@@ -94,7 +94,7 @@ type Action struct {
 	Where Where
 }
 
-// Actions is the table, in the order the README lists it.
+// Actions is the table, in the order docs/keys.md lists it.
 var Actions = []Action{
 	{"overview", []string{"1"}, "Overview", Everywhere | HelpPane},
 	{"charges", []string{"2"}, "Charges", Everywhere | HelpPane},

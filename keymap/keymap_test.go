@@ -8,23 +8,34 @@ import (
 	"testing"
 )
 
-// TestReadmeListsEveryAction: the README's keys table names every action,
-// so a user can rebind any key the help shows.
-func TestReadmeListsEveryAction(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+// keysDoc is the page that documents the keys, seen from this package's
+// folder: the README links to it.
+const keysDoc = "../docs/keys.md"
+
+// keysTable is the keys table of docs/keys.md: from the page's title to its
+// section on rebinding keys.
+func keysTable(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(keysDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	start := strings.Index(readme, "### Keys\n")
-	end := strings.Index(readme, "### Keys in the settings")
+	doc := string(b)
+	start := strings.Index(doc, "# Keys\n")
+	end := strings.Index(doc, "## Keys in the settings")
 	if start < 0 || end < start {
-		t.Fatal("README has no keys table")
+		t.Fatalf("%s has no keys table", keysDoc)
 	}
-	table := readme[start:end]
+	return doc[start:end]
+}
+
+// TestKeysDocListsEveryAction: the keys table of docs/keys.md names every
+// action, so a user can rebind any key the help shows.
+func TestKeysDocListsEveryAction(t *testing.T) {
+	table := keysTable(t)
 	for _, a := range Actions {
 		if !strings.Contains(table, "`"+a.Name+"`") {
-			t.Errorf("README's keys table lacks the action %q", a.Name)
+			t.Errorf("docs/keys.md's keys table lacks the action %q", a.Name)
 		}
 	}
 }
@@ -161,22 +172,13 @@ func TestOneMeaningPerLetter(t *testing.T) {
 	}
 }
 
-// TestReadmeKeysParse: the README's keys table writes each key as the
+// TestKeysDocParses: the keys table of docs/keys.md writes each key as the
 // settings file takes it (up, pgdown — not ↑, pgdn), so a key copied from
 // it into [keys] works: every key there parses, is spelled as Bubble Tea
 // spells it, and is a default key of an action of its row; and every
 // default key of every action is in a row naming it.
-func TestReadmeKeysParse(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	start := strings.Index(readme, "### Keys\n")
-	end := strings.Index(readme, "### Keys in the settings")
-	if start < 0 || end < start {
-		t.Fatal("README has no keys table")
-	}
+func TestKeysDocParses(t *testing.T) {
+	table := keysTable(t)
 	code := func(cell string) []string {
 		var out []string
 		for i, part := range strings.Split(cell, "`") {
@@ -192,7 +194,7 @@ func TestReadmeKeysParse(t *testing.T) {
 	}
 	shown := map[string]map[string]bool{} // action → keys its rows show
 	rows := 0
-	for _, line := range strings.Split(readme[start:end], "\n") {
+	for _, line := range strings.Split(table, "\n") {
 		cells := strings.Split(strings.Trim(line, "|"), " | ")
 		if !strings.HasPrefix(line, "| `") || len(cells) < 4 {
 			continue
@@ -202,7 +204,7 @@ func TestReadmeKeysParse(t *testing.T) {
 		for _, k := range keys {
 			got, err := ParseKey(k)
 			if err != nil || got != k {
-				t.Errorf("the README's key %q (%v) is not one the settings take as written (%q, %v)", k, actions, got, err)
+				t.Errorf("docs/keys.md's key %q (%v) is not one the settings take as written (%q, %v)", k, actions, got, err)
 				continue
 			}
 			owner := false
@@ -216,7 +218,7 @@ func TestReadmeKeysParse(t *testing.T) {
 				}
 			}
 			if !owner {
-				t.Errorf("the README gives %q to %v, whose keys it is not", k, actions)
+				t.Errorf("docs/keys.md gives %q to %v, whose keys it is not", k, actions)
 			}
 		}
 	}
@@ -226,7 +228,7 @@ func TestReadmeKeysParse(t *testing.T) {
 	for _, a := range Actions {
 		for _, k := range a.Keys {
 			if !shown[a.Name][k] {
-				t.Errorf("the README's keys table does not give %s its key %q", a.Name, k)
+				t.Errorf("docs/keys.md's keys table does not give %s its key %q", a.Name, k)
 			}
 		}
 	}

@@ -8,7 +8,7 @@ const Version = 2
 // schema creates the tables of Version. Times are unix seconds (UTC);
 // amounts are dollars as REAL (as the server sent them) beside exact
 // integer thousandths (mills), which every sum the program makes uses.
-// The README's Ledger section documents it: users write SQL against it.
+// docs/ledger.md documents it ("Schema"): users write SQL against it.
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (
 	key   TEXT PRIMARY KEY,

@@ -352,7 +352,7 @@ var chargesColumns = []column{
 }
 
 // chargesFit is how the charges table meets a narrow terminal, in this
-// order (README states it): the three ids go, then the end (the start and
+// order (docs/commands.md states it): the three ids go, then the end (the start and
 // the amount say most), the description shrinks to 24 cells and the label
 // to 12, then the label goes, the source shrinks to 16, the description to
 // 12 and then goes, then the type, and last the source shrinks to 8.

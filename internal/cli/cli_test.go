@@ -337,28 +337,28 @@ func TestManPage(t *testing.T) {
 	}
 }
 
-// TestREADMEShowsTheHelp keeps README's copy of `vastdash --help` true.
-// The help wraps at the terminal's width, so words are compared, not
+// TestDocsShowTheHelp keeps docs/scripting.md's copy of `vastdash --help`
+// true. The help wraps at the terminal's width, so words are compared, not
 // lines. After a change to the commands or flags, regenerate it with
-// VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp ./internal/cli
-// readmePath is the repository's README, seen from this package's folder.
-const readmePath = "../../README.md"
+// VASTDASH_UPDATE_DOCS=1 go test -run TestDocsShowTheHelp ./internal/cli
+// helpDoc is the page that shows the help, seen from this package's folder.
+const helpDoc = "../../docs/scripting.md"
 
-func TestREADMEShowsTheHelp(t *testing.T) {
+func TestDocsShowTheHelp(t *testing.T) {
 	isolate(t)
 	const begin, end = "<!-- vastdash --help -->\n```\n", "```\n<!-- end of vastdash --help -->"
-	readme, err := os.ReadFile(readmePath)
+	page, err := os.ReadFile(helpDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := string(readme)
+	doc := string(page)
 	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	if i < 0 || j < i {
-		t.Fatal("README.md has no marked copy of vastdash --help")
+		t.Fatalf("%s has no marked copy of vastdash --help", helpDoc)
 	}
-	update := os.Getenv("VASTDASH_UPDATE_README") == "1"
+	update := os.Getenv("VASTDASH_UPDATE_DOCS") == "1"
 	if update {
-		// 100 columns suit the README.
+		// 100 columns suit the page.
 		t.Setenv("COLUMNS", "100")
 	}
 	code, help, _ := runMain("--help")
@@ -371,14 +371,14 @@ func TestREADMEShowsTheHelp(t *testing.T) {
 			lines = append(lines, strings.TrimRight(l, " "))
 		}
 		doc = doc[:i+len(begin)] + strings.Join(lines, "\n") + "\n" + doc[j:]
-		if err := os.WriteFile(readmePath, []byte(doc), 0o644); err != nil {
+		if err := os.WriteFile(helpDoc, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	if got, want := strings.Fields(doc[i+len(begin):j]), strings.Fields(help); !slices.Equal(got, want) {
-		t.Errorf("README.md's copy of vastdash --help is out of date; run\n"+
-			"VASTDASH_UPDATE_README=1 go test -run TestREADMEShowsTheHelp ./internal/cli\nREADME:\n%s\nhelp:\n%s", strings.Join(got, " "), strings.Join(want, " "))
+		t.Errorf("%s's copy of vastdash --help is out of date; run\n"+
+			"VASTDASH_UPDATE_DOCS=1 go test -run TestDocsShowTheHelp ./internal/cli\npage:\n%s\nhelp:\n%s", helpDoc, strings.Join(got, " "), strings.Join(want, " "))
 	}
 }
 

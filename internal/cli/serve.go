@@ -76,7 +76,7 @@ One refresh reads the account, the instances and this month's charges (these at 
 
 The API down, /metrics keeps the last values with vast_up 0 and recovers by itself. A permission the key lacks leaves its metrics out, and the log says so once. The log is one line per event on stderr: key=value text, or JSON for log shippers. SIGTERM or ctrl+c lets the scrapes in flight finish and exits 0 within a second.
 
-The address is loopback unless --listen says otherwise; any other address logs a warning, since the account's figures become readable from that network. See "Monitoring" in the README for systemd, a Prometheus configuration, alerting rules and a Grafana dashboard.`,
+The address is loopback unless --listen says otherwise; any other address logs a warning, since the account's figures become readable from that network. See docs/monitoring.md for systemd, a Prometheus configuration, alerting rules and a Grafana dashboard.`,
 		Example: `
 vastdash serve
 vastdash serve --listen :9109 --log-format json

@@ -29,7 +29,7 @@ func newSQLCommand(x *execution) *cobra.Command {
 		Short: "run one read-only SQL statement against the ledger",
 		Long: `Run one SQL statement against the ledger (the local history, see vastdash ledger) and print its rows. The ledger is opened read-only and query_only, and only statements that read get through: a write, a schema change, ATTACH or PRAGMA is refused with an error, and nothing changes. No request is made.
 
-The tables (README, "Ledger"): contracts, items, daily (each contract's charge per UTC day), payments, spans. Times are unix seconds (date(start, 'unixepoch') reads them), amounts dollars beside exact integer thousandths (mills).`,
+The tables (docs/ledger.md, "Schema"): contracts, items, daily (each contract's charge per UTC day), payments, spans. Times are unix seconds (date(start, 'unixepoch') reads them), amounts dollars beside exact integer thousandths (mills).`,
 		Example: `
 vastdash sql "SELECT label, sum(amount) FROM contracts GROUP BY label ORDER BY 2 DESC"
 vastdash sql "SELECT strftime('%Y-%m', day, 'unixepoch') AS month, sum(mills) / 1000.0 FROM daily GROUP BY month" --output csv

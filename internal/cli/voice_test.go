@@ -17,7 +17,7 @@ import (
 	"github.com/vastdash/vastdash/ledger"
 )
 
-// The one money and date form (README, "Money and dates"): text output
+// The one money and date form (docs/scripting.md, "Money and dates"): text output
 // writes money with the dollar sign and thousands separators, and times in
 // the short form the screens use ("26 Nov 08:44"); JSON and CSV write RFC
 // 3339, in the configured zone.
