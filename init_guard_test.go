@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/vastdash/vastdash/internal/testhome"
 )
 
 // Every start of vastdash, a status bar's `vastdash credit` every few
@@ -38,7 +40,7 @@ var initLineRe = regexp.MustCompile(`(?m)^init (\S+) @[0-9.]+ m?s, ([0-9.]+) ms 
 func traceInits(t *testing.T, bin string) []pkgInit {
 	t.Helper()
 	cmd := exec.Command(bin, "--version")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	cmd.Env = testhome.Env(t.TempDir(), "GODEBUG=inittrace=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

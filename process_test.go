@@ -22,6 +22,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/internal/testhome"
 )
 
 // buildBinary builds vastdash once per test run, for the tests that need a
@@ -33,7 +34,9 @@ var buildBinary = sync.OnceValues(func() (string, error) {
 	}
 	binDir = dir
 	bin := filepath.Join(dir, "vastdash")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = testhome.Original() // the user's build cache: vastdash itself never sees it
+	out, err := build.CombinedOutput()
 	if err != nil {
 		return "", &buildError{out: string(out), err: err}
 	}
@@ -77,7 +80,7 @@ func startDashboardSize(t testing.TB, bin string, cols, rows uint16) *ptyRun {
 	t.Helper()
 	cmd := exec.Command(bin, "--demo")
 	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=xterm-256color", "COLORFGBG=15;0")
+	cmd.Env = testhome.Env(home, "TERM=xterm-256color", "COLORFGBG=15;0")
 	return startPTY(t, cmd, cols, rows)
 }
 
@@ -203,12 +206,12 @@ func ttyRun(t *testing.T, env []string, args ...string) (string, int) {
 	cmd := exec.Command(bin, args...)
 	// The caller's NO_COLOR would decide the styled case for it.
 	var base []string
-	for _, kv := range os.Environ() {
+	for _, kv := range testhome.Env(home, "XDG_CONFIG_HOME="+home, "VAST_API_KEY=", "TERM=xterm-256color") {
 		if !strings.HasPrefix(kv, "NO_COLOR=") {
 			base = append(base, kv)
 		}
 	}
-	cmd.Env = append(base, append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "VAST_API_KEY=", "TERM=xterm-256color"}, env...)...)
+	cmd.Env = append(base, env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +333,7 @@ complete_line "vastdash --demo charges --gro"
 complete_line "vastdash notifications --webhooks "
 `
 	cmd := exec.Command(bash, "-c", script)
-	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "VAST_API_KEY=")
+	cmd.Env = testhome.Env(dir, "PATH="+dir+":"+os.Getenv("PATH"), "XDG_CONFIG_HOME="+dir, "VAST_API_KEY=")
 	out, err := cmd.CombinedOutput()
 	if want := "credit\ntext csv json\n--group-by\non off\n"; err != nil || string(out) != want {
 		t.Fatalf("bash completed %q (%v), want %q", out, err, want)
@@ -369,7 +372,7 @@ func TestHeadlessDevFull(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"--url", srv.URL()}, args...)...)
-			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "VAST_API_KEY="+demoserver.DemoKey, "VAST_URL=")
+			cmd.Env = testhome.Env(home, "XDG_CONFIG_HOME="+home, "VAST_API_KEY="+demoserver.DemoKey)
 			var errb strings.Builder
 			cmd.Stdout, cmd.Stderr = full, &errb
 			err := cmd.Run()
@@ -384,9 +387,15 @@ func TestHeadlessDevFull(t *testing.T) {
 	}
 }
 
-// No test may leave a goroutine behind; the binary is removed at the end.
+// No test may leave a goroutine behind, nor write into the user's own
+// folders (testhome: every process a test starts gets folders of its own);
+// the binary is removed at the end. The cleanup exits with goleak's code,
+// which a leak found after passing tests sets.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) { removeBinary() }))
+	goleak.VerifyTestMain(testhome.Wrap(m), goleak.Cleanup(func(code int) {
+		removeBinary()
+		os.Exit(code)
+	}))
 }
 
 var listeningRe = regexp.MustCompile(`url=(http://\S+)/metrics`)
@@ -431,7 +440,7 @@ func TestServeStopsOnSignal(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			home := t.TempDir()
 			cmd := exec.Command(bin, "serve", "--demo", "--listen", "127.0.0.1:0")
-			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "VAST_API_KEY=")
+			cmd.Env = testhome.Env(home, "VAST_API_KEY=")
 			log := &logWriter{urls: make(chan string, 1)}
 			cmd.Stderr = log
 			if err := cmd.Start(); err != nil {
@@ -530,7 +539,7 @@ func TestFirstRunSignsIn(t *testing.T) {
 
 	home := t.TempDir()
 	cmd := exec.Command(bin, "--url", srv.URL())
-	cmd.Env = []string{"HOME=" + home, "TERM=xterm-256color", "PATH=" + os.Getenv("PATH"), "COLORFGBG=15;0"}
+	cmd.Env = append(testhome.Vars(home), "TERM=xterm-256color", "PATH="+os.Getenv("PATH"), "COLORFGBG=15;0")
 	r := startPTY(t, cmd, 80, 24)
 	tty := r.tty
 

@@ -22,6 +22,7 @@ import (
 	"github.com/creack/pty"
 
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/internal/testhome"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -44,7 +45,9 @@ func buildYardstick(b *testing.B, name string) string {
 	out := filepath.Join(filepath.Dir(bin), "yardstick-"+name)
 	yardsticks.Do(func() {
 		for _, n := range []string{"credit", "bubbletea"} {
-			o, err := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), "yardstick-"+n), "./testdata/yardstick/"+n).CombinedOutput()
+			build := exec.Command("go", "build", "-o", filepath.Join(filepath.Dir(bin), "yardstick-"+n), "./testdata/yardstick/"+n)
+			build.Env = testhome.Original()
+			o, err := build.CombinedOutput()
 			if err != nil {
 				yardstickErr = &buildError{out: string(o), err: err}
 				return
@@ -75,7 +78,7 @@ func buildVastdash(b *testing.B) string {
 // hint: what a new user has.
 func benchEnv(b *testing.B, extra ...string) []string {
 	home := b.TempDir()
-	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color"}
+	env := append(testhome.Vars(home), "XDG_CONFIG_HOME="+home, "PATH="+os.Getenv("PATH"), "TERM=xterm-256color")
 	return append(env, extra...)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/internal/testhome"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"go.uber.org/goleak"
@@ -169,13 +170,14 @@ func parseAmount(t *testing.T, s string) money.Amount {
 	return a
 }
 
-// isolate points every key and settings location at an empty temp home.
+// isolate points every key, settings, ledger, state and cache location at
+// an empty temp home (HOME and every XDG folder under it).
 func isolate(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+	for _, f := range testhome.Folders {
+		t.Setenv(f.Name, filepath.Join(home, f.Under))
+	}
 	t.Setenv("VAST_API_KEY", "")
 	t.Setenv("VAST_URL", "")
 	return home
@@ -201,8 +203,11 @@ func runMain(args ...string) (int, string, string) {
 }
 
 // No run may leave a goroutine behind: every request ends with its command.
+// Nor may a test read or write the user's own folders: testhome stands empty
+// folders in for them and fails the run if a test wrote there (one that
+// forgot isolate).
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testhome.Wrap(m))
 }
 
 // hasJSONFields reports whether out is a JSON object holding every field of
