@@ -163,7 +163,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 		opts = append(opts, api.WithObserver(o.observe))
 	}
 	s.baseURL, s.clientOpts = baseURL, append(opts, e.clientOptions...)
-	client, err := api.New(baseURL, key, append(slices.Clip(s.clientOpts), s.openPaceGate(e, cfg, g, baseURL, key)...)...)
+	client, err := api.New(baseURL, key, append(slices.Clip(s.clientOpts), s.openPaceGate(e, cfg, g, o, baseURL, key)...)...)
 	if err != nil {
 		s.Close()
 		return nil, configError(err)
@@ -227,11 +227,15 @@ func (s *Session) clientFor(key string) (*api.Client, error) {
 // client option that shares the key's pace through it with the key's
 // other processes: a dashboard, a cron command and serve on one key
 // then take turns instead of refusing each other with 429s. Not for
-// --demo, whose server is the run's own. A file that cannot be used is
-// one warning, and this run paces itself alone.
-func (s *Session) openPaceGate(e *env, cfg config.Env, g globals, baseURL, key string) []api.Option {
+// --demo, whose server is the run's own; not with --no-ledger, which
+// leaves the ledger's folder alone; not for the sessions that open no
+// ledger (the sign-in's probes of a key perhaps wrong, auth status, the
+// ledger's own commands: a few requests, and no file for a key that is
+// no account's). A file that cannot be used is one warning, and this run
+// paces itself alone.
+func (s *Session) openPaceGate(e *env, cfg config.Env, g globals, o sessionOptions, baseURL, key string) []api.Option {
 	dir := config.LedgerDir(cfg)
-	if g.demo || dir == "" {
+	if g.demo || g.noLedger || o.noLedger || dir == "" {
 		return nil
 	}
 	host := "console.vast.ai"
