@@ -74,6 +74,7 @@ type Client struct {
 	backoffBase time.Duration
 	backoffCap  time.Duration
 	clock       Clock // what pacing and retries wait on (WithClock)
+	gate        Gate  // shares the pace with other processes (WithGate); nil: none
 
 	// secrets are the endpoints' and worker groups' own keys seen in
 	// answers (see learnSecret): redacted like the key from any text the
@@ -271,12 +272,14 @@ func New(baseURL, key string, opts ...Option) (*Client, error) {
 	if c.threshold > 0 {
 		c.pacer = newPacer(c.threshold, c.clock)
 		c.pacer.margin = max(c.pacer.margin, c.margin)
+		c.pacer.gate, c.pacer.class = c.gate, chargesPath
 	}
 	c.pacers = make(map[string]*pacer, len(c.endpoint))
 	for path, d := range c.endpoint {
 		if d > 0 {
 			p := newPacer(d, c.clock)
 			p.margin = max(p.margin, c.margin)
+			p.gate, p.class = c.gate, path
 			c.pacers[path] = p
 		}
 	}

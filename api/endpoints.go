@@ -68,6 +68,19 @@ func defaultEndpointThresholds() map[string]time.Duration {
 	}
 }
 
+// Interval is the pace of the endpoint at path as the client keeps it
+// now (one request per Interval, its margin apart), 0 when unpaced: an
+// answer younger than that is as fresh as a new request could be.
+func (c *Client) Interval(path string) time.Duration {
+	p := c.endpointPacer(path)
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.interval
+}
+
 // endpointPacer is the pacer of the endpoint at path; nil when its pacing
 // is off. The map is never written after New, so reading it needs no lock.
 func (c *Client) endpointPacer(path string) *pacer { return c.pacers[path] }

@@ -373,6 +373,13 @@ func startDate(sd *float64, now int64) (int64, bool) {
 
 // InstancePager starts paging the account's instances (25 a page).
 func (c *Client) InstancePager() *Pager[Instance] {
+	return InstancePagerVia(c.Instances)
+}
+
+// InstancePagerVia is InstancePager reading each page through fetch (a
+// caller that shares a page between readers wraps Instances): the pages
+// get the pager's checks all the same.
+func InstancePagerVia(fetch func(ctx context.Context, token string) (InstancesPage, error)) *Pager[Instance] {
 	key := func(h *maphash.Hash, in *Instance) { maphash.WriteComparable(h, in.ID) }
-	return newPager(instancesOp, InstancesLimit, key, c.Instances)
+	return newPager(instancesOp, InstancesLimit, key, fetch)
 }

@@ -72,6 +72,11 @@ type pacer struct {
 	base     time.Duration // the configured interval, which a storm's lengthening relaxes back to
 	calm     int           // answers without a 429 since the last one
 	last     time.Time     // departure of the previous paced request; zero before the first
+
+	// gate, if not nil, shares the pace with other processes of the
+	// key, under class (the endpoint's path); see Gate.
+	gate  Gate
+	class string
 }
 
 func newPacer(interval time.Duration, clk Clock) *pacer {
@@ -158,6 +163,7 @@ func (p *pacer) acquire(ctx context.Context, report func(time.Duration)) (*depar
 		wait = min(p.last.Add(p.interval+p.margin).Sub(p.clock.Now()), maxWait)
 	}
 	p.mu.Unlock()
+	wait = p.reserve(ctx, wait)
 	if wait >= pacingReportMin {
 		report(wait)
 	}
@@ -188,6 +194,7 @@ func (p *pacer) release(d *departure, refused bool, threshold time.Duration) {
 		}
 	}
 	p.mu.Unlock()
+	p.departed(at)
 	<-p.slot
 }
 

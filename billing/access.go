@@ -197,7 +197,7 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		defer wg.Done()
 		_, billErr = s.client.Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
 	}()
-	go func() { defer wg.Done(); _, instEr = s.client.Instances(probes, "") }()
+	go func() { defer wg.Done(); _, instEr = s.instancesPage(probes, "") }()
 	wg.Wait()
 
 	errs := []error{userErr, billErr, instEr}

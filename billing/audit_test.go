@@ -243,7 +243,9 @@ func TestAuditIsPacedWithoutRefusals(t *testing.T) {
 	}
 	for _, p := range []string{"/api/v1/instances", "/api/v0/volumes", "/api/v0/endptjobs", "/api/v0/workergroups",
 		"/get_endpoint_workers", "/api/v0/instances/pending-price-increases"} {
-		if seen[p] < 2 {
+		// The instances' one page, answered less than its pace before
+		// the second audit asks, serves both (instancesPage).
+		if seen[p] < 2 && p != "/api/v1/instances" || seen[p] < 1 {
 			t.Errorf("%s asked %d times in two audits", p, seen[p])
 		}
 	}

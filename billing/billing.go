@@ -66,6 +66,9 @@ type Service struct {
 	// (the rate and the audit start together) waits for and shares
 	// instead of paging the instances again beside it; nil when none.
 	reading *instanceCall
+	// first is the instances' first page last read or being read: the
+	// access probe and the reading share it (see instancesFirstPage).
+	first *firstPageCall
 	// access is what CheckAccess last found of the key; nil before.
 	access *Access
 

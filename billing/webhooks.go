@@ -16,6 +16,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/internal/suggest"
 	"github.com/vastdash/vastdash/sanitize"
+	"golang.org/x/net/idna"
 )
 
 // The webhooks a preference's webhooks channel delivers to: what a webhook
@@ -138,7 +139,7 @@ func ParseWebhookURL(raw string) (string, error) {
 // a literal address that is not public, a localhost name, or a name made
 // of digits that resolvers read as an address ("2130706433", "127.1").
 func targetProblem(host string) string {
-	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	h := lookupHost(host)
 	if a, err := netip.ParseAddr(h); err == nil {
 		if kind := addrKind(a); kind != "" {
 			return "the URL points at " + a.String() + ", " + kind + ", not a public one"
@@ -157,6 +158,24 @@ func targetProblem(host string) string {
 		return "the URL's host is written as a number, which resolvers read as an address"
 	}
 	return ""
+}
+
+// lookupHost is host as a resolver reads it, the form every check judges:
+// an address literal as it is; a name mapped as IDNA's lookup (UTS #46)
+// does — full-width and circled letters and digits, the ideographic and
+// full-width full stops, upper case — so "ｌｏｃａｌｈｏｓｔ" or
+// "１２７。０。０。１" is judged as localhost or 127.0.0.1 and not passed as
+// some other name. A name the mapping finds invalid (an underscore, say)
+// is judged as far as it mapped: the platform decides on the rest.
+func lookupHost(host string) string {
+	h := strings.ToLower(host)
+	if _, err := netip.ParseAddr(h); err == nil {
+		return h
+	}
+	if a, _ := idna.Lookup.ToASCII(h); a != "" {
+		h = strings.ToLower(a)
+	}
+	return strings.TrimSuffix(h, ".")
 }
 
 // nonPublic are the special-purpose ranges (IANA's registries) inside
@@ -305,7 +324,7 @@ func (s *Service) checkHost(ctx context.Context, raw string) error {
 	if err != nil || s.resolver() == nil {
 		return err
 	}
-	host := strings.TrimSuffix(u.Hostname(), ".")
+	host := lookupHost(u.Hostname())
 	if _, err := netip.ParseAddr(host); err == nil {
 		return nil // a literal, checked by ParseWebhookURL
 	}

@@ -145,7 +145,7 @@ func TestCheckWebhookLooksUpNames(t *testing.T) {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
-	if strings.Join(dns.asked, ",") != "hooks.example.com,unknown.example.net,Hooks.Example.com" {
+	if strings.Join(dns.asked, ",") != "hooks.example.com,unknown.example.net,hooks.example.com" {
 		t.Fatalf("asked %v", dns.asked)
 	}
 	off := New(context.Background(), s.Client(), WithResolver(nil))
@@ -414,5 +414,41 @@ func TestTestText(t *testing.T) {
 		if got := TestText(in); got != want {
 			t.Errorf("%+v: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A host spelt with international characters is judged as a resolver
+// reads it (IDNA's lookup mapping, UTS #46): full-width or circled
+// letters, full-width digits and the ideographic or full-width full stop
+// lead to localhost, loopback or the metadata address as surely as ASCII,
+// and are refused before anything is sent — the form and the command both
+// check through CheckWebhook.
+func TestCheckWebhookInternationalSpellings(t *testing.T) {
+	srv, s, _ := hooked(t, 5*time.Second)
+	for _, raw := range []string{
+		"https://ｌｏｃａｌｈｏｓｔ/",
+		"https://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/",
+		"https://LOCALHOST./",
+		"https://api.ｌｏｃａｌｈｏｓｔ/x",
+		"https://１２７.０.０.１/",
+		"https://127。0。0。1/",
+		"https://169．254．169．254/latest/meta-data/",
+		"https://１０｡０｡０｡１/",
+		"https://%EF%BD%8C%EF%BD%8F%EF%BD%83%EF%BD%81%EF%BD%8C%EF%BD%88%EF%BD%8F%EF%BD%93%EF%BD%94/",
+		"https://２１３０７０６４３３/",
+		"https://０１７７.０.０.１/",
+		"https://０ｘ７ｆ.１/",
+		"https://[::1]/", "https://[::ffff:127.0.0.1]/", "https://2130706433/", "https://0177.0.0.1/", "https://0x7f.1/",
+	} {
+		if _, err := s.CheckWebhook(context.Background(), WebhookInput{"n", raw, lowCredit}); err == nil || !errors.Is(err, ErrWebhookInput) {
+			t.Errorf("%s: error %v", raw, err)
+		}
+	}
+	if calls := webhookCalls(srv); len(calls) != 0 {
+		t.Fatalf("requests %v", calls)
+	}
+	// A public name in another script still passes.
+	if _, err := s.CheckWebhook(context.Background(), WebhookInput{"n", "https://bücher.example/", lowCredit}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -45,6 +45,9 @@ func CheckKeyTarget(env Env) error {
 	if err := saveTarget(path, env.Shown(path), false); err != nil {
 		return err
 	}
+	if err := keyFolder(env, path); err != nil {
+		return err
+	}
 	// The nearest folder on the way that exists is where something will
 	// be created: the key's folder, or the first one to make.
 	dir := filepath.Dir(path)
@@ -106,6 +109,9 @@ func SaveKey(env Env, key Secret, replace bool) (string, error) {
 	if err := saveTarget(path, shown, replace); err != nil {
 		return "", err
 	}
+	if err := keyFolder(env, path); err != nil {
+		return "", err
+	}
 	place := os.Rename
 	if !replace {
 		place = linkNew
@@ -134,6 +140,23 @@ func saveTarget(path, shown string, replace bool) error {
 		return newError(ErrKeySave, fmt.Sprintf("%s is not a regular file (%s); nothing was written", shown, modeWord(info)))
 	case !replace:
 		return newError(ErrKeyExists, shown+" already exists")
+	}
+	return nil
+}
+
+// keyFolder refuses the key's own folder when the key would not be
+// private in it: a symbolic link (the key would be written through into
+// wherever it points, perhaps a folder all may write), or a folder
+// another user owns or others may write in, where the file could be
+// swapped or read. A folder that does not exist yet is made 0700.
+func keyFolder(env Env, path string) error {
+	dir := filepath.Dir(path)
+	info, err := os.Lstat(dir)
+	if err != nil {
+		return nil // made 0700 by the save, or its error says why not
+	}
+	if why := FolderNotPrivate(info); why != "" {
+		return newError(ErrKeySave, fmt.Sprintf("cannot save the API key to %s: its folder %s %s; nothing was written", env.Shown(path), env.Shown(dir), why))
 	}
 	return nil
 }

@@ -310,3 +310,44 @@ func TestReadableByOthers(t *testing.T) {
 		t.Errorf("0600: %v %v", got, err)
 	}
 }
+
+// A key folder that is a link, or that others may write in, is refused
+// before anything is written: the key never lands in the link's target
+// (here a folder all may write in), and the check before a key is made
+// says so too.
+func TestSaveKeyRefusesALinkedOrOpenFolder(t *testing.T) {
+	noUmask(t)
+	env, path := saveEnv(t)
+	open := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(filepath.Dir(path)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(open, filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{"check": CheckKeyTarget(env), "save": func() error { _, err := SaveKey(env, testKey, true); return err }()} {
+		if !errors.Is(err, ErrKeySave) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Errorf("%s: error %v", name, err)
+		}
+		assertSafeError(t, err)
+	}
+	if entries, _ := os.ReadDir(open); len(entries) != 0 {
+		t.Fatalf("written through the link: %v", entries)
+	}
+	// The folder itself open to all.
+	if err := os.Remove(filepath.Dir(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Dir(path), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SaveKey(env, testKey, false); !errors.Is(err, ErrKeySave) || !strings.Contains(err.Error(), "written by other users") {
+		t.Fatalf("error %v", err)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		t.Fatal("the key was written into a folder others may write in")
+	}
+}

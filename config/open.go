@@ -40,3 +40,25 @@ func OwnedByUser(info fs.FileInfo) bool {
 	uid, _, ok := fileOwner(info)
 	return ok && uid == os.Geteuid()
 }
+
+// FolderNotPrivate says why a folder the program keeps private files in
+// (the key's, the ledger's) must not be used, "" when it may: info is
+// the folder's Lstat. A symbolic link is refused (what is written would
+// go wherever it points), and so is a folder owned by another user or
+// one others may write in (a file there could be swapped or planted).
+// Where the system does not say who owns what, only links are judged.
+func FolderNotPrivate(info fs.FileInfo) string {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return "is a symbolic link; vastdash never writes through one"
+	case !info.IsDir():
+		return "is not a folder"
+	}
+	if uid, _, ok := fileOwner(info); ok && uid != os.Geteuid() {
+		return fmt.Sprintf("is owned by another user (uid %d)", uid)
+	}
+	if !isWindows && info.Mode().Perm()&0o022 != 0 {
+		return fmt.Sprintf("can be written by other users (mode %04o); chmod 700 it", info.Mode().Perm())
+	}
+	return ""
+}

@@ -164,6 +164,11 @@ func (x *execution) rootCommand(out io.Writer) *cobra.Command {
 
 // execute runs the command line on args and returns the exit code.
 func (x *execution) execute(args []string) int {
+	// Before anything reads a word: a key typed where another value goes
+	// must never be repeated, looked up, opened or sent.
+	if err := keyOnCommandLine(args); err != nil {
+		return report(x.env.stderr, &usageErr{err: err})
+	}
 	out := newCobraOut(x.env.stdout)
 	root := x.rootCommand(out)
 	// cobra reads os.Args when given nil.

@@ -34,13 +34,54 @@ func badValue(format string, a ...any) error {
 // letters and digits (Vast keys are 64 hex digits), pasted in the wrong
 // place. An error must not carry the key to a terminal, a log or a CI run.
 func argText(s string) string {
-	if key := strings.TrimSpace(os.Getenv("VAST_API_KEY")); key != "" && strings.Contains(s, key) {
+	if holdsEnvKey(s) {
 		return "(a value holding the API key, not shown)"
 	}
 	if looksLikeKey(s) {
 		return "(a value that looks like an API key, not shown)"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// holdsEnvKey reports that s holds the value of VAST_API_KEY.
+func holdsEnvKey(s string) bool {
+	key := strings.TrimSpace(os.Getenv("VAST_API_KEY"))
+	return key != "" && strings.Contains(s, key)
+}
+
+// mayBeKey reports that a word of the command line may be the API key
+// (argText's rule): it holds VAST_API_KEY's value, or it or one of its
+// parts — split at what joins a flag to its value or lists values
+// ("--url=KEY", "-eKEY", "a,KEY", "client:KEY") — looks like a key.
+func mayBeKey(word string) bool {
+	if holdsEnvKey(word) {
+		return true
+	}
+	for _, part := range strings.FieldsFunc(word, func(r rune) bool {
+		return strings.ContainsRune(" \t\r\n,;=:'\"", r)
+	}) {
+		if looksLikeKey(strings.TrimLeft(part, "-")) || looksLikeKey(part) {
+			return true
+		}
+	}
+	return false
+}
+
+// errKeyOnCommandLine refuses a command line with a word that may be the
+// key, before any flag or argument is read: no error, suggestion, file
+// name, request path or log can then repeat it, whatever flag or argument
+// it was typed in.
+var errKeyOnCommandLine = errors.New("a word on the command line may be the API key (it is not shown and nothing was sent): vastdash reads the key only from VAST_API_KEY, --api-key-file or the key file")
+
+// keyOnCommandLine is errKeyOnCommandLine when a word of args may be the
+// key, else nil.
+func keyOnCommandLine(args []string) error {
+	for _, a := range args {
+		if mayBeKey(a) {
+			return errKeyOnCommandLine
+		}
+	}
+	return nil
 }
 
 // looksLikeKey reports a word of 32 or more letters, digits, '-' or '_'

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +74,9 @@ type Session struct {
 	progress *progress
 	demo     *demoserver.Server
 	debugLog *os.File
+	// paceGate shares the key's pace with its other processes; nil when
+	// it could not be opened (or --demo).
+	paceGate *config.PaceGate
 	// baseURL and clientOpts made Client: clientFor makes another client
 	// like it for another key.
 	baseURL    string
@@ -158,7 +163,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 		opts = append(opts, api.WithObserver(o.observe))
 	}
 	s.baseURL, s.clientOpts = baseURL, append(opts, e.clientOptions...)
-	client, err := s.clientFor(key)
+	client, err := api.New(baseURL, key, append(slices.Clip(s.clientOpts), s.openPaceGate(e, cfg, g, o, baseURL, key)...)...)
 	if err != nil {
 		s.Close()
 		return nil, configError(err)
@@ -215,6 +220,36 @@ func loadConfig(env config.Env, f config.Flags, key *config.Secret) (config.Conf
 // through it).
 func (s *Session) clientFor(key string) (*api.Client, error) {
 	return api.New(s.baseURL, key, s.clientOpts...)
+}
+
+// openPaceGate opens the pace file of the key at its API host, beside
+// its ledger (the same folder and name, .pace for .db), and returns the
+// client option that shares the key's pace through it with the key's
+// other processes: a dashboard, a cron command and serve on one key
+// then take turns instead of refusing each other with 429s. Not for
+// --demo, whose server is the run's own; not with --no-ledger, which
+// leaves the ledger's folder alone; not for the sessions that open no
+// ledger (the sign-in's probes of a key perhaps wrong, auth status, the
+// ledger's own commands: a few requests, and no file for a key that is
+// no account's). A file that cannot be used is one warning, and this run
+// paces itself alone.
+func (s *Session) openPaceGate(e *env, cfg config.Env, g globals, o sessionOptions, baseURL, key string) []api.Option {
+	dir := config.LedgerDir(cfg)
+	if g.demo || g.noLedger || o.noLedger || dir == "" {
+		return nil
+	}
+	host := "console.vast.ai"
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	path := strings.TrimSuffix(ledger.Path(dir, ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}), ".db") + ".pace"
+	gate, err := config.OpenPaceGate(path)
+	if err != nil {
+		warn(e.stderr, "the key's pace is not shared with other vastdash runs this time: "+err.Error())
+		return nil
+	}
+	s.paceGate = gate
+	return []api.Option{api.WithGate(gate)}
 }
 
 // openLedger opens the account's ledger when the settings and flags want
@@ -306,6 +341,9 @@ func (s *Session) Close() {
 	}
 	if s.debugLog != nil {
 		s.debugLog.Close()
+	}
+	if s.paceGate != nil {
+		_ = s.paceGate.Close()
 	}
 	if s.ledgerTried.Load() {
 		// Billing.Close waited for the open.

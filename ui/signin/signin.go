@@ -20,6 +20,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/billing"
@@ -152,6 +153,11 @@ type Model struct {
 	state  state
 
 	field *secret // what was typed or pasted
+	// tainted: an escape sequence or alt chord came while the field had
+	// the keyboard (a paste the terminal did not bracket arrives as
+	// keys, its sequences dropped): what the field holds is not the
+	// paste, so it is refused whole until the field is cleared.
+	tainted bool
 	// pasted is the key that verified; access what it may do.
 	pasted *secret
 	access billing.Access
@@ -224,6 +230,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		if m.state == enterKey {
 			m.paste(msg.Content)
+		}
+	case uv.UnknownEvent, uv.UnknownCsiEvent, uv.UnknownSs3Event, uv.UnknownOscEvent,
+		uv.UnknownDcsEvent, uv.UnknownSosEvent, uv.UnknownPmEvent, uv.UnknownApcEvent:
+		if m.state == enterKey {
+			m.taint()
 		}
 	case spinner.TickMsg:
 		if m.busy() {
@@ -313,17 +324,34 @@ func (m *Model) fieldKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.verify()
 	case key.Matches(msg, m.keys.clear):
 		m.field.wipe()
-		m.msg = ""
+		m.msg, m.tainted = "", false
 	case key.Matches(msg, m.keys.quit):
 		return tea.Quit
 	case msg.Code == tea.KeyBackspace:
 		m.field.dropLast()
 		m.msg = ""
+		if m.field.empty() {
+			m.tainted = false
+		}
+	case msg.Mod&tea.ModAlt != 0:
+		// ESC and a character: a sequence the terminal could not read.
+		m.taint()
 	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
 		m.paste(msg.Text)
 	}
 	return nil
 }
+
+// taint marks the field as holding what is left of text with escape
+// sequences in it: no key holds one, and what remains once they are
+// dropped is not what was pasted, so nothing of it is sent.
+func (m *Model) taint() {
+	m.tainted = true
+	m.say(m.st.Error.Render, taintedText)
+}
+
+// taintedText is the refusal of a field that took escape sequences.
+const taintedText = "that held escape sequences, which no key does: nothing of it is sent; clear the field and paste only the key"
 
 // paste adds typed or pasted text to the field: surrounding whitespace
 // (the newline a copy often ends with) is dropped; anything else that no
@@ -348,6 +376,10 @@ func (m *Model) say(style func(...string) string, text string) { m.msg, m.msgSty
 func (m *Model) verify() tea.Cmd {
 	if m.field.empty() {
 		m.say(m.st.Error.Render, "paste your key first")
+		return nil
+	}
+	if m.tainted {
+		m.say(m.st.Error.Render, taintedText)
 		return nil
 	}
 	k, err := config.ParseKey(string(m.field.b), "the field")

@@ -11,6 +11,7 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
@@ -491,5 +492,47 @@ func TestCtrlCWhileAKeyIsMadeLeavesWhenSettled(t *testing.T) {
 	s.send(ctrlC)
 	if !s.quit || !s.m.Result().Left {
 		t.Fatal("a second ctrl+c did not leave")
+	}
+}
+
+// A paste the terminal did not bracket arrives as keys, its escape
+// sequences as events the field cannot hold: what is left once they are
+// dropped is not what was pasted, so nothing of it is verified, sent or
+// saved until the field is cleared. The bytes go through the terminal
+// decoder Bubble Tea uses, as a terminal would send them.
+func TestPasteWithEscapeSequencesIsRefusedWhole(t *testing.T) {
+	for name, raw := range map[string]string{
+		"colour": "\x1b[31m" + canary + "\x1b[0m",
+		"title":  canary[:8] + "\x1b]0;x\x07" + canary[8:],
+		"alt":    canary[:4] + "\x1bq" + canary[4:],
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fakes{access: fullAccess("ann@example.com")}
+			s := newScreen(t, f, 80, 24)
+			var d uv.EventDecoder
+			for buf := []byte(raw); len(buf) > 0; {
+				n, ev := d.Decode(buf)
+				if n == 0 {
+					t.Fatalf("the decoder is stuck at %q", buf)
+				}
+				buf = buf[n:]
+				if k, ok := ev.(uv.KeyPressEvent); ok {
+					s.send(tea.KeyPressMsg(k))
+				} else {
+					s.send(ev)
+				}
+			}
+			s.key("enter")
+			if len(f.verified) != 0 || !strings.Contains(flat(s.frame()), "escape sequences") {
+				t.Fatalf("verified %d keys; frame:\n%s", len(f.verified), s.frame())
+			}
+			// Cleared, the field takes the key alone.
+			s.key("ctrl+u")
+			s.paste(canary)
+			s.key("enter")
+			if len(f.verified) != 1 || f.verified[0] != canary {
+				t.Fatalf("verified %d keys after clearing", len(f.verified))
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ package termguard
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -34,6 +35,9 @@ func TestHelperDashboard(t *testing.T) {
 		os.Exit(3)
 	}
 	<-g.started // a crash before the guard runs is not guarded
+	if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", g.cmd.Process.Pid)); err != nil || bytes.Contains(env, []byte(keyCanary)) {
+		os.Stdout.WriteString("the guard's environment holds the key\n")
+	}
 	saved, err := term.MakeRaw(os.Stdin.Fd())
 	if err != nil {
 		os.Exit(3)
@@ -58,6 +62,10 @@ func TestHelperDashboard(t *testing.T) {
 	}
 }
 
+// keyCanary is the key in the dashboard's environment: the guard, which
+// needs none of it, must not be given it.
+const keyCanary = "CANARY-guard-key-51f0"
+
 // cooked reports that the terminal echoes and reads lines: what raw mode
 // turns off and a shell needs back.
 func cooked(t *testing.T, tty *os.File) bool {
@@ -77,7 +85,7 @@ func TestGuardRestoresTheTerminal(t *testing.T) {
 	for _, how := range []string{"panic", "fatal", "kill", "release"} {
 		t.Run(how, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDashboard$")
-			cmd.Env = append(os.Environ(), helperEnv+"="+how)
+			cmd.Env = append(os.Environ(), helperEnv+"="+how, "VAST_API_KEY="+keyCanary, "VASTAI_TOKEN="+keyCanary)
 			tty, err := pty.Start(cmd)
 			if err != nil {
 				t.Fatal(err)
@@ -109,6 +117,9 @@ func TestGuardRestoresTheTerminal(t *testing.T) {
 				}
 			}
 			waitFor("ready")
+			if strings.Contains(output(), "holds the key") {
+				t.Fatalf("the guard was given the key: %q", output())
+			}
 			if how == "kill" {
 				_ = cmd.Process.Kill()
 			}

@@ -49,7 +49,7 @@ func Start(tty *os.File) (*Guard, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), envVar+"="+hex.EncodeToString(state.Bytes()))
+	cmd.Env = append(guardEnv(os.Environ()), envVar+"="+hex.EncodeToString(state.Bytes()))
 	cmd.Stdin, cmd.Stdout = r, os.Stdout
 	cmd.ExtraFiles = []*os.File{tty} // fd 3
 	// A session of its own: the terminal's signals (a hangup when a
@@ -145,4 +145,21 @@ func guard(state string) int {
 		return 1
 	}
 	return 0
+}
+
+// guardEnv is what the guard keeps of the dashboard's environment: the
+// locale and the Go runtime's own settings, nothing else. The guard needs
+// no key, token or password, and a process holding one is one more place
+// it could be read from (/proc/PID/environ, a crash dump).
+func guardEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "TERM", name == "LANG", strings.HasPrefix(name, "LC_"),
+			name == "GODEBUG", name == "GOTRACEBACK", name == "GOMAXPROCS":
+			out = append(out, kv)
+		}
+	}
+	return out
 }
