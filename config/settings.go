@@ -148,7 +148,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys], [accounts.NAME], default_account)", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys])", top))
 	}
 
 	if raw.Range.set {
