@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,6 +58,11 @@ type Session struct {
 	// noLedger is --no-ledger, for the commands that need the ledger to
 	// refuse it (needLedger).
 	noLedger bool
+	// Account is the account's name ("default": the usual key);
+	// accountNamed says the run picked it by name, so every JSON answer
+	// names it (account.go).
+	Account      string
+	accountNamed bool
 
 	// ledgerOpened is the account's ledger once its open has ended (nil
 	// when it could not be opened); ledgerTried once the open began. The
@@ -109,6 +115,9 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout), noLedger: g.noLedger}
 	var baseURL, key string
 	if g.demo {
+		if g.flags.Account != "" {
+			return nil, configError(errors.New("--demo has no accounts: drop --account"))
+		}
 		settings, err := config.LoadSettings(cfg, g.flags.ConfigFile)
 		if err != nil {
 			return nil, configError(err)
@@ -128,6 +137,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 			warn(e.stderr, w)
 		}
 		s.Settings, s.KeySource = c.Settings, c.KeySource
+		s.Account, s.accountNamed = c.Account, c.Named
 		baseURL, key = c.BaseURL, c.Key.Reveal()
 		s.Host = hostOf(baseURL)
 	}

@@ -178,6 +178,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
 	t.Setenv("VAST_API_KEY", "")
 	t.Setenv("VAST_URL", "")
+	t.Setenv("VASTDASH_ACCOUNT", "")
 	return home
 }
 

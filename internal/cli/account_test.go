@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/money"
+)
+
+// The keys of the accounts fixture: the personal account is reached by
+// the demo key and by a scoped key of its own; the lab team by its team
+// key; a fourth key was revoked.
+const (
+	labKey     = "1ab0000000000000000000000000000000000000000000000000000000000001"
+	revokedKey = "0dd0000000000000000000000000000000000000000000000000000000000004"
+)
+
+// accountsFixture is one host serving two accounts by key: three keys
+// that work (two of them one account's) and a revoked fourth, like a
+// person with a personal and a team account.
+type accountsFixture struct {
+	url            string
+	personal, team *demoserver.Server
+	home           string
+	settings       string
+}
+
+// newAccountsFixture starts the two accounts behind one loopback URL
+// (VAST_URL), the demo key as the usual key (VAST_API_KEY), and settings
+// naming lab, scoped (the personal account's scoped key) and old (the
+// revoked key).
+func newAccountsFixture(t *testing.T) *accountsFixture {
+	t.Helper()
+	home := isolate(t)
+	personal := demoserver.New(demoserver.Options{Seed: 1, Now: demoNow, Threshold: threshold, Contracts: 400})
+	team := demoserver.New(demoserver.Options{Seed: 7, Now: demoNow, Threshold: threshold, Contracts: 300})
+	team.AddKey(labKey, "lab", nil)
+	personal.AddKey(revokedKey, "old", nil)
+	personal.RevokeKey(revokedKey)
+	// The API picks the account by the key: so does this host.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")) == labKey {
+			team.Handler().ServeHTTP(w, r)
+			return
+		}
+		personal.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(team.Close)
+	t.Cleanup(personal.Close)
+	t.Cleanup(ts.Close)
+	t.Setenv("VAST_URL", ts.URL)
+	t.Setenv("VAST_API_KEY", demoserver.DemoKey)
+	keys := filepath.Join(home, ".config", "vastdash", "keys")
+	for name, key := range map[string]string{"lab": labKey, "scoped": demoserver.KeyScoped, "old": revokedKey} {
+		writePrivateTestFile(t, filepath.Join(keys, name), key+"\n")
+	}
+	settings := filepath.Join(home, ".config", "vastdash", "config.toml")
+	writePrivateTestFile(t, settings, `timezone = "UTC"
+
+[accounts.lab]
+key_file = "~/.config/vastdash/keys/lab"
+
+[accounts.scoped]
+key_file = "keys/scoped"
+
+[accounts.old]
+key_file = "keys/old"
+`)
+	return &accountsFixture{url: ts.URL, personal: personal, team: team, home: home, settings: settings}
+}
+
+func writePrivateTestFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// run is one run against the fixture's host.
+func (f *accountsFixture) run(t *testing.T, tweak func(*env), args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	r := testEnv(&out, &errb)
+	r.clientOptions = []api.Option{api.WithChargesThreshold(threshold)}
+	r.now = f.personal.Now
+	r.context = func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }
+	if tweak != nil {
+		tweak(r)
+	}
+	code := run(args, r)
+	return result{code, out.String(), errb.String()}
+}
+
+// requests is how many requests both accounts were sent.
+func (f *accountsFixture) requests() int { return len(f.personal.Requests()) + len(f.team.Requests()) }
+
+func creditOf(t *testing.T, out string) (money.Amount, string) {
+	t.Helper()
+	var v struct {
+		Account string       `json:"account"`
+		Credit  money.Amount `json:"credit"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v in %q", err, out)
+	}
+	return v.Credit, v.Account
+}
+
+func TestAccountFlagReadsThatAccount(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, nil, "credit", "--account", "lab", "--output", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	if c, acct := creditOf(t, r.out); int64(c) != f.team.Credit() || acct != "lab" {
+		t.Errorf("credit --account lab: %v of %q, want the team's %d of \"lab\"", c, acct, f.team.Credit())
+	}
+	if strings.Contains(r.out+r.errOut, labKey) {
+		t.Error("the key is in the output")
+	}
+	// VASTDASH_ACCOUNT is the same choice.
+	t.Setenv("VASTDASH_ACCOUNT", "lab")
+	r = f.run(t, nil, "credit", "--json")
+	if c, acct := creditOf(t, r.out); r.code != 0 || int64(c) != f.team.Credit() || acct != "lab" {
+		t.Errorf("VASTDASH_ACCOUNT=lab: exit %d, %v of %q", r.code, c, acct)
+	}
+	// The flag wins over the variable: the usual key is "default".
+	r = f.run(t, nil, "credit", "--json", "--account", "default")
+	if c, acct := creditOf(t, r.out); r.code != 0 || int64(c) != f.personal.Credit() || acct != "default" {
+		t.Errorf("--account default: exit %d, %v of %q", r.code, c, acct)
+	}
+}
+
+func TestAccountJSONWithoutAChoiceIsAsBefore(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, nil, "credit", "--json")
+	if c, acct := creditOf(t, r.out); r.code != 0 || int64(c) != f.personal.Credit() || acct != "" {
+		t.Errorf("exit %d, %v, account %q (want none named)", r.code, c, acct)
+	}
+}
+
+func TestAccountUnknownIsUsageBeforeAnyRequest(t *testing.T) {
+	f := newAccountsFixture(t)
+	for _, args := range [][]string{{"credit", "--account", "labb"}, {"--account", "labb"}} {
+		r := f.run(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.errOut, "default, lab, old, scoped") || r.out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", args, r.code, r.errOut, r.out)
+		}
+	}
+	r := f.run(t, nil, "credit", "--account", "a/b")
+	if r.code != 2 || !strings.Contains(r.errOut, "letters, digits") {
+		t.Errorf("a bad name: exit %d, %q", r.code, r.errOut)
+	}
+	if n := f.requests(); n != 0 {
+		t.Errorf("%d requests before the name was checked", n)
+	}
+}
