@@ -167,3 +167,84 @@ func TestAccountUnknownIsUsageBeforeAnyRequest(t *testing.T) {
 		t.Errorf("%d requests before the name was checked", n)
 	}
 }
+
+// rollUp is the accounts command's JSON.
+type rollUp struct {
+	Accounts []struct {
+		Name         string        `json:"name"`
+		Email        *string       `json:"email"`
+		UserID       *int64        `json:"user_id"`
+		Credit       *money.Amount `json:"credit"`
+		RatePerHour  *json.Number  `json:"rate_per_hour"`
+		MonthSoFar   *money.Amount `json:"month_so_far"`
+		Forecast     *money.Amount `json:"forecast"`
+		LeaksPerHour *json.Number  `json:"leaks_per_hour"`
+		SameAs       string        `json:"same_as"`
+		Error        string        `json:"error"`
+	} `json:"accounts"`
+	Total struct {
+		Accounts int          `json:"accounts"`
+		Credit   money.Amount `json:"credit"`
+		Complete bool         `json:"complete"`
+	} `json:"total"`
+}
+
+func TestAccountsRollUpCountsAnAccountOnce(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, nil, "accounts", "--output", "json")
+	if r.code != 1 || !strings.Contains(r.errOut, "1 of 4 accounts could not be read") {
+		t.Errorf("exit %d, stderr %q: want 1 and the failed account said", r.code, r.errOut)
+	}
+	var got rollUp
+	if err := json.Unmarshal([]byte(r.out), &got); err != nil {
+		t.Fatalf("%v in %q", err, r.out)
+	}
+	byName := map[string]int{}
+	for i, a := range got.Accounts {
+		byName[a.Name] = i
+	}
+	if len(got.Accounts) != 4 {
+		t.Fatalf("rows %+v, want default, lab, old, scoped", got.Accounts)
+	}
+	want := map[string]int64{"default": f.personal.Credit(), "scoped": f.personal.Credit(), "lab": f.team.Credit()}
+	for name, credit := range want {
+		a := got.Accounts[byName[name]]
+		if a.Error != "" || a.Credit == nil || int64(*a.Credit) != credit || a.UserID == nil || a.MonthSoFar == nil || a.Forecast == nil || a.LeaksPerHour == nil {
+			t.Errorf("%s: %+v, want credit %d and every figure", name, a, credit)
+		}
+	}
+	if s := got.Accounts[byName["scoped"]].SameAs; s != "default" {
+		t.Errorf("scoped is the personal account again: same_as %q, want default", s)
+	}
+	old := got.Accounts[byName["old"]]
+	if old.Error == "" || old.Credit != nil {
+		t.Errorf("the revoked key's row: %+v, want an error and no figures", old)
+	}
+	if int64(got.Total.Credit) != f.personal.Credit()+f.team.Credit() || got.Total.Accounts != 2 || got.Total.Complete {
+		t.Errorf("total %+v: want the two accounts' credit once each (%d), incomplete", got.Total, f.personal.Credit()+f.team.Credit())
+	}
+	for _, k := range []string{labKey, revokedKey, demoserver.DemoKey, demoserver.KeyScoped} {
+		if strings.Contains(r.out+r.errOut, k) {
+			t.Error("a key is in the output")
+		}
+	}
+}
+
+func TestAccountsRollUpTextAndCSV(t *testing.T) {
+	f := newAccountsFixture(t)
+	// Only the two that work: the revoked one's table goes.
+	writePrivateTestFile(t, f.settings, "[accounts.lab]\nkey_file = \"keys/lab\"\n")
+	r := f.run(t, nil, "accounts")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	total := money.Amount(f.personal.Credit() + f.team.Credit()).Credit()
+	if !strings.Contains(r.out, "total (2 accounts)") || !strings.Contains(r.out, total) || !strings.Contains(r.out, money.Amount(f.team.Credit()).Credit()) {
+		t.Errorf("text:\n%s\nwant the total %s of 2 accounts", r.out, total)
+	}
+	r = f.run(t, nil, "accounts", "--output", "csv")
+	lines := strings.Split(strings.TrimSpace(r.out), "\n")
+	if r.code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "name,email,user_id,credit,") || !strings.HasPrefix(lines[3], "total,,,"+money.Amount(f.personal.Credit()+f.team.Credit()).Decimal()) {
+		t.Errorf("csv: exit %d\n%s", r.code, r.out)
+	}
+}
