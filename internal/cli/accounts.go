@@ -280,7 +280,7 @@ func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTota
 	switch output {
 	case "json":
 		return writeJSON(w, struct {
-			Accounts []accountRow `json:"accounts"`
+			Accounts []accountRow  `json:"accounts"`
 			Total    accountsTotal `json:"total"`
 		}{rows, t})
 	case "csv":
