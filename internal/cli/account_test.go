@@ -248,3 +248,43 @@ func TestAccountsRollUpTextAndCSV(t *testing.T) {
 		t.Errorf("csv: exit %d\n%s", r.code, r.out)
 	}
 }
+
+// Two keys of one account share its ledger: the second key (a scoped one)
+// reopens the history the first fetched in at most 3 requests, and answers
+// the same; another account has a ledger of its own.
+func TestLedgerSharedByTwoKeysOfOneAccount(t *testing.T) {
+	f := newAccountsFixture(t)
+	data := t.TempDir()
+	args := append([]string{"charges", "--output", "csv"}, wholeSpan()...)
+	first := f.run(t, withLedger(t, data), args...)
+	first.ok(t)
+	files := ledgerFiles(t, data)
+	if len(files) != 1 {
+		t.Fatalf("ledgers after the first key: %v", files)
+	}
+	f.personal.ResetRequests()
+	second := f.run(t, withLedger(t, data), append(args, "--account", "scoped")...)
+	second.ok(t)
+	if second.out != first.out {
+		t.Error("the second key's answer differs from the first's")
+	}
+	// The account once (whose ledger is it?), then the ledger's reopen:
+	// at most 3 charges requests, as for the first key.
+	if n, who := len(chargesRequests(f.personal)), f.personal.CountPath("/api/v0/users/current"); n > 3 || who > 1 {
+		t.Errorf("the second key of the account asked %d charges requests and the account %d times, want the ledger reopened in ≤ 3 and one", n, who)
+	}
+	if got := ledgerFiles(t, data); len(got) != 1 || got[0] != files[0] {
+		t.Errorf("ledgers after the second key: %v, want %v alone", got, files)
+	}
+	f.run(t, withLedger(t, data), "charges", "--account", "lab").ok(t)
+	if got := ledgerFiles(t, data); len(got) != 2 {
+		t.Errorf("ledgers after another account: %v, want two", got)
+	}
+	for _, p := range ledgerFiles(t, data) {
+		for _, k := range []string{labKey, demoserver.DemoKey, demoserver.KeyScoped} {
+			if strings.Contains(p, k) {
+				t.Errorf("a key in a file name: %s", p)
+			}
+		}
+	}
+}

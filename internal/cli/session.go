@@ -70,6 +70,10 @@ type Session struct {
 	// or when a command first reads history.
 	ledgerOpened func() *ledger.Ledger
 	ledgerTried  atomic.Bool
+	// ledgerIdentity is whose ledger this run's is (ledger_account.go);
+	// ledgerDir the folder it is in.
+	ledgerIdentity func() (ledger.Identity, error)
+	ledgerDir      string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -250,12 +254,22 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 	if g.noLedger {
 		return nil
 	}
-	id := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
-	s.LedgerPath = ledger.Path(dir, id)
+	s.ledgerIdentity = ledgerIdentity(o.base, g.demo, dir, host, client, key)
+	if g.demo {
+		// The demo's ledger is named without a request, as before.
+		id, _ := s.ledgerIdentity()
+		s.LedgerPath = ledger.Path(dir, id)
+	}
+	s.ledgerDir = dir
 	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}
 	open := func() (*ledger.Ledger, string) {
+		id, err := s.ledgerIdentity()
+		if err != nil {
+			return nil, "the ledger is off this run: " + err.Error()
+		}
+		s.LedgerPath = ledger.Path(dir, id)
 		l, moved, err := ledger.Open(s.LedgerPath, id)
 		switch {
 		case err != nil:
