@@ -144,7 +144,7 @@ func accountSettings(env Env, path, data string, table map[string]accountEntry, 
 // taken from dir (the settings file's folder), not from wherever vastdash
 // runs.
 func (e Env) expandPath(p, dir string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
 		if e.HomeDir != "" {
 			p = filepath.Join(e.HomeDir, p[1:])
 		}

@@ -288,3 +288,56 @@ func TestLedgerSharedByTwoKeysOfOneAccount(t *testing.T) {
 		}
 	}
 }
+
+// auth login --account saves the key in keys/NAME (0600, folder 0700) and
+// appends its table to the settings, keeping every line there; the
+// account works at once; logout removes the key.
+func TestAuthLoginAccountAddsAnAccount(t *testing.T) {
+	f := newAccountsFixture(t)
+	before, err := os.ReadFile(f.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := func(name string, args ...string) result {
+		return f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, append([]string{"auth", "login", "--with-token", "--account", name}, args...)...)
+	}
+	r := login("team2")
+	r.ok(t)
+	path := filepath.Join(f.home, ".config", "vastdash", "keys", "team2")
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v %v", st, err)
+	}
+	if d, _ := os.Stat(filepath.Dir(path)); d.Mode().Perm() != 0o700 {
+		t.Errorf("the keys folder is %v", d.Mode().Perm())
+	}
+	after, _ := os.ReadFile(f.settings)
+	if !strings.HasPrefix(string(after), string(before)) || !strings.Contains(string(after), "[accounts.team2]\nkey_file = '~/.config/vastdash/keys/team2'\n") {
+		t.Errorf("the settings became:\n%s", after)
+	}
+	if strings.Contains(r.out+r.errOut+string(after), labKey) {
+		t.Error("the key is in the output or the settings")
+	}
+	// Usable at once.
+	r = f.run(t, nil, "credit", "--json", "--account", "team2")
+	if c, acct := creditOf(t, r.out); r.code != 0 || int64(c) != f.team.Credit() || acct != "team2" {
+		t.Errorf("credit --account team2: exit %d %s, %v of %q", r.code, r.errOut, c, acct)
+	}
+	r = f.run(t, nil, "auth", "status", "--account", "team2", "--json")
+	if r.code != 0 || !strings.Contains(r.out, `"account": "team2"`) {
+		t.Errorf("auth status --account: exit %d %s %s", r.code, r.out, r.errOut)
+	}
+	// A name the settings give another key file is refused before any
+	// request, and the settings are left as they were.
+	text, _ := os.ReadFile(f.settings)
+	writePrivateTestFile(t, f.settings, string(text)+"[accounts.elsewhere]\nkey_file = \"/somewhere/else\"\n")
+	n := f.requests()
+	r = login("elsewhere", "--yes")
+	if r.code != 2 || !strings.Contains(r.errOut, "already in the settings") || f.requests() != n {
+		t.Errorf("login to elsewhere: exit %d, %q, %d requests", r.code, r.errOut, f.requests()-n)
+	}
+	r = f.run(t, nil, "auth", "logout", "--account", "team2", "--yes")
+	if _, err := os.Lstat(path); r.code != 0 || !os.IsNotExist(err) {
+		t.Errorf("logout --account: exit %d %s, the file: %v", r.code, r.errOut, err)
+	}
+}
