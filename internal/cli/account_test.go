@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
@@ -339,5 +340,63 @@ func TestAuthLoginAccountAddsAnAccount(t *testing.T) {
 	r = f.run(t, nil, "auth", "logout", "--account", "team2", "--yes")
 	if _, err := os.Lstat(path); r.code != 0 || !os.IsNotExist(err) {
 		t.Errorf("logout --account: exit %d %s, the file: %v", r.code, r.errOut, err)
+	}
+}
+
+// serve exports every account, each series labelled with its name, one
+// refresh loop each; the revoked key's account has vast_up 0 and
+// /healthz names it.
+func TestServeExportsEveryAccount(t *testing.T) {
+	f := newAccountsFixture(t)
+	s := &serving{stderr: &syncBuffer{}, stdout: &syncBuffer{}, code: make(chan int, 1)}
+	e := testEnv(s.stdout, s.stderr)
+	e.now = f.personal.Now
+	e.clientOptions = []api.Option{api.WithChargesThreshold(threshold), api.WithEndpointThreshold(api.InstancesPath, threshold)}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	e.context = func() (context.Context, context.CancelFunc) { return context.WithCancel(ctx) }
+	go func() { s.code <- run([]string{"serve", "--listen", "127.0.0.1:0"}, e) }()
+	t.Cleanup(func() { s.stop(t) })
+	deadline := time.Now().Add(20 * time.Second)
+	for s.base == "" {
+		if m := servingURL.FindStringSubmatch(s.stderr.String()); m != nil {
+			s.base = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("serve did not say where it listens: %s", s.stderr)
+		} else {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	// Every account's first refresh ended: the revoked one failing.
+	var health string
+	for {
+		var code int
+		code, health = s.get(t, "/healthz")
+		if code == http.StatusServiceUnavailable && !strings.Contains(health, "starting") && strings.Contains(health, "old: failing") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/healthz %d %q", code, health)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if strings.Contains(health, "lab:") || strings.Contains(health, "default:") {
+		t.Errorf("/healthz names an account that works: %q", health)
+	}
+	_, metrics := s.get(t, "/metrics")
+	for _, want := range []string{`vast_up{account="default"} 1`, `vast_up{account="lab"} 1`, `vast_up{account="scoped"} 1`, `vast_up{account="old"} 0`,
+		`vast_credit_dollars{account="lab"} ` + money.Amount(f.team.Credit()).Decimal(), `vast_credit_dollars{account="default"} `} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	for _, line := range strings.Split(metrics, "\n") {
+		if strings.HasPrefix(line, "vast_") && !strings.Contains(line, `account="`) {
+			t.Errorf("a series without its account: %s", line)
+			break
+		}
+	}
+	if strings.Contains(metrics+s.stderr.String(), labKey) || strings.Contains(metrics+s.stderr.String(), revokedKey) {
+		t.Error("a key in the metrics or the log")
 	}
 }
