@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 
@@ -60,4 +61,29 @@ func withAccount(v any, name string) (any, error) {
 		out = append(out, ',')
 	}
 	return json.RawMessage(append(out, raw[1:]...)), nil
+}
+
+// headerName is what the dashboard's header shows right of the title:
+// the account's name once the settings name accounts (so the figures
+// below are never taken for another account's), and the host when it is
+// not the default one.
+func (s *Session) headerName() string {
+	if s.demo != nil || (!s.accountNamed && len(s.Settings.Accounts) == 0) {
+		return s.Host
+	}
+	if s.Host == "" {
+		return s.Account
+	}
+	return s.Account + " @ " + s.Host
+}
+
+// statePath is the file the dashboard remembers its filters in: the
+// usual one for the default account, state-NAME.toml beside it for
+// another, so one account's filters never show under another's name.
+func (s *Session) statePath() string {
+	p := config.StatePath(config.DefaultEnv())
+	if p == "" || s.demo != nil || s.Account == "" || s.Account == config.DefaultAccount {
+		return p
+	}
+	return filepath.Join(filepath.Dir(p), "state-"+s.Account+".toml")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -398,5 +399,28 @@ func TestServeExportsEveryAccount(t *testing.T) {
 	}
 	if strings.Contains(metrics+s.stderr.String(), labKey) || strings.Contains(metrics+s.stderr.String(), revokedKey) {
 		t.Error("a key in the metrics or the log")
+	}
+}
+
+// The dashboard's header names the account once the settings name
+// accounts, and each account but the default remembers its filters in a
+// file of its own.
+func TestDashboardNamesTheAccount(t *testing.T) {
+	home := isolate(t)
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	lab := &Session{Account: "lab", accountNamed: true, Host: "127.0.0.1:9"}
+	if got := lab.headerName(); got != "lab @ 127.0.0.1:9" {
+		t.Errorf("header %q", got)
+	}
+	def := &Session{Account: "default"}
+	if got := def.headerName(); got != "" {
+		t.Errorf("no accounts configured: header %q, want as before", got)
+	}
+	def.Settings.Accounts = []config.Account{{Name: "lab"}}
+	if got := def.headerName(); got != "default" {
+		t.Errorf("accounts configured: header %q, want default", got)
+	}
+	if a, b := lab.statePath(), def.statePath(); a == b || filepath.Base(a) != "state-lab.toml" || filepath.Base(b) != "state.toml" {
+		t.Errorf("state files %s and %s", a, b)
 	}
 }
