@@ -126,8 +126,9 @@ func (x *execution) accounts(f accountsFlags) error {
 	names := settings.AccountNames()
 	rows := make([]accountRow, len(names))
 	var (
-		g    errgroup.Group
-		skip = make([]bool, len(names))
+		g     errgroup.Group
+		skip  = make([]bool, len(names))
+		noKey error // the usual key's absence, said when it is all there is
 	)
 	for i, name := range names {
 		g.Go(func() error {
@@ -137,7 +138,9 @@ func (x *execution) accounts(f accountsFlags) error {
 			if err != nil {
 				// The usual key may be absent when every account has a
 				// table: then there is no "default" row at all.
-				skip[i] = name == config.DefaultAccount && errors.Is(err, config.ErrNoKey)
+				if skip[i] = name == config.DefaultAccount && errors.Is(err, config.ErrNoKey); skip[i] {
+					noKey = err
+				}
 				rows[i] = accountRow{Name: name, Error: oneLineError(err)}
 				return nil
 			}
@@ -152,6 +155,9 @@ func (x *execution) accounts(f accountsFlags) error {
 		if !skip[i] {
 			kept = append(kept, r)
 		}
+	}
+	if len(kept) == 0 {
+		return noKey
 	}
 	total := totalOf(kept, settings.Budget)
 	failed := 0
