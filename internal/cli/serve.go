@@ -77,6 +77,8 @@ One refresh reads the account, the instances and this month's charges (these at 
 
 The API down, /metrics keeps the last values with vast_up 0 and recovers by itself. A permission the key lacks leaves its metrics out, and the log says so once. The log is one line per event on stderr: key=value text, or JSON for log shippers. SIGTERM or ctrl+c lets the scrapes in flight finish and exits 0 within a second.
 
+With [accounts.NAME] tables in the settings and no --account, every account is served: one refresh loop each, every vast_ series labelled account="NAME", an account that cannot be read at vast_up 0 (docs/accounts.md).
+
 The address is loopback unless --listen says otherwise; any other address logs a warning, since the account's figures become readable from that network. See "Monitoring" in the README for systemd, a Prometheus configuration, alerting rules and a Grafana dashboard.`,
 		Example: `
 vastdash serve
