@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"unicode"
 )
@@ -12,6 +13,7 @@ type Flags struct {
 	APIKeyFile string // --api-key-file
 	URL        string // --url
 	ConfigFile string // --config
+	Account    string // --account
 }
 
 // Config is everything resolved for a normal (non-demo) run.
@@ -27,6 +29,11 @@ type Config struct {
 	// Warnings are one-line messages for the user (e.g. a key file other
 	// users can read); main decides where they go.
 	Warnings []string
+	// Account is the account's name ("default" for the usual key); Named
+	// says one was picked (--account, VASTDASH_ACCOUNT, default_account),
+	// so the answers name it.
+	Account string
+	Named   bool
 }
 
 // Load resolves URL, settings and key together. Usage problems are reported
@@ -35,8 +42,14 @@ type Config struct {
 // no key, calls [LoadSettings] alone instead.
 func Load(env Env, f Flags) (Config, error) {
 	base, urlErr := ResolveURL(env, f.URL)
-	key, source, warnings, keyErr := ResolveKey(env, f.APIKeyFile)
 	settings, setErr := LoadSettings(env, f.ConfigFile)
+	if urlErr == nil && setErr == nil {
+		if c, ok, err := loadAccount(env, f, base, settings); ok || err != nil {
+			return c, err
+		}
+	}
+	name, named := accountChoice(env, f, settings)
+	key, source, warnings, keyErr := ResolveKey(env, f.APIKeyFile)
 	switch {
 	case urlErr != nil:
 		return Config{}, urlErr
@@ -45,7 +58,7 @@ func Load(env Env, f Flags) (Config, error) {
 	case keyErr != nil:
 		return Config{}, keyErr
 	}
-	return Config{Key: key, KeySource: source, BaseURL: base, Settings: settings, Warnings: warnings}, nil
+	return Config{Key: key, KeySource: source, BaseURL: base, Settings: settings, Warnings: warnings, Account: name, Named: named}, nil
 }
 
 // scrub removes the key, and any run of six or more of its characters, from
@@ -89,4 +102,30 @@ func scrub(err error, key Secret) error {
 		kind = ce.kind
 	}
 	return newError(kind, b.String())
+}
+
+// loadAccount is Load for an account of its own: its key file and its URL
+// (under --url). ok is false when the usual key is the one to use (the
+// account "default" without a table of its own, or --api-key-file over
+// default_account).
+func loadAccount(env Env, f Flags, base string, s Settings) (Config, bool, error) {
+	name, named := accountChoice(env, f, s)
+	a, ok := s.Account(name)
+	if !ok {
+		if name == DefaultAccount {
+			return Config{}, false, nil
+		}
+		return Config{}, false, unknownAccount(name, s)
+	}
+	if f.APIKeyFile != "" {
+		return Config{}, false, newError(ErrAccount, fmt.Sprintf("--api-key-file and account %s name two keys: give one", printable(name)))
+	}
+	if a.URL != "" && strings.TrimSpace(f.URL) == "" {
+		base = a.URL
+	}
+	key, warnings, err := readKeyFile(env, a.KeyFile, true)
+	if err != nil {
+		return Config{}, false, err
+	}
+	return Config{Key: key, KeySource: a.KeyFile, BaseURL: base, Settings: s, Warnings: warnings, Account: name, Named: named}, true, nil
 }

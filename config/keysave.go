@@ -38,7 +38,12 @@ const ConsoleKeysURL = "https://cloud.vast.ai/manage-keys/"
 // link or no regular file there, or a folder on the way that cannot be
 // written.
 func CheckKeyTarget(env Env) error {
-	path := KeySavePath(env)
+	return checkKeyTargetAt(env, KeySavePath(env))
+}
+
+// checkKeyTargetAt is CheckKeyTarget for the key file at path (an
+// account's too).
+func checkKeyTargetAt(env Env, path string) error {
 	if path == "" {
 		return errNoHome
 	}
@@ -98,7 +103,11 @@ func ParseKey(s, from string) (Secret, error) {
 // ([ErrKeySave]). Without replace the file is put in place by a hard link,
 // which fails if one appeared meanwhile. It returns the path written.
 func SaveKey(env Env, key Secret, replace bool) (string, error) {
-	path := KeySavePath(env)
+	return saveKeyAt(env, KeySavePath(env), key, replace)
+}
+
+// saveKeyAt is SaveKey to the key file at path (an account's too).
+func saveKeyAt(env Env, path string, key Secret, replace bool) (string, error) {
 	if path == "" {
 		return "", errNoHome
 	}

@@ -64,6 +64,10 @@ type Settings struct {
 	Location *time.Location
 	// Path is the settings file that was read, "" if none was.
 	Path string
+	// Accounts are the [accounts.NAME] tables, by name; DefaultAccount is
+	// default_account, "" when not set (see accounts.go).
+	Accounts       []Account
+	DefaultAccount string
 }
 
 // DefaultSettings returns the settings used when config.toml is absent:
@@ -120,6 +124,10 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		Budget   budget             `toml:"budget"`
 		Ledger   toggle             `toml:"ledger"`
 		Keys     map[string]keyList `toml:"keys"`
+
+		// accounts.go
+		Accounts       map[string]accountEntry `toml:"accounts"`
+		DefaultAccount *string                 `toml:"default_account"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
@@ -173,6 +181,13 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		}
 	}
 	s.Path = path
+	def := ""
+	if raw.DefaultAccount != nil {
+		def = *raw.DefaultAccount
+	}
+	if s.Accounts, s.DefaultAccount, err = accountSettings(env, path, string(data), raw.Accounts, def, raw.DefaultAccount != nil); err != nil {
+		return Settings{}, err
+	}
 	return s, nil
 }
 

@@ -29,6 +29,13 @@ func ResolveURL(env Env, flagURL string) (string, error) {
 	if raw == "" {
 		return DefaultURL, nil
 	}
+	return checkURL(raw, from)
+}
+
+// checkURL is ResolveURL's check of raw, which came from "from" (a flag, a
+// variable, a setting), named in its errors.
+func checkURL(raw, from string) (string, error) {
+	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(strings.TrimRight(raw, "/"))
 	if err != nil || u.User != nil {
 		// Do not echo the value: it may carry a password in its user info,

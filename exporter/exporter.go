@@ -90,6 +90,10 @@ type Exporter struct {
 	unknownKinds string
 	// budget is the settings' budget, set by Run (under refreshing).
 	budget money.Amount
+	// accounts are the accounts' exporters this one serves (accounts.go);
+	// none for one account served alone.
+	accounts []*Exporter
+	names    []string
 }
 
 // part is one of the readings a refresh makes.
@@ -159,6 +163,17 @@ type accountValues struct {
 // New returns an exporter with its registry: the vast_ metrics, the Go
 // runtime's and the process's. Nothing is read until Run.
 func New(o Options) *Exporter {
+	e := newBare(o)
+	e.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		e.requests, e.duration, (*figures)(e),
+	)
+	return e
+}
+
+// newBare is an exporter with an empty registry of its own.
+func newBare(o Options) *Exporter {
 	if o.MonthEvery == 0 {
 		o.MonthEvery = DefaultMonthEvery
 	}
@@ -182,11 +197,6 @@ func New(o Options) *Exporter {
 		}),
 	}
 	e.last.Store(&reading{samples: []sample{upSample(false)}})
-	e.reg.MustRegister(
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		e.requests, e.duration, (*figures)(e),
-	)
 	return e
 }
 

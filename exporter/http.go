@@ -88,6 +88,10 @@ type closeWriter interface{ CloseWrite() error }
 // not (before the first refresh ends, or the API failing). A permission
 // the key lacks is not a failure.
 func (e *Exporter) healthz(w http.ResponseWriter, _ *http.Request) {
+	if len(e.accounts) > 0 {
+		e.healthzAccounts(w)
+		return
+	}
 	r := e.last.Load()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")

@@ -109,8 +109,11 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	if err != nil {
 		return configError(err)
 	}
-	si := &signIn{x: x, base: ctx}
+	si := &signIn{x: x, base: ctx, account: x.loginAccount()}
 	defer si.close()
+	if err := si.checkAccount(); err != nil {
+		return configError(err)
+	}
 	// Where the key goes is judged before any request: a link there or a
 	// folder that cannot be written is exit 2 with nothing sent.
 	exists := si.check()
@@ -120,7 +123,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		return configError(exists)
 	case replace:
 		// No terminal to ask on is known before a request, too.
-		if err := x.env.canAsk(f.yes, replaceAction()); err != nil {
+		if err := x.env.canAsk(f.yes, si.replaceAction()); err != nil {
 			return usageError(err)
 		}
 	}
@@ -129,7 +132,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		return err
 	}
 	if replace {
-		if err := x.env.confirm(f.yes, exists.Error()+". Replace it?", replaceAction()); err != nil {
+		if err := x.env.confirm(f.yes, exists.Error()+". Replace it?", si.replaceAction()); err != nil {
 			return err
 		}
 	}
@@ -151,11 +154,14 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		}
 		return err
 	}
-	if over := x.keyOverride(); over != "" {
+	if err := si.addAccount(path); err != nil {
+		return err
+	}
+	if over := x.keyOverride(); over != "" && si.account == "" {
 		warn(x.env.stderr, over+" wins over the saved key while it is set")
 	}
 	if f.output == "json" {
-		out := loginJSON{Email: sanitize.String(access.Email), Path: path, Scoped: scoped, Permissions: permissionsOf(access)}
+		out := loginJSON{Account: si.account, Email: sanitize.String(access.Email), Path: path, Scoped: scoped, Permissions: permissionsOf(access)}
 		if scoped {
 			out.KeyName = &name
 		}
@@ -174,6 +180,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 // key was saved, whether it is a key made for vastdash (and its name) and
 // what it may do, as auth status says it.
 type loginJSON struct {
+	Account     string           `json:"account,omitempty"`
 	Email       string           `json:"email"`
 	Path        string           `json:"path"`
 	Scoped      bool             `json:"scoped"`
@@ -225,12 +232,6 @@ func (x *execution) readKey(ctx context.Context, withToken bool) (raw, from stri
 		return "", "", err
 	}
 	return raw, "what was pasted", nil
-}
-
-// replaceAction is what auth login asks about when a key file is there.
-func replaceAction() action {
-	env := config.DefaultEnv()
-	return action{command: "auth login", does: "replaces the key file " + env.Shown(config.KeySavePath(env)), done: "written"}
 }
 
 // keyOverride names what would be read before the saved key file
@@ -370,6 +371,9 @@ func authLogout(x *execution, f logoutFlags) error {
 	}
 	env := config.DefaultEnv()
 	var out logoutJSON
+	if x.loginAccount() != "" {
+		return x.logoutAccount(f)
+	}
 	if over := x.keyOverride(); over != "" {
 		out.Note = "the key comes from " + over + ", which vastdash leaves alone; nothing was removed"
 		return out.write(x.env.stdout, f.output)
@@ -439,6 +443,9 @@ const wrongKeyWords = "the server rejected this key — check you copied all of 
 type signIn struct {
 	x    *execution
 	base context.Context
+	// account is the account auth login --account NAME signs in to, ""
+	// for the usual key (account_login.go).
+	account string
 
 	mu     sync.Mutex
 	idle   *sync.Cond // signalled when busy falls
@@ -555,7 +562,12 @@ func (si *signIn) scope(ctx context.Context, write bool) billing.Scoped {
 }
 
 // check judges the key file before anything is made or written.
-func (si *signIn) check() error { return config.CheckKeyTarget(config.DefaultEnv()) }
+func (si *signIn) check() error {
+	if si.account != "" {
+		return config.CheckAccountKeyTarget(config.DefaultEnv(), si.account)
+	}
+	return config.CheckKeyTarget(config.DefaultEnv())
+}
 
 // save writes key where the vastai CLI reads it; a pending key saved is
 // no longer pending.
@@ -564,7 +576,7 @@ func (si *signIn) save(key config.Secret, replace bool) (string, error) {
 		return "", errSignInEnded
 	}
 	defer si.end(false)
-	path, err := config.SaveKey(config.DefaultEnv(), key, replace)
+	path, err := si.saveKey(key, replace)
 	si.mu.Lock()
 	defer si.mu.Unlock()
 	if err == nil && si.pending != nil && si.pending.Key.Reveal() == key.Reveal() {

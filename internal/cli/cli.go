@@ -69,6 +69,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newServeCommand,
 	newWebhooksCommand,
 	newAuditCommand,
+	newAccountsCommand,
 	newManCommand,
 }
 
@@ -120,6 +121,7 @@ func (g *globals) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&g.demo, "demo", false, "use the embedded demo server: no account, no network")
 	fs.StringVar(&g.flags.APIKeyFile, "api-key-file", "", "read the API key from this `file` (else VAST_API_KEY, else the\nvastai CLI's key file)")
 	fs.StringVar(&g.flags.URL, "url", "", "the API base `URL` (default https://console.vast.ai, env VAST_URL)")
+	registerAccount(fs, &g.flags.Account)
 	fs.StringVar(&g.flags.ConfigFile, "config", "", "settings `file` (default $XDG_CONFIG_HOME/vastdash/config.toml)")
 	g.timeout = api.DefaultTimeout
 	durationFlag(fs, &g.timeout, "timeout", maxTimeout, "30s", "give up on a request after this long, up to 1h")

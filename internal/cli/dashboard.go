@@ -54,9 +54,9 @@ func (x *execution) dashboard() error {
 	// no filter flags, so nothing given on the command line can be
 	// overridden by them; a state file that cannot be read is said on the
 	// status line and ignored.
-	ctx.State = config.NewStateStore(config.StatePath(config.DefaultEnv()))
+	ctx.State = config.NewStateStore(s.statePath())
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
-	opts := ui.Options{Host: s.Host, Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
+	opts := ui.Options{Host: s.headerName(), Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
 		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme)}
 	err = runQuietly(func() error { return ui.Run(base, ctx, opts, events) })
 	return uiError(err)

@@ -84,6 +84,9 @@ func showLedger(ctx context.Context, s *Session, a ledgerArgs) error {
 	if err := s.needLedger("ledger shows the ledger", false); err != nil {
 		return err
 	}
+	if err := s.findLedger(); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}
@@ -179,6 +182,9 @@ func sizeText(n int64) string {
 // forgetLedger is ledger forget: asks on a terminal unless --yes.
 func forgetLedger(ctx context.Context, s *Session, a ledgerArgs, e *env) error {
 	if err := s.needLedger("ledger forget deletes the ledger", false); err != nil {
+		return err
+	}
+	if err := s.findLedger(); err != nil {
 		return err
 	}
 	if s.LedgerPath == "" {

@@ -36,6 +36,10 @@ const answerBuffer = 64 << 10
 // a short answer meets the file at all: checking only write's error would
 // miss /dev/full.
 func (s *Session) answer(write func(w io.Writer) error) error {
+	if s.accountNamed {
+		// A run for a named account: its JSON says which (account.go).
+		return answerTo(s.stdout, func(w io.Writer) error { return write(&accountWriter{w, s.Account}) })
+	}
 	return answerTo(s.stdout, write)
 }
 
@@ -141,6 +145,12 @@ func linesOf(lines []string) func(w io.Writer) error {
 
 // writeJSON writes v as JSON, "<" and "&" kept readable (still valid JSON).
 func writeJSON(w io.Writer, v any) error {
+	if aw, ok := w.(*accountWriter); ok {
+		var err error
+		if v, err = withAccount(v, aw.name); err != nil {
+			return err
+		}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -76,6 +77,8 @@ One refresh reads the account, the instances and this month's charges (these at 
 
 The API down, /metrics keeps the last values with vast_up 0 and recovers by itself. A permission the key lacks leaves its metrics out, and the log says so once. The log is one line per event on stderr: key=value text, or JSON for log shippers. SIGTERM or ctrl+c lets the scrapes in flight finish and exits 0 within a second.
 
+With [accounts.NAME] tables in the settings and no --account, every account is served: one refresh loop each, every vast_ series labelled account="NAME", an account that cannot be read at vast_up 0 (docs/accounts.md).
+
 The address is loopback unless --listen says otherwise; any other address logs a warning, since the account's figures become readable from that network. See docs/monitoring.md for systemd, a Prometheus configuration, alerting rules and a Grafana dashboard.`,
 		Example: `
 vastdash serve
@@ -95,9 +98,15 @@ curl -s localhost:9109/metrics | grep ^vast_
 		return nil
 	}
 	transport := func(next http.RoundTripper) http.RoundTripper { return a.backend.Transport(next) }
-	cmd.RunE = x.commandRunWith(nil, transport, prepare, func(ctx context.Context, s *Session) error {
+	single := x.commandRunWith(nil, transport, prepare, func(ctx context.Context, s *Session) error {
 		return serve(ctx, s, a)
 	})
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if x.servesAccounts() {
+			return x.runE(func(*cobra.Command) error { return x.serveAccounts(a) })(c, args)
+		}
+		return single(c, args)
+	}
 	cmd.Flags().StringVar(&a.listen, "listen", defaultListen, "the `address` to serve on, HOST:PORT; not loopback: a warning,\nthe figures become readable from that network")
 	a.logFormat = "text"
 	enumFlag(cmd, &a.logFormat, "log-format", []string{"text", "json"}, "the log on stderr: text (key=value) or json, one line per event")
@@ -126,25 +135,11 @@ func serve(ctx context.Context, s *Session, a *serveArgs) error {
 	// The log is all serve writes on stderr: no progress line.
 	s.progress.done()
 	log := a.log
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", a.listen)
+	ln, interval, err := listenAndSay(ctx, a, s.Settings, "serving the account's figures")
 	if err != nil {
-		var oe *net.OpError
-		if errors.As(err, &oe) {
-			err = oe.Err
-		}
-		return fmt.Errorf("cannot listen on %s: %w", a.listen, err)
-	}
-	interval := s.Settings.Refresh
-	if interval == 0 {
-		interval = config.DefaultRefresh
-		log.Info("refresh is off in the settings (for the dashboard); serve refreshes every " + interval.String())
+		return err
 	}
 	addr := ln.Addr().String()
-	log.Info("serving the account's figures", "url", "http://"+addr+"/metrics", "refresh", interval.String())
-	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		log.Warn("listening beyond this machine: the account's figures are readable from that network", "address", addr)
-	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -158,6 +153,33 @@ func serve(ctx context.Context, s *Session, a *serveArgs) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// listenAndSay listens on --listen and logs where, and the refresh
+// interval of the settings (their "0" is 60 s here), saying what is
+// served.
+func listenAndSay(ctx context.Context, a *serveArgs, st config.Settings, what string) (net.Listener, time.Duration, error) {
+	log := a.log
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", a.listen)
+	if err != nil {
+		var oe *net.OpError
+		if errors.As(err, &oe) {
+			err = oe.Err
+		}
+		return nil, 0, fmt.Errorf("cannot listen on %s: %w", a.listen, err)
+	}
+	interval := st.Refresh
+	if interval == 0 {
+		interval = config.DefaultRefresh
+		log.Info("refresh is off in the settings (for the dashboard); serve refreshes every " + interval.String())
+	}
+	addr := ln.Addr().String()
+	log.Info(what, "url", "http://"+addr+"/metrics", "refresh", interval.String())
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		log.Warn("listening beyond this machine: the account's figures are readable from that network", "address", addr)
+	}
+	return ln, interval, nil
 }
 
 // newLogger is the log of serve on w: text (key=value) or JSON lines.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,6 +60,11 @@ type Session struct {
 	// noLedger is --no-ledger, for the commands that need the ledger to
 	// refuse it (needLedger).
 	noLedger bool
+	// Account is the account's name ("default": the usual key);
+	// accountNamed says the run picked it by name, so every JSON answer
+	// names it (account.go).
+	Account      string
+	accountNamed bool
 
 	// ledgerOpened is the account's ledger once its open has ended (nil
 	// when it could not be opened); ledgerTried once the open began. The
@@ -66,6 +72,10 @@ type Session struct {
 	// or when a command first reads history.
 	ledgerOpened func() *ledger.Ledger
 	ledgerTried  atomic.Bool
+	// ledgerIdentity is whose ledger this run's is (ledger_account.go);
+	// ledgerDir the folder it is in.
+	ledgerIdentity func() (ledger.Identity, error)
+	ledgerDir      string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -114,6 +124,9 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 	s := &Session{stdout: e.stdout, stderr: e.stderr, width: e.width(e.stdout), noLedger: g.noLedger}
 	var baseURL, key string
 	if g.demo {
+		if g.flags.Account != "" {
+			return nil, configError(errors.New("--demo has no accounts: drop --account"))
+		}
 		settings, err := config.LoadSettings(cfg, g.flags.ConfigFile)
 		if err != nil {
 			return nil, configError(err)
@@ -133,6 +146,7 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 			warn(e.stderr, w)
 		}
 		s.Settings, s.KeySource = c.Settings, c.KeySource
+		s.Account, s.accountNamed = c.Account, c.Named
 		baseURL, key = c.BaseURL, c.Key.Reveal()
 		s.Host = hostOf(baseURL)
 	}
@@ -275,12 +289,22 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 	if g.noLedger {
 		return nil
 	}
-	id := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
-	s.LedgerPath = ledger.Path(dir, id)
+	s.ledgerIdentity = ledgerIdentity(o.base, g.demo, dir, host, client, key)
+	if g.demo {
+		// The demo's ledger is named without a request, as before.
+		id, _ := s.ledgerIdentity()
+		s.LedgerPath = ledger.Path(dir, id)
+	}
+	s.ledgerDir = dir
 	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}
 	open := func() (*ledger.Ledger, string) {
+		id, err := s.ledgerIdentity()
+		if err != nil {
+			return nil, "the ledger is off this run: " + err.Error()
+		}
+		s.LedgerPath = ledger.Path(dir, id)
 		l, moved, err := ledger.Open(s.LedgerPath, id)
 		switch {
 		case err != nil:

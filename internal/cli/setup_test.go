@@ -180,6 +180,7 @@ func isolate(t *testing.T) string {
 	}
 	t.Setenv("VAST_API_KEY", "")
 	t.Setenv("VAST_URL", "")
+	t.Setenv("VASTDASH_ACCOUNT", "")
 	return home
 }
 

@@ -55,6 +55,9 @@ func querySQL(ctx context.Context, s *Session, stmt string, a sqlArgs) error {
 	if err := s.needLedger("sql reads the ledger", true); err != nil {
 		return err
 	}
+	if err := s.findLedger(); err != nil {
+		return err
+	}
 	if s.LedgerPath == "" {
 		return errNoLedgerFile
 	}

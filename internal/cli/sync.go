@@ -60,10 +60,6 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 	if err := s.needLedger("sync fills the ledger", true); err != nil {
 		return err
 	}
-	led := s.Billing.Ledger()
-	if led == nil {
-		return errNoLedger
-	}
 	svc := s.Billing
 	now := svc.Now()
 	from := now.AddDate(-1, 0, 0)
@@ -72,6 +68,12 @@ func syncLedger(ctx context.Context, s *Session, a syncArgs) error {
 		if from, err = a.from.start("--from", svc.Location(), now); err != nil {
 			return usageError(err)
 		}
+	}
+	// After the range's check: opening the ledger reads whose it is
+	// (ledger_account.go), and a usage error sends no request.
+	led := s.Billing.Ledger()
+	if led == nil {
+		return errNoLedger
 	}
 	// The two syncs report from their own goroutines; states is shared
 	// under mu, each sync's last state stored there too (a report of the

@@ -1,0 +1,209 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// DefaultAccount is the name of the account whose key is found the usual
+// way (--api-key-file, VAST_API_KEY, the official CLI's file).
+const DefaultAccount = "default"
+
+// EnvAccount is the environment variable that picks an account, as
+// --account does (the flag wins).
+const EnvAccount = "VASTDASH_ACCOUNT"
+
+// maxAccountName bounds an account's name: it is a file name (the key's,
+// keys/NAME) and a column of the roll-up.
+const maxAccountName = 64
+
+// ErrAccount means an account was asked for by a name the settings do not
+// configure, or together with a key that is not its own.
+var ErrAccount = errors.New("unknown account")
+
+// Account is one [accounts.NAME] table of the settings: a key of its own
+// and, optionally, a host of its own. A team on the platform is its team
+// key, so a person with a personal and a team account has two of these (or
+// the default and one).
+type Account struct {
+	// Name is the table's name: letters, digits, - and _.
+	Name string
+	// KeyFile is where the key is, ~ expanded; a relative path is taken
+	// from the settings file's folder.
+	KeyFile string
+	// URL is the account's API base URL, "" for the usual (--url,
+	// VAST_URL, the default).
+	URL string
+}
+
+// ValidAccountName reports whether name can name an account: 1 to 64
+// letters, digits, - and _ (a file name on every system, a word in a
+// table).
+func ValidAccountName(name string) bool {
+	if name == "" || len(name) > maxAccountName {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// AccountNames are the names of the accounts configured, "default" first
+// (it is always there: the usual key), then the others by name.
+func (s Settings) AccountNames() []string {
+	names := []string{DefaultAccount}
+	for _, a := range s.Accounts {
+		if a.Name != DefaultAccount {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// Account is the [accounts.NAME] table of name; false when there is none
+// (the "default" account without a table of its own is the usual key).
+func (s Settings) Account(name string) (Account, bool) {
+	for _, a := range s.Accounts {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Account{}, false
+}
+
+// accountEntry decodes one [accounts.NAME] table, checking its fields in
+// UnmarshalTOML so that the decoder reports a bad one with its line.
+type accountEntry struct {
+	keyFile, url string
+}
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (a *accountEntry) UnmarshalTOML(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return errors.New(`an account is a table: [accounts.NAME] with key_file = "…"`)
+	}
+	for k, val := range m {
+		s, isString := val.(string)
+		switch k {
+		case "key_file":
+			if !isString || strings.TrimSpace(s) == "" {
+				return errors.New(`an account's key_file must be a file's path in quotes`)
+			}
+			a.keyFile = strings.TrimSpace(s)
+		case "url":
+			if !isString {
+				return errors.New(`an account's url must be a URL in quotes, like "https://console.vast.ai"`)
+			}
+			if _, err := checkURL(s, "url of an account"); err != nil {
+				return err
+			}
+			a.url = strings.TrimRight(strings.TrimSpace(s), "/")
+		default:
+			return fmt.Errorf("unknown field %q of an account (known: key_file, url)", k)
+		}
+	}
+	if a.keyFile == "" {
+		return errors.New(`an account needs its key: key_file = "…"`)
+	}
+	return nil
+}
+
+// accountSettings turns the decoded [accounts] tables and default_account
+// into the settings' Accounts (by name) and DefaultAccount, checking the
+// names; errors are at the table's line.
+func accountSettings(env Env, path, data string, table map[string]accountEntry, def string, defSet bool) ([]Account, string, error) {
+	var out []Account
+	for name, e := range table {
+		if !ValidAccountName(name) {
+			return nil, "", settingsError(path, findTableLine(data, "accounts", name),
+				fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _", printable(strings.ToValidUTF8(name, "?")), maxAccountName))
+		}
+		out = append(out, Account{Name: name, KeyFile: env.expandPath(e.keyFile, filepath.Dir(path)), URL: e.url})
+	}
+	slices.SortFunc(out, func(a, b Account) int { return strings.Compare(a.Name, b.Name) })
+	if !defSet {
+		return out, "", nil
+	}
+	known := Settings{Accounts: out}.AccountNames()
+	if !slices.Contains(known, def) {
+		return nil, "", settingsError(path, findKeyLine(data, "default_account"),
+			fmt.Sprintf("default_account %s is not an account: the accounts configured are %s", printable(def), strings.Join(known, ", ")))
+	}
+	return out, def, nil
+}
+
+// expandPath is p with a leading ~ for the home folder; a relative path is
+// taken from dir (the settings file's folder), not from wherever vastdash
+// runs.
+func (e Env) expandPath(p, dir string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		if e.HomeDir != "" {
+			p = filepath.Join(e.HomeDir, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) && dir != "" {
+		p = filepath.Join(dir, p)
+	}
+	return p
+}
+
+// findTableLine is the 1-based line of the header [table.name] (bare or
+// quoted name), 0 if not found; for error messages only.
+func findTableLine(data, table, name string) int {
+	for i, line := range strings.Split(data, "\n") {
+		l := strings.TrimSpace(line)
+		rest, ok := strings.CutPrefix(l, "[")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), table)
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), ".")
+		if !ok {
+			continue
+		}
+		rest = strings.TrimSpace(rest)
+		for _, form := range []string{name, `"` + name + `"`, "'" + name + "'"} {
+			if r, ok := strings.CutPrefix(rest, form); ok && strings.HasPrefix(strings.TrimSpace(r), "]") {
+				return i + 1
+			}
+		}
+	}
+	return findKeyLine(data, table)
+}
+
+// accountChoice is the account a run asks for: the --account flag, else
+// $VASTDASH_ACCOUNT, else the settings' default_account (unless
+// --api-key-file gives the usual key), else "default"; named is false only
+// for the last (nothing picked one).
+func accountChoice(env Env, f Flags, s Settings) (name string, named bool) {
+	switch {
+	case f.Account != "":
+		return f.Account, true
+	case strings.TrimSpace(env.getenv(EnvAccount)) != "":
+		return strings.TrimSpace(env.getenv(EnvAccount)), true
+	case s.DefaultAccount != "" && f.APIKeyFile == "":
+		return s.DefaultAccount, true
+	}
+	return DefaultAccount, false
+}
+
+// unknownAccount is the error of a name the settings do not configure,
+// naming those they do.
+func unknownAccount(name string, s Settings) error {
+	where := ""
+	if s.Path != "" {
+		where = " in " + printable(s.Path)
+	}
+	return newError(ErrAccount, fmt.Sprintf("no account %s: the accounts configured%s are %s", printable(name), where, strings.Join(s.AccountNames(), ", ")))
+}

@@ -1,0 +1,108 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// AccountKeyPath is where `auth login --account NAME` saves the account's
+// key: $XDG_CONFIG_HOME/vastdash/keys/NAME (default ~/.config/...); ""
+// without a home or for a name no account can have.
+func AccountKeyPath(env Env, name string) string {
+	ch := env.configHome()
+	if ch == "" || !ValidAccountName(name) {
+		return ""
+	}
+	return filepath.Join(ch, "vastdash", "keys", name)
+}
+
+// CheckAccountKeyTarget is [CheckKeyTarget] for an account's key file.
+func CheckAccountKeyTarget(env Env, name string) error {
+	return checkKeyTargetAt(env, AccountKeyPath(env, name))
+}
+
+// SaveAccountKey is [SaveKey] to the account's key file (0600 in a 0700
+// folder, by rename, never through a link).
+func SaveAccountKey(env Env, name string, key Secret, replace bool) (string, error) {
+	return saveKeyAt(env, AccountKeyPath(env, name), key, replace)
+}
+
+// AddAccount adds [accounts.NAME] with key_file to the settings file
+// (settingsPath: --config, or "" for the default), keeping every line it
+// already has: the table is appended to the text, never rewritten from a
+// decoded copy (comments and order stay). A table of that name with
+// another key_file is an [ErrAccount] error; with the same one nothing is
+// written. A settings file that is a link is not replaced by a file.
+// It returns whether the file was changed.
+func AddAccount(env Env, settingsPath, name, keyFile string) (bool, error) {
+	if !ValidAccountName(name) {
+		return false, newError(ErrAccount, fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _", printable(name), maxAccountName))
+	}
+	s, err := LoadSettings(env, settingsPath)
+	if err != nil {
+		return false, err
+	}
+	path := settingsPath
+	if path == "" {
+		path = SettingsPath(env)
+	}
+	if path == "" {
+		return false, errNoHome
+	}
+	if a, ok := s.Account(name); ok {
+		if filepath.Clean(a.KeyFile) == filepath.Clean(keyFile) {
+			return false, nil
+		}
+		return false, newError(ErrAccount, fmt.Sprintf("account %s is already in %s with key_file %s: remove that table or pick another name", name, printable(path), printable(a.KeyFile)))
+	}
+	var text []byte
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return false, newError(ErrSettings, fmt.Sprintf("%s: %s", printable(path), describeErr(err)))
+	case !info.Mode().IsRegular():
+		return false, newError(ErrSettings, fmt.Sprintf("%s is not a regular file (a link?): add [accounts.%s] with key_file = %s to it yourself", printable(path), name, strconv.Quote(keyFile)))
+	default:
+		data, _, err := env.readCapped(path, maxSettingsFile, true)
+		if err != nil {
+			return false, newError(ErrSettings, fmt.Sprintf("%s: %s", printable(path), describeErr(err)))
+		}
+		text = data
+	}
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		text = append(text, '\n')
+	}
+	if len(text) > 0 {
+		text = append(text, '\n')
+	}
+	quoted := tomlString(env.tilde(keyFile))
+	if quoted == "" {
+		return false, newError(ErrSettings, fmt.Sprintf("the key file's path %s holds a quote or a control character: add [accounts.%s] to %s yourself", printable(keyFile), name, printable(path)))
+	}
+	text = append(text, fmt.Sprintf("[accounts.%s]\nkey_file = %s\n", name, quoted)...)
+	if err := WriteFile(path, text); err != nil {
+		return false, newError(ErrSettings, fmt.Sprintf("cannot add the account to %s: %s", printable(path), describeErr(err)))
+	}
+	return true, nil
+}
+
+// tomlString is s as a TOML literal string ('…'), "" when s cannot be
+// one (a quote or a control character in it): then the user writes it.
+func tomlString(s string) string {
+	if strings.ContainsRune(s, '\'') {
+		return ""
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return ""
+		}
+	}
+	return "'" + s + "'"
+}

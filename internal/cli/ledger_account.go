@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/ledger"
+)
+
+// maxUserID bounds the user id a ledger is named by: beyond it the
+// server's figure is not trusted as a name.
+const maxUserID = 1 << 53
+
+// ledgerIdentity is whose history a run keeps: the account (its user id)
+// at its host, so that two keys of one account — a key for vastdash alone
+// beside the full one, a team key swapped for a scoped one — share one
+// ledger and keep its history. The account is read once, when the ledger
+// is first wanted (a command that reads no history pays nothing). A key
+// that may not read the account keeps a ledger of its own, by a digest
+// of the key, as before; so does the demo.
+func ledgerIdentity(ctx context.Context, demo bool, dir, host string, client *api.Client, key string) func() (ledger.Identity, error) {
+	byKey := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
+	if demo {
+		return func() (ledger.Identity, error) { return byKey, nil }
+	}
+	// The key's account, once read, is remembered beside the ledgers (a
+	// file named by the key's digest, holding the user id alone): the
+	// ledger's own commands (ledger, sql) then ask the server nothing.
+	alias := strings.TrimSuffix(ledger.Path(dir, byKey), ".db") + ".account"
+	return sync.OnceValues(func() (ledger.Identity, error) {
+		if acct := readAlias(alias); acct != "" {
+			return ledger.Identity{Host: host, Account: acct}, nil
+		}
+		u, err := client.CurrentUser(ctx)
+		switch {
+		case errors.Is(err, api.ErrPermission):
+			return byKey, nil
+		case err != nil:
+			return ledger.Identity{}, err
+		case u.ID <= 0 || u.ID > maxUserID:
+			return byKey, nil
+		}
+		acct := "u" + strconv.FormatInt(u.ID, 10)
+		// Not remembered is only one request more next time.
+		_ = config.WriteFile(alias, []byte(acct+"\n"))
+		return ledger.Identity{Host: host, Account: acct}, nil
+	})
+}
+
+// readAlias is the account an alias file names ("u" and digits), "" when
+// there is none or it is not one (a link, another's file, garbage).
+func readAlias(path string) string {
+	f, err := config.OpenNoFollow(path, os.O_RDONLY, 0)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = f.Close() }()
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() || config.NotOwnOnly(info) != "" {
+		return ""
+	}
+	b := make([]byte, 32)
+	n, _ := io.ReadFull(f, b)
+	acct := strings.TrimSpace(string(b[:n]))
+	if len(acct) < 2 || acct[0] != 'u' {
+		return ""
+	}
+	if id, err := strconv.ParseInt(acct[1:], 10, 64); err != nil || id <= 0 || id > maxUserID || "u"+strconv.FormatInt(id, 10) != acct {
+		return ""
+	}
+	return acct
+}
+
+// findLedger names the account's ledger file (LedgerPath) for the
+// commands that open it themselves (ledger, ledger forget, sql): it reads
+// the account once when the run has not yet.
+func (s *Session) findLedger() error {
+	if s.LedgerPath != "" || s.ledgerIdentity == nil || s.ledgerDir == "" {
+		return nil
+	}
+	id, err := s.ledgerIdentity()
+	if err != nil {
+		return err
+	}
+	s.LedgerPath = ledger.Path(s.ledgerDir, id)
+	return nil
+}
