@@ -29,6 +29,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -167,6 +168,12 @@ type threshold struct {
 	suggested  bool
 	sugg       billing.Suggestion
 	suggSeq    int
+	// applying is set by the suggestion's key: the suggestion is worked
+	// out again from the figures loaded now, and its answer asks.
+	applying bool
+	// ask is the suggested amount waiting for y/n: a write to the account
+	// is confirmed, as every other one is.
+	ask *money.Amount
 }
 
 // New returns the screen. It reads nothing until the account (and with it
@@ -204,7 +211,7 @@ func (m *Model) Help() help.KeyMap {
 		return h
 	}
 	k := m.keys
-	prompt, editing := m.confirm != nil, m.th.editing
+	prompt, editing := m.confirm != nil || m.th.ask != nil, m.th.editing
 	free := !prompt && !editing
 	k.onThreshold = m.cursor == m.thresholdRow()
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
@@ -457,6 +464,20 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.find.on {
 		return m.findKey(msg)
+	}
+	if a := m.th.ask; a != nil {
+		switch {
+		case key.Matches(msg, m.keys.Yes):
+			m.th.ask = nil
+			if !m.canChangeThreshold() {
+				return nil
+			}
+			return m.saveThreshold(billing.ThresholdChange{Amount: a}, "the suggested threshold "+a.Credit())
+		case key.Matches(msg, m.keys.No):
+			m.th.ask = nil
+			m.say(shared.StatusInfo, "threshold not changed", noteTTL)
+		}
+		return nil
 	}
 	if m.confirm != nil {
 		switch {
