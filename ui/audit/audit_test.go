@@ -418,3 +418,19 @@ func TestAuditScreenAnswerLost(t *testing.T) {
 		t.Fatalf("not read again: %+v", h.m.audit.Increases)
 	}
 }
+
+// The date column is the creation, named so ("SINCE" read as "leaking
+// since" and $/h × the time since it disagreed with so far), with a note
+// saying when a leak began is not in the API; the command's table uses
+// the same word.
+func TestCreatedColumnNamed(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	h.m.SetSize(100, 60)
+	v := h.view()
+	if strings.Contains(v, "SINCE") || !strings.Contains(v, "  "+billing.CreatedHeader+"  ") {
+		t.Errorf("the column is not named CREATED:\n%s", v)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(v), " "), strings.Join(strings.Fields(billing.CreatedNote), " ")) {
+		t.Errorf("no note of what CREATED and SO FAR are:\n%s", v)
+	}
+}
