@@ -330,7 +330,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// Only the charges screen can show a contract; the others need
 		// not hear of it.
 		m.switchTo(screenCharges)
-		return m.charges.Reveal(msg.Source)
+		return m.charges.RevealOf(msg)
 
 	case shared.UserMsg:
 		m.userLoading = false

@@ -240,8 +240,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(min(m.cursor+1, m.rows()-1), 0)
 		m.scroll()
 	case key.Matches(msg, m.keys.Reveal):
-		if src := m.source(); src != "" {
-			return func() tea.Msg { return shared.RevealMsg{Source: src} }
+		if r := m.reveal(); r.Source != "" {
+			return func() tea.Msg { return r }
 		}
 	case key.Matches(msg, m.keys.Accept), key.Matches(msg, m.keys.Reject):
 		pc, ok := m.increase()
@@ -255,6 +255,23 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.scroll()
 	}
 	return nil
+}
+
+// reveal asks the Charges screen for the row under the cursor: its
+// contract, named as the row names it; an idle endpoint's contract is a
+// worker never shown here, so any of its workers' rows will do.
+func (m *Model) reveal() shared.RevealMsg {
+	r := shared.RevealMsg{Source: m.source()}
+	if l, ok := m.leak(); ok {
+		r.What = l.Kind.Title() + " " + strconv.FormatInt(l.ID, 10)
+		if label := shared.Safe(l.Label); label != "" {
+			r.What = l.Kind.Title() + " " + label + " (" + strconv.FormatInt(l.ID, 10) + ")"
+		}
+		if l.Kind == billing.LeakIdleEndpoint {
+			r.Endpoint = l.ID
+		}
+	}
+	return r
 }
 
 // source is the contract of the row under the cursor, "" when none.

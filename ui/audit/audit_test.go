@@ -180,14 +180,26 @@ func TestAuditScreenReveals(t *testing.T) {
 		h.press("down")
 	}
 	h.press("enter")
-	want = append(want, shared.RevealMsg{Source: h.m.audit.Leaks[0].Source})
+	l0 := h.m.audit.Leaks[0]
+	want = append(want, shared.RevealMsg{Source: l0.Source, What: l0.Kind.Title() + " " + l0.Label + " (" + strconv.FormatInt(l0.ID, 10) + ")"})
+	// An idle endpoint asks for any of its workers' rows, named as the
+	// row the user chose.
+	for h.m.cursor < h.m.rows()-1 {
+		if l, ok := h.m.leak(); ok && l.Kind == billing.LeakIdleEndpoint {
+			break
+		}
+		h.press("down")
+	}
+	ep, _ := h.m.leak()
+	h.press("enter")
+	want = append(want, shared.RevealMsg{Source: ep.Source, What: "idle endpoint " + ep.Label + " (" + strconv.FormatInt(ep.ID, 10) + ")", Endpoint: ep.ID})
 	var got []tea.Msg
 	for _, msg := range h.other {
 		if r, ok := msg.(shared.RevealMsg); ok {
 			got = append(got, r)
 		}
 	}
-	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || ep.Kind != billing.LeakIdleEndpoint {
 		t.Fatalf("reveals %v, want %v", got, want)
 	}
 }
