@@ -468,6 +468,8 @@ func (m *Model) statusLines() []line {
 			s = st.Error.Render("✗ charges: " + fs.Err.Error())
 		case shared.Refused(fs.Err):
 			s = st.Muted.Render("charges not loaded")
+		case fs.Err != nil && m.saidAbove(fs.Err):
+			continue // the status line says it, once
 		case fs.Err != nil:
 			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · "+m.ctx.Key("reload")+" to retry")
 		case fs.Loading && !fs.WaitUntil.IsZero():
@@ -481,6 +483,14 @@ func (m *Model) statusLines() []line {
 		}
 	}
 	return ls
+}
+
+// saidAbove reports that err says what the account's failed read says:
+// the root's status line carries that one, and the screen does not say it
+// again (a server that stops answering failed the credit, the rate and the
+// charges alike, three times in as many cut lines).
+func (m *Model) saidAbove(err error) bool {
+	return err != nil && m.userErr != nil && m.ctx.ErrorText(err) == m.ctx.ErrorText(m.userErr)
 }
 
 // loadedText is "all 1,200 contracts loaded", "loading charges: page 3 of
