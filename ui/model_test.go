@@ -220,6 +220,17 @@ func TestRateLimitNote(t *testing.T) {
 	}
 }
 
+// What a key just started is said with a rate-limit wait, not hidden
+// behind it: the first e seemed to do nothing for seconds.
+func TestRateLimitKeepsWhatStarted(t *testing.T) {
+	m := testModel(t)
+	m.Update(shared.StatusMsg{Source: "charges", Kind: shared.StatusInfo, Text: "exporting: loading the rest of the range first: page 2…"})
+	m.Update(waitMsg{Kind: api.EventRateLimited, Wait: time.Hour})
+	if s := screenText(m); !strings.Contains(s, "exporting: loading the rest") || !strings.Contains(s, "waiting for the rate limit") {
+		t.Fatalf("the export is not said with the wait:\n%s", s)
+	}
+}
+
 // One status line: a screen's message shows there; an empty message of
 // another source does not hide it; its own empty message or its TTL does.
 func TestOneStatusLine(t *testing.T) {

@@ -475,12 +475,13 @@ func (m *Model) wantedStatus() status {
 	switch {
 	case m.tree.Len() > 0 && m.st.Err != nil:
 		return status{kind: shared.StatusError, text: m.errText(m.st.Err)}
+	case m.exporting:
+		// Before the wait: e is answered at once, the wait said with it.
+		return status{kind: shared.StatusInfo, text: m.exportStatus()}
 	case m.tree.Len() > 0 && m.waiting():
 		return status{kind: shared.StatusWarn, text: msgRateWait}
 	case m.seek != "" && !m.seekQuiet:
 		return status{kind: shared.StatusInfo, text: "looking for " + shared.Safe(cmp.Or(m.seekWhat, m.seek)) + "…"}
-	case m.exporting:
-		return status{kind: shared.StatusInfo, text: m.exportStatus()}
 	case m.sortStatus() != "":
 		return status{kind: shared.StatusInfo, text: m.sortStatus()}
 	case m.notice != "":
