@@ -11,6 +11,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -201,11 +202,28 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case answeredMsg:
 		m.sending = nil
+		if msg.err == nil || errors.Is(msg.err, api.ErrNotPending) {
+			m.drop(msg.pc)
+		}
 		return tea.Batch(m.answered(msg), func() tea.Msg { return shared.AuditReloadMsg{} })
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
 	return nil
+}
+
+// drop takes an answered increase off the list at once: it stayed listed
+// until the next reading came, seconds later, as if still waiting. The
+// reading is shared with the other screens: the list is copied, not cut.
+func (m *Model) drop(pc billing.PriceChange) {
+	if m.audit == nil {
+		return
+	}
+	a := *m.audit
+	a.Increases = slices.DeleteFunc(slices.Clone(a.Increases), func(p billing.PriceChange) bool { return p.ID == pc.ID })
+	m.audit = &a
+	m.cursor = max(min(m.cursor, m.rows()-1), 0)
+	m.scroll()
 }
 
 // stillPending reports pc among the increases of the last reading.

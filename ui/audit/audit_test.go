@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -444,5 +445,22 @@ func TestCreatedColumnNamed(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(strings.Fields(v), " "), strings.Join(strings.Fields(billing.CreatedNote), " ")) {
 		t.Errorf("no note of what CREATED and SO FAR are:\n%s", v)
+	}
+}
+
+// An answered increase leaves the list as the answer comes, not seconds
+// later with the next reading; the reading the other screens share is
+// left as it was.
+func TestAnsweredIncreaseGoesAtOnce(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil)
+	shared := h.m.audit
+	first := shared.Increases[0]
+	n := len(shared.Increases)
+	h.m.Update(answeredMsg{answer: answer{pc: first, accept: true}}) // its commands not run: no reading yet
+	if got := h.m.audit.Increases; len(got) != n-1 || slices.ContainsFunc(got, func(p billing.PriceChange) bool { return p.ID == first.ID }) {
+		t.Fatalf("still listed: %+v", got)
+	}
+	if strings.Contains(h.view(), "› "+strconv.FormatInt(first.InstanceID, 10)) || len(shared.Increases) != n {
+		t.Errorf("the answered row shows, or the shared reading was cut:\n%s", h.view())
 	}
 }
