@@ -281,6 +281,11 @@ func (m *Model) say(kind shared.StatusKind, text string, ttl time.Duration) {
 	m.readSaid = false
 }
 
+// sayNothing clears the screen's status line as a question opens: the
+// words of what came before (a secret's hint, a save's outcome) are not
+// about the question, and read as if they were.
+func (m *Model) sayNothing() { m.say(shared.StatusInfo, "", 0) }
+
 // sayRead is say for a read's own words, which the next good read clears.
 func (m *Model) sayRead(kind shared.StatusKind, text string, ttl time.Duration) {
 	m.say(kind, text, ttl)
@@ -566,6 +571,7 @@ func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 		// first, proposing the other state ("on" when unknown; space
 		// flips the proposal).
 		m.confirm = &intent{path: p, label: sw.Label, on: !ok || !on, force: force}
+		m.sayNothing()
 		return nil
 	}
 	return m.submit(intent{path: p, label: sw.Label, on: !on})

@@ -261,7 +261,7 @@ func (m *Model) onSuggestion(msg suggestionMsg) {
 	}
 	a := msg.sugg.Amount
 	m.th.ask = &a
-	m.say(shared.StatusInfo, "", 0)
+	m.sayNothing()
 }
 
 // thresholdState is the threshold row's state column: the enabled switch.
