@@ -202,6 +202,9 @@ func (m *Model) statusMessage() (string, lipgloss.Style) {
 		}
 		return text, st.Error
 	}
+	if m.stateNote != "" && m.status.Kind != shared.StatusError {
+		return "! " + shared.Safe(m.stateNote), st.Warning
+	}
 	text := shared.Safe(m.status.Text)
 	switch {
 	case text == "":
