@@ -222,7 +222,7 @@ func (m *Model) Help() help.KeyMap {
 	k.Reload.SetEnabled(free && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
 	k.No.SetEnabled(prompt)
-	k.Flip.SetEnabled(prompt)
+	k.Flip.SetEnabled(m.confirm != nil) // a switch's question: the threshold's has nothing to flip
 	canTh := free && !m.readOnly && m.haveUser
 	for _, b := range []*key.Binding{&k.Edit, &k.Enable, &k.RowEdit, &k.RowSwitch} {
 		b.SetEnabled(canTh)

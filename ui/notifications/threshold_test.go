@@ -165,6 +165,9 @@ func TestThresholdSuggestion(t *testing.T) {
 	s.th.sugg.Amount = 1 // as from figures a reload has since replaced
 	s.do("a")
 	mustShow(t, s, "Set the low-balance threshold to "+want.Amount.Credit()+" (3 days of your spend as loaded now)?", "y save · n cancel")
+	if help := shared.Hint(s.Help().ShortHelp()...); !strings.Contains(help, "y save") || strings.Contains(help, "on/off") {
+		t.Errorf("help under the question: %q", help)
+	}
 	if th, _ := srv.BalanceThreshold(); th != before || len(puts(srv, "/api/v0/users")) != 0 {
 		t.Fatalf("a wrote without asking: the server holds %d (was %d)", th, before)
 	}
