@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"sync"
 	"time"
 
@@ -399,16 +400,24 @@ func addInt(a, b int64) (int64, bool) {
 	return s, (b >= 0) == (s >= a)
 }
 
-// ChangeText is a change in tenths of a percent as "+12.3 %", "-4.0 %", or
-// "—" when there is none.
+// ChangeText is a change in tenths of a percent as "+12.3 %", "-4.0 %",
+// "+32,843.5 %" (thousands grouped, as amounts are), or "—" when there is
+// none.
 func ChangeText(pm int64, ok bool) string {
 	if !ok {
 		return "—"
 	}
-	if pm > 0 {
-		return "+" + PerMilleText(pm) + " %"
+	sign := ""
+	switch {
+	case pm > 0:
+		sign = "+"
+	case pm < 0:
+		sign = "-"
 	}
-	return PerMilleText(pm) + " %"
+	if pm < 0 {
+		pm = -pm
+	}
+	return sign + money.Group(pm/10) + "." + strconv.FormatInt(pm%10, 10) + " %"
 }
 
 // SpendChange is to against from in tenths of a percent, for a month

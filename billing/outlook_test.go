@@ -386,3 +386,13 @@ func TestOutlookSkippedMidnight(t *testing.T) {
 		t.Fatalf("so far %v, September to %v %v", o.SoFar, o.PrevPoint, o.PrevSoFar)
 	}
 }
+
+// A change above a thousand percent is grouped as amounts are, so the
+// Statement screen and the Overview never write "+32843.5 %".
+func TestChangeTextGroups(t *testing.T) {
+	for pm, want := range map[int64]string{328435: "+32,843.5 %", -1000: "-100.0 %", 0: "0.0 %", 5: "+0.5 %"} {
+		if got := ChangeText(pm, true); got != want {
+			t.Errorf("ChangeText(%d) = %q, want %q", pm, got, want)
+		}
+	}
+}

@@ -86,7 +86,9 @@ func (s *StateStore) Load() (State, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return State{}, stateError(fmt.Sprintf("%s:%d", s.path, pe.Position.Line), pe.Message)
+			// Said as a settings file's syntax is, never in the parser's
+			// words ("expected value but found \"nstance\" instead").
+			return State{}, stateError(fmt.Sprintf("%s:%d", s.path, pe.Position.Line), syntaxProblem(pe)+"; delete the file to start from the defaults")
 		}
 		return State{}, stateError(s.path, err.Error())
 	}

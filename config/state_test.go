@@ -112,3 +112,16 @@ func TestStateCorrupt(t *testing.T) {
 		t.Fatalf("a directory: %v", err)
 	}
 }
+
+// A state file of broken TOML is said as a settings file's is — the file
+// and line, the program's words — never the parser's ("expected value but
+// found \"nstance\" instead").
+func TestStateSyntaxInOwnWords(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "state.toml")
+	writeTestFile(t, p, "range = \"30d\"\ntypes = [instance\n", 0o600)
+	_, err := NewStateStore(p).Load()
+	if err == nil || !strings.HasPrefix(err.Error(), p+":2: ") || strings.Contains(err.Error(), "nstance") ||
+		!strings.Contains(err.Error(), "delete the file to start from the defaults") {
+		t.Fatalf("err = %v", err)
+	}
+}

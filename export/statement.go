@@ -5,12 +5,38 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vastdash/vastdash/billing"
 )
 
-// StatementHeader is the CSV header of a statement.
-var StatementHeader = []string{"month", "opening", "money_in", "money_out", "spend", "closing", "pending"}
+// The statement's column names in words: the command's table, the
+// Statement screen and (with "_" for " ") the CSV header all take them from
+// here, so the three name a figure the same way.
+const (
+	ColMonth    = "month"
+	ColOpening  = "opening"
+	ColMoneyIn  = "money in"
+	ColMoneyOut = "money out"
+	ColSpend    = "spend"
+	ColClosing  = "closing"
+	ColPending  = "pending"
+	// ColChange is the screen's spend against the month before's.
+	ColChange = "change"
+)
+
+// StatementColumns are the columns of a statement's table and CSV, in order.
+var StatementColumns = []string{ColMonth, ColOpening, ColMoneyIn, ColMoneyOut, ColSpend, ColClosing, ColPending}
+
+// StatementHeader is the CSV header of a statement: StatementColumns with
+// "_" for " " ("money_in").
+var StatementHeader = func() []string {
+	h := make([]string, len(StatementColumns))
+	for i, c := range StatementColumns {
+		h[i] = strings.ReplaceAll(c, " ", "_")
+	}
+	return h
+}()
 
 // WriteStatementCSV writes a statement's months as CSV: the header, then
 // one row per month, amounts with exactly 3 decimals — the format of

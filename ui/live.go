@@ -225,6 +225,11 @@ func (m *Model) ageView() string {
 	if m.live.updated.IsZero() {
 		return ""
 	}
+	if m.userErr != nil && m.user != nil {
+		// The last read failed: the credit shown is the one before, and
+		// says so with its time (a clock time stays true with no redraw).
+		return "stale: read at " + m.live.updated.In(m.ctx.Loc()).Format("15:04")
+	}
 	return "updated " + ageText(m.ctx.Clock().Sub(m.live.updated), m.opts.Refresh, m.live.updated.In(m.ctx.Loc()))
 }
 

@@ -126,6 +126,10 @@ type Model struct {
 	early *earlyAccount
 	// accessAsked is set once the key's access was probed.
 	accessAsked bool
+	// stateNote says a state file that could not be read, as settings
+	// errors are said (file:line: what is wrong); it stays on the status
+	// line, before any passing word, until the next key.
+	stateNote string
 }
 
 // New builds the dashboard with its three screens: Overview, Charges and
@@ -148,6 +152,9 @@ func New(ctx *shared.Context, opts Options) *Model {
 		userLoading:   true,
 	}
 	m.applyStyles()
+	if ctx.StateErr != nil {
+		m.stateNote = "state file ignored: " + ctx.StateErr.Error()
+	}
 	return m
 }
 
@@ -278,6 +285,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 
 	case tea.KeyPressMsg:
+		m.stateNote = ""
 		return m.handleKey(msg)
 
 	case tea.MouseMsg:
@@ -330,7 +338,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// Only the charges screen can show a contract; the others need
 		// not hear of it.
 		m.switchTo(screenCharges)
-		return m.charges.Reveal(msg.Source)
+		return m.charges.RevealOf(msg)
 
 	case shared.UserMsg:
 		m.userLoading = false

@@ -220,6 +220,17 @@ func TestRateLimitNote(t *testing.T) {
 	}
 }
 
+// What a key just started is said with a rate-limit wait, not hidden
+// behind it: the first e seemed to do nothing for seconds.
+func TestRateLimitKeepsWhatStarted(t *testing.T) {
+	m := testModel(t)
+	m.Update(shared.StatusMsg{Source: "charges", Kind: shared.StatusInfo, Text: "exporting: loading the rest of the range first: page 2…"})
+	m.Update(waitMsg{Kind: api.EventRateLimited, Wait: time.Hour})
+	if s := screenText(m); !strings.Contains(s, "exporting: loading the rest") || !strings.Contains(s, "waiting for the rate limit") {
+		t.Fatalf("the export is not said with the wait:\n%s", s)
+	}
+}
+
 // One status line: a screen's message shows there; an empty message of
 // another source does not hide it; its own empty message or its TTL does.
 func TestOneStatusLine(t *testing.T) {
@@ -881,5 +892,28 @@ func TestLongStatusWraps(t *testing.T) {
 	golden.AssertFits(t, m.render(), 40, 8)
 	if m.statusH != 1 {
 		t.Errorf("at 40×8 the status takes %d lines", m.statusH)
+	}
+}
+
+// A state file that could not be read is said on the status line in the
+// words it came in (file:line: what is wrong) and stays there, above the
+// passing words of the screens, until the next key: it vanished in two
+// seconds, said by the Charges screen before the user ever saw it.
+func TestStateFileErrorStays(t *testing.T) {
+	base := testModel(t)
+	base.ctx.StateErr = errors.New("/x/state.toml:2: a value is missing or not in quotes")
+	m := New(base.ctx, Options{Dark: true, Theme: "dark"})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	const want = "state file ignored: /x/state.toml:2: a value is missing or not in quotes"
+	if !strings.Contains(screenText(m), want) {
+		t.Fatalf("not said:\n%s", screenText(m))
+	}
+	m.Update(shared.StatusMsg{Source: "overview", Kind: shared.StatusInfo, Text: "loading charges…", TTL: 2 * time.Second})
+	if !strings.Contains(screenText(m), want) {
+		t.Fatalf("a passing word hid it:\n%s", screenText(m))
+	}
+	m.Update(press("j"))
+	if strings.Contains(screenText(m), "state file ignored") {
+		t.Fatalf("still said after a key:\n%s", screenText(m))
 	}
 }

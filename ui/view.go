@@ -188,6 +188,11 @@ func (m *Model) statusMessage() (string, lipgloss.Style) {
 			// busy server, and the user may need to check the URL.
 			return "cannot reach " + m.ctx.Server() + ", retrying…", st.Warning
 		}
+		if m.status.Kind == shared.StatusInfo && m.status.Text != "" && !strings.Contains(m.status.Text, "rate limit") {
+			// What a key just started ("exporting: …") is said with the
+			// wait, not hidden behind it for seconds.
+			return shared.Safe(m.status.Text) + " · waiting for the rate limit…", st.Warning
+		}
 		return "waiting for the rate limit…", st.Warning
 	}
 	if m.userErr != nil {
@@ -196,6 +201,9 @@ func (m *Model) statusMessage() (string, lipgloss.Style) {
 			text += " · " + m.ctx.Key("reload") + " to retry"
 		}
 		return text, st.Error
+	}
+	if m.stateNote != "" && m.status.Kind != shared.StatusError {
+		return "! " + shared.Safe(m.stateNote), st.Warning
 	}
 	text := shared.Safe(m.status.Text)
 	switch {

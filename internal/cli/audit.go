@@ -219,7 +219,7 @@ func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
 // terminal, then the label shrinks and the since goes.
 var (
 	leakColumns = []column{{header: "KIND"}, {header: "ID"}, {header: "LABEL", most: 32}, {header: "$/H", right: true},
-		{header: "SINCE"}, {header: "SO FAR", right: true}, {header: "WHY", most: 80}}
+		{header: billing.CreatedHeader}, {header: "SO FAR", right: true}, {header: "WHY", most: 80}}
 	leaksFit     = []fitStep{{6, 0}, {2, 12}, {4, 0}}
 	increaseCols = []column{{header: "INSTANCE"}, {header: "LABEL", most: 32}, {header: "NOW", right: true}, {header: "THEN", right: true},
 		{header: "FROM"}, {header: "IF IGNORED"}}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // auditServer is a demo server whose account has the leaks and decoys,
@@ -70,6 +71,11 @@ func TestAuditText(t *testing.T) {
 	tr, _ := srv.Leak(demoserver.LeakIdleGPU)
 	if row := rows[strconv.FormatInt(demoserver.LeakIdleGPU, 10)]; !strings.Contains(row, api.Rate(tr.DPH).String()) || !strings.Contains(row, "unknown") {
 		t.Errorf("idle GPU row %q: its rate, and unknown since and so far", row)
+	}
+	// The creation, named as the Audit screen names it: "SINCE" read as
+	// "leaking since".
+	if head := strings.Fields(strings.SplitN(res.out, "\n", 2)[0]); !slices.Contains(head, billing.CreatedHeader) || slices.Contains(head, "SINCE") {
+		t.Errorf("header %q", head)
 	}
 	for _, want := range []string{"\ntotal $", "Price increases waiting for an answer", "the contract ends then"} {
 		if !strings.Contains(res.out, want) {

@@ -191,7 +191,11 @@ func writeStatement(w io.Writer, output string, st billing.Statement, svc *billi
 	case "csv":
 		return export.WriteStatementCSV(w, st)
 	}
-	rows := [][]string{{"MONTH", "OPENING", "MONEY IN", "MONEY OUT", "SPEND", "CLOSING", "PENDING"}}
+	head := make([]string, len(export.StatementColumns))
+	for i, c := range export.StatementColumns {
+		head[i] = strings.ToUpper(c)
+	}
+	rows := [][]string{head}
 	for _, m := range months {
 		rows = append(rows, []string{m.Month, m.Opening.String(), m.MoneyIn.String(), m.MoneyOut.String(), m.Spend.String(),
 			m.Closing.String(), m.Pending.String()})

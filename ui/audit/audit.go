@@ -11,6 +11,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"time"
 
@@ -201,11 +202,28 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case answeredMsg:
 		m.sending = nil
+		if msg.err == nil || errors.Is(msg.err, api.ErrNotPending) {
+			m.drop(msg.pc)
+		}
 		return tea.Batch(m.answered(msg), func() tea.Msg { return shared.AuditReloadMsg{} })
 	case tea.KeyPressMsg:
 		return m.key(msg)
 	}
 	return nil
+}
+
+// drop takes an answered increase off the list at once: it stayed listed
+// until the next reading came, seconds later, as if still waiting. The
+// reading is shared with the other screens: the list is copied, not cut.
+func (m *Model) drop(pc billing.PriceChange) {
+	if m.audit == nil {
+		return
+	}
+	a := *m.audit
+	a.Increases = slices.DeleteFunc(slices.Clone(a.Increases), func(p billing.PriceChange) bool { return p.ID == pc.ID })
+	m.audit = &a
+	m.cursor = max(min(m.cursor, m.rows()-1), 0)
+	m.scroll()
 }
 
 // stillPending reports pc among the increases of the last reading.
@@ -240,8 +258,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.cursor = max(min(m.cursor+1, m.rows()-1), 0)
 		m.scroll()
 	case key.Matches(msg, m.keys.Reveal):
-		if src := m.source(); src != "" {
-			return func() tea.Msg { return shared.RevealMsg{Source: src} }
+		if r := m.reveal(); r.Source != "" {
+			return func() tea.Msg { return r }
 		}
 	case key.Matches(msg, m.keys.Accept), key.Matches(msg, m.keys.Reject):
 		pc, ok := m.increase()
@@ -255,6 +273,23 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.scroll()
 	}
 	return nil
+}
+
+// reveal asks the Charges screen for the row under the cursor: its
+// contract, named as the row names it; an idle endpoint's contract is a
+// worker never shown here, so any of its workers' rows will do.
+func (m *Model) reveal() shared.RevealMsg {
+	r := shared.RevealMsg{Source: m.source()}
+	if l, ok := m.leak(); ok {
+		r.What = l.Kind.Title() + " " + strconv.FormatInt(l.ID, 10)
+		if label := shared.Safe(l.Label); label != "" {
+			r.What = l.Kind.Title() + " " + label + " (" + strconv.FormatInt(l.ID, 10) + ")"
+		}
+		if l.Kind == billing.LeakIdleEndpoint {
+			r.Endpoint = l.ID
+		}
+	}
+	return r
 }
 
 // source is the contract of the row under the cursor, "" when none.

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -203,7 +205,7 @@ func (m *Model) cells(l billing.Leak) (rate, soFar, since string) {
 // then the so far; the label takes what is left; kinds shorten below 64
 // cells.
 func (m *Model) layout(w int) columns {
-	c := columns{short: w < 64, kind: len("KIND"), id: len("ID"), rate: len("$/H"), soFar: len("SO FAR"), since: len("SINCE")}
+	c := columns{short: w < 64, kind: len("KIND"), id: len("ID"), rate: len("$/H"), soFar: len("SO FAR"), since: len(billing.CreatedHeader)}
 	for _, l := range m.audit.Leaks {
 		rate, soFar, since := m.cells(l)
 		c.kind = max(c.kind, shared.Width(kindText(l.Kind, c.short)))
@@ -263,7 +265,7 @@ func (m *Model) lines() []line {
 		}
 	} else {
 		c := m.layout(w)
-		add(st.ColHeader.Render(m.leakRow(c, "KIND", "ID", "$/H", "SO FAR", "SINCE", "LABEL")))
+		add(st.ColHeader.Render(m.leakRow(c, "KIND", "ID", "$/H", "SO FAR", billing.CreatedHeader, "LABEL")))
 		off := len(a.Increases)
 		for i, l := range a.Leaks {
 			rate, soFar, since := m.cells(l)
@@ -273,6 +275,13 @@ func (m *Model) lines() []line {
 			}
 			s := m.leakRow(c, kindText(l.Kind, c.short), strconv.FormatInt(l.ID, 10), rate, soFar, since, label)
 			ls = append(ls, line{text: m.selected(off+i, s, w), row: off + i})
+		}
+	}
+	if len(a.Leaks) > 0 && m.layout(w).since > 0 {
+		// The column is the creation, not the leak's start: said, so that
+		// $/h × the time since it is not read as so far.
+		for _, l := range strings.Split(ansi.Wrap(billing.CreatedNote, w, ""), "\n") {
+			add(st.Muted.Render(l))
 		}
 	}
 	if len(a.Notes) > 0 {

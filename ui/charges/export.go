@@ -80,7 +80,11 @@ func (m *Model) exportStatus() string {
 	if !m.exporting {
 		return ""
 	}
-	return "loading the rest of the range to export it: " + m.pageText() + "…"
+	text := "exporting: loading the rest of the range first: " + m.pageText() + "…"
+	if m.waiting() {
+		text += " (" + msgRateWait + ")"
+	}
+	return text
 }
 
 // exportDue returns the export command once the feed is done, and drops a

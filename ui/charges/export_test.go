@@ -29,7 +29,7 @@ func TestExportWritesWhatIsShown(t *testing.T) {
 	hs.m.listening = false // typeText dropped the listener with the blink
 	cmd = hs.press("e")
 	// The status line the screen sent with e (not yet run).
-	if !strings.HasPrefix(hs.m.sent.text, "loading the rest of the range to export it: page 2") {
+	if !strings.HasPrefix(hs.m.sent.text, "exporting: loading the rest of the range first: page 2") {
 		t.Errorf("status %q", hs.m.sent.text)
 	}
 	hs.pager(0).Allow(5)
@@ -56,5 +56,24 @@ func TestExportWritesWhatIsShown(t *testing.T) {
 	hs.settle(hs.press("e"))
 	if got := hs.statusText(); !strings.HasSuffix(got, strings.TrimSuffix(name, ".csv")+"-2.csv") {
 		t.Fatalf("second export: %q", got)
+	}
+}
+
+// e while the feed waits out a rate limit is answered at once: the
+// status line said only the wait, and the first e seemed to do nothing
+// for seconds.
+func TestExportSaidDuringRateWait(t *testing.T) {
+	hs := newHarness(t, 100, 24, gated(contracts(1, 300), 100))
+	hs.m.exportDir = t.TempDir()
+	cmd := hs.m.Init()
+	hs.pager(0).Allow(1)
+	hs.settle(cmd)
+	hs.m.st.Loading, hs.m.st.WaitUntil = true, time.Now().Add(time.Minute)
+	if s := hs.m.wantedStatus(); s.text != msgRateWait {
+		t.Fatalf("before e: %q", s.text)
+	}
+	hs.m.exporting = true
+	if s := hs.m.wantedStatus(); !strings.HasPrefix(s.text, "exporting: ") || !strings.Contains(s.text, msgRateWait) {
+		t.Errorf("e during the wait: %q", s.text)
 	}
 }

@@ -19,6 +19,7 @@
 package charges
 
 import (
+	"cmp"
 	"errors"
 	"maps"
 	"strings"
@@ -136,6 +137,8 @@ type Model struct {
 	// searching); notice is a one-off status line ("instance-5 is not in the
 	// current filters"), dropped by the next key or filter change.
 	seek       string
+	seekWhat   string          // what the user chose, when not seek itself (RevealMsg.What)
+	seekEP     int64           // an endpoint: any of its workers' rows will do
 	seekQuiet  bool            // the search is r's, keeping the cursor row: no status line
 	reopen     map[string]bool // after r: the sources whose rows were open
 	notice     string
@@ -472,12 +475,13 @@ func (m *Model) wantedStatus() status {
 	switch {
 	case m.tree.Len() > 0 && m.st.Err != nil:
 		return status{kind: shared.StatusError, text: m.errText(m.st.Err)}
+	case m.exporting:
+		// Before the wait: e is answered at once, the wait said with it.
+		return status{kind: shared.StatusInfo, text: m.exportStatus()}
 	case m.tree.Len() > 0 && m.waiting():
 		return status{kind: shared.StatusWarn, text: msgRateWait}
 	case m.seek != "" && !m.seekQuiet:
-		return status{kind: shared.StatusInfo, text: "looking for " + shared.Safe(m.seek) + "…"}
-	case m.exporting:
-		return status{kind: shared.StatusInfo, text: m.exportStatus()}
+		return status{kind: shared.StatusInfo, text: "looking for " + shared.Safe(cmp.Or(m.seekWhat, m.seek)) + "…"}
 	case m.sortStatus() != "":
 		return status{kind: shared.StatusInfo, text: m.sortStatus()}
 	case m.notice != "":
@@ -520,6 +524,7 @@ func (m *Model) reload() {
 	m.attach(m.takeFeed(true))
 	m.reopen = open
 	m.seek, m.seekQuiet = at, at != ""
+	m.seekWhat, m.seekEP = "", 0
 }
 
 // refold starts the rows again from the feed held, as reload does from a
@@ -537,6 +542,7 @@ func (m *Model) refold() {
 	m.gen = gen
 	m.reopen = open
 	m.seek, m.seekQuiet = at, at != ""
+	m.seekWhat, m.seekEP = "", 0
 }
 
 // openSources lists the sources of the open rows.

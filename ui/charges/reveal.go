@@ -20,6 +20,14 @@ import (
 // line says so. A filter change or any key on the rows but r cancels the
 // search; after a failed page, r asks for it again and the search goes on.
 func (m *Model) Reveal(source string) tea.Cmd {
+	return m.RevealOf(shared.RevealMsg{Source: source})
+}
+
+// RevealOf is Reveal for what msg asks: its source, or for an endpoint any
+// of its workers' rows; when none is in the filters, the status line names
+// what the user chose (msg.What) and the keys that change the range.
+func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
+	source := msg.Source
 	if m.mode != modeTree {
 		m.closeModal()
 	}
@@ -36,6 +44,7 @@ func (m *Model) Reveal(source string) tea.Cmd {
 		widened = true
 	}
 	m.seek, m.notice = "", ""
+	m.seekWhat, m.seekEP = msg.What, msg.Endpoint
 	switch {
 	case source == "" || m.revealLoaded(source):
 	case m.st.Done:
@@ -46,6 +55,9 @@ func (m *Model) Reveal(source string) tea.Cmd {
 			m.cursor = n - 1
 		}
 		m.follow = true
+	}
+	if m.seek == "" {
+		m.seekWhat, m.seekEP = "", 0
 	}
 	if widened {
 		m.setNotice(shared.StatusInfo, "types widened to all to show "+shared.Safe(source))
@@ -80,14 +92,29 @@ func (m *Model) notFound(source string) {
 		m.seekQuiet = false
 		return
 	}
-	m.setNotice(shared.StatusInfo, shared.Safe(source)+" is not in the current filters")
+	what, ep := m.seekWhat, m.seekEP
+	m.seekWhat, m.seekEP = "", 0
+	if what == "" {
+		m.setNotice(shared.StatusInfo, shared.Safe(source)+" is not in the current filters")
+		return
+	}
+	// What the user chose, not a worker never shown, and the way on: the
+	// range is the filter that hides a contract that ran before it.
+	text := shared.Safe(what) + " has no charges in range " + m.f.rng.String()
+	if ep != 0 {
+		text = shared.Safe(what) + ": none of its workers has charges in range " + m.f.rng.String()
+	}
+	if !allOrNone(m.f.types) {
+		text += " · types " + typesText(m.f.types)
+	}
+	m.setNotice(shared.StatusInfo, text+" — "+m.ctx.Key("range-next")+"/"+m.ctx.Key("range-prev")+" change the range")
 }
 
 // revealLoaded looks for source in every loaded page and, when found, moves
 // the cursor onto it.
 func (m *Model) revealLoaded(source string) bool {
 	for _, page := range m.pages {
-		k, path := findSource(page, source)
+		k, path := m.findSought(page, source)
 		if k < 0 {
 			continue
 		}
@@ -111,7 +138,7 @@ func (m *Model) revealLoaded(source string) bool {
 // revealNew looks for the sought source in a page just appended (its
 // entries are the last rows, collapsed) and ends the search when found.
 func (m *Model) revealNew(res []api.Charge) bool {
-	k, path := findSource(res, m.seek)
+	k, path := m.findSought(res, m.seek)
 	if k < 0 {
 		return false
 	}
@@ -129,6 +156,7 @@ func (m *Model) revealNew(res []api.Charge) bool {
 		return false // hidden by the find filter: keep looking in vain until the end
 	}
 	m.seek, m.seekQuiet = "", false
+	m.seekWhat, m.seekEP = "", 0
 	m.revealAt(top, path)
 	return true
 }
@@ -158,6 +186,20 @@ func (m *Model) revealAt(top int, path []*api.Charge) {
 	}
 	m.cursor, m.follow = at, false
 	m.scrollToCursor()
+}
+
+// findSought is findSource, then, when a reveal asks for an endpoint, the
+// first top-level entry of one of its workers.
+func (m *Model) findSought(entries []api.Charge, source string) (int, []*api.Charge) {
+	if k, path := findSource(entries, source); k >= 0 || m.seekEP == 0 {
+		return k, path
+	}
+	for k := range entries {
+		if entries[k].Meta.EndpointID == m.seekEP {
+			return k, []*api.Charge{&entries[k]}
+		}
+	}
+	return -1, nil
 }
 
 // findSource returns the index of the first entry holding a node with

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing/billingtest"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 func TestRevealLoadedEntry(t *testing.T) {
@@ -142,5 +143,27 @@ func TestRevealClosesTheModalAndRetriesAfterError(t *testing.T) {
 	}
 	if hs.m.ServerTotal() != 300 {
 		t.Errorf("ServerTotal %d", hs.m.ServerTotal())
+	}
+}
+
+// The Audit's enter on an idle endpoint: its contract is a worker the user
+// never saw. Any of the endpoint's workers' rows will do; when none is in
+// the filters, the status line names the endpoint the user chose (not
+// "instance-8811195 is not in the current filters") and the keys that
+// change the range.
+func TestRevealEndpointByItsWorkers(t *testing.T) {
+	cs := contracts(1, 250)
+	cs[120].Meta.EndpointID = 9201
+	hs := newHarness(t, 120, 30, servePages(cs, 100))
+	hs.settle(hs.m.Init())
+	hs.settle(hs.m.RevealOf(shared.RevealMsg{Source: "instance-8811195", What: "idle endpoint idle-chat (9201)", Endpoint: 9201}))
+	if l := hs.cursorLine(); !strings.Contains(l, "▸ 121 ") {
+		t.Fatalf("cursor row %q, want the endpoint's worker 121", l)
+	}
+	hs.settle(hs.m.RevealOf(shared.RevealMsg{Source: "instance-8811195", What: "idle endpoint old-chat (9202)", Endpoint: 9202}))
+	st := hs.statusText()
+	if strings.Contains(st, "8811195") || !strings.Contains(st, "idle endpoint old-chat (9202): none of its workers has charges in range ") ||
+		!strings.Contains(st, "d/D change the range") {
+		t.Fatalf("status %q", st)
 	}
 }

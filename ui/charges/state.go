@@ -54,11 +54,8 @@ func sameState(a, b config.State) bool {
 // restore applies the state read at start (ctx.Remembered), each part on
 // its own: a value the screen does not know is skipped and said, the rest
 // applies. A state file that could not be read at all (ctx.StateErr) is
-// said too; neither stops the dashboard.
+// the root's to say, until the next key; neither stops the dashboard.
 func (m *Model) restore() {
-	if m.ctx.StateErr != nil {
-		m.setNotice(shared.StatusWarn, "state file ignored: "+m.ctx.StateErr.Error())
-	}
 	st := m.ctx.Remembered
 	var bad []string
 	if st.Range != "" {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -167,6 +168,12 @@ type threshold struct {
 	suggested  bool
 	sugg       billing.Suggestion
 	suggSeq    int
+	// applying is set by the suggestion's key: the suggestion is worked
+	// out again from the figures loaded now, and its answer asks.
+	applying bool
+	// ask is the suggested amount waiting for y/n: a write to the account
+	// is confirmed, as every other one is.
+	ask *money.Amount
 }
 
 // New returns the screen. It reads nothing until the account (and with it
@@ -204,7 +211,7 @@ func (m *Model) Help() help.KeyMap {
 		return h
 	}
 	k := m.keys
-	prompt, editing := m.confirm != nil, m.th.editing
+	prompt, editing := m.confirm != nil || m.th.ask != nil, m.th.editing
 	free := !prompt && !editing
 	k.onThreshold = m.cursor == m.thresholdRow()
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.Top, &k.Bottom} {
@@ -215,7 +222,7 @@ func (m *Model) Help() help.KeyMap {
 	k.Reload.SetEnabled(free && m.haveUser && !m.Loading())
 	k.Yes.SetEnabled(prompt)
 	k.No.SetEnabled(prompt)
-	k.Flip.SetEnabled(prompt)
+	k.Flip.SetEnabled(m.confirm != nil) // a switch's question: the threshold's has nothing to flip
 	canTh := free && !m.readOnly && m.haveUser
 	for _, b := range []*key.Binding{&k.Edit, &k.Enable, &k.RowEdit, &k.RowSwitch} {
 		b.SetEnabled(canTh)
@@ -273,6 +280,11 @@ func (m *Model) say(kind shared.StatusKind, text string, ttl time.Duration) {
 	m.note = &shared.StatusMsg{Source: statusSource, Kind: kind, Text: text, TTL: ttl}
 	m.readSaid = false
 }
+
+// sayNothing clears the screen's status line as a question opens: the
+// words of what came before (a secret's hint, a save's outcome) are not
+// about the question, and read as if they were.
+func (m *Model) sayNothing() { m.say(shared.StatusInfo, "", 0) }
 
 // sayRead is say for a read's own words, which the next good read clears.
 func (m *Model) sayRead(kind shared.StatusKind, text string, ttl time.Duration) {
@@ -458,6 +470,20 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.find.on {
 		return m.findKey(msg)
 	}
+	if a := m.th.ask; a != nil {
+		switch {
+		case key.Matches(msg, m.keys.Yes):
+			m.th.ask = nil
+			if !m.canChangeThreshold() {
+				return nil
+			}
+			return m.saveThreshold(billing.ThresholdChange{Amount: a}, "the suggested threshold "+a.Credit())
+		case key.Matches(msg, m.keys.No):
+			m.th.ask = nil
+			m.say(shared.StatusInfo, "threshold not changed", noteTTL)
+		}
+		return nil
+	}
 	if m.confirm != nil {
 		switch {
 		case key.Matches(msg, m.keys.Yes):
@@ -545,6 +571,7 @@ func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 		// first, proposing the other state ("on" when unknown; space
 		// flips the proposal).
 		m.confirm = &intent{path: p, label: sw.Label, on: !ok || !on, force: force}
+		m.sayNothing()
 		return nil
 	}
 	return m.submit(intent{path: p, label: sw.Label, on: !on})

@@ -83,6 +83,7 @@ func TestEveryKeyAsBound(t *testing.T) {
 		t.Fatalf("a default key still acts: threshold %d (was %d), editing %v, cursor %d", th, before, s.Capturing(), s.cursor)
 	}
 	s.do("x")
+	s.do("y")
 	if th, _ := srv.BalanceThreshold(); money.Amount(th) != want.Amount {
 		t.Fatalf("x did not apply the suggestion: the server holds %d", th)
 	}

@@ -119,21 +119,24 @@ func (m *Model) toggleThreshold() tea.Cmd {
 	return m.saveThreshold(billing.ThresholdChange{Enabled: &on}, "the threshold "+enabledWord(on))
 }
 
-// applySuggestion saves the suggested amount.
+// applySuggestion works the suggestion out again from the figures loaded
+// now (a reload may have changed them since it was shown) and, when it
+// comes, asks before saving it: one key never writes to the account.
 func (m *Model) applySuggestion() tea.Cmd {
 	g := m.th.sugg
 	switch {
-	case !m.th.suggested:
+	case !m.th.suggested && !m.th.suggesting:
 		m.say(shared.StatusInfo, "no suggestion yet: it needs the last 7 days of charges", noteTTL)
 		return nil
-	case g.Reason != "":
+	case m.th.suggested && g.Reason != "" && !m.th.suggesting:
 		m.say(shared.StatusInfo, g.String(), noteTTL)
 		return nil
 	case !m.canChangeThreshold():
 		return nil
 	}
-	a := g.Amount
-	return m.saveThreshold(billing.ThresholdChange{Amount: &a}, "the suggested threshold "+a.Credit())
+	m.th.applying = true
+	m.say(shared.StatusInfo, "working out the suggestion from the charges loaded now…", 0)
+	return m.startSuggestion()
 }
 
 // saveThreshold sends ch through the billing layer.
@@ -248,6 +251,17 @@ func (m *Model) onSuggestion(msg suggestionMsg) {
 		return
 	}
 	m.th.suggesting, m.th.suggested, m.th.sugg = false, true, msg.sugg
+	if !m.th.applying {
+		return
+	}
+	m.th.applying = false
+	if msg.sugg.Reason != "" {
+		m.say(shared.StatusInfo, msg.sugg.String(), noteTTL)
+		return
+	}
+	a := msg.sugg.Amount
+	m.th.ask = &a
+	m.sayNothing()
 }
 
 // thresholdState is the threshold row's state column: the enabled switch.

@@ -150,8 +150,10 @@ func TestThresholdToggle(t *testing.T) {
 	}
 }
 
-// The suggestion is three days of the burn billing measures, and a saves
-// it.
+// The suggestion is three days of the burn billing measures; a works it
+// out again from the figures loaded now (the one shown may be stale) and
+// asks, as every other write to the account does: n leaves the server
+// alone, y saves it.
 func TestThresholdSuggestion(t *testing.T) {
 	srv, s := suggested(t, 100, 30)
 	want, err := s.ctx.Billing.SuggestThreshold(context.Background(), api.ChargesQuery{})
@@ -159,7 +161,23 @@ func TestThresholdSuggestion(t *testing.T) {
 		t.Fatalf("billing's suggestion %+v %v", want, err)
 	}
 	mustShow(t, s, "3 days of your spend: "+want.Amount.Credit()+" — a applies it")
+	before, _ := srv.BalanceThreshold()
+	s.th.sugg.Amount = 1 // as from figures a reload has since replaced
 	s.do("a")
+	mustShow(t, s, "Set the low-balance threshold to "+want.Amount.Credit()+" (3 days of your spend as loaded now)?", "y save · n cancel")
+	if help := shared.Hint(s.Help().ShortHelp()...); !strings.Contains(help, "y save") || strings.Contains(help, "on/off") {
+		t.Errorf("help under the question: %q", help)
+	}
+	if th, _ := srv.BalanceThreshold(); th != before || len(puts(srv, "/api/v0/users")) != 0 {
+		t.Fatalf("a wrote without asking: the server holds %d (was %d)", th, before)
+	}
+	s.do("n")
+	mustSay(t, s, shared.StatusInfo, "threshold not changed")
+	if th, _ := srv.BalanceThreshold(); th != before || strings.Contains(view(s), "Set the low-balance") {
+		t.Fatalf("n saved or kept asking: %d\n%s", th, view(s))
+	}
+	s.do("a")
+	s.do("y")
 	if th, _ := srv.BalanceThreshold(); money.Amount(th) != want.Amount {
 		t.Fatalf("server holds %d, suggested %v", th, want.Amount)
 	}

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -66,7 +67,7 @@ func (m *Model) View() string {
 	list, cur := m.listLines()
 	bottom := m.bottomLines(w)
 	listMin := min(len(list), 3)
-	if m.confirm != nil || m.hooks.ask != nil {
+	if m.confirm != nil || m.hooks.ask != nil || m.th.ask != nil {
 		listMin = min(len(list), 1) // the question matters more than the context
 	}
 	bl := fitLines(bottom, max(0, h-len(top)-listMin))
@@ -189,6 +190,11 @@ func (m *Model) bottomLines(w int) []line {
 		}
 		addPara(prioQuestion, prioDetail, st.Bold, m.question())
 		addPara(prioQuestion, prioDetail, st.Muted, m.ctx.Key("prompt-yes")+" save · "+m.ctx.Key("prompt-no")+" cancel · "+m.ctx.Key("prompt-flip")+" switch on/off")
+	}
+	if a := m.th.ask; a != nil {
+		add(prioBlank, "")
+		addPara(prioQuestion, prioDetail, st.Bold, "Set the low-balance threshold to "+a.Credit()+" ("+strconv.Itoa(billing.SuggestDays)+" days of your spend as loaded now)?")
+		addPara(prioQuestion, prioDetail, st.Muted, m.ctx.Key("prompt-yes")+" save · "+m.ctx.Key("prompt-no")+" cancel")
 	}
 	m.hookBottom(add, addPara)
 	// The read-only state is part of the screen, not a passing message:

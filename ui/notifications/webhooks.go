@@ -192,11 +192,13 @@ func (m *Model) hookKey(msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 	case key.Matches(msg, k.Delete):
 		if m.canChangeHooks() {
 			m.hooks.ask = &hookAsk{op: opDelete, hook: w}
+			m.sayNothing()
 		}
 		return nil, true
 	case key.Matches(msg, k.Rotate):
 		if m.canChangeHooks() {
 			m.hooks.ask = &hookAsk{op: opRotate, hook: w}
+			m.sayNothing()
 		}
 		return nil, true
 	case key.Matches(msg, k.Test):

@@ -451,3 +451,22 @@ func TestWebhookFormFieldsReplace(t *testing.T) {
 		t.Fatalf("the add form's URL is %q", v)
 	}
 }
+
+// A question that opens clears the words of what came before: the added
+// webhook's secret hint stayed on the status line under the next question
+// (here: delete another webhook).
+func TestQuestionClearsTheHint(t *testing.T) {
+	srv := startDemo(t, false)
+	s := demoScreenSized(t, srv, demoserver.DemoKey, 100, 40)
+	toRow(t, s, "ops alerts →")
+	s.do("R")
+	s.do("y")
+	mustSay(t, s, shared.StatusOK, "rotated the secret of ops alerts")
+	s.press("esc")
+	toRow(t, s, "old pager →")
+	s.press("backspace")
+	mustShow(t, s, "Delete old pager → pager.example.invalid?")
+	if s.status.Text != "" {
+		t.Errorf("the status line still says %q under the question", s.status.Text)
+	}
+}

@@ -32,7 +32,18 @@ func (m *Model) rateLines(w int) []line {
 	st := m.styles()
 	label := st.Bold.Render(shared.PadRight("Now", labelW))
 	var ls []line
-	if m.rateErr != nil {
+	// stale marks a last good reading kept after a failed one with its
+	// time, on its own line.
+	stale := ""
+	switch {
+	case m.rateErr != nil && m.saidAbove(m.rateErr):
+		// The status line says the failure already (the server stopped
+		// answering the account too): the reading is only marked stale.
+		if m.rate == nil {
+			return []line{{text: label + st.Muted.Render("— not read"), prio: prioRateHead}}
+		}
+		stale = "as of " + m.ctx.When(m.rate.AsOf) + " · "
+	case m.rateErr != nil:
 		// The last good reading, if any, stays below: it is marked as
 		// not fresh by this line.
 		ls = append(ls, line{text: label + st.Error.Render("✗ "+m.ctx.RetryText("current rate", m.rateErr)), prio: prioRateHead})
@@ -40,6 +51,9 @@ func (m *Model) rateLines(w int) []line {
 	}
 	if m.rate == nil {
 		return ls
+	}
+	if stale != "" {
+		label += st.Warning.Render(stale)
 	}
 	r := *m.rate
 	if r.NeedsPermission != "" {

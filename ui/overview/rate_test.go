@@ -2,6 +2,7 @@ package overview
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -141,5 +142,40 @@ func TestRatePanelEverySizeExact(t *testing.T) {
 				checkSize(t, name, m, w, h)
 			}
 		}
+	}
+}
+
+// When the top contracts do not all fit (80×24's body), the rows drawn
+// follow the cursor and the heading says which show: j went below the last
+// row drawn and enter showed a contract never seen.
+func TestTopRowsFollowCursor(t *testing.T) {
+	m := rated(t, 80, 20, shared.RateMsg{Rate: testRate()})
+	d := newDriver(m)
+	if len(m.top) != 5 {
+		t.Fatalf("top %d", len(m.top))
+	}
+	head := lineWith(t, m, "Top 5 contracts")
+	if !strings.Contains(head, "1–") || !strings.Contains(head, " shown") {
+		t.Fatalf("the heading does not say which rows show: %q\n%s", head, view(m))
+	}
+	for i := range m.top {
+		if i > 0 {
+			d.key(t, "j")
+		}
+		cur := lineWith(t, m, "› ")
+		if !strings.Contains(cur, m.top[i].source) {
+			t.Errorf("row %d (%s) is not the cursor's line %q:\n%s", i+1, m.top[i].source, cur, view(m))
+		}
+		h := lineWith(t, m, "Top 5 contracts")
+		_, after, _ := strings.Cut(h, " · ")
+		var first, last int
+		if _, err := fmt.Sscanf(strings.Replace(after, "–", " ", 1), "%d %d shown", &first, &last); err != nil || first > i+1 || last < i+1 {
+			t.Errorf("heading %q does not include row %d", h, i+1)
+		}
+	}
+	checkExact(t, m, 80, 20)
+	m.SetSize(100, 40)
+	if h := lineWith(t, m, "Top 5 contracts"); strings.Contains(h, "shown") {
+		t.Errorf("all rows fit, yet %q", h)
 	}
 }

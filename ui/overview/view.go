@@ -71,6 +71,15 @@ type line struct {
 	// any of its rows is dropped too.
 	sec  int
 	head bool
+	// rank orders lines of equal priority for dropping: the highest goes
+	// first (the last of equals first among equal ranks). The top
+	// contracts rank by their distance from the cursor, so the rows that
+	// fit are those around it.
+	rank int
+	row  int // the row's place in its section, from 1 (0: not counted)
+	// count, on a heading, writes it again once fitLines knows which of
+	// its rows are shown (the indexes of the first and last among n).
+	count func(first, last, n int) string
 }
 
 // Sections with headings.
@@ -459,6 +468,8 @@ func (m *Model) statusLines() []line {
 			s = st.Error.Render("✗ charges: " + fs.Err.Error())
 		case shared.Refused(fs.Err):
 			s = st.Muted.Render("charges not loaded")
+		case fs.Err != nil && m.saidAbove(fs.Err):
+			continue // the status line says it, once
 		case fs.Err != nil:
 			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · "+m.ctx.Key("reload")+" to retry")
 		case fs.Loading && !fs.WaitUntil.IsZero():
@@ -472,6 +483,14 @@ func (m *Model) statusLines() []line {
 		}
 	}
 	return ls
+}
+
+// saidAbove reports that err says what the account's failed read says:
+// the root's status line carries that one, and the screen does not say it
+// again (a server that stops answering failed the credit, the rate and the
+// charges alike, three times in as many cut lines).
+func (m *Model) saidAbove(err error) bool {
+	return err != nil && m.userErr != nil && m.ctx.ErrorText(err) == m.ctx.ErrorText(m.userErr)
 }
 
 // loadedText is "all 1,200 contracts loaded", "loading charges: page 3 of
@@ -515,11 +534,22 @@ func (m *Model) topLines(w int) []line {
 	if !m.main.done() {
 		head += " (so far)"
 	}
-	heading := st.ColHeader.Render(head)
-	if hint := " · " + m.ctx.Key("up") + "/" + m.ctx.Key("down") + " choose · " + m.ctx.Key("reveal") + " shows it in Charges"; shared.Width(head+hint) <= w {
-		heading += st.Muted.Render(hint)
+	hint := " · " + m.ctx.Key("up") + "/" + m.ctx.Key("down") + " choose · " + m.ctx.Key("reveal") + " shows it in Charges"
+	// heading says which rows show when not all fit ("· 2–4 shown"), so
+	// a cursor moved past the last row drawn scrolls them instead of
+	// leaving the screen.
+	heading := func(first, last, n int) string {
+		h := head
+		if n > 0 && (first > 0 || last < n-1) {
+			h += " · " + strconv.Itoa(first+1) + "–" + strconv.Itoa(last+1) + " shown"
+		}
+		out := st.ColHeader.Render(h)
+		if shared.Width(h+hint) <= w {
+			out += st.Muted.Render(hint)
+		}
+		return out
 	}
-	ls := []line{{text: heading, prio: prioTop, sec: secTop, head: true}}
+	ls := []line{{text: heading(0, len(top)-1, len(top)), prio: prioTop, sec: secTop, head: true, count: heading}}
 
 	srcW, amtW := 0, 0
 	for _, e := range top {
@@ -563,9 +593,16 @@ func (m *Model) topLines(w int) []line {
 		if i == m.cursor {
 			s = st.Selected.Render(shared.PadRight(shared.Truncate(s, w), w))
 		}
-		ls = append(ls, line{text: s, prio: prioTop, sec: secTop})
+		ls = append(ls, line{text: s, prio: prioTop, sec: secTop, rank: abs(i - m.cursor), row: i + 1})
 	}
 	return ls
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // splitLines are the two splits, compact: one wrapped line of "name
@@ -831,7 +868,7 @@ func fitLines(ls []line, h int) []string {
 		for len(ls) > h && len(ls) > 0 {
 			low := 0
 			for i := range ls {
-				if ls[i].prio <= ls[low].prio {
+				if ls[i].prio < ls[low].prio || ls[i].prio == ls[low].prio && ls[i].rank >= ls[low].rank {
 					low = i
 				}
 			}
@@ -853,6 +890,28 @@ func fitLines(ls []line, h int) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = l.text
+		if l.count != nil {
+			out[i] = l.count(shownRows(all, ls, l.sec))
+		}
 	}
 	return out
+}
+
+// shownRows is which of section sec's rows in all are among kept: the
+// index of the first and the last kept, and how many there are.
+func shownRows(all, kept []line, sec int) (first, last, n int) {
+	first, last = -1, -1
+	for _, l := range all {
+		if l.sec != sec || l.row == 0 {
+			continue
+		}
+		if slices.ContainsFunc(kept, func(k line) bool { return k.sec == sec && k.row == l.row }) {
+			if first < 0 {
+				first = n
+			}
+			last = n
+		}
+		n++
+	}
+	return first, last, n
 }

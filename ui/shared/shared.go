@@ -145,6 +145,13 @@ func Block(lines []string, w, h int) string {
 // it on enter).
 type RevealMsg struct {
 	Source string
+	// What names the row the user chose ("idle endpoint idle-chat (9201)"),
+	// for the words when it has no charges in the filters: Source may be a
+	// contract the user never saw (an endpoint's worker). "" says Source.
+	What string
+	// Endpoint, when not 0, is a serverless endpoint: any of its workers'
+	// charges (their endpoint id) will do when Source has none.
+	Endpoint int64
 }
 
 // ErrorText says what failed and what to check, for the status line, in

@@ -7,6 +7,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -27,29 +28,51 @@ func amountColumn(title string, value func(m *billing.Month) money.Amount) colum
 	return column{title, amountWidth, func(st *billing.Statement, i int) string { return value(&st.Months[i]).String() }}
 }
 
-// changeWidth fits "+1,234.5 %"'s usual cousins, "+12.3 %" and "-100.0 %".
-const changeWidth = 8
+// changeWidth fits "+12.3 %", "-100.0 %" and, its tenth dropped,
+// "+32,843 %"; changeCell says larger changes as a multiple.
+const changeWidth = 9
 
 // columns in the order they give way on a narrow terminal: the last goes
-// first.
+// first. Their words are the command's (export's column names).
 var columns = []column{
-	amountColumn("closing", func(m *billing.Month) money.Amount { return m.Closing }),
-	amountColumn("in", func(m *billing.Month) money.Amount { return m.MoneyIn }),
-	amountColumn("spend", func(m *billing.Month) money.Amount { return m.Spend }),
+	amountColumn(export.ColClosing, func(m *billing.Month) money.Amount { return m.Closing }),
+	amountColumn(export.ColMoneyIn, func(m *billing.Month) money.Amount { return m.MoneyIn }),
+	amountColumn(export.ColSpend, func(m *billing.Month) money.Amount { return m.Spend }),
 	// Each month's spend against the month before's; the first month
 	// shown has none loaded before it.
-	{"change", changeWidth, func(st *billing.Statement, i int) string {
+	{export.ColChange, changeWidth, func(st *billing.Statement, i int) string {
 		if i == 0 {
 			return billing.ChangeText(0, false)
 		}
-		return billing.ChangeText(billing.SpendChange(st.Months[i-1].Spend, st.Months[i].Spend))
+		pm, ok := billing.SpendChange(st.Months[i-1].Spend, st.Months[i].Spend)
+		return changeCell(pm, ok, changeWidth)
 	}},
-	amountColumn("out", func(m *billing.Month) money.Amount { return m.MoneyOut }),
-	amountColumn("opening", func(m *billing.Month) money.Amount { return m.Opening }),
+	amountColumn(export.ColMoneyOut, func(m *billing.Month) money.Amount { return m.MoneyOut }),
+	amountColumn(export.ColOpening, func(m *billing.Month) money.Amount { return m.Opening }),
 }
 
 // tableOrder is how the columns that fit are laid out, left to right.
-var tableOrder = []string{"opening", "in", "out", "spend", "change", "closing"}
+var tableOrder = []string{export.ColOpening, export.ColMoneyIn, export.ColMoneyOut, export.ColSpend, export.ColChange, export.ColClosing}
+
+// legend says what the bars draw; it goes above the bars when it fits
+// there whole, else on the line under the months.
+const legend = "▀ money in  ▄ spend  █ both"
+
+// changeCell is a change in tenths of a percent in at most w cells, never
+// cut: "+12.3 %", then without its tenth ("+32,843 %"), then as a multiple
+// of the month before ("×1,235").
+func changeCell(pm int64, ok bool, w int) string {
+	full := billing.ChangeText(pm, ok)
+	if !ok || shared.Width(full) <= w {
+		return full
+	}
+	whole, _, _ := strings.Cut(full, ".")
+	if t := whole + " %"; shared.Width(t) <= w {
+		return t
+	}
+	// Only a rise outgrows the cell: a fall stops at -100 %.
+	return "×" + money.Group(pm/1000+1)
+}
 
 // View renders the screen in its area.
 func (m *Model) View() string {
@@ -131,12 +154,13 @@ func (m *Model) table() []string {
 	for i := range st.Months {
 		scale = max(scale, st.Months[i].MoneyIn, st.Months[i].Spend)
 	}
-	head := shared.PadRight("month", monthW+markW)
+	head := shared.PadRight(strings.ToUpper(export.ColMonth), monthW+markW)
 	for _, c := range order {
-		head += " " + shared.PadLeft(c.title, c.width)
+		head += " " + shared.PadLeft(strings.ToUpper(c.title), c.width)
 	}
-	if barW >= 8 {
-		head += " " + shared.Truncate("▀ in ▄ spend", barW)
+	legendUp := barW >= shared.Width(legend)
+	if legendUp {
+		head += " " + legend
 	}
 	lines := []string{s.ColHeader.Render(shared.PadRight(head, m.width))}
 	// On a short terminal the months scroll with the cursor.
@@ -164,7 +188,12 @@ func (m *Model) table() []string {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, "")
+	if barW >= 8 && !legendUp {
+		// Under the bars, not cut: "▀ in ▄ s…" said nothing.
+		lines = append(lines, s.Muted.Render(shared.PadLeft(legend, m.width)))
+	} else {
+		lines = append(lines, "")
+	}
 	rest := m.height - len(lines) - 1
 	if m.open || m.find != "" || m.finding {
 		lines = append(lines, m.records(rest)...)

@@ -1,0 +1,38 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vastdash/vastdash/api/demoserver"
+)
+
+// A server that stops answering: its error is said once (it was on the
+// Now line, a ✗ line and the status line, each cut, pushing the top
+// contracts off), the header marks the credit it keeps as stale with its
+// time, and the current rate kept is marked with its.
+func TestServerStopsSaidOnce(t *testing.T) {
+	r := startRig(t, demoserver.Options{Contracts: 300, Leaks: true}, nil)
+	r.waitFor("loaded", func(s string) bool { return strings.Contains(s, "contracts loaded") && strings.Contains(s, "Now ") })
+	r.srv.Close()
+	r.press("r")
+	s := r.waitFor("the failure, all loads ended", func(s string) bool {
+		return strings.Contains(s, "✗") && !strings.ContainsAny(strings.SplitN(s, "\n", 2)[0], "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+	})
+	r.quit()
+	if n := strings.Count(s, "cannot reach"); n != 1 {
+		t.Errorf("the failure is said %d times:\n%s", n, s)
+	}
+	if h := strings.SplitN(s, "\n", 2)[0]; !strings.Contains(h, "stale: read at ") || !strings.Contains(h, "credit $") {
+		t.Errorf("the header does not mark the credit stale: %q", h)
+	}
+	now := ""
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "Now ") {
+			now = l
+		}
+	}
+	if !strings.Contains(now, "as of ") || !strings.Contains(now, "/h") {
+		t.Errorf("the rate kept is not marked with its time: %q\n%s", now, s)
+	}
+}
