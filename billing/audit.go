@@ -102,16 +102,44 @@ type PriceChange struct {
 	InstanceID int64
 	Label      string // the instance's label, as sent; "" when none or not read
 	// OldPerHour is the instance's dph_total now, NewPerHour that plus the
-	// GPU change × its GPUs and the disk change × its disk; Known is false
-	// when the instance was not among those read or the server sent no old
-	// prices.
+	// GPU change × its GPUs and the disk change × its disk (a part the
+	// server sent as null is unchanged, at today's price). NowKnown says
+	// the instance was among those read, so OldPerHour is known; Known
+	// says NewPerHour is known too: false when a part has a new price the
+	// server sent no old one for.
 	OldPerHour, NewPerHour api.Rate
-	Known                  bool
+	NowKnown, Known        bool
 	// AppliesAt is the contract's end: nothing changes before it.
 	// Accepting raises the rate from then, extending the contract to
 	// AskEnd; ignoring or rejecting it ends the contract then. Zero when
 	// the server did not say.
 	AppliesAt, AskEnd time.Time
+}
+
+// NowText is the rate now, "unknown" when the instance was not read.
+func (pc PriceChange) NowText() string {
+	if !pc.NowKnown {
+		return "unknown"
+	}
+	return pc.OldPerHour.String()
+}
+
+// ThenText is the rate from AppliesAt, "unknown" when it cannot be told.
+func (pc PriceChange) ThenText() string {
+	if !pc.Known {
+		return "unknown"
+	}
+	return pc.NewPerHour.String()
+}
+
+// ChangeText is the change as every front end says it: "$2.151/h →
+// $2.351/h"; "$2.151/h → unknown" when only today's rate is known; "price
+// unknown" when neither is.
+func (pc PriceChange) ChangeText() string {
+	if !pc.NowKnown {
+		return "price unknown"
+	}
+	return pc.NowText() + " → " + pc.ThenText()
 }
 
 // Audit is one reading of the leaks and price increases.
@@ -652,8 +680,9 @@ func priceChanges(incs []api.PriceIncrease, byID map[int64]api.Instance) []Price
 		}
 		if in, ok := byID[p.InstanceID]; ok {
 			pc.Label = in.Label
+			pc.OldPerHour, pc.NowKnown = in.DPHTotal, true
 			if p.Known {
-				pc.OldPerHour, pc.NewPerHour, pc.Known = in.DPHTotal, in.DPHTotal+priceDelta(p, in), true
+				pc.NewPerHour, pc.Known = in.DPHTotal+priceDelta(p, in), true
 			}
 		}
 		out = append(out, pc)

@@ -669,3 +669,21 @@ func TestAuditAutoscalerDown(t *testing.T) {
 		t.Error("an audit cut short by its context succeeded")
 	}
 }
+
+// A price increase whose change cannot be told in full (a new GPU price
+// with no old one) still shows today's rate, known, and only the new one
+// as unknown; one for an instance not read is unknown whole.
+func TestPriceChangeKeepsTodaysRate(t *testing.T) {
+	in := api.Instance{ID: 7, NumGPUs: 1, DPHTotal: 2_151_200, DiskSpace: 100_000}
+	pcs := priceChanges([]api.PriceIncrease{
+		{ID: 1, InstanceID: 7, NewGPU: 200_000_000},
+		{ID: 2, InstanceID: 8, Known: true},
+		{ID: 3, InstanceID: 7, OldGPU: 100_000_000, NewGPU: 150_000_000, Known: true},
+	}, map[int64]api.Instance{7: in})
+	want := map[int64]string{1: "$2.151/h → unknown", 2: "price unknown", 3: "$2.151/h → $2.331/h"}
+	for _, pc := range pcs {
+		if got := pc.ChangeText(); got != want[pc.ID] {
+			t.Errorf("increase %d: %q, want %q", pc.ID, got, want[pc.ID])
+		}
+	}
+}

@@ -148,8 +148,11 @@ func timeJSON(t time.Time, loc *time.Location) *string {
 
 func newIncreaseJSON(pc billing.PriceChange, loc *time.Location) increaseJSON {
 	j := increaseJSON{ID: pc.ID, InstanceID: pc.InstanceID, AppliesAt: timeJSON(pc.AppliesAt, loc)}
+	if pc.NowKnown {
+		j.OldPerHour = rateNumber(pc.OldPerHour)
+	}
 	if pc.Known {
-		j.OldPerHour, j.NewPerHour = rateNumber(pc.OldPerHour), rateNumber(pc.NewPerHour)
+		j.NewPerHour = rateNumber(pc.NewPerHour)
 	}
 	return j
 }
@@ -294,10 +297,7 @@ func leakRow(l billing.Leak, when func(time.Time) string) []string {
 
 // increaseRow is one price increase as the text table shows it.
 func increaseRow(pc billing.PriceChange, when func(time.Time) string) []string {
-	now, then, from := "unknown", "unknown", "unknown"
-	if pc.Known {
-		now, then = pc.OldPerHour.String(), pc.NewPerHour.String()
-	}
+	now, then, from := pc.NowText(), pc.ThenText(), "unknown"
 	if !pc.AppliesAt.IsZero() {
 		from = when(pc.AppliesAt)
 	}
@@ -388,8 +388,8 @@ func describeIncrease(pc billing.PriceChange, when func(time.Time) string) strin
 	if l := sanitize.String(pc.Label); l != "" {
 		s += " (" + cut(l, 40) + ")"
 	}
-	if pc.Known {
-		s += ": " + pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
+	if pc.NowKnown {
+		s += ": " + pc.ChangeText()
 	}
 	if !pc.AppliesAt.IsZero() {
 		s += " from " + when(pc.AppliesAt)

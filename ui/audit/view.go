@@ -132,8 +132,8 @@ func (m *Model) prompt(w int) string {
 	}
 	id := strconv.FormatInt(c.pc.InstanceID, 10)
 	change, from := "", ""
-	if c.pc.Known {
-		change = ": " + c.pc.OldPerHour.String() + " → " + c.pc.NewPerHour.String()
+	if c.pc.NowKnown {
+		change = ": " + c.pc.ChangeText()
 	}
 	if !c.pc.AppliesAt.IsZero() {
 		from = " from " + m.ctx.When(c.pc.AppliesAt)
@@ -317,10 +317,7 @@ func (m *Model) leakRow(c columns, kind, id, rate, soFar, since, label string) s
 func (m *Model) increaseRows(w int) []string {
 	cells := make([][]string, len(m.audit.Increases))
 	for i, pc := range m.audit.Increases {
-		rate, from := "price unknown", ""
-		if pc.Known {
-			rate = pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
-		}
+		rate, from := pc.ChangeText(), ""
 		if !pc.AppliesAt.IsZero() {
 			from = "from " + m.ctx.When(pc.AppliesAt)
 		}
