@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
@@ -88,6 +89,11 @@ type Leak struct {
 	SoFarExact bool
 	// Why says in a few words what makes it a leak.
 	Why string
+	// MaybeWorker says the instance may be a serverless worker: the
+	// endpoints, or some endpoint's workers, could not be read, and an
+	// instance record does not say whether it is one. Such a row is shown,
+	// marked, and left out of Total (its kind is not known whole).
+	MaybeWorker bool
 	// Source is the contract to show in the charges: "instance-5",
 	// "volume-7"; an endpoint's is its first ready worker's (the charges
 	// list workers as instances; the endpoint is a wrapper of the tree
@@ -146,10 +152,16 @@ func (pc PriceChange) ChangeText() string {
 type Audit struct {
 	// Leaks are largest per hour first (ties by kind, then id).
 	Leaks []Leak
-	// Total is the sum of the leaks' PerHour; Partial says some were
-	// unknown or lower bounds, so the total is a lower bound.
-	Total   api.Rate
-	Partial bool
+	// Total is the sum of the leaks' PerHour but those that may be
+	// serverless workers; Partial says some were unknown or lower bounds,
+	// so the total is a lower bound. Uncertain and UncertainCount are the
+	// rows that may be workers (MaybeWorker), in no total.
+	Total          api.Rate
+	Partial        bool
+	Uncertain      api.Rate
+	UncertainCount int
+	// uncertainPartial says Uncertain is a lower bound.
+	uncertainPartial bool
 	// Increases are by the date they apply, soonest first.
 	Increases []PriceChange
 	// Unreadable has one line per section that could not be read, naming
@@ -192,8 +204,8 @@ func (a Audit) Knows(k LeakKind) bool {
 
 // sectionsOf are the sections each kind's rule needs (see Knows).
 var sectionsOf = map[LeakKind][]string{
-	LeakStoppedInstance: {sectionInstances, sectionWorkers},
-	LeakIdleGPU:         {sectionInstances, sectionWorkers},
+	LeakStoppedInstance: {sectionInstances, sectionServerless, sectionWorkers},
+	LeakIdleGPU:         {sectionInstances, sectionServerless, sectionWorkers},
 	LeakOrphanVolume:    {sectionVolumes},
 	LeakIdleEndpoint:    {sectionInstances, sectionServerless, sectionWorkers},
 }
@@ -320,12 +332,20 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 		}
 	}
 	now := a.AsOf
+	// Without the endpoints (no misc) or some endpoint's workers, any
+	// instance may be a worker: an instance record does not say.
+	_, endpointsUnread := a.missing[sectionServerless]
 	for _, in := range rd.instances {
 		if workers[in.ID] {
 			continue // counted under its endpoint
 		}
 		if l, ok := instanceLeak(in, now); ok {
-			if a.workersUnknown > 0 {
+			switch {
+			case endpointsUnread:
+				l.MaybeWorker = true
+				l.Why += "; may be a serverless worker (the endpoints not read)"
+			case a.workersUnknown > 0:
+				l.MaybeWorker = true
 				l.Why += "; may be a serverless worker (" + Plural(a.workersUnknown, "endpoint's", "endpoints'") + " workers not read)"
 			}
 			a.Leaks = append(a.Leaks, l)
@@ -720,8 +740,14 @@ func (a *Audit) finish() {
 	slices.SortFunc(a.Leaks, func(x, y Leak) int {
 		return cmp.Or(cmp.Compare(y.PerHour, x.PerHour), cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID))
 	})
-	a.Total = 0
+	a.Total, a.Partial, a.Uncertain, a.UncertainCount, a.uncertainPartial = 0, false, 0, 0, false
 	for _, l := range a.Leaks {
+		if l.MaybeWorker {
+			a.Uncertain += l.PerHour
+			a.UncertainCount++
+			a.uncertainPartial = a.uncertainPartial || !l.PerHourKnown || l.Partial
+			continue
+		}
 		a.Total += l.PerHour
 		if !l.PerHourKnown || l.Partial {
 			a.Partial = true
@@ -743,6 +769,46 @@ func diskText(m api.Milli) string {
 		return money.Group(int64(m/1000)) + " GB"
 	}
 	return strconv.FormatFloat(float64(m)/1000, 'f', -1, 64) + " GB"
+}
+
+// Counted is how many leaks the total holds: every row but those that may
+// be serverless workers.
+func (a Audit) Counted() int { return len(a.Leaks) - a.UncertainCount }
+
+// CountText is how many leaks the total holds, and how many rows it
+// leaves out as maybe serverless workers: "56 leaks", "10 leaks, 3 maybe
+// workers".
+func (a Audit) CountText() string {
+	s := Plural(a.Counted(), "leak", "leaks")
+	if a.UncertainCount > 0 {
+		s += ", " + strconv.Itoa(a.UncertainCount) + " maybe workers"
+	}
+	return s
+}
+
+// FoundText is the audit's one line when it found leaks: "56 leaks found:
+// $2.210/h", and the rows left out as maybe serverless workers when there
+// are some.
+func (a Audit) FoundText() string {
+	s := Plural(a.Counted(), "leak", "leaks") + " found: " + a.TotalText()
+	if u := a.UncertainText(); u != "" {
+		s += "; " + u
+	}
+	return s
+}
+
+// UncertainText says the rows left out of the total because they may be
+// serverless workers: "3 more may be serverless workers ($0.405/h), not
+// counted"; "" when there are none.
+func (a Audit) UncertainText() string {
+	if a.UncertainCount == 0 {
+		return ""
+	}
+	rate := a.Uncertain.String()
+	if a.uncertainPartial {
+		rate = "at least " + rate
+	}
+	return fmt.Sprintf("%d more may be serverless workers (%s), not counted", a.UncertainCount, rate)
 }
 
 // TotalText is the total an hour in words for a header: "$3.041/h", "at

@@ -280,6 +280,33 @@ func TestAuditWithoutMisc(t *testing.T) {
 	if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "workers cannot be told") }) {
 		t.Errorf("notes %q", a.Notes)
 	}
+	// The instance record does not say whether it is a worker: every
+	// stopped instance and idle GPU is marked, in no total, and its kind
+	// is not known whole (serve leaves it out). The demo's workers are
+	// among them.
+	var counted api.Rate
+	for _, l := range a.Leaks {
+		instance := l.Kind == LeakStoppedInstance || l.Kind == LeakIdleGPU
+		if l.MaybeWorker != instance || instance && !strings.Contains(l.Why, "may be a serverless worker") {
+			t.Errorf("leak %d (%s): maybe worker %v, why %q", l.ID, l.Kind, l.MaybeWorker, l.Why)
+		}
+		if !l.MaybeWorker {
+			counted += l.PerHour
+		}
+	}
+	for _, id := range []int64{demoserver.LeakWorkerReady, demoserver.LeakWorkerCold, demoserver.LeakWorkerBusy2} {
+		if l, ok := findLeak(a, id); ok && !l.MaybeWorker {
+			t.Errorf("worker %d counted as a leak: %+v", id, l)
+		}
+	}
+	if a.Total != counted || a.UncertainCount == 0 || a.Counted()+a.UncertainCount != len(a.Leaks) || !strings.Contains(a.FoundText(), "may be serverless workers") {
+		t.Errorf("total %v (%d) uncertain %v (%d), want the total %v without the maybe workers; %q", a.Total, a.Counted(), a.Uncertain, a.UncertainCount, counted, a.FoundText())
+	}
+	for _, k := range []LeakKind{LeakIdleGPU, LeakStoppedInstance} {
+		if _, known := a.PerKind(k); known {
+			t.Errorf("%s is known whole without the endpoints", k)
+		}
+	}
 }
 
 // The instance rules, decoys included, on readings the demo does not hold.

@@ -121,6 +121,9 @@ type leakJSON struct {
 	Since   *string       `json:"since"`
 	SoFar   *money.Amount `json:"so_far"`
 	Why     string        `json:"why"`
+	// MaybeWorker: the instance may be a serverless worker (the endpoints
+	// or their workers not read); it is in no total.
+	MaybeWorker bool `json:"maybe_worker"`
 }
 
 type increaseJSON struct {
@@ -188,7 +191,7 @@ func audit(ctx context.Context, s *Session, a auditArgs) error {
 	case err != nil:
 		return err
 	case len(res.Leaks) > 0:
-		return &errLeaks{billing.Plural(len(res.Leaks), "leak", "leaks") + " found: " + res.TotalText()}
+		return &errLeaks{res.FoundText()}
 	case !res.Complete():
 		return &errLeaks{"the audit is incomplete: " + billing.Plural(len(res.Unreadable), "section", "sections") + " could not be read"}
 	}
@@ -199,7 +202,7 @@ func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
 	out := auditJSON{Leaks: []leakJSON{}, TotalPerHour: *rateNumber(res.Total), TotalAtLeast: res.Partial,
 		PriceIncreases: []increaseJSON{}, Unreadable: []string{}}
 	for _, l := range res.Leaks {
-		j := leakJSON{Kind: l.Kind, ID: l.ID, Label: sanitize.String(l.Label), Since: timeJSON(l.Since, loc), Why: l.Why}
+		j := leakJSON{Kind: l.Kind, ID: l.ID, Label: sanitize.String(l.Label), Since: timeJSON(l.Since, loc), Why: l.Why, MaybeWorker: l.MaybeWorker}
 		if l.PerHourKnown {
 			j.PerHour = rateNumber(l.PerHour)
 		}
@@ -248,7 +251,13 @@ func writeAudit(w io.Writer, res billing.Audit, when func(time.Time) string, wid
 				}
 			}
 		}))
-		bw.line("total " + res.TotalText() + " (" + billing.Plural(len(res.Leaks), "leak", "leaks") + ")")
+		total := "total " + res.TotalText() + " (" + billing.Plural(res.Counted(), "leak", "leaks") + ")"
+		if u := res.UncertainText(); u != "" {
+			total += "; " + u
+		}
+		for _, l := range hanging("", total, width) {
+			bw.line(l)
+		}
 	}
 	for _, u := range res.Unreadable {
 		bw.line(sanitize.String(u))
@@ -278,6 +287,9 @@ func leakRow(l billing.Leak, when func(time.Time) string) []string {
 		if l.Partial {
 			rate = "≥ " + rate
 		}
+	}
+	if l.MaybeWorker {
+		rate = "? " + rate // may be a serverless worker: in no total
 	}
 	if !l.Since.IsZero() {
 		since = when(l.Since)

@@ -97,7 +97,7 @@ func (m *Model) header(w int) string {
 	var parts []string
 	switch {
 	case len(a.Leaks) > 0:
-		parts = append(parts, st.Warning.Render(a.TotalText()), billing.Plural(len(a.Leaks), "leak", "leaks"))
+		parts = append(parts, st.Warning.Render(a.TotalText()), a.CountText())
 	case a.Complete():
 		parts = append(parts, st.OK.Render("none found"))
 	default:
@@ -186,6 +186,9 @@ func (m *Model) cells(l billing.Leak) (rate, soFar, since string) {
 		if l.Partial {
 			rate = "≥" + rate
 		}
+	}
+	if l.MaybeWorker {
+		rate = "?" + rate // may be a serverless worker: in no total
 	}
 	if l.SoFarKnown {
 		soFar = l.SoFar.String()
