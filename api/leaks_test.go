@@ -175,14 +175,15 @@ func TestPendingPriceIncreases(t *testing.T) {
 			{"pending_price_increase_id":502,"contract_id":10,"new_gpu_costpersec":0.0002},
 			{"pending_price_increase_id":503,"contract_id":11,"old_gpu_costpersec":-0.1},
 			{"pending_price_increase_id":504,"contract_id":12,"old_gpu_costpersec":0.1,"old_disk_ram_costpersec":0.1},
-			{"pending_price_increase_id":505,"contract_id":13,"contract_end_date":99999999999}
+			{"pending_price_increase_id":505,"contract_id":13,"contract_end_date":99999999999},
+			{"pending_price_increase_id":506,"contract_id":14,"old_gpu_costpersec":0.0001,"new_gpu_costpersec":0.0002,"old_disk_ram_costpersec":null,"new_disk_ram_costpersec":null}
 		]}`)
 	})
 	p, err := f.client(t).PendingPriceIncreases(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Truncated || p.Skipped != 3 || len(p.Items) != 2 {
+	if !p.Truncated || p.Skipped != 3 || len(p.Items) != 3 {
 		t.Fatalf("%+v", p)
 	}
 	want := PriceIncrease{ID: 501, InstanceID: 9, OldGPU: 583_333_333, NewGPU: 638_888_889, OldDisk: 55_556, NewDisk: 55_556, Known: true,
@@ -192,6 +193,11 @@ func TestPendingPriceIncreases(t *testing.T) {
 	}
 	if p.Items[1].Known || p.Items[1].NewGPU != 200_000_000 {
 		t.Errorf("without old prices: %+v", p.Items[1])
+	}
+	// The disk unchanged, sent as null both old and new: the change is
+	// the GPU's alone, known.
+	if d := p.Items[2]; !d.Known || d.NewGPU-d.OldGPU != 100_000_000 || d.NewDisk != d.OldDisk {
+		t.Errorf("an unchanged disk sent as null: %+v", d)
 	}
 }
 

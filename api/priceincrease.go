@@ -29,9 +29,11 @@ const (
 type PriceIncrease struct {
 	ID         int64 // pending_price_increase_id: what the answer sends
 	InstanceID int64 // contract_id: the instance it is for
-	// OldGPU and NewGPU are per GPU, OldDisk and NewDisk per GB; Known
-	// says whether the old prices were sent at all (without them the
-	// change is unknown).
+	// OldGPU and NewGPU are per GPU, OldDisk and NewDisk per GB. A part
+	// whose new price is null is unchanged, whether or not its old price
+	// was sent (the server sends an unchanged part as null): its change is
+	// 0. Known says every part's change is known: false only when a part
+	// has a new price and no old one to tell the change from.
 	OldGPU, NewGPU   PerSec
 	OldDisk, NewDisk PerSec
 	Known            bool
@@ -117,7 +119,9 @@ func priceIncrease(raw json.RawMessage) (PriceIncrease, bool) {
 	if raw[0] != '{' || json.Unmarshal(raw, &w) != nil || w.ID == nil || *w.ID <= 0 || w.ContractID == nil || *w.ContractID <= 0 {
 		return PriceIncrease{}, false
 	}
-	p := PriceIncrease{ID: int64(*w.ID), InstanceID: int64(*w.ContractID), Known: w.OldGPU != nil && w.OldDisk != nil}
+	// A part is known when unchanged (new null) or when both prices came.
+	known := func(old, nw *wirePico) bool { return nw == nil || old != nil }
+	p := PriceIncrease{ID: int64(*w.ID), InstanceID: int64(*w.ContractID), Known: known(w.OldGPU, w.NewGPU) && known(w.OldDisk, w.NewDisk)}
 	price := func(old, nw *wirePico, bound PerSec) (PerSec, PerSec, bool) {
 		var o PerSec
 		if old != nil {

@@ -18,18 +18,20 @@ type Permission string
 
 // The permissions vastdash uses (the provider's categories).
 const (
-	BillingRead  Permission = "billing_read"
-	UserRead     Permission = "user_read"
-	UserWrite    Permission = "user_write"
-	InstanceRead Permission = "instance_read"
+	BillingRead   Permission = "billing_read"
+	UserRead      Permission = "user_read"
+	UserWrite     Permission = "user_write"
+	InstanceRead  Permission = "instance_read"
+	InstanceWrite Permission = "instance_write"
+	Misc          Permission = NeedsMisc
 )
 
 // Permissions are the ones vastdash uses, in the order both front ends
 // show them.
-var Permissions = []Permission{BillingRead, UserRead, UserWrite, InstanceRead}
+var Permissions = []Permission{BillingRead, UserRead, UserWrite, InstanceRead, InstanceWrite, Misc}
 
-// Unlocks says what p gives in vastdash: the screens and commands that
-// need it.
+// Unlocks says what p gives in vastdash, whole: every screen, command and
+// metric that needs it.
 func (p Permission) Unlocks() string {
 	switch p {
 	case BillingRead:
@@ -39,7 +41,11 @@ func (p Permission) Unlocks() string {
 	case UserWrite:
 		return "changing alerts and the low-balance threshold"
 	case InstanceRead:
-		return "the current rate: what is billing now (credit --rate)"
+		return "what bills now: the Overview's Now and forecast, credit --rate, the Audit (audit), serve's rate, instances and leaks"
+	case InstanceWrite:
+		return "accepting or rejecting price increases (audit accept|reject)"
+	case Misc:
+		return "the Audit's serverless endpoints: idle ones, and their workers told from your instances"
 	}
 	return ""
 }
@@ -134,10 +140,15 @@ func (a Access) Learn(p Permission, v Verdict, why string) Access {
 	return a
 }
 
-// noWriteProbe is why user_write is not probed: every call that needs it
-// changes the account, and a request meant to be refused could be
-// accepted and change it.
+// noWriteProbe is why user_write and instance_write are not probed: every
+// call that needs them changes the account, and a request meant to be
+// refused could be accepted and change it.
 const noWriteProbe = "not tested: every call that needs it changes the account"
+
+// noMiscProbe is why the dashboard's check at start does not probe misc:
+// its probe would hold the audit's own read of the endpoints behind their
+// pacing (3 s), and the audit says a refusal itself.
+const noMiscProbe = "not tested at start: the Audit says whether the endpoints could be read"
 
 // probeWindow is the span of payment records the billing_read probe asks
 // for: one day, so the answer is small.
@@ -146,24 +157,26 @@ const probeWindow = 24 * time.Hour
 // CheckAccess verifies the service's key: the account lookup and, side by
 // side, one cheap read per permission vastdash uses — payment records of
 // the last day (billing_read), the account itself (user_read), the first
-// page of instances (instance_read). None of them changes anything, so
-// user_write, which no call tests without a change, stays Unsure. A key
+// page of instances (instance_read), the serverless endpoints (misc).
+// None of them changes anything, so user_write and instance_write, which
+// no call tests without a change, stay Unsure. A key
 // the server rejects, or a server that answered none of the probes, is an
 // error (explained); otherwise each permission gets its verdict. The
 // result is remembered (Service.KnownAccess).
 func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
-	return s.checkAccess(ctx, nil, nil)
+	return s.checkAccess(ctx, nil, nil, true)
 }
 
 // AccessWith is CheckAccess around an account lookup already made (the
 // dashboard reads the account first thing): user and userErr stand for
 // the lookup, which is not made again; a key the lookup found rejected is
-// that error at once, with no probe sent.
+// that error at once, with no probe sent. misc is not probed (Unsure):
+// the dashboard's audit reads the endpoints itself and says a refusal.
 func (s *Service) AccessWith(ctx context.Context, user api.User, userErr error) (Access, error) {
-	return s.checkAccess(ctx, &user, userErr)
+	return s.checkAccess(ctx, &user, userErr, false)
 }
 
-func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr error) (Access, error) {
+func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr error, probeMisc bool) (Access, error) {
 	if s.client == nil {
 		return Access{}, errNoClient
 	}
@@ -175,6 +188,7 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		wg                       sync.WaitGroup
 		user                     api.User
 		userErr, billErr, instEr error
+		miscErr                  = errors.New(noMiscProbe)
 	)
 	// A server the account lookup cannot reach is down for the other
 	// probes too: they stop rather than retry on their endpoints' pacing.
@@ -198,9 +212,16 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		_, billErr = s.client.Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
 	}()
 	go func() { defer wg.Done(); _, instEr = s.instancesPage(probes, "") }()
+	if probeMisc {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, miscErr = s.client.Endpoints(probes) }()
+	}
 	wg.Wait()
 
 	errs := []error{userErr, billErr, instEr}
+	if probeMisc {
+		errs = append(errs, miscErr)
+	}
 	for _, err := range errs {
 		if rejected(err) {
 			return Access{}, err
@@ -216,7 +237,12 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		s.verdict(UserRead, userErr),
 		{Permission: UserWrite, Verdict: Unsure, Why: noWriteProbe},
 		s.verdict(InstanceRead, instEr),
+		{Permission: InstanceWrite, Verdict: Unsure, Why: noWriteProbe},
+		{Permission: Misc, Verdict: Unsure, Why: noMiscProbe},
 	}}
+	if probeMisc {
+		a.Checks[5] = s.verdict(Misc, miscErr)
+	}
 	if userErr == nil {
 		a.Email, a.UserID = sanitize.Short(user.Email, 254), user.ID
 	}
@@ -258,8 +284,11 @@ func (s *Service) KnownAccess() (Access, bool) {
 }
 
 // readPermissions are what a key for vastdash alone is given besides
-// user_write: everything vastdash reads.
-var readPermissions = []Permission{BillingRead, UserRead, InstanceRead}
+// user_write: everything vastdash reads, the audit's serverless endpoints
+// (misc) included. Never instance_write: vastdash uses it only to answer
+// price increases, and it cannot be narrowed to that — a key holding it
+// could rent and destroy instances, spending the credit.
+var readPermissions = []Permission{BillingRead, UserRead, InstanceRead, Misc}
 
 // ScopedPermissions are the permissions of a key for vastdash alone made
 // with a key of access base: the reads vastdash uses that base is not
@@ -379,6 +408,7 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	} else {
 		access = access.Learn(UserWrite, Denied, "not given to this key")
 	}
+	access = access.Learn(InstanceWrite, Denied, "never given to a key for vastdash alone (it could rent instances)")
 	for _, p := range perms {
 		if v := access.Verdict(p); v != Granted && p != UserWrite {
 			return fail("the new key's " + string(p) + " did not pass its probe (" + checkWhy(access, p) + ")")

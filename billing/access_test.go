@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,14 +16,16 @@ import (
 )
 
 // accessOpts are a demo server and client with no pacing anywhere.
-var accessOpts = demoserver.Options{Contracts: 40, Threshold: -1, InstancesThreshold: -1, InvoicesThreshold: -1}
+var accessOpts = demoserver.Options{Contracts: 40, Threshold: -1, InstancesThreshold: -1, InvoicesThreshold: -1,
+	EndpointsThreshold: -1, WorkerGroupsThreshold: -1, VolumesThreshold: -1}
 
 func accessClientOpts() []api.Option {
 	return []api.Option{
 		api.WithChargesThreshold(0), api.WithTimeout(2 * time.Second),
 		api.WithBackoff(time.Millisecond, time.Millisecond),
 		api.WithEndpointThreshold(api.InstancesPath, 0), api.WithEndpointThreshold(api.InvoicesPath, 0),
-		api.WithEndpointThreshold(api.APIKeysPath, 0),
+		api.WithEndpointThreshold(api.APIKeysPath, 0), api.WithEndpointThreshold(api.EndpointJobsPath, 0),
+		api.WithEndpointThreshold(api.WorkerGroupsPath, 0), api.WithEndpointThreshold(api.VolumesPath, 0),
 	}
 }
 
@@ -36,14 +39,15 @@ func verdicts(a Access) string {
 }
 
 // Each demo key gets the verdicts of its permissions (billing_read,
-// user_read, user_write, instance_read), and no probe writes anything.
+// user_read, user_write, instance_read, instance_write, misc), and no
+// probe writes anything.
 func TestCheckAccessPerKey(t *testing.T) {
 	for key, want := range map[string]string{
-		demoserver.DemoKey:      "✓✓?✓",
-		demoserver.KeyReadOnly:  "✓✓?✗",
-		demoserver.KeyNoBilling: "✗✓?✓",
-		demoserver.KeyNoAccount: "✓✗?✓",
-		demoserver.KeyScoped:    "✓✓?✓",
+		demoserver.DemoKey:      "✓✓?✓?✓",
+		demoserver.KeyReadOnly:  "✓✓?✗?✗",
+		demoserver.KeyNoBilling: "✗✓?✓?✓",
+		demoserver.KeyNoAccount: "✓✗?✓?✗",
+		demoserver.KeyScoped:    "✓✓?✓?✓",
 	} {
 		srv, s, _ := startDemo(t, accessOpts, key, accessClientOpts()...)
 		a, err := s.CheckAccess(context.Background())
@@ -100,7 +104,7 @@ func TestCheckAccessOneProbeRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := verdicts(a); got != "✗✓??" {
+	if got := verdicts(a); got != "✗✓???✓" {
 		t.Fatalf("%s %+v", got, a.Checks)
 	}
 	if l := a.Lacking(); len(l) != 1 || l[0] != BillingRead {
@@ -112,11 +116,15 @@ func TestCheckAccessOneProbeRefused(t *testing.T) {
 }
 
 func TestScopedPermissionsAndName(t *testing.T) {
-	base := Access{Checks: []Check{{BillingRead, Granted, ""}, {UserRead, Granted, ""}, {UserWrite, Unsure, ""}, {InstanceRead, Denied, ""}}}
-	if got := ScopedPermissions(base, false); len(got) != 2 || got[0] != BillingRead || got[1] != UserRead {
+	base := Access{Checks: []Check{{BillingRead, Granted, ""}, {UserRead, Granted, ""}, {UserWrite, Unsure, ""}, {InstanceRead, Denied, ""},
+		{InstanceWrite, Granted, ""}, {Misc, Granted, ""}}}
+	// Every read vastdash makes the base key may, misc (the audit's
+	// endpoints) included; never instance_write, which could rent
+	// instances.
+	if got := ScopedPermissions(base, false); !slices.Equal(got, []Permission{BillingRead, UserRead, Misc}) {
 		t.Fatalf("read-only: %v", got)
 	}
-	if got := ScopedPermissions(base, true); len(got) != 3 || got[2] != UserWrite {
+	if got := ScopedPermissions(base, true); !slices.Equal(got, []Permission{BillingRead, UserRead, Misc, UserWrite}) {
 		t.Fatalf("with write: %v", got)
 	}
 	day := time.Date(2026, 11, 21, 23, 0, 0, 0, time.UTC)
@@ -146,15 +154,27 @@ func TestMakeScopedKey(t *testing.T) {
 		t.Fatalf("kept: %s", got.Why)
 	}
 	made := srv.CreatedKeys()
-	if len(made) != 1 || made[0].Key != got.Key.Reveal() || made[0].Deleted || strings.Join(made[0].Perms, ",") != "billing_read,instance_read,user_read" {
+	if len(made) != 1 || made[0].Key != got.Key.Reveal() || made[0].Deleted || strings.Join(made[0].Perms, ",") != "billing_read,instance_read,misc,user_read" {
 		t.Fatalf("made %+v", made)
 	}
-	if v := verdicts(got.Access); v != "✓✓✗✓" || got.Access.Email == "" || got.Name == "" {
+	if v := verdicts(got.Access); v != "✓✓✗✓✗✓" || got.Access.Email == "" || got.Name == "" {
 		t.Fatalf("the new key's access %s %q", v, got.Access.Email)
+	}
+	// The key vastdash made for itself runs vastdash's audit whole: the
+	// serverless endpoints too (issue 33: it lacked misc, and the audit
+	// said "no leaks found in what could be read" forever).
+	client, err := opener(srv)(got.Key.Reveal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := New(ctx, client, WithClock(s.now))
+	defer own.Close()
+	if a, err := own.Audit(ctx); err != nil || !a.Complete() {
+		t.Fatalf("the scoped key's audit: %v, unreadable %q", err, a.Unreadable)
 	}
 	// With user_write: the answer's permissions say it, no probe does.
 	got = s.MakeScopedKey(ctx, base, "vastdash (reads, changes alerts)", ScopedPermissions(base, true), opener(srv))
-	if got.Kept || verdicts(got.Access) != "✓✓✓✓" {
+	if got.Kept || verdicts(got.Access) != "✓✓✓✓✗✓" {
 		t.Fatalf("kept %v (%s), %s", got.Kept, got.Why, verdicts(got.Access))
 	}
 }
@@ -405,7 +425,7 @@ func TestMakeScopedKeyChecksTheRights(t *testing.T) {
 				t.Fatalf("made %+v", made)
 			}
 			if tc.why == "" {
-				if got.Kept || made[0].Deleted || verdicts(got.Access) != "✓✓✗✓" {
+				if got.Kept || made[0].Deleted || verdicts(got.Access) != "✓✓✗✓✗✓" {
 					t.Fatalf("%+v", got)
 				}
 				return

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
@@ -88,6 +89,11 @@ type Leak struct {
 	SoFarExact bool
 	// Why says in a few words what makes it a leak.
 	Why string
+	// MaybeWorker says the instance may be a serverless worker: the
+	// endpoints, or some endpoint's workers, could not be read, and an
+	// instance record does not say whether it is one. Such a row is shown,
+	// marked, and left out of Total (its kind is not known whole).
+	MaybeWorker bool
 	// Source is the contract to show in the charges: "instance-5",
 	// "volume-7"; an endpoint's is its first ready worker's (the charges
 	// list workers as instances; the endpoint is a wrapper of the tree
@@ -102,11 +108,13 @@ type PriceChange struct {
 	InstanceID int64
 	Label      string // the instance's label, as sent; "" when none or not read
 	// OldPerHour is the instance's dph_total now, NewPerHour that plus the
-	// GPU change × its GPUs and the disk change × its disk; Known is false
-	// when the instance was not among those read or the server sent no old
-	// prices.
+	// GPU change × its GPUs and the disk change × its disk (a part the
+	// server sent as null is unchanged, at today's price). NowKnown says
+	// the instance was among those read, so OldPerHour is known; Known
+	// says NewPerHour is known too: false when a part has a new price the
+	// server sent no old one for.
 	OldPerHour, NewPerHour api.Rate
-	Known                  bool
+	NowKnown, Known        bool
 	// AppliesAt is the contract's end: nothing changes before it.
 	// Accepting raises the rate from then, extending the contract to
 	// AskEnd; ignoring or rejecting it ends the contract then. Zero when
@@ -114,14 +122,46 @@ type PriceChange struct {
 	AppliesAt, AskEnd time.Time
 }
 
+// NowText is the rate now, "unknown" when the instance was not read.
+func (pc PriceChange) NowText() string {
+	if !pc.NowKnown {
+		return "unknown"
+	}
+	return pc.OldPerHour.String()
+}
+
+// ThenText is the rate from AppliesAt, "unknown" when it cannot be told.
+func (pc PriceChange) ThenText() string {
+	if !pc.Known {
+		return "unknown"
+	}
+	return pc.NewPerHour.String()
+}
+
+// ChangeText is the change as every front end says it: "$2.151/h →
+// $2.351/h"; "$2.151/h → unknown" when only today's rate is known; "price
+// unknown" when neither is.
+func (pc PriceChange) ChangeText() string {
+	if !pc.NowKnown {
+		return "price unknown"
+	}
+	return pc.NowText() + " → " + pc.ThenText()
+}
+
 // Audit is one reading of the leaks and price increases.
 type Audit struct {
 	// Leaks are largest per hour first (ties by kind, then id).
 	Leaks []Leak
-	// Total is the sum of the leaks' PerHour; Partial says some were
-	// unknown or lower bounds, so the total is a lower bound.
-	Total   api.Rate
-	Partial bool
+	// Total is the sum of the leaks' PerHour but those that may be
+	// serverless workers; Partial says some were unknown or lower bounds,
+	// so the total is a lower bound. Uncertain and UncertainCount are the
+	// rows that may be workers (MaybeWorker), in no total.
+	Total          api.Rate
+	Partial        bool
+	Uncertain      api.Rate
+	UncertainCount int
+	// uncertainPartial says Uncertain is a lower bound.
+	uncertainPartial bool
 	// Increases are by the date they apply, soonest first.
 	Increases []PriceChange
 	// Unreadable has one line per section that could not be read, naming
@@ -164,8 +204,8 @@ func (a Audit) Knows(k LeakKind) bool {
 
 // sectionsOf are the sections each kind's rule needs (see Knows).
 var sectionsOf = map[LeakKind][]string{
-	LeakStoppedInstance: {sectionInstances, sectionWorkers},
-	LeakIdleGPU:         {sectionInstances, sectionWorkers},
+	LeakStoppedInstance: {sectionInstances, sectionServerless, sectionWorkers},
+	LeakIdleGPU:         {sectionInstances, sectionServerless, sectionWorkers},
 	LeakOrphanVolume:    {sectionVolumes},
 	LeakIdleEndpoint:    {sectionInstances, sectionServerless, sectionWorkers},
 }
@@ -292,12 +332,20 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 		}
 	}
 	now := a.AsOf
+	// Without the endpoints (no misc) or some endpoint's workers, any
+	// instance may be a worker: an instance record does not say.
+	_, endpointsUnread := a.missing[sectionServerless]
 	for _, in := range rd.instances {
 		if workers[in.ID] {
 			continue // counted under its endpoint
 		}
 		if l, ok := instanceLeak(in, now); ok {
-			if a.workersUnknown > 0 {
+			switch {
+			case endpointsUnread:
+				l.MaybeWorker = true
+				l.Why += "; may be a serverless worker (the endpoints not read)"
+			case a.workersUnknown > 0:
+				l.MaybeWorker = true
 				l.Why += "; may be a serverless worker (" + Plural(a.workersUnknown, "endpoint's", "endpoints'") + " workers not read)"
 			}
 			a.Leaks = append(a.Leaks, l)
@@ -652,8 +700,9 @@ func priceChanges(incs []api.PriceIncrease, byID map[int64]api.Instance) []Price
 		}
 		if in, ok := byID[p.InstanceID]; ok {
 			pc.Label = in.Label
+			pc.OldPerHour, pc.NowKnown = in.DPHTotal, true
 			if p.Known {
-				pc.OldPerHour, pc.NewPerHour, pc.Known = in.DPHTotal, in.DPHTotal+priceDelta(p, in), true
+				pc.NewPerHour, pc.Known = in.DPHTotal+priceDelta(p, in), true
 			}
 		}
 		out = append(out, pc)
@@ -691,8 +740,14 @@ func (a *Audit) finish() {
 	slices.SortFunc(a.Leaks, func(x, y Leak) int {
 		return cmp.Or(cmp.Compare(y.PerHour, x.PerHour), cmp.Compare(x.Kind, y.Kind), cmp.Compare(x.ID, y.ID))
 	})
-	a.Total = 0
+	a.Total, a.Partial, a.Uncertain, a.UncertainCount, a.uncertainPartial = 0, false, 0, 0, false
 	for _, l := range a.Leaks {
+		if l.MaybeWorker {
+			a.Uncertain += l.PerHour
+			a.UncertainCount++
+			a.uncertainPartial = a.uncertainPartial || !l.PerHourKnown || l.Partial
+			continue
+		}
 		a.Total += l.PerHour
 		if !l.PerHourKnown || l.Partial {
 			a.Partial = true
@@ -714,6 +769,46 @@ func diskText(m api.Milli) string {
 		return money.Group(int64(m/1000)) + " GB"
 	}
 	return strconv.FormatFloat(float64(m)/1000, 'f', -1, 64) + " GB"
+}
+
+// Counted is how many leaks the total holds: every row but those that may
+// be serverless workers.
+func (a Audit) Counted() int { return len(a.Leaks) - a.UncertainCount }
+
+// CountText is how many leaks the total holds, and how many rows it
+// leaves out as maybe serverless workers: "56 leaks", "10 leaks, 3 maybe
+// workers".
+func (a Audit) CountText() string {
+	s := Plural(a.Counted(), "leak", "leaks")
+	if a.UncertainCount > 0 {
+		s += ", " + strconv.Itoa(a.UncertainCount) + " maybe workers"
+	}
+	return s
+}
+
+// FoundText is the audit's one line when it found leaks: "56 leaks found:
+// $2.210/h", and the rows left out as maybe serverless workers when there
+// are some.
+func (a Audit) FoundText() string {
+	s := Plural(a.Counted(), "leak", "leaks") + " found: " + a.TotalText()
+	if u := a.UncertainText(); u != "" {
+		s += "; " + u
+	}
+	return s
+}
+
+// UncertainText says the rows left out of the total because they may be
+// serverless workers: "3 more may be serverless workers ($0.405/h), not
+// counted"; "" when there are none.
+func (a Audit) UncertainText() string {
+	if a.UncertainCount == 0 {
+		return ""
+	}
+	rate := a.Uncertain.String()
+	if a.uncertainPartial {
+		rate = "at least " + rate
+	}
+	return fmt.Sprintf("%d more may be serverless workers (%s), not counted", a.UncertainCount, rate)
 }
 
 // TotalText is the total an hour in words for a header: "$3.041/h", "at

@@ -282,6 +282,33 @@ func TestAuditWithoutMisc(t *testing.T) {
 	if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "workers cannot be told") }) {
 		t.Errorf("notes %q", a.Notes)
 	}
+	// The instance record does not say whether it is a worker: every
+	// stopped instance and idle GPU is marked, in no total, and its kind
+	// is not known whole (serve leaves it out). The demo's workers are
+	// among them.
+	var counted api.Rate
+	for _, l := range a.Leaks {
+		instance := l.Kind == LeakStoppedInstance || l.Kind == LeakIdleGPU
+		if l.MaybeWorker != instance || instance && !strings.Contains(l.Why, "may be a serverless worker") {
+			t.Errorf("leak %d (%s): maybe worker %v, why %q", l.ID, l.Kind, l.MaybeWorker, l.Why)
+		}
+		if !l.MaybeWorker {
+			counted += l.PerHour
+		}
+	}
+	for _, id := range []int64{demoserver.LeakWorkerReady, demoserver.LeakWorkerCold, demoserver.LeakWorkerBusy2} {
+		if l, ok := findLeak(a, id); ok && !l.MaybeWorker {
+			t.Errorf("worker %d counted as a leak: %+v", id, l)
+		}
+	}
+	if a.Total != counted || a.UncertainCount == 0 || a.Counted()+a.UncertainCount != len(a.Leaks) || !strings.Contains(a.FoundText(), "may be serverless workers") {
+		t.Errorf("total %v (%d) uncertain %v (%d), want the total %v without the maybe workers; %q", a.Total, a.Counted(), a.Uncertain, a.UncertainCount, counted, a.FoundText())
+	}
+	for _, k := range []LeakKind{LeakIdleGPU, LeakStoppedInstance} {
+		if _, known := a.PerKind(k); known {
+			t.Errorf("%s is known whole without the endpoints", k)
+		}
+	}
 }
 
 // The instance rules, decoys included, on readings the demo does not hold.
@@ -669,5 +696,23 @@ func TestAuditAutoscalerDown(t *testing.T) {
 	defer cancel()
 	if _, err := s.Audit(ctx); err == nil {
 		t.Error("an audit cut short by its context succeeded")
+	}
+}
+
+// A price increase whose change cannot be told in full (a new GPU price
+// with no old one) still shows today's rate, known, and only the new one
+// as unknown; one for an instance not read is unknown whole.
+func TestPriceChangeKeepsTodaysRate(t *testing.T) {
+	in := api.Instance{ID: 7, NumGPUs: 1, DPHTotal: 2_151_200, DiskSpace: 100_000}
+	pcs := priceChanges([]api.PriceIncrease{
+		{ID: 1, InstanceID: 7, NewGPU: 200_000_000},
+		{ID: 2, InstanceID: 8, Known: true},
+		{ID: 3, InstanceID: 7, OldGPU: 100_000_000, NewGPU: 150_000_000, Known: true},
+	}, map[int64]api.Instance{7: in})
+	want := map[int64]string{1: "$2.151/h → unknown", 2: "price unknown", 3: "$2.151/h → $2.331/h"}
+	for _, pc := range pcs {
+		if got := pc.ChangeText(); got != want[pc.ID] {
+			t.Errorf("increase %d: %q, want %q", pc.ID, got, want[pc.ID])
+		}
 	}
 }

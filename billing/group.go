@@ -94,6 +94,12 @@ type Grouping struct {
 	groups   map[string]*Group
 	total    money.Amount
 	overflow bool
+	// contracts is how many contracts were folded in; outside is the part
+	// of their amounts that fell before or after the window (by day only),
+	// in no group: a total printed beside the groups is theirs, and says
+	// this part apart rather than hide it in a figure the rows miss.
+	contracts int
+	outside   money.Amount
 }
 
 // NewGrouping starts an empty grouping by key; loc, from and to matter only
@@ -116,10 +122,17 @@ func (g *Grouping) addEntry(e *api.Charge) {
 		}
 		return
 	}
+	g.contracts++
 	if g.by == ByDay {
-		in, _, _ := spend.SpreadWithin(e.Amount, e.Start, e.End, g.loc, g.from, g.to)
+		in, before, after := spend.SpreadWithin(e.Amount, e.Start, e.End, g.loc, g.from, g.to)
 		for _, s := range in {
 			g.add(s.Day.Format(time.DateOnly), s.Amount)
+		}
+		var ok bool
+		for _, a := range []money.Amount{before, after} {
+			if g.outside, ok = g.outside.AddSaturating(a); !ok {
+				g.overflow = true
+			}
 		}
 		return
 	}
@@ -168,6 +181,31 @@ func (g *Grouping) add(key string, a money.Amount) {
 
 // Total is the amount of every group together.
 func (g *Grouping) Total() money.Amount { return g.total }
+
+// Contracts is how many contracts were grouped (a tree wrapper's, one by
+// one); by day a contract counts once here however many days it has.
+func (g *Grouping) Contracts() int { return g.contracts }
+
+// Outside is the part of the grouped contracts' amounts that fell outside
+// the window's days (by day only; 0 otherwise): it is in no group and not
+// in Total.
+func (g *Grouping) Outside() money.Amount { return g.outside }
+
+// TotalLine is the line said beside the groups: how many contracts, the
+// sum of the groups, and — by day — what of their amounts fell outside
+// the range and is in no row ("12 contracts · $40.000 within the range;
+// $3.500 of theirs outside it is left out"). The total beside rows is
+// their sum, so a share of it adds up.
+func (g *Grouping) TotalLine() string {
+	contracts := Plural(g.contracts, "contract", "contracts")
+	if g.overflow {
+		return contracts + " · the total is too large to add up"
+	}
+	if g.outside == 0 {
+		return contracts + " · " + g.total.String()
+	}
+	return fmt.Sprintf("%s · %s within the range; %s of theirs outside it is left out", contracts, g.total, g.outside)
+}
 
 // Overflow reports a sum that left what an amount can hold: the figures
 // are saturated and must not be shown as numbers.

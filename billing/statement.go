@@ -54,10 +54,14 @@ type Statement struct {
 	Credit        money.Amount // the credit now, the current month's closing
 	AsOf          time.Time
 	Reconstructed bool
-	Pending       []api.Invoice // every pending record read, oldest first
-	Future        []api.Invoice // every record dated in the future, counted nowhere
-	Unknown       []api.Invoice // every record of a type the program does not know
-	Incomplete    bool          // some month is incomplete
+	// Pending, Future and Unknown are the records of the months shown that
+	// count nowhere, oldest first: pending ones (their sum is the months'
+	// Pending), those dated in the future, those of a type the program
+	// does not know.
+	Pending    []api.Invoice
+	Future     []api.Invoice
+	Unknown    []api.Invoice
+	Incomplete bool // some month is incomplete
 	// Warnings are what the feeds said of what they read: records and
 	// charges skipped as malformed, repeats dropped (State.Warnings). The
 	// figures stand without what was skipped, so every output says them.
@@ -154,10 +158,25 @@ func BuildStatement(in StatementInput) Statement {
 		return min(monthsBetween(first, tm), n-1) // a time past now counts now
 	}
 	st := Statement{Credit: in.Credit, AsOf: now, Reconstructed: true}
+	// The months shown end at in.To's; the later ones are reconstructed
+	// only to reach back from today.
+	last := min(monthsBetween(first, MonthStart(in.To, loc)), n-1)
 	recs := slices.Clone(in.Payments)
 	slices.SortStableFunc(recs, func(a, b api.Invoice) int { return cmp.Compare(CountsAt(&a), CountsAt(&b)) })
 	for i := range recs {
 		r := &recs[i]
+		k := index(CountsAt(r))
+		if k < 0 {
+			continue // read for the slack before the first month, in none
+		}
+		months[k].Records = append(months[k].Records, *r)
+		if k > last {
+			continue
+		}
+		// The lists under the months are the records of the months shown,
+		// the same set their PENDING column adds up: a record pending
+		// since before the first month, or of a month not shown, is in
+		// neither.
 		switch StandingOf(r, now) {
 		case Pending:
 			st.Pending = append(st.Pending, *r)
@@ -166,11 +185,6 @@ func BuildStatement(in StatementInput) Statement {
 		case UnknownType:
 			st.Unknown = append(st.Unknown, *r)
 		}
-		k := index(CountsAt(r))
-		if k < 0 {
-			continue
-		}
-		months[k].Records = append(months[k].Records, *r)
 	}
 	for i := range months {
 		m := &months[i]
@@ -205,8 +219,7 @@ func BuildStatement(in StatementInput) Statement {
 			st.Incomplete = true
 		}
 	}
-	last := monthsBetween(first, MonthStart(in.To, loc))
-	st.Months = months[:max(min(last+1, n), 0)]
+	st.Months = months[:max(last+1, 0)]
 	return st
 }
 

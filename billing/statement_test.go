@@ -392,3 +392,40 @@ func TestTotalPayments(t *testing.T) {
 		t.Fatal("no records, yet totals")
 	}
 }
+
+// The records listed as counting nowhere are those of the months shown,
+// the same set the months' PENDING adds up: a record pending since before
+// the first month (read for the slack) or of a month past the last shown
+// is listed nowhere, so the list and the column agree.
+func TestStatementListsOnlyTheMonthsShown(t *testing.T) {
+	d := func(m time.Month, day int) time.Time { return time.Date(2026, m, day, 12, 0, 0, 0, time.UTC) }
+	in := StatementInput{
+		Loc: time.UTC, Now: d(11, 21), From: d(9, 1), To: d(10, 1), Credit: 500_000,
+		Payments: []api.Invoice{
+			rec("aug", "credit", -140_000, d(8, 20), time.Time{}), // pending since August, read for the slack
+			rec("sep", "credit", -10_000, d(9, 3), time.Time{}),   // September, shown
+			rec("oct", "credit", -20_000, d(10, 3), time.Time{}),  // October, shown
+			rec("nov", "credit", -40_000, d(11, 3), time.Time{}),  // November, not shown
+			rec("x", "mystery", -1_000, d(11, 4), d(11, 4)),       // November, not shown
+			rec("fut", "credit", -5_000, d(12, 30), d(12, 30)),    // the current month's, not shown
+			rec("oldx", "mystery", -1_000, d(8, 25), d(8, 25)),    // before the first month
+		},
+	}
+	st := BuildStatement(in)
+	var column, list money.Amount
+	for _, m := range st.Months {
+		column += m.Pending
+	}
+	var ids []string
+	for i := range st.Pending {
+		e, _ := Effect(&st.Pending[i])
+		list += e
+		ids = append(ids, st.Pending[i].ID)
+	}
+	if column != 30_000 || list != column || strings.Join(ids, ",") != "sep,oct" {
+		t.Errorf("PENDING column %v, list %v %v: want both $30.000 (sep, oct)", column, list, ids)
+	}
+	if len(st.Future) != 0 || len(st.Unknown) != 0 {
+		t.Errorf("future %v, unknown %v: records of months not shown", st.Future, st.Unknown)
+	}
+}

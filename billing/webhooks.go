@@ -29,8 +29,22 @@ import (
 const MaxWebhooksPerAccount = 4
 
 // NoWebhookText is what both front ends show beside a webhooks switch that
-// is on while no webhook carries its event.
-const NoWebhookText = "No webhook registered"
+// is on while the account has no webhook at all; NoWebhookTakesText when
+// it has some, none of them for this switch's alert (UnheardText picks).
+const (
+	NoWebhookText      = "No webhook registered"
+	NoWebhookTakesText = "No webhook takes this alert"
+)
+
+// UnheardText is what is said beside a switch Unheard reports, true of the
+// list l it was judged on: no webhook registered at all, or none of those
+// registered takes this alert.
+func UnheardText(l api.WebhookList) string {
+	if len(l.Webhooks) == 0 {
+		return NoWebhookText
+	}
+	return NoWebhookTakesText
+}
 
 // ErrWebhookInput is matched by every refusal of what the user typed for
 // a webhook — its name, URL or events — made before anything is sent: a

@@ -116,7 +116,9 @@ var partMetrics = [numParts]string{
 	"vast_credit_dollars, vast_low_balance_threshold_dollars, vast_low_balance_threshold_enabled, vast_runway_seconds",
 	"vast_spend_rate_dollars_per_hour, vast_runway_seconds, vast_instances, vast_instance_cost_dollars_per_hour",
 	"vast_month_spend_dollars",
-	`vast_leak_dollars_per_hour{kind="idle_endpoint"}`,
+	// Without the endpoints no instance can be told from a worker: the
+	// stopped instances and idle GPUs go too.
+	`vast_leak_dollars_per_hour{kind=~"idle_endpoint|idle_gpu|stopped_instance"}`,
 }
 
 // partPermission is what each part's endpoint needs, for a refusal that

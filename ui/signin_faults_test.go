@@ -179,12 +179,14 @@ func (r *signInRig) saved() string {
 func TestSignInFaults(t *testing.T) {
 	var accountReads atomic.Int32
 	r := startSignIn(t, func(srv *demoserver.Server) {
-		// The first try: every probe fails, the account's echoing the key.
-		srv.AddFault(demoserver.Fault{Times: 3, Status: 500, Body: `{"msg":"bad key ` + canaryKey + ` \u001b[2J"}`})
+		// The first try: every probe fails (the account, billing,
+		// instances, endpoints), the account's echoing the key.
+		srv.AddFault(demoserver.Fault{Times: 4, Status: 500, Body: `{"msg":"bad key ` + canaryKey + ` \u001b[2J"}`})
 		// The second: the account hangs, the other probes fail.
 		srv.AddFault(demoserver.Fault{Path: "/api/v0/users/current", Times: 1, Hang: true})
 		srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Times: 1, Status: 500, Body: "down"})
 		srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 500, Body: "down"})
+		srv.AddFault(demoserver.Fault{Path: "/api/v0/endptjobs", Times: 1, Status: 500, Body: "down"})
 	}, func(req *http.Request) bool {
 		// The second account read is the one the server holds.
 		return strings.HasPrefix(req.URL.Path, "/api/v0/users/current") && accountReads.Add(1) == 2

@@ -18,7 +18,7 @@ func TestFaultWebhookSecretShownOnlyInItsPanel(t *testing.T) {
 	r.press("3")
 	// The warning stands beside a switch once the webhooks are read.
 	r.waitFor("the webhooks read", func(s string) bool {
-		return strings.Contains(s, "Machine offline by webhooks · ! No webhook registered")
+		return strings.Contains(s, "Machine offline by webhooks · ! No webhook takes this alert")
 	})
 	for range 12 {
 		r.prog.Send(tea.KeyPressMsg{Code: tea.KeyPgDown})

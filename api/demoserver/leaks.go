@@ -149,12 +149,12 @@ func fixtureRates(f *fixture) (dph, storage int64) {
 type increase struct {
 	id, instance         int64
 	oldGPU, newGPU       string // $ a GPU-second; newGPU "null": unchanged
-	oldDisk, newDisk     string // $ a GB-second
+	oldDisk, newDisk     string // $ a GB-second; both "null": unchanged, as the API sends it
 	endIn, askIn, before int64  // seconds from now: contract end, ask end; created before now
 }
 
 var leakIncreases = []increase{
-	{id: LeakIncreaseBusy, instance: LeakBusy, oldGPU: "0.000583333333", newGPU: "0.000638888889", oldDisk: "0.0000000555556", newDisk: "null", endIn: 3 * leakDay, askIn: 33 * leakDay, before: leakDay},
+	{id: LeakIncreaseBusy, instance: LeakBusy, oldGPU: "0.000583333333", newGPU: "0.000638888889", oldDisk: "null", newDisk: "null", endIn: 3 * leakDay, askIn: 33 * leakDay, before: leakDay},
 	{id: LeakIncreaseIdle, instance: LeakIdleGPU, oldGPU: "0.000116666667", newGPU: "0.000125", oldDisk: "0.0000000333333", newDisk: "0.0000000416667", endIn: 6 * leakDay, askIn: 36 * leakDay, before: 2 * leakDay},
 }
 

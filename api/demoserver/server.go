@@ -30,8 +30,9 @@ const (
 	// KeyNoAccount has billing_read and instance_read but not user_read:
 	// it works, yet the account lookup is refused.
 	KeyNoAccount = "vastdash-demo-noaccount"
-	// KeyScoped has exactly what vastdash reads: billing_read, user_read
-	// and instance_read. It can neither change alerts nor make keys.
+	// KeyScoped has exactly what vastdash reads: billing_read, user_read,
+	// instance_read and misc. It can neither change alerts, answer price
+	// increases nor make keys.
 	KeyScoped = "vastdash-demo-scoped"
 )
 
@@ -252,7 +253,7 @@ func New(opts Options) *Server {
 			KeyNoBilling: {name: KeyNameNoBilling, id: 2, perms: permSet("misc", "user_read", "instance_read", "instance_write")},
 			KeyReadOnly:  {name: KeyNameReadOnly, id: 3, perms: permSet("user_read", "billing_read")},
 			KeyNoAccount: {name: KeyNameNoAccount, id: 4, perms: permSet("billing_read", "instance_read")},
-			KeyScoped:    {name: KeyNameScoped, id: 5, perms: permSet("billing_read", "user_read", "instance_read")},
+			KeyScoped:    {name: KeyNameScoped, id: 5, perms: permSet("billing_read", "user_read", "instance_read", "misc")},
 		},
 		nextKeyID:  5,
 		changed:    make(chan struct{}),

@@ -121,6 +121,9 @@ type leakJSON struct {
 	Since   *string       `json:"since"`
 	SoFar   *money.Amount `json:"so_far"`
 	Why     string        `json:"why"`
+	// MaybeWorker: the instance may be a serverless worker (the endpoints
+	// or their workers not read); it is in no total.
+	MaybeWorker bool `json:"maybe_worker"`
 }
 
 type increaseJSON struct {
@@ -148,8 +151,11 @@ func timeJSON(t time.Time, loc *time.Location) *string {
 
 func newIncreaseJSON(pc billing.PriceChange, loc *time.Location) increaseJSON {
 	j := increaseJSON{ID: pc.ID, InstanceID: pc.InstanceID, AppliesAt: timeJSON(pc.AppliesAt, loc)}
+	if pc.NowKnown {
+		j.OldPerHour = rateNumber(pc.OldPerHour)
+	}
 	if pc.Known {
-		j.OldPerHour, j.NewPerHour = rateNumber(pc.OldPerHour), rateNumber(pc.NewPerHour)
+		j.NewPerHour = rateNumber(pc.NewPerHour)
 	}
 	return j
 }
@@ -185,7 +191,7 @@ func audit(ctx context.Context, s *Session, a auditArgs) error {
 	case err != nil:
 		return err
 	case len(res.Leaks) > 0:
-		return &errLeaks{billing.Plural(len(res.Leaks), "leak", "leaks") + " found: " + res.TotalText()}
+		return &errLeaks{res.FoundText()}
 	case !res.Complete():
 		return &errLeaks{"the audit is incomplete: " + billing.Plural(len(res.Unreadable), "section", "sections") + " could not be read"}
 	}
@@ -196,7 +202,7 @@ func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
 	out := auditJSON{Leaks: []leakJSON{}, TotalPerHour: *rateNumber(res.Total), TotalAtLeast: res.Partial,
 		PriceIncreases: []increaseJSON{}, Unreadable: []string{}}
 	for _, l := range res.Leaks {
-		j := leakJSON{Kind: l.Kind, ID: l.ID, Label: sanitize.String(l.Label), Since: timeJSON(l.Since, loc), Why: l.Why}
+		j := leakJSON{Kind: l.Kind, ID: l.ID, Label: sanitize.String(l.Label), Since: timeJSON(l.Since, loc), Why: l.Why, MaybeWorker: l.MaybeWorker}
 		if l.PerHourKnown {
 			j.PerHour = rateNumber(l.PerHour)
 		}
@@ -245,7 +251,13 @@ func writeAudit(w io.Writer, res billing.Audit, when func(time.Time) string, wid
 				}
 			}
 		}))
-		bw.line("total " + res.TotalText() + " (" + billing.Plural(len(res.Leaks), "leak", "leaks") + ")")
+		total := "total " + res.TotalText() + " (" + billing.Plural(res.Counted(), "leak", "leaks") + ")"
+		if u := res.UncertainText(); u != "" {
+			total += "; " + u
+		}
+		for _, l := range hanging("", total, width) {
+			bw.line(l)
+		}
 	}
 	for _, u := range res.Unreadable {
 		bw.line(sanitize.String(u))
@@ -276,6 +288,9 @@ func leakRow(l billing.Leak, when func(time.Time) string) []string {
 			rate = "≥ " + rate
 		}
 	}
+	if l.MaybeWorker {
+		rate = "? " + rate // may be a serverless worker: in no total
+	}
 	if !l.Since.IsZero() {
 		since = when(l.Since)
 	}
@@ -294,10 +309,7 @@ func leakRow(l billing.Leak, when func(time.Time) string) []string {
 
 // increaseRow is one price increase as the text table shows it.
 func increaseRow(pc billing.PriceChange, when func(time.Time) string) []string {
-	now, then, from := "unknown", "unknown", "unknown"
-	if pc.Known {
-		now, then = pc.OldPerHour.String(), pc.NewPerHour.String()
-	}
+	now, then, from := pc.NowText(), pc.ThenText(), "unknown"
 	if !pc.AppliesAt.IsZero() {
 		from = when(pc.AppliesAt)
 	}
@@ -388,8 +400,8 @@ func describeIncrease(pc billing.PriceChange, when func(time.Time) string) strin
 	if l := sanitize.String(pc.Label); l != "" {
 		s += " (" + cut(l, 40) + ")"
 	}
-	if pc.Known {
-		s += ": " + pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
+	if pc.NowKnown {
+		s += ": " + pc.ChangeText()
 	}
 	if !pc.AppliesAt.IsZero() {
 		s += " from " + when(pc.AppliesAt)

@@ -120,7 +120,7 @@ func TestAuditJSON(t *testing.T) {
 	byID := map[string]map[string]json.RawMessage{}
 	var total api.Rate
 	for _, l := range leaks {
-		if got := keys(l); !slices.Equal(got, []string{"id", "kind", "label", "per_hour", "since", "so_far", "why"}) {
+		if got := keys(l); !slices.Equal(got, []string{"id", "kind", "label", "maybe_worker", "per_hour", "since", "so_far", "why"}) {
 			t.Fatalf("leak keys %v", got)
 		}
 		byID[string(l["id"])] = l
@@ -365,5 +365,58 @@ func TestAuditAnswerLost(t *testing.T) {
 	}
 	if puts != 1 || !srv.Decided()[demoserver.LeakIncreaseBusy] {
 		t.Fatalf("%d PUTs, decided %v", puts, srv.Decided())
+	}
+}
+
+// Without misc the endpoints cannot be read and an instance record does
+// not say whether it is a serverless worker: the workers are not counted
+// as the account's leaks. Their rows are marked in text ("? ") and JSON
+// (maybe_worker), and the total and the count leave them out.
+func TestAuditWithoutMiscCountsNoWorker(t *testing.T) {
+	srv := auditServer(t)
+	const key = "key-without-misc-0123"
+	srv.AddKey(key, "nomisc", []string{"user_read", "billing_read", "instance_read"})
+	res := auditRun(t, srv, key, nil, "audit", "--utc", "--output", "json")
+	var got struct {
+		Leaks []struct {
+			ID          int64
+			Kind        string
+			PerHour     json.Number `json:"per_hour"`
+			MaybeWorker bool        `json:"maybe_worker"`
+		}
+		Total json.Number `json:"total_per_hour"`
+	}
+	if err := json.Unmarshal([]byte(res.out), &got); err != nil {
+		t.Fatalf("json %s: %v", res.out, err)
+	}
+	var counted, total api.Rate
+	workers := 0
+	for _, l := range got.Leaks {
+		var r api.Rate
+		if err := json.Unmarshal([]byte(l.PerHour), (*rateJSONValue)(&r)); err != nil {
+			t.Fatalf("per_hour %s: %v", l.PerHour, err)
+		}
+		if !l.MaybeWorker {
+			counted += r
+		}
+		switch l.ID {
+		case demoserver.LeakWorkerReady, demoserver.LeakWorkerCold, demoserver.LeakWorkerBusy2:
+			workers++
+			if !l.MaybeWorker {
+				t.Errorf("worker %d counted as a leak (%s)", l.ID, l.Kind)
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(got.Total), (*rateJSONValue)(&total)); err != nil || workers == 0 || total != counted {
+		t.Errorf("total %s, want %s (the rows not marked); workers seen %d", got.Total, counted, workers)
+	}
+	if !strings.Contains(res.errOut, "may be serverless workers") {
+		t.Errorf("stderr %q does not say what it left out", res.errOut)
+	}
+	res = auditRun(t, srv, key, nil, "audit", "--utc")
+	for _, line := range strings.Split(res.out, "\n") {
+		if strings.Contains(line, strconv.FormatInt(demoserver.LeakWorkerReady, 10)) && !strings.Contains(line, "? $") {
+			t.Errorf("worker row unmarked: %q", line)
+		}
 	}
 }

@@ -72,11 +72,11 @@ func newAuthLoginCommand(x *execution) *cobra.Command {
 
 On a terminal the key is read without showing it; --with-token reads it from standard input instead (a pipe, a password manager). Surrounding whitespace is trimmed; a key with spaces or control characters inside is refused.
 
-The key is verified before anything is written: the account lookup and one read per permission vastdash uses. A key the server rejects, or a server that cannot be reached, is exit 1 and nothing is written. The answer is the account's e-mail and each permission with what it unlocks (user_write is not tested: every call that needs it changes the account).
+The key is verified before anything is written: the account lookup and one read per permission vastdash uses. A key the server rejects, or a server that cannot be reached, is exit 1 and nothing is written. The answer is the account's e-mail and each permission with what it unlocks (user_write and instance_write are not tested: every call that needs them changes the account).
 
 An existing key file is replaced only after asking on the terminal; --yes replaces it without asking, and is needed when stdin is not a terminal (--with-token): without it nothing is sent or written, exit 2.
 
---scoped makes a key for vastdash alone with the key given: read billing, the account and instances (--alerts: changing alerts too), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why.`,
+--scoped makes a key for vastdash alone with the key given: read billing, the account, instances and serverless endpoints (--alerts: changing alerts too; never instance_write, which could rent instances: answer price increases with your own key or in the console), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why.`,
 		Args: noArgs,
 		RunE: x.runE(func(*cobra.Command) error {
 			ctx, stop := x.env.context()

@@ -350,7 +350,7 @@ func TestAuthLoginScoped(t *testing.T) {
 	res := runAuth(t, srv, authCase{stdin: canaryKey}, "auth", "login", "--with-token", "--scoped")
 	res.ok(t)
 	made := srv.CreatedKeys()
-	if len(made) != 1 || made[0].Deleted || strings.Join(made[0].Perms, ",") != "billing_read,instance_read,user_read" {
+	if len(made) != 1 || made[0].Deleted || strings.Join(made[0].Perms, ",") != "billing_read,instance_read,misc,user_read" {
 		t.Fatalf("made %+v", made)
 	}
 	if saved(t) != made[0].Key+"\n" {
@@ -435,7 +435,7 @@ func TestAuthStatus(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.out), &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Source != "file" || st.Path != keyFile() || !st.ReadableByOthers || st.Email != "demo@vastdash.example" || len(st.Permissions) != 4 ||
+	if st.Source != "file" || st.Path != keyFile() || !st.ReadableByOthers || st.Email != "demo@vastdash.example" || len(st.Permissions) != 6 ||
 		st.Permissions[3].Name != "instance_read" || st.Permissions[3].Granted != "no" || st.Permissions[2].Granted != "unknown" {
 		t.Fatalf("%+v", st)
 	}

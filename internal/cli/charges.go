@@ -180,7 +180,13 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
 			return err
 		}
-		writeTotals(s.stderr, st)
+		// The line beside the groups is their sum (by day, with what fell
+		// outside the range said apart), never the feed's whole amount.
+		fmt.Fprintln(s.stderr, g.TotalLine())
+		st.Overflow = false // TotalLine said an overflow of the groups
+		for _, warning := range st.Warnings() {
+			warn(s.stderr, warning)
+		}
 		return nil
 	}
 

@@ -807,3 +807,34 @@ func TestTextFitsTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupTotalsAreTheRowsSum: the totals line beside --group-by's rows is
+// their sum for every grouping; by day over a range that cuts contracts
+// started before it, the part outside the range is said apart, not hidden
+// in a figure the rows do not add up to.
+func TestGroupTotalsAreTheRowsSum(t *testing.T) {
+	srv := startServer(t, demoserver.Options{})
+	from := demoNow.AddDate(0, 0, -10).Format(time.DateOnly)
+	for _, by := range billing.GroupKeys {
+		t.Run(string(by), func(t *testing.T) {
+			res := headless(t, srv, demoserver.DemoKey, "charges", "--from", from, "--utc", "--group-by", string(by), "--output", "csv")
+			res.ok(t)
+			rows, err := csv.NewReader(strings.NewReader(res.out)).ReadAll()
+			if err != nil || len(rows) < 2 {
+				t.Fatalf("csv %q (%v)", res.out, err)
+			}
+			var sum money.Amount
+			for _, r := range rows[1:] {
+				sum += parseAmount(t, r[2])
+			}
+			line, _, _ := strings.Cut(res.errOut, "\n")
+			_, said, _ := strings.Cut(line, " · ")
+			if !strings.HasPrefix(said, sum.String()) {
+				t.Errorf("totals line %q, want the rows' sum %s first", line, sum)
+			}
+			if by == billing.ByDay && !strings.Contains(line, "outside it is left out") {
+				t.Errorf("totals line %q does not say what fell before the range", line)
+			}
+		})
+	}
+}

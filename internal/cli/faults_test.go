@@ -501,7 +501,7 @@ func TestHeadlessAuthStatusFaults(t *testing.T) {
 		{"every probe echoes the key", demoserver.Fault{Status: 500, Body: echo}, exitRuntime, "the key from the environment variable VAST_API_KEY: GET /api/"},
 		{"every probe hangs", demoserver.Fault{Hang: true}, exitRuntime, "in time — check the network"},
 		{"html", demoserver.Fault{Status: 200, ContentType: "text/html", Body: "<html>\x1b]0;pwned\x07</html>"}, exitRuntime, "unexpected response"},
-		{"one probe echoes the key", demoserver.Fault{Path: "/api/v1/instances", Status: 500, Body: echo}, exitOK, "instance_read  ?  the current rate: what is billing now (credit --rate) — GET /api/v1/instances/: server error (HTTP 500): bad key [redacted]"},
+		{"one probe echoes the key", demoserver.Fault{Path: "/api/v1/instances", Status: 500, Body: echo}, exitOK, "— GET /api/v1/instances/: server error (HTTP 500): bad key [redacted]"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {

@@ -289,7 +289,14 @@ func (s *Session) answerHeard(ctx context.Context, out *alertsOut, prefs api.Pre
 	if n := len(events); n > 1 {
 		which = strings.Join(events[:n-1], ", ") + " and " + events[n-1]
 	}
-	warn(s.stderr, strings.ToLower(billing.NoWebhookText)+" carries "+which+": "+what+" delivered nowhere — vastdash webhooks add registers one")
+	if len(l.Webhooks) == 0 {
+		warn(s.stderr, strings.ToLower(billing.NoWebhookText)+" carries "+which+": "+what+" delivered nowhere — vastdash webhooks add registers one")
+		return nil
+	}
+	// Webhooks are registered, for other alerts: "no webhook registered"
+	// would be false.
+	warn(s.stderr, "no webhook takes "+which+" (those registered carry other alerts): "+what+
+		" delivered nowhere — vastdash webhooks add registers one for it; vastdash webhooks edit ID --event (its events and this one) gives it to one")
 	return nil
 }
 

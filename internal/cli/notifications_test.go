@@ -326,13 +326,17 @@ func TestNotificationsJSON(t *testing.T) {
 }
 
 // notifications --webhooks on was silent when no webhook carried
-// client:low_credit, while the dashboard says "No webhook registered": the
-// alert goes nowhere. It says so on stderr in one line pointing at
-// webhooks add, the answer and the exit code unchanged; a webhook for the
-// event, or the switch off, says nothing and reads no webhooks.
+// client:low_credit, while the dashboard says so: the alert goes nowhere.
+// It says so on stderr in one line pointing at webhooks add, the answer
+// and the exit code unchanged — in words true of the account: the demo's
+// webhooks carry other alerts, so "no webhook takes" it (issue 33: it said
+// "no webhook registered"), and with none at all "no webhook registered";
+// a webhook for the event, or the switch off, says nothing and reads no
+// webhooks.
 func TestWebhooksSwitchWithNoWebhookSaysSo(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 10, SettingsThreshold: -1, TypesThreshold: -1, WebhooksThreshold: -1})
-	const want = "vastdash: no webhook registered carries client:low_credit: this alert is delivered nowhere — vastdash webhooks add registers one\n"
+	const want = "vastdash: no webhook takes client:low_credit (those registered carry other alerts): this alert is delivered nowhere — " +
+		"vastdash webhooks add registers one for it; vastdash webhooks edit ID --event (its events and this one) gives it to one\n"
 	res := headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on")
 	res.ok(t)
 	if !strings.Contains(res.out, "low credit by webhooks: on") || res.errOut != want {
@@ -342,6 +346,13 @@ func TestWebhooksSwitchWithNoWebhookSaysSo(t *testing.T) {
 	listed.ok(t)
 	if listed.errOut != want {
 		t.Errorf("listed on: stderr %q, want %q", listed.errOut, want)
+	}
+
+	srv.SetWebhooks(nil)
+	none := headless(t, srv, demoserver.DemoKey, "notifications")
+	none.ok(t)
+	if w := "vastdash: no webhook registered carries client:low_credit: this alert is delivered nowhere — vastdash webhooks add registers one\n"; none.errOut != w {
+		t.Errorf("no webhook at all: stderr %q, want %q", none.errOut, w)
 	}
 
 	srv.SetWebhooks([]demoserver.WebhookTruth{{ID: 7, Name: "pager", URL: "https://hooks.example.com/low", Events: []string{"client:low_credit"}}})

@@ -205,13 +205,15 @@ func TestStatementFailures(t *testing.T) {
 }
 
 // A record of a type vastdash does not know is listed, with a note, and
-// counted nowhere: the statement's figures are those without it.
+// counted nowhere: the statement's figures are those without it. It is
+// made on 10 November, in a month the statement shows (the lists are of
+// the months shown).
 func TestStatementListsUnknownTypes(t *testing.T) {
 	srv := paidServer(t)
 	before := paidRun(t, srv, canaryKey, "statement", "--utc", "--output", "csv")
 	before.ok(t)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Mutate: func(b []byte) []byte {
-		return []byte(strings.Replace(string(b), `"results":[`, `"results":[{"start":1763000000,"end":1763000001,"type":"chargeback",`+
+		return []byte(strings.Replace(string(b), `"results":[`, `"results":[{"start":1794268800,"end":1794268801,"type":"chargeback",`+
 			`"source":"bank","description":"Chargeback \u001b[31mdisputed","amount":75.5,"metadata":{"invoice_id":"cb-1"}},`, 1))
 	}})
 	res := paidRun(t, srv, canaryKey, "statement", "--utc")

@@ -99,7 +99,7 @@ func (m *Model) header(w int) string {
 	var parts []string
 	switch {
 	case len(a.Leaks) > 0:
-		parts = append(parts, st.Warning.Render(a.TotalText()), billing.Plural(len(a.Leaks), "leak", "leaks"))
+		parts = append(parts, st.Warning.Render(a.TotalText()), a.CountText())
 	case a.Complete():
 		parts = append(parts, st.OK.Render("none found"))
 	default:
@@ -134,8 +134,8 @@ func (m *Model) prompt(w int) string {
 	}
 	id := strconv.FormatInt(c.pc.InstanceID, 10)
 	change, from := "", ""
-	if c.pc.Known {
-		change = ": " + c.pc.OldPerHour.String() + " → " + c.pc.NewPerHour.String()
+	if c.pc.NowKnown {
+		change = ": " + c.pc.ChangeText()
 	}
 	if !c.pc.AppliesAt.IsZero() {
 		from = " from " + m.ctx.When(c.pc.AppliesAt)
@@ -188,6 +188,9 @@ func (m *Model) cells(l billing.Leak) (rate, soFar, since string) {
 		if l.Partial {
 			rate = "≥" + rate
 		}
+	}
+	if l.MaybeWorker {
+		rate = "?" + rate // may be a serverless worker: in no total
 	}
 	if l.SoFarKnown {
 		soFar = l.SoFar.String()
@@ -326,10 +329,7 @@ func (m *Model) leakRow(c columns, kind, id, rate, soFar, since, label string) s
 func (m *Model) increaseRows(w int) []string {
 	cells := make([][]string, len(m.audit.Increases))
 	for i, pc := range m.audit.Increases {
-		rate, from := "price unknown", ""
-		if pc.Known {
-			rate = pc.OldPerHour.String() + " → " + pc.NewPerHour.String()
-		}
+		rate, from := pc.ChangeText(), ""
 		if !pc.AppliesAt.IsZero() {
 			from = "from " + m.ctx.When(pc.AppliesAt)
 		}

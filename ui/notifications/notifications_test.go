@@ -398,7 +398,7 @@ func stateOf(t *testing.T, s *screen, label string) string {
 	for _, l := range strings.Split(view(s), "\n") {
 		// A webhooks switch whose alert goes nowhere says so after its
 		// label (webhooks_test.go checks that).
-		l, _, _ = strings.Cut(l, " · ! "+billing.NoWebhookText)
+		l, _, _ = strings.Cut(l, " · ! ")
 		if strings.HasSuffix(strings.TrimRight(l, " "), " "+label) {
 			st := strings.TrimPrefix(strings.TrimPrefix(l, "› "), "  ")
 			return strings.TrimSpace(strings.TrimSuffix(strings.TrimRight(st, " "), label))

@@ -79,7 +79,10 @@ func (s *screen) clipboard() string {
 
 // The section lists each webhook with its host and the catalogue's names
 // of its events; a webhooks switch that is on while no webhook carries its
-// event says "No webhook registered", and only such a switch.
+// event says so, and only such a switch — "No webhook takes this alert",
+// as the demo's webhooks carry other alerts (issue 33: it said "No
+// webhook registered", false), and with none at all "No webhook
+// registered".
 func TestWebhooksSectionAndUnheard(t *testing.T) {
 	srv := startDemo(t, false)
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 120, 60)
@@ -88,7 +91,7 @@ func TestWebhooksSectionAndUnheard(t *testing.T) {
 		"old pager → pager.example.invalid · Instance status changed",
 		"+ add a webhook (+)")
 	v := view(s)
-	for _, want := range []string{"Serverless scaling by webhooks · ! No webhook registered", "Machine offline by webhooks · ! No webhook registered"} {
+	for _, want := range []string{"Serverless scaling by webhooks · ! No webhook takes this alert", "Machine offline by webhooks · ! No webhook takes this alert"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("lacks %q:\n%s", want, v)
 		}
@@ -101,10 +104,19 @@ func TestWebhooksSectionAndUnheard(t *testing.T) {
 	// Switched on with none carrying it: the warning, and the detail.
 	toRow(t, s, webhooks)
 	s.do("space")
-	if !strings.Contains(cursorLine(s), webhooks+" · ! No webhook registered") {
+	if !strings.Contains(cursorLine(s), webhooks+" · ! No webhook takes this alert") || strings.Contains(view(s), billing.NoWebhookText) {
 		t.Fatalf("switched on:\n%s", view(s))
 	}
+	mustShow(t, s, "! No webhook takes client:low_credit (those registered carry other alerts): this alert is delivered nowhere")
+	// None registered at all: that is what it says.
+	kept := srv.Webhooks()
+	srv.SetWebhooks(nil)
+	s.do("r")
+	if !strings.Contains(cursorLine(s), webhooks+" · ! No webhook registered") {
+		t.Fatalf("none registered:\n%s", view(s))
+	}
 	mustShow(t, s, "! No webhook registered carries client:low_credit: this alert is delivered nowhere — + adds a webhook for it")
+	srv.SetWebhooks(kept)
 	// A webhook that carries it appears (the console added it): r reads
 	// it, and the warning goes.
 	hooks := srv.Webhooks()

@@ -133,7 +133,7 @@ func (m *Model) unheard(p api.PrefPath) bool {
 // unheardLabel is label with the warning beside it, fitted to w cells:
 // the warning shortens before the label is cut.
 func (m *Model) unheardLabel(label string, w int) (string, string) {
-	for _, s := range []string{" · ! " + billing.NoWebhookText, " · ! no webhook", " !"} {
+	for _, s := range []string{" · ! " + billing.UnheardText(m.hooks.list), " · ! no webhook", " !"} {
 		if shared.Width(label+s) <= w {
 			return label, s
 		}
@@ -184,7 +184,13 @@ func (m *Model) hookBottom(add func(prio int, s string), addPara func(prio, rest
 	if i, ok := m.switchAt(m.cursor); ok && m.cursor < m.switchRows() && m.unheard(m.switches[i].Channel.Path) {
 		p := m.switches[i].Channel.Path
 		add(prioBlank, "")
-		addPara(prioWarning, prioDetail, warn, "! "+billing.NoWebhookText+" carries "+shared.Safe(billing.EventOf(p))+": this alert is delivered nowhere — "+m.hk.Add.Help().Key+" adds a webhook for it")
+		event := shared.Safe(billing.EventOf(p))
+		if len(m.hooks.list.Webhooks) == 0 {
+			addPara(prioWarning, prioDetail, warn, "! "+billing.NoWebhookText+" carries "+event+": this alert is delivered nowhere — "+m.hk.Add.Help().Key+" adds a webhook for it")
+		} else {
+			addPara(prioWarning, prioDetail, warn, "! No webhook takes "+event+" (those registered carry other alerts): this alert is delivered nowhere — "+
+				m.hk.Add.Help().Key+" adds a webhook for it, "+m.hk.Edit.Help().Key+" on a webhook gives it this alert")
+		}
 	}
 }
 

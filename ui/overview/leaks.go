@@ -20,7 +20,7 @@ func (m *Model) leakLines(w int) []line {
 	var text string
 	switch {
 	case len(a.Leaks) > 0:
-		text = st.Warning.Render(a.TotalText()) + st.Muted.Render(" in "+billing.Plural(len(a.Leaks), "leak", "leaks")+see)
+		text = st.Warning.Render(a.TotalText()) + st.Muted.Render(" in "+a.CountText()+see)
 	case !a.Complete():
 		text = st.Muted.Render("unknown: " + billing.Plural(len(a.Unreadable), "section", "sections") + " not read" + see)
 	default:

@@ -657,7 +657,7 @@ func (m *Model) accessLines(w, room int) []string {
 		who += " (the account could not be read)"
 	}
 	head := append(wrap(m.st.OK.Render(who), w), "")
-	const nameW = 16 // "✓ instance_read "
+	const nameW = 17 // "✓ instance_write "
 	var wrapped, cut []string
 	for _, c := range a.Checks {
 		mark := c.Verdict.Mark()
@@ -687,10 +687,16 @@ func (m *Model) accessLines(w, room int) []string {
 	if len(head)+len(wrapped) > room {
 		rows = cut
 	}
+	if len(head)+len(rows) >= room {
+		// A small terminal: the account and the permissions as one
+		// paragraph, so that every permission's line still shows (room
+		// is an estimate: the keys below may take a second line).
+		head = head[:len(head)-1]
+	}
 	out := append(append(head, rows...), "")
 	if m.offer() {
 		s, wr := m.keys.scoped.Help().Key, m.keys.alerts.Help().Key
-		out = append(out, wrap("A key for vastdash alone is safer: "+s+" makes one that can only read billing, the account and instances ("+wr+": and change alerts), verifies it, and saves it instead of this one.", w)...)
+		out = append(out, wrap("A key for vastdash alone is safer: "+s+" makes one that can only read billing, the account, instances and serverless endpoints ("+wr+": and change alerts; never instance_write, which could rent instances), verifies it, and saves it instead of this one.", w)...)
 		out = append(out, "")
 	}
 	return out

@@ -43,8 +43,10 @@ func fullAccess(email string) billing.Access {
 	return billing.Access{Email: email, UserID: 7, Checks: []billing.Check{
 		{Permission: billing.BillingRead, Verdict: billing.Granted},
 		{Permission: billing.UserRead, Verdict: billing.Granted},
-		{Permission: billing.UserWrite, Verdict: billing.Unsure, Why: "not tested"},
+		{Permission: billing.UserWrite, Verdict: billing.Unsure, Why: "not tested: every call that needs it changes the account"},
 		{Permission: billing.InstanceRead, Verdict: billing.Granted},
+		{Permission: billing.InstanceWrite, Verdict: billing.Unsure, Why: "not tested: every call that needs it changes the account"},
+		{Permission: billing.Misc, Verdict: billing.Granted},
 	}}
 }
 
@@ -534,5 +536,25 @@ func TestPasteWithEscapeSequencesIsRefusedWhole(t *testing.T) {
 				t.Fatalf("verified %d keys after clearing", len(f.verified))
 			}
 		})
+	}
+}
+
+// Each permission says what it unlocks whole, at 80×24: instance_read the
+// Audit, the Overview's Now and forecast and serve too; misc the audit's
+// serverless endpoints; instance_write answering price increases.
+func TestEveryPermissionSaysWhatItUnlocks(t *testing.T) {
+	s := newScreen(t, &fakes{access: fullAccess("ann@example.com")}, 80, 24)
+	s.paste(canary)
+	s.key("enter")
+	fr := flat(s.frame())
+	for _, p := range billing.Permissions {
+		if !strings.Contains(fr, flat(p.Unlocks())) {
+			t.Errorf("%s: %q not whole in\n%s", p, p.Unlocks(), s.frame())
+		}
+	}
+	for _, want := range []string{"Audit", "Now and forecast", "serve", "serverless endpoints", "price increases"} {
+		if !strings.Contains(fr, want) {
+			t.Errorf("the permissions do not mention %q", want)
+		}
 	}
 }
