@@ -165,7 +165,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 		f.publishLocked()
 		f.mu.Unlock()
 		shown = true
-	} else if err != nil && f.dropLedger(err) {
+	} else if err != nil && ctx.Err() == nil && f.dropLedger(err) {
 		return
 	}
 	st, err := src.sync(ctx, func(p SyncState) {
@@ -175,7 +175,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 		f.mu.Unlock()
 	})
 	var le *ledgerError
-	if errors.As(err, &le) && f.s.giveUp(le.err) {
+	if errors.As(err, &le) && ctx.Err() == nil && f.s.giveUp(le.err) {
 		// A corrupt file moved aside: sync the new one from the server.
 		st, err = src.sync(ctx, nil)
 	}
@@ -216,6 +216,9 @@ func (f *feed[Q, E]) dropLedger(err error) bool {
 	var le *ledgerError
 	if !errors.As(err, &le) && !errors.Is(err, errNoLedger) {
 		return false
+	}
+	if f.ctx.Err() != nil || (le != nil && ledger.IsInterrupted(le.err)) {
+		return false // the feed was replaced or released: nothing failed
 	}
 	if le != nil {
 		f.s.giveUp(le.err)

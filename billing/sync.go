@@ -193,7 +193,9 @@ func ledgerErr(err error) error {
 func (s *Service) giveUp(err error) (retry bool) {
 	s.ledMu.Lock()
 	defer s.ledMu.Unlock()
-	if s.led == nil {
+	if s.led == nil || ledger.IsInterrupted(err) {
+		// Cut short by its caller (a feed replaced while it wrote, a
+		// command interrupted): no fault of the file, which stays in use.
 		return false
 	}
 	if errors.Is(err, ledger.ErrMoved) {

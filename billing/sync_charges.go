@@ -329,6 +329,8 @@ func (s *Service) syncExplicit(run func() (SyncState, error)) (SyncState, error)
 		st, err = run()
 	}
 	switch {
+	case errors.As(err, &le) && ledger.IsInterrupted(le.err):
+		return st, le.err // interrupted (ctrl+c, --deadline): the ledger is as it was
 	case errors.As(err, &le):
 		s.giveUp(le.err)
 		return st, s.syncFailed(path, le.err)

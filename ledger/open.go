@@ -498,6 +498,17 @@ func isCorrupt(err error) bool {
 	return false
 }
 
+// IsInterrupted reports an error of a ledger call that was cut short by
+// its caller (a context cancelled or past its deadline: a feed replaced, a
+// command interrupted), not a fault of the file: the ledger stays in use.
+func IsInterrupted(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_INTERRUPT
+}
+
 // IsFull reports an error that means the ledger cannot be written (disk
 // or quota full, read-only file or folder, I/O error): the run goes on
 // from the network.
@@ -546,7 +557,12 @@ func Describe(err error) string {
 			return "it is corrupt or cut short"
 		case sqlite3.SQLITE_NOMEM:
 			return "out of memory"
+		case sqlite3.SQLITE_INTERRUPT:
+			return "interrupted"
 		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "interrupted"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -1,0 +1,99 @@
+package billing
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/ledger"
+)
+
+// cutAfter is a transport that, once armed, runs its func when a charges
+// page has been answered whole (its body read): the page reaches the sync,
+// which then writes it with its context cancelled — a feed replaced while
+// it writes, exactly.
+type cutAfter struct {
+	next  http.RoundTripper
+	armed atomic.Pointer[func()]
+}
+
+func (c *cutAfter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err != nil || !strings.HasPrefix(r.URL.Path, chargesPath) {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if f := c.armed.Swap(nil); f != nil {
+		(*f)()
+	}
+	return resp, nil
+}
+
+// A feed replaced while its sync writes a page (the range changed with `d`
+// while a page loads, a remembered range other than the setting's) is no
+// fault of the ledger: the next feed still reads and syncs it, with no
+// warning, and a sync asked by name and interrupted says nothing of the
+// ledger either.
+func TestLedgerKeptWhenAFeedIsReplacedMidSync(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1300})
+	cut := &cutAfter{next: http.DefaultTransport}
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(syncWait),
+		api.WithHTTPClient(&http.Client{Transport: cut}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
+	led, _, err := ledger.Open(ledger.Path(t.TempDir(), id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led), WithAmountRule(RuleTotals))
+	defer s.Close()
+
+	q := yearQuery(srv.Now())
+	f := s.Feed(q)
+	release := f.Release
+	cut.armed.Store(&release)
+	f.WantAll()
+	ctx, cancel := context.WithTimeout(context.Background(), syncWait)
+	defer cancel()
+	for st := f.State(); !st.Closed; {
+		st = f.Wait(ctx, st.Version)
+		if ctx.Err() != nil {
+			t.Fatalf("the replaced feed never closed: %+v", f.State())
+		}
+	}
+	if s.Ledger() == nil {
+		t.Fatalf("the ledger was given up for a feed replaced mid-sync: %q", s.ledgerNote())
+	}
+	got, st := load(t, s, q)
+	sameAsServer(t, srv, q, got)
+	if !st.Ledger || len(st.Warnings()) != 0 {
+		t.Errorf("the next feed: ledger %v, warnings %q", st.Ledger, st.Warnings())
+	}
+
+	// `vastdash sync` interrupted as it writes: the error is the
+	// interruption's, the ledger is kept.
+	sctx, scancel := context.WithCancel(context.Background())
+	defer scancel()
+	stop := func() { scancel() }
+	cut.armed.Store(&stop)
+	srv.Advance(time.Hour, 5)
+	_, err = s.SyncCharges(sctx, srv.Now().AddDate(-1, 0, 0), srv.Now(), nil)
+	if err == nil || strings.Contains(err.Error(), "cannot sync") || s.Ledger() == nil {
+		t.Errorf("an interrupted sync: %v; ledger kept %v", err, s.Ledger() != nil)
+	}
+}
