@@ -507,3 +507,36 @@ func TestLockHeldTooLong(t *testing.T) {
 		t.Errorf("after the failed write: %d contracts (%v)", n, err)
 	}
 }
+
+// A ledger folder of another user's that others may write into is refused,
+// by Open and by OpenReadOnly, as the key's folder is: whoever can write
+// there can swap the file between two runs. Nothing is made in it.
+func TestOpenRefusesAnotherUsersOpenFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Skip("chown:", err)
+	}
+	p := Path(dir, me)
+	_, _, err := Open(p, me)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another user's folder") {
+		t.Fatalf("open: %v", err)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file was made in the refused folder: %v", err)
+	}
+	if mode(t, dir) != 0o777 {
+		t.Errorf("the folder's mode changed to %v", mode(t, dir))
+	}
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(p); !errors.Is(err, ErrRefused) {
+		t.Errorf("read-only open: %v", err)
+	}
+}

@@ -608,12 +608,29 @@ func privateDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("%w: %s is not a folder", ErrRefused, dir)
 	}
+	if err := othersFolder(dir, info); err != nil {
+		return err
+	}
 	if config.OwnedByUser(info) && info.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("%w: %s: %s", ErrUnavailable, dir, reason(err))
 		}
 	}
 	return nil
+}
+
+// othersFolder refuses a ledger folder of another user's that others may
+// write into, as the key's folder is refused: whoever can write there can
+// swap the file or its WAL between two runs (a file of theirs is refused,
+// but a file of ours renamed or removed is not seen). A folder of another
+// user's that only they may write (a shared, read-only copy) is read as
+// it is.
+func othersFolder(dir string, info fs.FileInfo) error {
+	if config.OwnedByUser(info) || config.NotOwnOnly(info) == "" || info.Mode().Perm()&0o022 == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is another user's folder that others may write into (mode %04o): name a folder of yours (XDG_DATA_HOME)",
+		ErrRefused, dir, info.Mode().Perm())
 }
 
 // privateFile creates path 0600 if it is missing (fresh) or checks the one

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -25,6 +26,11 @@ var ErrMissing = errors.New("no ledger yet")
 func OpenReadOnly(path string) (*Ledger, error) {
 	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist (a run of vastdash with the ledger on, or `vastdash sync`, makes it)", ErrMissing, path)
+	}
+	if info, err := os.Stat(filepath.Dir(path)); err == nil {
+		if err := othersFolder(filepath.Dir(path), info); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkOwn(path, true); err != nil {
 		return nil, err
