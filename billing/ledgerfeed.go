@@ -236,6 +236,18 @@ func (f *feed[Q, E]) dropLedger(err error) bool {
 	return true
 }
 
+// joinWarnings is the warnings of two feeds, each said once: both carry
+// the ledger's note, which is one thing to say.
+func joinWarnings(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, w := range b {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // replaceLocked makes rows the feed's entries, in pages of the query's
 // size, as a new generation.
 func (f *feed[Q, E]) replaceLocked(rows []E, windowed bool) {

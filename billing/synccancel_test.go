@@ -97,3 +97,30 @@ func TestLedgerKeptWhenAFeedIsReplacedMidSync(t *testing.T) {
 		t.Errorf("an interrupted sync: %v; ledger kept %v", err, s.Ledger() != nil)
 	}
 }
+
+// The ledger's note (why it was given up, or started anew) is one thing
+// to say: the statement, built of two feeds each carrying it, says it once.
+func TestStatementSaysTheLedgersNoteOnce(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 50, Payments: 5})
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0),
+		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithTimeout(syncWait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "the ledger /x/ledger.db cannot be used (the disk is full): this run reads the server"
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedgerNote(note))
+	defer s.Close()
+	st, err := s.Statement(context.Background(), srv.Now().AddDate(0, -2, 0), srv.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, w := range st.Warnings {
+		if w == note {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the note said %d times: %q", n, st.Warnings)
+	}
+}

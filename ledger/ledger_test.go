@@ -177,6 +177,18 @@ func TestOpenMovesACorruptFileAside(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			_ = os.WriteFile(p, b[:len(b)/2+100], 0o600)
 		},
+		// A table dropped by hand: every run failed on it, in SQLite's
+		// words, and nothing rebuilt it.
+		"dropped table": func(p string) {
+			db, err := sql.Open("sqlite", p)
+			if err == nil {
+				_, err = db.Exec(`DROP TABLE daily_items`)
+				_ = db.Close()
+			}
+			if err != nil {
+				panic(err)
+			}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := path(t)

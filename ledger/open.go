@@ -284,7 +284,46 @@ func (l *Ledger) prepare(fresh bool) error {
 			return unavailable(l.path, err)
 		}
 	}
+	if t, err := l.missingTable(ctx); err != nil {
+		return unavailable(l.path, err)
+	} else if t != "" {
+		// A table dropped by hand (`sqlite3`, a tool): every read of it
+		// would fail on every run. Moved aside and rebuilt, as a corrupt
+		// file is, rather than filled again under spans that claim rows
+		// it no longer holds.
+		return fmt.Errorf("%w: %s lacks its table %s", errCorrupt, l.path, t)
+	}
 	return nil
+}
+
+// tableNames are the tables of Version, every one of which a ledger holds.
+var tableNames = []string{"meta", "contracts", "items", "daily", "daily_items", "payments", "spans", "dropped", "progress"}
+
+// missingTable names a table of the schema the file lacks ("" when it
+// has them all).
+func (l *Ledger) missingTable(ctx context.Context) (string, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table'`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return "", err
+		}
+		have[n] = true
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	for _, t := range tableNames {
+		if !have[t] {
+			return t, nil
+		}
+	}
+	return "", nil
 }
 
 // migrate brings the file to Version in one transaction. The version is
