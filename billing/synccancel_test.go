@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -123,4 +124,44 @@ func TestStatementSaysTheLedgersNoteOnce(t *testing.T) {
 	if n != 1 {
 		t.Errorf("the note said %d times: %q", n, st.Warnings)
 	}
+}
+
+// This machine's clock three hours ahead of the server's: the contracts
+// running at a sync still read as running (by the server's clock, the
+// newest end it reported), so those that end before the next sync are
+// asked again and held with what they came to — not kept at their
+// amount of the first sync, for good.
+func TestLedgerLocalClockAheadOfTheServer(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1300})
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(syncWait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
+	led, _, err := ledger.Open(ledger.Path(t.TempDir(), id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	ahead := func() time.Time { return srv.Now().Add(3 * time.Hour) }
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(ahead), WithLedger(led), WithAmountRule(RuleTotals))
+	defer s.Close()
+	// The range to now, as the dashboard's: to this machine's now.
+	q := RangeQuery(srv.Now().AddDate(0, -1, 0), ahead())
+	load(t, s, q)
+	moved := srv.Move(demoserver.Move{By: time.Hour, End: 20})
+	if len(moved.Ended) == 0 {
+		t.Fatal("no contract ended")
+	}
+	if _, err := s.SyncCharges(context.Background(), q.From, ahead(), nil); err != nil {
+		t.Fatal(err)
+	}
+	q = RangeQuery(q.From, srv.Now())
+	got, err := s.ledgerCharges(context.Background(), led, q, RuleTotals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Reverse(got) // oldest first, as sameAsServer asks
+	q.OldestFirst = true
+	sameAsServer(t, srv, q, got)
 }

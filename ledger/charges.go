@@ -622,14 +622,30 @@ func (l *Ledger) CountCharges(ctx context.Context, lo, hi int64) (int, error) {
 	return n, err
 }
 
+// maxSkew bounds how far behind this machine's clock the server's is
+// believed to be (RunningSince).
+const maxSkew = 86400
+
 // RunningSince is the earliest end of the contracts overlapping [lo, hi)
 // that were still running (ending within margin seconds of their sync)
 // when last synced: their totals may have grown since. ok is false when
 // there is none.
+//
+// "Their sync" is the server's clock then, not this machine's: a running
+// contract's end is the server's now, so a local clock ahead of it by more
+// than the margin made every running contract look ended, never asked
+// again. The server's clock at a sync is read from what it reported then:
+// the newest end among the contracts that sync wrote (synced_at marks
+// them), when that is before the local time by less than a day (a window
+// of old days holds no running contract to tell the clock by). An account
+// where nothing ran at the sync asks again the contracts that ended last
+// within the day before it: a page.
 func (l *Ledger) RunningSince(ctx context.Context, lo, hi, margin int64) (end int64, ok bool, err error) {
 	var v sql.NullInt64
-	err = l.conn().QueryRowContext(ctx, `SELECT min(span_hi) FROM contracts WHERE span_lo < ? AND span_hi >= ? AND span_hi >= synced_at - ?`,
-		hi, lo, margin).Scan(&v)
+	err = l.conn().QueryRowContext(ctx, `SELECT min(c.span_hi) FROM contracts c
+		JOIN (SELECT synced_at, max(span_hi) AS newest FROM contracts GROUP BY synced_at) n ON n.synced_at = c.synced_at
+		WHERE c.span_lo < ? AND c.span_hi >= ? AND c.span_hi >= min(c.synced_at, max(n.newest, c.synced_at - ?)) - ?`,
+		hi, lo, maxSkew, margin).Scan(&v)
 	return v.Int64, v.Valid, err
 }
 
