@@ -416,10 +416,11 @@ type syncOps struct {
 	// finality is when a span's rows are final: the amount rule known and
 	// the kind's margin.
 	finality func() finality
-	// stale is the earliest time in [lo, hi) of rows held that may have
-	// changed though their span is final (a contract running at its sync
-	// under totals, a pending record); ok is false when there is none.
-	stale func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (t int64, ok bool, err error)
+	// stale is the windows in [lo, hi) of rows held that may have changed
+	// though their span is final (the contracts running at their sync
+	// under totals, from the earliest on; the days of the pending
+	// records), oldest first; none when there is none.
+	stale func(ctx context.Context, led *ledger.Ledger, lo, hi int64) ([]window, error)
 	// fetch pages one window whole and writes it; it returns the window's
 	// count by the server (-1 unknown).
 	fetch func(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error)
@@ -479,10 +480,12 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	}
 	fin := ops.finality()
 	plan := planWindows(spans, lo, hi, fin)
-	if t, ok, err := ops.stale(ctx, led, lo, hi); err != nil {
+	stale, err := ops.stale(ctx, led, lo, hi)
+	if err != nil {
 		return st, ledgerErr(err)
-	} else if w := (window{min(max(lo, t), hi-1), hi}); ok && !covers(plan, w.lo, w.hi) {
-		plan = widen(mergeWindows(append(plan, w)), hi, fin.rule)
+	}
+	if plan, err = s.withStale(ctx, ops, led, plan, stale, lo, hi, fin); err != nil {
+		return st, err
 	}
 	verified := false
 	for _, w := range plan {
@@ -515,6 +518,36 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 		return st, ops.after(ctx, led, lo, hi)
 	}
 	return st, nil
+}
+
+// withStale adds to plan the windows of rows that may have changed though
+// final (stale), each alone — a record pending since August asks its day
+// again, not every record since — unless one window from the oldest of
+// them to hi costs no more pages (by the rows held there) than they do
+// apart. It never asks more than a fresh read of [oldest, hi) would.
+func (s *Service) withStale(ctx context.Context, ops syncOps, led *ledger.Ledger, plan, stale []window, lo, hi int64, fin finality) ([]window, error) {
+	var extra []window
+	for _, w := range stale {
+		w = window{min(max(lo, w.lo), hi-1), min(max(w.hi, w.lo+1), hi)}
+		if w.lo < w.hi && !covers(plan, w.lo, w.hi) {
+			extra = append(extra, w)
+		}
+	}
+	if len(extra) == 0 {
+		return plan, nil
+	}
+	extra = mergeWindows(extra)
+	oldest := extra[0].lo
+	if len(extra) > 1 {
+		n, _, err := ops.local(ctx, led, oldest, hi)
+		if err != nil {
+			return nil, ledgerErr(err)
+		}
+		if pages := max(1, (n+ops.limit-1)/ops.limit); len(extra) < pages {
+			return widen(mergeWindows(append(plan, extra...)), hi, fin.rule), nil
+		}
+	}
+	return widen(mergeWindows(append(plan, window{oldest, hi})), hi, fin.rule), nil
 }
 
 // fetchAgain fetches the windows the sync found stale (SyncState.again),

@@ -23,11 +23,15 @@ func (s *Service) chargeOps() syncOps {
 		kind:     ledger.KindCharges,
 		limit:    api.MaxLimit,
 		finality: s.chargesFinality,
-		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
+		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) ([]window, error) {
 			if s.AmountRule() == RuleWindow {
-				return 0, false, nil // a past day cannot change, whatever ran on
+				return nil, nil // a past day cannot change, whatever ran on
 			}
-			return led.RunningSince(ctx, lo, hi, int64(chargesMargin/time.Second))
+			t, ok, err := led.RunningSince(ctx, lo, hi, int64(chargesMargin/time.Second))
+			if !ok || err != nil {
+				return nil, err
+			}
+			return []window{{t, hi}}, nil
 		},
 		fetch: s.fetchCharges,
 		count: func(ctx context.Context, lo, hi int64) (int, error) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -164,4 +165,46 @@ func TestLedgerLocalClockAheadOfTheServer(t *testing.T) {
 	slices.Reverse(got) // oldest first, as sameAsServer asks
 	q.OldestFirst = true
 	sameAsServer(t, srv, q, got)
+}
+
+// A payment record pending since August does not hold the ledger open
+// behind it: with nothing changed, a sync asks its day again, the last
+// days and the count — not every record since August, at a request
+// every 3 s — and never more than a fresh read of the range would.
+func TestLedgerPendingRecordAsksItsDayAlone(t *testing.T) {
+	now := time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
+	n := now.Unix()
+	var recs []demoserver.Invoice
+	for i := range 400 {
+		c := n - int64(100-i/4)*day - int64(i%4)*3600
+		recs = append(recs, demoserver.Invoice{ID: "paid-" + strconv.Itoa(i), Created: c, Paid: c + 60, Type: "credit",
+			Source: "stripe", Description: "Card payment", Service: "stripe_payments", Amount: -10_000})
+	}
+	recs = append(recs, demoserver.Invoice{ID: "crypto", Created: n - 110*day, Type: "credit", Source: "coinbase",
+		Description: "Crypto payment", Service: "coinbase", Amount: -500_000})
+	srv := startServer(t, demoserver.Options{Contracts: 50, Now: now, Invoices: recs})
+	dir := t.TempDir()
+	r := openRun(t, srv, dir)
+	ctx := context.Background()
+	from := now.AddDate(0, -6, 0)
+	if _, err := r.s.SyncPayments(ctx, from, now, nil); err != nil {
+		t.Fatal(err)
+	}
+	fresh := srv.CountPath(api.InvoicesPath)
+	r.close()
+
+	srv.Advance(time.Hour, 0)
+	srv.ResetRequests()
+	r = openRun(t, srv, dir)
+	if _, err := r.s.SyncPayments(ctx, from, srv.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.CountPath(api.InvoicesPath); got > 3 || got > fresh {
+		dumpReqs(t, srv)
+		t.Errorf("with nothing changed a sync asked %d requests (a fresh read: %d)", got, fresh)
+	}
+	held, err := r.led.Payments(ctx, 0, 1<<40)
+	if err != nil || len(held) != len(recs) {
+		t.Errorf("%d records held (%v), the server has %d", len(held), err, len(recs))
+	}
 }

@@ -108,15 +108,27 @@ func (l *Ledger) CountPayments(ctx context.Context, lo, hi int64) (int, error) {
 	return n, err
 }
 
-// UnsettledSince is the creation time of the oldest record in [lo, hi)
-// that was not settled when last synced: pending then, or paid within
-// margin seconds before that sync (its payment may have been confirmed
-// and its amount settled since). ok is false when none is.
-func (l *Ledger) UnsettledSince(ctx context.Context, lo, hi, margin int64) (created int64, ok bool, err error) {
-	var v sql.NullInt64
-	err = l.conn().QueryRowContext(ctx, `SELECT min(created) FROM payments WHERE created >= ? AND created < ?
-		AND (paid IS NULL OR paid >= synced_at - ?)`, lo, hi, margin).Scan(&v)
-	return v.Int64, v.Valid, err
+// Unsettled is the creation times of the records in [lo, hi) that were
+// not settled when last synced: pending then, or paid within margin
+// seconds before that sync (its payment may have been confirmed and its
+// amount settled since), oldest first, at most
+// limit and one more: more than limit says there are more.
+func (l *Ledger) Unsettled(ctx context.Context, lo, hi, margin int64, limit int) ([]int64, error) {
+	rows, err := l.conn().QueryContext(ctx, `SELECT DISTINCT created FROM payments WHERE created >= ? AND created < ?
+		AND (paid IS NULL OR paid >= synced_at - ?) ORDER BY created LIMIT ?`, lo, hi, margin, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var c int64
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // paymentPrint sums up a record, to tell a changed one (a pending record
