@@ -149,8 +149,9 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 
 // existing is what the ledger holds of a contract before a page.
 type existing struct {
-	id int64
-	fp int64
+	id     int64
+	fp     int64
+	synced int64 // the sync that last wrote it
 	// sum and days are its days inside the window (window amounts).
 	sum  money.Amount
 	days int
@@ -170,6 +171,13 @@ func writeContracts(ctx context.Context, tx *txn, p ChargesPage) (int, error) {
 		c := &r.Charge
 		fp := fingerprint(c, p.Windowed)
 		old, ok := have[c.Source]
+		if ok && old.synced > p.Window.Started {
+			// A newer sync (another process's window overlapping this
+			// one) wrote it since this page was asked: what it holds is
+			// newer, and lowering its mark would let that sync's end of
+			// window delete it as gone.
+			continue
+		}
 		id := old.id
 		lo, hi := spanOf(c, p.Window.Started)
 		switch {
@@ -216,7 +224,7 @@ func lookup(ctx context.Context, tx *txn, p ChargesPage) (map[string]existing, e
 		args = append(args, p.Rows[i].Charge.Source)
 		marks = append(marks, "?")
 	}
-	q := `SELECT id, source, fp FROM contracts WHERE source IN (` + strings.Join(marks, ",") + `)`
+	q := `SELECT id, source, fp, synced_at FROM contracts WHERE source IN (` + strings.Join(marks, ",") + `)`
 	rows, err := tx.query(q, args...)
 	if err != nil {
 		return nil, err
@@ -225,7 +233,7 @@ func lookup(ctx context.Context, tx *txn, p ChargesPage) (map[string]existing, e
 	for rows.Next() {
 		var e existing
 		var src string
-		if err := rows.Scan(&e.id, &src, &e.fp); err != nil {
+		if err := rows.Scan(&e.id, &src, &e.fp, &e.synced); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -370,7 +378,10 @@ func writeDropped(tx *txn, kind string, synced int64, ds []Dropped) error {
 		if kind == KindCharges && !d.Somewhere {
 			lo, hi = spanOf(&api.Charge{Start: d.Start, End: d.End}, synced)
 		}
-		if _, err := tx.exec(`INSERT OR REPLACE INTO dropped(kind, key, span_lo, span_hi, somewhere, synced_at) VALUES (?,?,?,?,?,?)`,
+		// A newer sync's mark is kept (as a contract's, writeContracts).
+		if _, err := tx.exec(`INSERT INTO dropped(kind, key, span_lo, span_hi, somewhere, synced_at) VALUES (?,?,?,?,?,?)
+			ON CONFLICT(kind, key) DO UPDATE SET span_lo = excluded.span_lo, span_hi = excluded.span_hi,
+			somewhere = excluded.somewhere, synced_at = max(synced_at, excluded.synced_at)`,
 			kind, d.Key, lo, hi, d.Somewhere, synced); err != nil {
 			return err
 		}

@@ -552,3 +552,42 @@ func TestOpenRefusesAnotherUsersOpenFolder(t *testing.T) {
 		t.Errorf("read-only open: %v", err)
 	}
 }
+
+// Two processes sync overlapping windows, their pages interleaved: the
+// older one writes a contract again after the newer one did. The newer
+// one's end of window deletes what it did not meet, by its mark — which
+// the older one's write must not lower, or the contract (and under window
+// amounts its days) is lost. Payment records the same.
+func TestOverlappingWritersLoseNoRows(t *testing.T) {
+	l := openT(t, path(t))
+	ctx := context.Background()
+	older := Window{Lo: 0, Hi: 1000, Started: 900, Gen: l.Gen()}
+	newer := Window{Lo: 0, Hi: 1000, Started: 950, Gen: l.Gen()}
+	x := contract("1", 100, 200, 5)
+	if _, err := l.WriteCharges(ctx, page(newer, false, nil, x)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WriteCharges(ctx, page(older, false, nil, x)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WriteCharges(ctx, page(newer, true, []Span{{Lo: 0, Hi: 1000, SyncedAt: 950}}, contract("2", 300, 400, 7))); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := l.CountCharges(ctx, 0, 1000); n != 2 {
+		t.Errorf("the newer window's end left %d contracts, want 2", n)
+	}
+
+	rec := api.Invoice{ID: "r1", Created: 100, Paid: 100, Type: "credit", Source: "stripe", Description: "Card", Amount: -5}
+	if _, err := l.WritePayments(ctx, PaymentsPage{Window: newer, Records: []api.Invoice{rec}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WritePayments(ctx, PaymentsPage{Window: older, Records: []api.Invoice{rec}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WritePayments(ctx, PaymentsPage{Window: newer, Done: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := l.CountPayments(ctx, 0, 1000); n != 1 {
+		t.Errorf("the newer window's end left %d records, want 1", n)
+	}
+}

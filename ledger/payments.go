@@ -33,11 +33,13 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 		for i := range p.Records {
 			r := &p.Records[i]
 			fp := paymentPrint(r)
-			var old int64
-			switch err := tx.queryRow(`SELECT fp FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old); {
+			var old, synced int64
+			switch err := tx.queryRow(`SELECT fp, synced_at FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old, &synced); {
 			case err == sql.ErrNoRows:
 			case err != nil:
 				return err
+			case synced > p.Window.Started:
+				continue // a newer sync wrote it since (see writeContracts)
 			case old == fp:
 				if _, err := tx.exec(`UPDATE payments SET synced_at = ? WHERE invoice_id = ?`, p.Window.Started, r.ID); err != nil {
 					return err
