@@ -157,6 +157,13 @@ func (f *feed[Q, E]) ledgerLoop() {
 	ctx := f.ctx
 	src := f.ledger
 	shown := false
+	// What the file's writers changed before the first read: another
+	// vastdash writing it meanwhile (a cron sync) may have filled what
+	// this feed's own sync then only confirms.
+	changes := int64(-1)
+	if led := f.s.Ledger(); led != nil {
+		changes = led.Changes(ctx)
+	}
 	if rows, windowed, err := src.read(ctx); err == nil && len(rows) > 0 {
 		synced := src.covered(ctx)
 		f.mu.Lock()
@@ -179,7 +186,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 		// A corrupt file moved aside: sync the new one from the server.
 		st, err = src.sync(ctx, nil)
 	}
-	if err == nil && (st.Changed > 0 || st.RuleLearnt || !shown || f.st.Generation == 0) {
+	if err == nil && (st.Changed > 0 || st.RuleLearnt || !shown || f.st.Generation == 0 || f.changedElsewhere(ctx, changes, st.Changed)) {
 		var rows []E
 		var windowed bool
 		if rows, windowed, err = src.read(ctx); err == nil {
@@ -207,6 +214,14 @@ func (f *feed[Q, E]) ledgerLoop() {
 	}
 	f.st.LedgerNote = f.s.ledgerNote()
 	f.publishLocked()
+}
+
+// changedElsewhere reports that the ledger's rows changed since before
+// changes was read by more than this feed's own sync changed: another
+// process wrote them, and the rows shown may be a fraction of the range.
+func (f *feed[Q, E]) changedElsewhere(ctx context.Context, before int64, own int) bool {
+	led := f.s.Ledger()
+	return before < 0 || led == nil || led.Changes(ctx)-before != int64(own)
 }
 
 // dropLedger handles a failure of the ledger (not of the network): the

@@ -208,3 +208,45 @@ func TestLedgerPendingRecordAsksItsDayAlone(t *testing.T) {
 		t.Errorf("%d records held (%v), the server has %d", len(held), err, len(recs))
 	}
 }
+
+// A command run while another vastdash writes the ledger: it reads a
+// fraction of the range (the other's first page), then its own sync finds
+// every row current — the other wrote them meanwhile — and changes
+// nothing. It must still answer the whole range, not what it read first.
+func TestLedgerAnotherWriterFillsTheRangeMeanwhile(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 1300})
+	dir := t.TempDir()
+	other := openRun(t, srv, dir)
+	q := yearQuery(srv.Now())
+	ctx, cancel := context.WithCancel(context.Background())
+	_, _ = other.s.SyncCharges(ctx, q.From, q.To, func(st SyncState) {
+		if st.Pages == 1 {
+			cancel()
+		}
+	})
+	cancel()
+
+	cut := &cutAfter{next: http.DefaultTransport}
+	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(syncWait),
+		api.WithHTTPClient(&http.Client{Transport: cut}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
+	led, _, err := ledger.Open(ledger.Path(dir, id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led), WithAmountRule(RuleTotals))
+	defer s.Close()
+	// Its first request: the other process finishes the range first.
+	finish := func() {
+		if _, err := other.s.SyncCharges(context.Background(), q.From, q.To, nil); err != nil {
+			t.Error(err)
+		}
+	}
+	cut.armed.Store(&finish)
+	got, _ := load(t, s, q)
+	sameAsServer(t, srv, q, got)
+}

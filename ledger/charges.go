@@ -117,7 +117,7 @@ type Merge func(held []Span) []Span
 // WriteCharges writes one page. changed counts the contracts added,
 // changed or deleted (0: the page only confirmed what the ledger held).
 func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, err error) {
-	err = l.write(ctx, func(tx *txn) error {
+	err = l.write(ctx, counted(&changed, func(tx *txn) error {
 		if err := l.current(p.Window); err != nil {
 			return err
 		}
@@ -143,8 +143,32 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
 		return finish(tx, KindCharges, p.Window, p.Merge)
-	})
+	}))
 	return changed, err
+}
+
+// counted runs fn, a page's write, and then adds the rows it changed to
+// the file's count of changes (Changes), in the same transaction.
+func counted(changed *int, fn func(*txn) error) func(*txn) error {
+	return func(tx *txn) error {
+		if err := fn(tx); err != nil || *changed == 0 {
+			return err
+		}
+		_, err := tx.exec(`INSERT INTO meta(key, value) VALUES ('changes', ?)
+			ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`, strconv.Itoa(*changed))
+		return err
+	}
+}
+
+// Changes counts the rows every write to the file changed (added, changed
+// or deleted), by any process: a reader that saw it move by more than its
+// own sync changed knows another wrote meanwhile, and reads again.
+func (l *Ledger) Changes(ctx context.Context) int64 {
+	var v sql.NullInt64
+	if err := l.conn().QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes'`).Scan(&v); err != nil {
+		return 0
+	}
+	return v.Int64
 }
 
 // existing is what the ledger holds of a contract before a page.

@@ -26,7 +26,7 @@ type PaymentsPage struct {
 // WritePayments writes one page; changed counts the records added, changed
 // or deleted.
 func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int, err error) {
-	err = l.write(ctx, func(tx *txn) error {
+	err = l.write(ctx, counted(&changed, func(tx *txn) error {
 		if err := l.current(p.Window); err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
 		return finish(tx, KindPayments, p.Window, p.Merge)
-	})
+	}))
 	return changed, err
 }
 
