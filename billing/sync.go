@@ -235,6 +235,9 @@ type SyncState struct {
 	// again are the windows found stale while fetching others (a
 	// correction of a contract's whole life): fetched before the sync ends.
 	again []window
+	// lo and hi are the sync's range: a window asked again for a
+	// contract's other days reaches no further.
+	lo, hi int64
 }
 
 // window is a stretch [lo, hi) of unix seconds.
@@ -286,8 +289,16 @@ func finalBefore(sp ledger.Span, f finality) int64 {
 func planWindows(spans []ledger.Span, lo, hi int64, f finality) []window {
 	var fin []window
 	for _, sp := range spans {
-		if b := finalBefore(sp, f); sp.Lo < b {
-			fin = append(fin, window{sp.Lo, b})
+		// Under window amounts the ledger keeps days: a span begun inside
+		// a UTC day (synced while the rule was not known, or from a local
+		// midnight) holds that day's part after its start only, so the
+		// day is asked again whole.
+		slo := sp.Lo
+		if f.rule == RuleWindow {
+			slo = dayCeil(sp.Lo)
+		}
+		if b := finalBefore(sp, f); slo < b {
+			fin = append(fin, window{slo, b})
 		}
 	}
 	slices.SortFunc(fin, func(a, b window) int { return int(a.lo - b.lo) })
@@ -451,6 +462,7 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	if hi <= lo {
 		return st, nil
 	}
+	st.lo, st.hi = lo, hi
 	say := func() {
 		if report != nil {
 			report(st)
@@ -488,7 +500,9 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 		return st, err
 	}
 	verified := false
-	for _, w := range plan {
+	fetched := slices.Clone(plan)
+	for i := 0; i < len(plan); i++ {
+		w := plan[i]
 		total, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, &st, say)
 		if err != nil {
 			return st, err
@@ -501,15 +515,28 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 			}
 			verified = agrees(total, n, slack)
 		}
+		if i == len(plan)-1 && fin.rule != RuleWindow && ops.finality().rule == RuleWindow {
+			// Window amounts learnt in this sync: what was written before
+			// (unsure spans) and the windows not of whole UTC days are
+			// asked again, by days, as the rule now says — once.
+			fin = ops.finality()
+			if spans, err = led.Spans(ctx, ops.kind); err != nil {
+				return st, ledgerErr(err)
+			}
+			more := planWindows(spans, lo, hi, fin)
+			plan = append(plan, more...)
+			fetched = mergeWindows(append(fetched, more...))
+			verified = false
+		}
 	}
-	if err := s.fetchAgain(ctx, ops, led, now, &st, say); err != nil {
+	if err := s.fetchAgain(ctx, ops, led, now, fetched, &st, say); err != nil {
 		return st, err
 	}
 	if !verified {
 		if err := s.verify(ctx, ops, led, lo, hi, now, 0, &st, say); err != nil {
 			return st, err
 		}
-		if err := s.fetchAgain(ctx, ops, led, now, &st, say); err != nil {
+		if err := s.fetchAgain(ctx, ops, led, now, fetched, &st, say); err != nil {
 			return st, err
 		}
 	}
@@ -552,23 +579,45 @@ func (s *Service) withStale(ctx context.Context, ops syncOps, led *ledger.Ledger
 
 // fetchAgain fetches the windows the sync found stale (SyncState.again),
 // each time once: those a window fetched again finds are fetched too,
-// but never one this sync fetched already.
-func (s *Service) fetchAgain(ctx context.Context, ops syncOps, led *ledger.Ledger, now int64, st *SyncState, say func()) error {
-	var done []window
+// but never what this sync fetched already (fetched, its plan's windows,
+// and those fetched here).
+func (s *Service) fetchAgain(ctx context.Context, ops syncOps, led *ledger.Ledger, now int64, fetched []window, st *SyncState, say func()) error {
+	done := slices.Clone(fetched)
 	for len(st.again) > 0 {
 		ws := widen(mergeWindows(st.again), now+1, ops.finality().rule)
 		st.again = nil
 		for _, w := range ws {
-			if covers(done, w.lo, w.hi) {
-				continue
+			for _, p := range widen(subtract(w, done), now+1, ops.finality().rule) {
+				if covers(done, p.lo, p.hi) {
+					continue
+				}
+				if _, err := ops.fetch(ctx, led, ledger.Window{Lo: p.lo, Hi: p.hi, Started: now}, st, say); err != nil {
+					return err
+				}
+				done = mergeWindows(append(done, p))
 			}
-			if _, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, st, say); err != nil {
-				return err
-			}
-			done = mergeWindows(append(done, w))
 		}
 	}
 	return nil
+}
+
+// subtract is the parts of w that ws (sorted, merged) do not hold.
+func subtract(w window, ws []window) []window {
+	var out []window
+	cur := w.lo
+	for _, d := range ws {
+		if d.hi <= cur || d.lo >= w.hi {
+			continue
+		}
+		if d.lo > cur {
+			out = append(out, window{cur, d.lo})
+		}
+		cur = max(cur, d.hi)
+	}
+	if cur < w.hi {
+		out = append(out, window{cur, w.hi})
+	}
+	return out
 }
 
 // verify compares the server's count of [lo, hi) with the ledger's and,
