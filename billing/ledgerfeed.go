@@ -157,6 +157,13 @@ func (f *feed[Q, E]) ledgerLoop() {
 	ctx := f.ctx
 	src := f.ledger
 	shown := false
+	// What the file's writers changed before the first read: another
+	// vastdash writing it meanwhile (a cron sync) may have filled what
+	// this feed's own sync then only confirms.
+	changes := int64(-1)
+	if led := f.s.Ledger(); led != nil {
+		changes = led.Changes(ctx)
+	}
 	if rows, windowed, err := src.read(ctx); err == nil && len(rows) > 0 {
 		synced := src.covered(ctx)
 		f.mu.Lock()
@@ -165,7 +172,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 		f.publishLocked()
 		f.mu.Unlock()
 		shown = true
-	} else if err != nil && f.dropLedger(err) {
+	} else if err != nil && ctx.Err() == nil && f.dropLedger(err) {
 		return
 	}
 	st, err := src.sync(ctx, func(p SyncState) {
@@ -175,11 +182,11 @@ func (f *feed[Q, E]) ledgerLoop() {
 		f.mu.Unlock()
 	})
 	var le *ledgerError
-	if errors.As(err, &le) && f.s.giveUp(le.err) {
+	if errors.As(err, &le) && ctx.Err() == nil && f.s.giveUp(le.err) {
 		// A corrupt file moved aside: sync the new one from the server.
 		st, err = src.sync(ctx, nil)
 	}
-	if err == nil && (st.Changed > 0 || st.RuleLearnt || !shown || f.st.Generation == 0) {
+	if err == nil && (st.Changed > 0 || st.RuleLearnt || !shown || f.st.Generation == 0 || f.changedElsewhere(ctx, changes, st.Changed)) {
 		var rows []E
 		var windowed bool
 		if rows, windowed, err = src.read(ctx); err == nil {
@@ -209,6 +216,14 @@ func (f *feed[Q, E]) ledgerLoop() {
 	f.publishLocked()
 }
 
+// changedElsewhere reports that the ledger's rows changed since before
+// changes was read by more than this feed's own sync changed: another
+// process wrote them, and the rows shown may be a fraction of the range.
+func (f *feed[Q, E]) changedElsewhere(ctx context.Context, before int64, own int) bool {
+	led := f.s.Ledger()
+	return before < 0 || led == nil || led.Changes(ctx)-before != int64(own)
+}
+
 // dropLedger handles a failure of the ledger (not of the network): the
 // feed forgets its ledger rows and pages the server as a feed without a
 // ledger does, with the warning. It reports that it took over the loader.
@@ -216,6 +231,9 @@ func (f *feed[Q, E]) dropLedger(err error) bool {
 	var le *ledgerError
 	if !errors.As(err, &le) && !errors.Is(err, errNoLedger) {
 		return false
+	}
+	if f.ctx.Err() != nil || (le != nil && ledger.IsInterrupted(le.err)) {
+		return false // the feed was replaced or released: nothing failed
 	}
 	if le != nil {
 		f.s.giveUp(le.err)
@@ -231,6 +249,18 @@ func (f *feed[Q, E]) dropLedger(err error) bool {
 	f.s.wg.Add(1) // the loader's; ledgerLoop's own ends as it returns
 	go f.loop()
 	return true
+}
+
+// joinWarnings is the warnings of two feeds, each said once: both carry
+// the ledger's note, which is one thing to say.
+func joinWarnings(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, w := range b {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // replaceLocked makes rows the feed's entries, in pages of the query's

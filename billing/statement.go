@@ -268,7 +268,7 @@ func (s *Service) StatementOf(pf *PaymentsFeed, cf *Feed, credit money.Amount, f
 	pst, cst := pf.State(), cf.State()
 	in.PaymentsStopped, in.ChargesStopped = !pst.Whole(), !cst.Whole()
 	st := BuildStatement(in)
-	st.Warnings = append(pst.Warnings(), cst.Warnings()...)
+	st.Warnings = joinWarnings(pst.Warnings(), cst.Warnings())
 	return st
 }
 

@@ -193,7 +193,9 @@ func ledgerErr(err error) error {
 func (s *Service) giveUp(err error) (retry bool) {
 	s.ledMu.Lock()
 	defer s.ledMu.Unlock()
-	if s.led == nil {
+	if s.led == nil || ledger.IsInterrupted(err) {
+		// Cut short by its caller (a feed replaced while it wrote, a
+		// command interrupted): no fault of the file, which stays in use.
 		return false
 	}
 	if errors.Is(err, ledger.ErrMoved) {
@@ -233,6 +235,9 @@ type SyncState struct {
 	// again are the windows found stale while fetching others (a
 	// correction of a contract's whole life): fetched before the sync ends.
 	again []window
+	// lo and hi are the sync's range: a window asked again for a
+	// contract's other days reaches no further.
+	lo, hi int64
 }
 
 // window is a stretch [lo, hi) of unix seconds.
@@ -284,8 +289,16 @@ func finalBefore(sp ledger.Span, f finality) int64 {
 func planWindows(spans []ledger.Span, lo, hi int64, f finality) []window {
 	var fin []window
 	for _, sp := range spans {
-		if b := finalBefore(sp, f); sp.Lo < b {
-			fin = append(fin, window{sp.Lo, b})
+		// Under window amounts the ledger keeps days: a span begun inside
+		// a UTC day (synced while the rule was not known, or from a local
+		// midnight) holds that day's part after its start only, so the
+		// day is asked again whole.
+		slo := sp.Lo
+		if f.rule == RuleWindow {
+			slo = dayCeil(sp.Lo)
+		}
+		if b := finalBefore(sp, f); slo < b {
+			fin = append(fin, window{slo, b})
 		}
 	}
 	slices.SortFunc(fin, func(a, b window) int { return int(a.lo - b.lo) })
@@ -414,10 +427,11 @@ type syncOps struct {
 	// finality is when a span's rows are final: the amount rule known and
 	// the kind's margin.
 	finality func() finality
-	// stale is the earliest time in [lo, hi) of rows held that may have
-	// changed though their span is final (a contract running at its sync
-	// under totals, a pending record); ok is false when there is none.
-	stale func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (t int64, ok bool, err error)
+	// stale is the windows in [lo, hi) of rows held that may have changed
+	// though their span is final (the contracts running at their sync
+	// under totals, from the earliest on; the days of the pending
+	// records), oldest first; none when there is none.
+	stale func(ctx context.Context, led *ledger.Ledger, lo, hi int64) ([]window, error)
 	// fetch pages one window whole and writes it; it returns the window's
 	// count by the server (-1 unknown).
 	fetch func(ctx context.Context, led *ledger.Ledger, w ledger.Window, st *SyncState, say func()) (int, error)
@@ -448,6 +462,7 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	if hi <= lo {
 		return st, nil
 	}
+	st.lo, st.hi = lo, hi
 	say := func() {
 		if report != nil {
 			report(st)
@@ -477,13 +492,17 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	}
 	fin := ops.finality()
 	plan := planWindows(spans, lo, hi, fin)
-	if t, ok, err := ops.stale(ctx, led, lo, hi); err != nil {
+	stale, err := ops.stale(ctx, led, lo, hi)
+	if err != nil {
 		return st, ledgerErr(err)
-	} else if w := (window{min(max(lo, t), hi-1), hi}); ok && !covers(plan, w.lo, w.hi) {
-		plan = widen(mergeWindows(append(plan, w)), hi, fin.rule)
+	}
+	if plan, err = s.withStale(ctx, ops, led, plan, stale, lo, hi, fin); err != nil {
+		return st, err
 	}
 	verified := false
-	for _, w := range plan {
+	fetched := slices.Clone(plan)
+	for i := 0; i < len(plan); i++ {
+		w := plan[i]
 		total, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, &st, say)
 		if err != nil {
 			return st, err
@@ -496,15 +515,28 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 			}
 			verified = agrees(total, n, slack)
 		}
+		if i == len(plan)-1 && fin.rule != RuleWindow && ops.finality().rule == RuleWindow {
+			// Window amounts learnt in this sync: what was written before
+			// (unsure spans) and the windows not of whole UTC days are
+			// asked again, by days, as the rule now says — once.
+			fin = ops.finality()
+			if spans, err = led.Spans(ctx, ops.kind); err != nil {
+				return st, ledgerErr(err)
+			}
+			more := planWindows(spans, lo, hi, fin)
+			plan = append(plan, more...)
+			fetched = mergeWindows(append(fetched, more...))
+			verified = false
+		}
 	}
-	if err := s.fetchAgain(ctx, ops, led, now, &st, say); err != nil {
+	if err := s.fetchAgain(ctx, ops, led, now, fetched, &st, say); err != nil {
 		return st, err
 	}
 	if !verified {
 		if err := s.verify(ctx, ops, led, lo, hi, now, 0, &st, say); err != nil {
 			return st, err
 		}
-		if err := s.fetchAgain(ctx, ops, led, now, &st, say); err != nil {
+		if err := s.fetchAgain(ctx, ops, led, now, fetched, &st, say); err != nil {
 			return st, err
 		}
 	}
@@ -515,25 +547,77 @@ func (s *Service) sync(ctx context.Context, ops syncOps, lo, hi int64, force boo
 	return st, nil
 }
 
+// withStale adds to plan the windows of rows that may have changed though
+// final (stale), each alone — a record pending since August asks its day
+// again, not every record since — unless one window from the oldest of
+// them to hi costs no more pages (by the rows held there) than they do
+// apart. It never asks more than a fresh read of [oldest, hi) would.
+func (s *Service) withStale(ctx context.Context, ops syncOps, led *ledger.Ledger, plan, stale []window, lo, hi int64, fin finality) ([]window, error) {
+	var extra []window
+	for _, w := range stale {
+		w = window{min(max(lo, w.lo), hi-1), min(max(w.hi, w.lo+1), hi)}
+		if w.lo < w.hi && !covers(plan, w.lo, w.hi) {
+			extra = append(extra, w)
+		}
+	}
+	if len(extra) == 0 {
+		return plan, nil
+	}
+	extra = mergeWindows(extra)
+	oldest := extra[0].lo
+	if len(extra) > 1 {
+		n, _, err := ops.local(ctx, led, oldest, hi)
+		if err != nil {
+			return nil, ledgerErr(err)
+		}
+		if pages := max(1, (n+ops.limit-1)/ops.limit); len(extra) < pages {
+			return widen(mergeWindows(append(plan, extra...)), hi, fin.rule), nil
+		}
+	}
+	return widen(mergeWindows(append(plan, window{oldest, hi})), hi, fin.rule), nil
+}
+
 // fetchAgain fetches the windows the sync found stale (SyncState.again),
 // each time once: those a window fetched again finds are fetched too,
-// but never one this sync fetched already.
-func (s *Service) fetchAgain(ctx context.Context, ops syncOps, led *ledger.Ledger, now int64, st *SyncState, say func()) error {
-	var done []window
+// but never what this sync fetched already (fetched, its plan's windows,
+// and those fetched here).
+func (s *Service) fetchAgain(ctx context.Context, ops syncOps, led *ledger.Ledger, now int64, fetched []window, st *SyncState, say func()) error {
+	done := slices.Clone(fetched)
 	for len(st.again) > 0 {
 		ws := widen(mergeWindows(st.again), now+1, ops.finality().rule)
 		st.again = nil
 		for _, w := range ws {
-			if covers(done, w.lo, w.hi) {
-				continue
+			for _, p := range widen(subtract(w, done), now+1, ops.finality().rule) {
+				if covers(done, p.lo, p.hi) {
+					continue
+				}
+				if _, err := ops.fetch(ctx, led, ledger.Window{Lo: p.lo, Hi: p.hi, Started: now}, st, say); err != nil {
+					return err
+				}
+				done = mergeWindows(append(done, p))
 			}
-			if _, err := ops.fetch(ctx, led, ledger.Window{Lo: w.lo, Hi: w.hi, Started: now}, st, say); err != nil {
-				return err
-			}
-			done = mergeWindows(append(done, w))
 		}
 	}
 	return nil
+}
+
+// subtract is the parts of w that ws (sorted, merged) do not hold.
+func subtract(w window, ws []window) []window {
+	var out []window
+	cur := w.lo
+	for _, d := range ws {
+		if d.hi <= cur || d.lo >= w.hi {
+			continue
+		}
+		if d.lo > cur {
+			out = append(out, window{cur, d.lo})
+		}
+		cur = max(cur, d.hi)
+	}
+	if cur < w.hi {
+		out = append(out, window{cur, w.hi})
+	}
+	return out
 }
 
 // verify compares the server's count of [lo, hi) with the ledger's and,

@@ -23,11 +23,15 @@ func (s *Service) chargeOps() syncOps {
 		kind:     ledger.KindCharges,
 		limit:    api.MaxLimit,
 		finality: s.chargesFinality,
-		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
+		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) ([]window, error) {
 			if s.AmountRule() == RuleWindow {
-				return 0, false, nil // a past day cannot change, whatever ran on
+				return nil, nil // a past day cannot change, whatever ran on
 			}
-			return led.RunningSince(ctx, lo, hi, int64(chargesMargin/time.Second))
+			t, ok, err := led.RunningSince(ctx, lo, hi, int64(chargesMargin/time.Second))
+			if !ok || err != nil {
+				return nil, err
+			}
+			return []window{{t, hi}}, nil
 		},
 		fetch: s.fetchCharges,
 		count: func(ctx context.Context, lo, hi int64) (int, error) {
@@ -120,7 +124,7 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 			w.Unsure = true
 		}
 		if rule == RuleWindow {
-			again, err := revisedBefore(ctx, led, kept, *w)
+			again, err := revisedBefore(ctx, led, kept, *w, st.lo, st.hi)
 			if err != nil {
 				return 0, 0, 0, ledgerErr(err)
 			}
@@ -139,11 +143,15 @@ func (s *Service) fetchCharges(ctx context.Context, led *ledger.Ledger, w ledger
 // (beyond the rounding of a thousandth a day and a line): the server
 // corrected what they were charged, on every day of their lives, so their
 // days before w are stale too. It returns the windows that hold those
-// days, from each one's first, to be fetched again.
-func revisedBefore(ctx context.Context, led *ledger.Ledger, kept []api.Charge, w ledger.Window) ([]window, error) {
+// days, from each one's first, to be fetched again. So are the days
+// outside w (within the sync's range [lo, hi)) of a contract the ledger
+// does not hold at all though it reaches beyond w: a contract the count
+// check found missing, fetched again with one halving window, came back
+// with that window's days only, its amount a fraction of the truth.
+func revisedBefore(ctx context.Context, led *ledger.Ledger, kept []api.Charge, w ledger.Window, lo, hi int64) ([]window, error) {
 	var srcs []string
 	for i := range kept {
-		if e := &kept[i]; e.End != 0 && e.Start < dayFloor(w.Lo) {
+		if e := &kept[i]; e.Start < dayFloor(w.Lo) || reach(e, hi) > w.Hi {
 			srcs = append(srcs, e.Source)
 		}
 	}
@@ -158,7 +166,16 @@ func revisedBefore(ctx context.Context, led *ledger.Ledger, kept []api.Charge, w
 	for i := range kept {
 		e := &kept[i]
 		h, ok := held[e.Source]
-		if !ok || h.Start != e.Start || h.End != e.End || h.End >= h.SyncedAt || h.Days == 0 || e.Start >= dayFloor(w.Lo) {
+		if !ok {
+			if from := max(e.Start, lo); from < dayFloor(w.Lo) {
+				again = append(again, window{dayFloor(from), dayFloor(w.Lo)})
+			}
+			if end := reach(e, hi); end > w.Hi {
+				again = append(again, window{w.Hi, end})
+			}
+			continue
+		}
+		if !ok || e.End == 0 || h.Start != e.Start || h.End != e.End || h.End >= h.SyncedAt || h.Days == 0 || e.Start >= dayFloor(w.Lo) {
 			continue // new, changed in its times, running when taken, or all inside
 		}
 		if d, tol := e.Amount-h.InWindow, money.Amount(h.Days+len(e.Items)+1); d > tol || -d > tol {
@@ -166,6 +183,15 @@ func revisedBefore(ctx context.Context, led *ledger.Ledger, kept []api.Charge, w
 		}
 	}
 	return again, nil
+}
+
+// reach is where a contract's time ends within a sync's range ending at
+// hi: a running one (no end sent) to hi.
+func reach(e *api.Charge, hi int64) int64 {
+	if e.End == 0 {
+		return hi
+	}
+	return min(max(e.End, e.Start), hi)
 }
 
 // dayRows gives each contract its charge on each UTC day: under window
@@ -329,6 +355,8 @@ func (s *Service) syncExplicit(run func() (SyncState, error)) (SyncState, error)
 		st, err = run()
 	}
 	switch {
+	case errors.As(err, &le) && ledger.IsInterrupted(le.err):
+		return st, le.err // interrupted (ctrl+c, --deadline): the ledger is as it was
 	case errors.As(err, &le):
 		s.giveUp(le.err)
 		return st, s.syncFailed(path, le.err)

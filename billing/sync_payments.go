@@ -13,10 +13,12 @@ import (
 // (the server sends its payment time; null while pending) more than the
 // margin (paymentsMargin) before a sync, and created that long before it:
 // so a sync reads again the records created in the days before the last
-// one, and from the oldest record then pending or paid within those days
-// on — a crypto payment confirmed later, an amount settled later — until
-// it is final. Their pacing is 3 s a request: the statement of a covered
-// year then costs the records of those days (a page) and one count.
+// one, and the UTC day of each record then pending or paid within those
+// days — a crypto payment confirmed later, an amount settled later — until
+// it is final; all from the oldest such on only when that costs no more
+// pages. Their pacing is 3 s a request: the statement of a covered year
+// then costs the records of those days (a page), a request per pending
+// record's day, and one count.
 
 // paymentsFinality: a record's amount is what was paid, whatever the
 // window asked (totals).
@@ -27,8 +29,18 @@ func (s *Service) paymentOps() syncOps {
 		kind:     ledger.KindPayments,
 		limit:    api.InvoicesLimit,
 		finality: func() finality { return paymentsFinality },
-		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) (int64, bool, error) {
-			return led.UnsettledSince(ctx, lo, hi, paymentsFinality.margin)
+		// Each unsettled record's UTC day, not every record since the
+		// oldest: a crypto payment pending for weeks asks its day again.
+		stale: func(ctx context.Context, led *ledger.Ledger, lo, hi int64) ([]window, error) {
+			created, err := led.Unsettled(ctx, lo, hi, paymentsFinality.margin, maxStaleRecords)
+			if len(created) > maxStaleRecords {
+				return []window{{created[0], hi}}, err
+			}
+			var ws []window
+			for _, c := range created {
+				ws = append(ws, window{dayFloor(c), dayFloor(c) + day})
+			}
+			return ws, err
 		},
 		fetch: s.fetchPayments,
 		// The invoices endpoint takes no page size: a count costs one page.
@@ -41,6 +53,11 @@ func (s *Service) paymentOps() syncOps {
 		},
 	}
 }
+
+// maxStaleRecords bounds the unsettled records whose days a sync asks
+// apart; past it, one window from the oldest on (no more than a fresh
+// read of it).
+const maxStaleRecords = 64
 
 // syncPayments brings the ledger's records created in [lo, hi) up to date.
 func (s *Service) syncPayments(ctx context.Context, lo, hi int64, force bool, report func(SyncState)) (SyncState, error) {

@@ -117,7 +117,7 @@ type Merge func(held []Span) []Span
 // WriteCharges writes one page. changed counts the contracts added,
 // changed or deleted (0: the page only confirmed what the ledger held).
 func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, err error) {
-	err = l.write(ctx, func(tx *txn) error {
+	err = l.write(ctx, counted(&changed, func(tx *txn) error {
 		if err := l.current(p.Window); err != nil {
 			return err
 		}
@@ -143,14 +143,39 @@ func (l *Ledger) WriteCharges(ctx context.Context, p ChargesPage) (changed int, 
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
 		return finish(tx, KindCharges, p.Window, p.Merge)
-	})
+	}))
 	return changed, err
+}
+
+// counted runs fn, a page's write, and then adds the rows it changed to
+// the file's count of changes (Changes), in the same transaction.
+func counted(changed *int, fn func(*txn) error) func(*txn) error {
+	return func(tx *txn) error {
+		if err := fn(tx); err != nil || *changed == 0 {
+			return err
+		}
+		_, err := tx.exec(`INSERT INTO meta(key, value) VALUES ('changes', ?)
+			ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + CAST(excluded.value AS INTEGER)`, strconv.Itoa(*changed))
+		return err
+	}
+}
+
+// Changes counts the rows every write to the file changed (added, changed
+// or deleted), by any process: a reader that saw it move by more than its
+// own sync changed knows another wrote meanwhile, and reads again.
+func (l *Ledger) Changes(ctx context.Context) int64 {
+	var v sql.NullInt64
+	if err := l.conn().QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'changes'`).Scan(&v); err != nil {
+		return 0
+	}
+	return v.Int64
 }
 
 // existing is what the ledger holds of a contract before a page.
 type existing struct {
-	id int64
-	fp int64
+	id     int64
+	fp     int64
+	synced int64 // the sync that last wrote it
 	// sum and days are its days inside the window (window amounts).
 	sum  money.Amount
 	days int
@@ -170,6 +195,13 @@ func writeContracts(ctx context.Context, tx *txn, p ChargesPage) (int, error) {
 		c := &r.Charge
 		fp := fingerprint(c, p.Windowed)
 		old, ok := have[c.Source]
+		if ok && old.synced > p.Window.Started {
+			// A newer sync (another process's window overlapping this
+			// one) wrote it since this page was asked: what it holds is
+			// newer, and lowering its mark would let that sync's end of
+			// window delete it as gone.
+			continue
+		}
 		id := old.id
 		lo, hi := spanOf(c, p.Window.Started)
 		switch {
@@ -216,7 +248,7 @@ func lookup(ctx context.Context, tx *txn, p ChargesPage) (map[string]existing, e
 		args = append(args, p.Rows[i].Charge.Source)
 		marks = append(marks, "?")
 	}
-	q := `SELECT id, source, fp FROM contracts WHERE source IN (` + strings.Join(marks, ",") + `)`
+	q := `SELECT id, source, fp, synced_at FROM contracts WHERE source IN (` + strings.Join(marks, ",") + `)`
 	rows, err := tx.query(q, args...)
 	if err != nil {
 		return nil, err
@@ -225,7 +257,7 @@ func lookup(ctx context.Context, tx *txn, p ChargesPage) (map[string]existing, e
 	for rows.Next() {
 		var e existing
 		var src string
-		if err := rows.Scan(&e.id, &src, &e.fp); err != nil {
+		if err := rows.Scan(&e.id, &src, &e.fp, &e.synced); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -370,7 +402,10 @@ func writeDropped(tx *txn, kind string, synced int64, ds []Dropped) error {
 		if kind == KindCharges && !d.Somewhere {
 			lo, hi = spanOf(&api.Charge{Start: d.Start, End: d.End}, synced)
 		}
-		if _, err := tx.exec(`INSERT OR REPLACE INTO dropped(kind, key, span_lo, span_hi, somewhere, synced_at) VALUES (?,?,?,?,?,?)`,
+		// A newer sync's mark is kept (as a contract's, writeContracts).
+		if _, err := tx.exec(`INSERT INTO dropped(kind, key, span_lo, span_hi, somewhere, synced_at) VALUES (?,?,?,?,?,?)
+			ON CONFLICT(kind, key) DO UPDATE SET span_lo = excluded.span_lo, span_hi = excluded.span_hi,
+			somewhere = excluded.somewhere, synced_at = max(synced_at, excluded.synced_at)`,
 			kind, d.Key, lo, hi, d.Somewhere, synced); err != nil {
 			return err
 		}
@@ -622,14 +657,30 @@ func (l *Ledger) CountCharges(ctx context.Context, lo, hi int64) (int, error) {
 	return n, err
 }
 
+// maxSkew bounds how far behind this machine's clock the server's is
+// believed to be (RunningSince).
+const maxSkew = 86400
+
 // RunningSince is the earliest end of the contracts overlapping [lo, hi)
 // that were still running (ending within margin seconds of their sync)
 // when last synced: their totals may have grown since. ok is false when
 // there is none.
+//
+// "Their sync" is the server's clock then, not this machine's: a running
+// contract's end is the server's now, so a local clock ahead of it by more
+// than the margin made every running contract look ended, never asked
+// again. The server's clock at a sync is read from what it reported then:
+// the newest end among the contracts that sync wrote (synced_at marks
+// them), when that is before the local time by less than a day (a window
+// of old days holds no running contract to tell the clock by). An account
+// where nothing ran at the sync asks again the contracts that ended last
+// within the day before it: a page.
 func (l *Ledger) RunningSince(ctx context.Context, lo, hi, margin int64) (end int64, ok bool, err error) {
 	var v sql.NullInt64
-	err = l.conn().QueryRowContext(ctx, `SELECT min(span_hi) FROM contracts WHERE span_lo < ? AND span_hi >= ? AND span_hi >= synced_at - ?`,
-		hi, lo, margin).Scan(&v)
+	err = l.conn().QueryRowContext(ctx, `SELECT min(c.span_hi) FROM contracts c
+		JOIN (SELECT synced_at, max(span_hi) AS newest FROM contracts GROUP BY synced_at) n ON n.synced_at = c.synced_at
+		WHERE c.span_lo < ? AND c.span_hi >= ? AND c.span_hi >= min(c.synced_at, max(n.newest, c.synced_at - ?)) - ?`,
+		hi, lo, maxSkew, margin).Scan(&v)
 	return v.Int64, v.Valid, err
 }
 

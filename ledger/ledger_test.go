@@ -177,6 +177,18 @@ func TestOpenMovesACorruptFileAside(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			_ = os.WriteFile(p, b[:len(b)/2+100], 0o600)
 		},
+		// A table dropped by hand: every run failed on it, in SQLite's
+		// words, and nothing rebuilt it.
+		"dropped table": func(p string) {
+			db, err := sql.Open("sqlite", p)
+			if err == nil {
+				_, err = db.Exec(`DROP TABLE daily_items`)
+				_ = db.Close()
+			}
+			if err != nil {
+				panic(err)
+			}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := path(t)
@@ -505,5 +517,77 @@ func TestLockHeldTooLong(t *testing.T) {
 	}
 	if n, err := l.CountCharges(ctx, 0, 5000); err != nil || n != 0 {
 		t.Errorf("after the failed write: %d contracts (%v)", n, err)
+	}
+}
+
+// A ledger folder of another user's that others may write into is refused,
+// by Open and by OpenReadOnly, as the key's folder is: whoever can write
+// there can swap the file between two runs. Nothing is made in it.
+func TestOpenRefusesAnotherUsersOpenFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 65534); err != nil {
+		t.Skip("chown:", err)
+	}
+	p := Path(dir, me)
+	_, _, err := Open(p, me)
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another user's folder") {
+		t.Fatalf("open: %v", err)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file was made in the refused folder: %v", err)
+	}
+	if mode(t, dir) != 0o777 {
+		t.Errorf("the folder's mode changed to %v", mode(t, dir))
+	}
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(p); !errors.Is(err, ErrRefused) {
+		t.Errorf("read-only open: %v", err)
+	}
+}
+
+// Two processes sync overlapping windows, their pages interleaved: the
+// older one writes a contract again after the newer one did. The newer
+// one's end of window deletes what it did not meet, by its mark — which
+// the older one's write must not lower, or the contract (and under window
+// amounts its days) is lost. Payment records the same.
+func TestOverlappingWritersLoseNoRows(t *testing.T) {
+	l := openT(t, path(t))
+	ctx := context.Background()
+	older := Window{Lo: 0, Hi: 1000, Started: 900, Gen: l.Gen()}
+	newer := Window{Lo: 0, Hi: 1000, Started: 950, Gen: l.Gen()}
+	x := contract("1", 100, 200, 5)
+	if _, err := l.WriteCharges(ctx, page(newer, false, nil, x)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WriteCharges(ctx, page(older, false, nil, x)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WriteCharges(ctx, page(newer, true, []Span{{Lo: 0, Hi: 1000, SyncedAt: 950}}, contract("2", 300, 400, 7))); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := l.CountCharges(ctx, 0, 1000); n != 2 {
+		t.Errorf("the newer window's end left %d contracts, want 2", n)
+	}
+
+	rec := api.Invoice{ID: "r1", Created: 100, Paid: 100, Type: "credit", Source: "stripe", Description: "Card", Amount: -5}
+	if _, err := l.WritePayments(ctx, PaymentsPage{Window: newer, Records: []api.Invoice{rec}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WritePayments(ctx, PaymentsPage{Window: older, Records: []api.Invoice{rec}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.WritePayments(ctx, PaymentsPage{Window: newer, Done: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := l.CountPayments(ctx, 0, 1000); n != 1 {
+		t.Errorf("the newer window's end left %d records, want 1", n)
 	}
 }

@@ -284,7 +284,46 @@ func (l *Ledger) prepare(fresh bool) error {
 			return unavailable(l.path, err)
 		}
 	}
+	if t, err := l.missingTable(ctx); err != nil {
+		return unavailable(l.path, err)
+	} else if t != "" {
+		// A table dropped by hand (`sqlite3`, a tool): every read of it
+		// would fail on every run. Moved aside and rebuilt, as a corrupt
+		// file is, rather than filled again under spans that claim rows
+		// it no longer holds.
+		return fmt.Errorf("%w: %s lacks its table %s", errCorrupt, l.path, t)
+	}
 	return nil
+}
+
+// tableNames are the tables of Version, every one of which a ledger holds.
+var tableNames = []string{"meta", "contracts", "items", "daily", "daily_items", "payments", "spans", "dropped", "progress"}
+
+// missingTable names a table of the schema the file lacks ("" when it
+// has them all).
+func (l *Ledger) missingTable(ctx context.Context) (string, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table'`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	have := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return "", err
+		}
+		have[n] = true
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	for _, t := range tableNames {
+		if !have[t] {
+			return t, nil
+		}
+	}
+	return "", nil
 }
 
 // migrate brings the file to Version in one transaction. The version is
@@ -498,6 +537,17 @@ func isCorrupt(err error) bool {
 	return false
 }
 
+// IsInterrupted reports an error of a ledger call that was cut short by
+// its caller (a context cancelled or past its deadline: a feed replaced, a
+// command interrupted), not a fault of the file: the ledger stays in use.
+func IsInterrupted(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_INTERRUPT
+}
+
 // IsFull reports an error that means the ledger cannot be written (disk
 // or quota full, read-only file or folder, I/O error): the run goes on
 // from the network.
@@ -546,7 +596,12 @@ func Describe(err error) string {
 			return "it is corrupt or cut short"
 		case sqlite3.SQLITE_NOMEM:
 			return "out of memory"
+		case sqlite3.SQLITE_INTERRUPT:
+			return "interrupted"
 		}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "interrupted"
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -592,12 +647,29 @@ func privateDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("%w: %s is not a folder", ErrRefused, dir)
 	}
+	if err := othersFolder(dir, info); err != nil {
+		return err
+	}
 	if config.OwnedByUser(info) && info.Mode().Perm()&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("%w: %s: %s", ErrUnavailable, dir, reason(err))
 		}
 	}
 	return nil
+}
+
+// othersFolder refuses a ledger folder of another user's that others may
+// write into, as the key's folder is refused: whoever can write there can
+// swap the file or its WAL between two runs (a file of theirs is refused,
+// but a file of ours renamed or removed is not seen). A folder of another
+// user's that only they may write (a shared, read-only copy) is read as
+// it is.
+func othersFolder(dir string, info fs.FileInfo) error {
+	if config.OwnedByUser(info) || config.NotOwnOnly(info) == "" || info.Mode().Perm()&0o022 == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is another user's folder that others may write into (mode %04o): name a folder of yours (XDG_DATA_HOME)",
+		ErrRefused, dir, info.Mode().Perm())
 }
 
 // privateFile creates path 0600 if it is missing (fresh) or checks the one

@@ -26,18 +26,20 @@ type PaymentsPage struct {
 // WritePayments writes one page; changed counts the records added, changed
 // or deleted.
 func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int, err error) {
-	err = l.write(ctx, func(tx *txn) error {
+	err = l.write(ctx, counted(&changed, func(tx *txn) error {
 		if err := l.current(p.Window); err != nil {
 			return err
 		}
 		for i := range p.Records {
 			r := &p.Records[i]
 			fp := paymentPrint(r)
-			var old int64
-			switch err := tx.queryRow(`SELECT fp FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old); {
+			var old, synced int64
+			switch err := tx.queryRow(`SELECT fp, synced_at FROM payments WHERE invoice_id = ?`, r.ID).Scan(&old, &synced); {
 			case err == sql.ErrNoRows:
 			case err != nil:
 				return err
+			case synced > p.Window.Started:
+				continue // a newer sync wrote it since (see writeContracts)
 			case old == fp:
 				if _, err := tx.exec(`UPDATE payments SET synced_at = ? WHERE invoice_id = ?`, p.Window.Started, r.ID); err != nil {
 					return err
@@ -73,7 +75,7 @@ func (l *Ledger) WritePayments(ctx context.Context, p PaymentsPage) (changed int
 		gone, _ := res.RowsAffected()
 		changed += int(gone)
 		return finish(tx, KindPayments, p.Window, p.Merge)
-	})
+	}))
 	return changed, err
 }
 
@@ -108,15 +110,27 @@ func (l *Ledger) CountPayments(ctx context.Context, lo, hi int64) (int, error) {
 	return n, err
 }
 
-// UnsettledSince is the creation time of the oldest record in [lo, hi)
-// that was not settled when last synced: pending then, or paid within
-// margin seconds before that sync (its payment may have been confirmed
-// and its amount settled since). ok is false when none is.
-func (l *Ledger) UnsettledSince(ctx context.Context, lo, hi, margin int64) (created int64, ok bool, err error) {
-	var v sql.NullInt64
-	err = l.conn().QueryRowContext(ctx, `SELECT min(created) FROM payments WHERE created >= ? AND created < ?
-		AND (paid IS NULL OR paid >= synced_at - ?)`, lo, hi, margin).Scan(&v)
-	return v.Int64, v.Valid, err
+// Unsettled is the creation times of the records in [lo, hi) that were
+// not settled when last synced: pending then, or paid within margin
+// seconds before that sync (its payment may have been confirmed and its
+// amount settled since), oldest first, at most
+// limit and one more: more than limit says there are more.
+func (l *Ledger) Unsettled(ctx context.Context, lo, hi, margin int64, limit int) ([]int64, error) {
+	rows, err := l.conn().QueryContext(ctx, `SELECT DISTINCT created FROM payments WHERE created >= ? AND created < ?
+		AND (paid IS NULL OR paid >= synced_at - ?) ORDER BY created LIMIT ?`, lo, hi, margin, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var c int64
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // paymentPrint sums up a record, to tell a changed one (a pending record

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -26,17 +28,34 @@ func OpenReadOnly(path string) (*Ledger, error) {
 	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s does not exist (a run of vastdash with the ledger on, or `vastdash sync`, makes it)", ErrMissing, path)
 	}
+	if info, err := os.Stat(filepath.Dir(path)); err == nil {
+		if err := othersFolder(filepath.Dir(path), info); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkOwn(path, true); err != nil {
 		return nil, err
 	}
 	if err := checkCompanions(path); err != nil {
 		return nil, err
 	}
+	d := dsn(path, true, 0)
 	lk, err := lockShared(path)
 	if err != nil {
-		return nil, err
+		if !errors.Is(err, ErrUnavailable) || exists(path+".lock") {
+			return nil, err
+		}
+		// The lock cannot be made: the folder is read-only (a backup, a
+		// mount). No one can delete or move the file there either, which
+		// is all the lock keeps off. Nor can SQLite make the WAL's
+		// shared memory beside it: with no WAL there, nothing else writes
+		// the file, and it is read as it stands.
+		lk = nil
+		if !exists(path+"-wal") && !exists(path+"-shm") {
+			d += "&immutable=1"
+		}
 	}
-	db, err := sql.Open("sqlite", dsn(path, true, 0))
+	db, err := sql.Open("sqlite", d)
 	if err != nil {
 		lk.release()
 		return nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
@@ -66,6 +85,12 @@ func OpenReadOnly(path string) (*Ledger, error) {
 	return l, nil
 }
 
+// exists reports that something is at path (a link counts).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 // readsOnly lets reads, functions and recursive queries through, and
 // nothing that writes, changes the schema, attaches a file or sets a
 // pragma.
@@ -84,48 +109,66 @@ type Result struct {
 	Rows    [][]any
 }
 
-// MaxRows bounds the rows Query returns: a query that would return more
-// fails rather than fill the memory.
-const MaxRows = 1_000_000
-
-// Query runs one statement that reads and returns its rows. More than one
-// statement, or one that would write, is refused with ErrWrite or a
-// one-line error.
+// Query runs one statement that reads and returns its rows, all of them
+// held: for the tests and small answers (`vastdash sql` streams, Each).
 func (l *Ledger) Query(ctx context.Context, stmt string) (Result, error) {
+	var res Result
+	err := l.Each(ctx, stmt, func(cols []string) error {
+		res.Columns = cols
+		return nil
+	}, func(vals []any) error {
+		res.Rows = append(res.Rows, slices.Clone(vals))
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// Each runs one statement that reads, hands its columns' names to cols
+// and then each row, in order, to row (the slice is reused: row copies
+// what it keeps), so that no answer is held whole: a query of 400k wide
+// rows takes the memory of one. More than one statement, or one that would
+// write, is refused with ErrWrite or a one-line error; an error of cols or
+// row ends the walk and is returned as it is.
+func (l *Ledger) Each(ctx context.Context, stmt string, cols func([]string) error, row func([]any) error) error {
 	if n := statements(stmt); n != 1 {
 		if n == 0 {
-			return Result{}, errors.New("no statement given")
+			return errors.New("no statement given")
 		}
-		return Result{}, errors.New("one statement at a time: the text holds " + fmt.Sprint(n))
+		return errors.New("one statement at a time: the text holds " + fmt.Sprint(n))
 	}
 	rows, err := l.conn().QueryContext(ctx, stmt)
 	if err != nil {
-		return Result{}, queryErr(err)
+		return queryErr(err)
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
+	names, err := rows.Columns()
 	if err != nil {
-		return Result{}, queryErr(err)
+		return queryErr(err)
 	}
-	res := Result{Columns: cols}
+	if err := cols(names); err != nil {
+		return err
+	}
+	vals := make([]any, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
 	for rows.Next() {
-		if len(res.Rows) >= MaxRows {
-			return Result{}, fmt.Errorf("more than %d rows: narrow the query (LIMIT, WHERE)", MaxRows)
-		}
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
+		clear(vals)
 		if err := rows.Scan(ptrs...); err != nil {
-			return Result{}, queryErr(err)
+			return queryErr(err)
 		}
-		res.Rows = append(res.Rows, vals)
+		if err := row(vals); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return Result{}, queryErr(err)
+		return queryErr(err)
 	}
-	return res, nil
+	return nil
 }
 
 // queryErr words a failed statement: a write refused reads ErrWrite.

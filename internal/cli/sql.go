@@ -3,14 +3,19 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/spf13/cobra"
 
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/sanitize"
 )
@@ -66,32 +71,110 @@ func querySQL(ctx context.Context, s *Session, stmt string, a sqlArgs) error {
 		return err
 	}
 	defer l.Close()
-	res, err := l.Query(ctx, stmt)
+	return s.answer(func(w io.Writer) error {
+		return writeRows(w, a.output, func(cols func([]string) error, row func([]any) error) error {
+			return l.Each(ctx, stmt, cols, row)
+		})
+	})
+}
+
+// rowWalk walks a query's answer: its columns, then each row (the slice
+// is reused). It may be walked more than once (a text table measures its
+// columns, then writes): each walk runs the statement again, so that no
+// answer is ever held whole.
+type rowWalk func(cols func([]string) error, row func([]any) error) error
+
+// resultWalk walks rows held whole (the tests').
+func resultWalk(res ledger.Result) rowWalk {
+	return func(cols func([]string) error, row func([]any) error) error {
+		if err := cols(res.Columns); err != nil {
+			return err
+		}
+		for _, r := range res.Rows {
+			if err := row(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// columnNames are a query's columns as they are printed: a name is the
+// statement's own text (an alias, an expression), or the ledger's, so it
+// is sanitized as any text from the server is.
+func columnNames(cols []string) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = sanitize.String(c)
+	}
+	return out
+}
+
+// writeRows writes a query's rows as they come: an aligned table, CSV with
+// a header, or a JSON array of objects keyed by column, in the columns'
+// order. Text from the ledger came from the server: it is sanitized.
+func writeRows(w io.Writer, output string, walk rowWalk) error {
+	switch output {
+	case "json":
+		return writeRowsJSON(w, walk)
+	case "csv":
+		cw := csv.NewWriter(w)
+		err := walk(func(cols []string) error { return cw.Write(columnNames(cols)) },
+			func(r []any) error {
+				if err := cw.Write(cellsOf(r)); err != nil {
+					return err
+				}
+				cw.Flush() // into the answer's buffer: a row is held, not the answer
+				return cw.Error()
+			})
+		cw.Flush()
+		if err != nil {
+			return err
+		}
+		return cw.Error()
+	}
+	// A text table walks the rows twice: once to measure the columns,
+	// once to write them, as table.write does for every command's table.
+	var widths []int
+	err := walk(func(cols []string) error {
+		widths = make([]int, len(cols))
+		for i, h := range columnNames(cols) {
+			widths[i] = ansi.StringWidth(h)
+		}
+		return nil
+	}, func(r []any) error {
+		for i, c := range cellsOf(r) {
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	return s.answer(func(w io.Writer) error { return writeRows(w, a.output, res) })
-}
-
-// writeRows writes a query's rows: an aligned table, CSV with a header, or
-// a JSON array of objects keyed by column, in the columns' order. Text from
-// the ledger came from the server: it is sanitized.
-func writeRows(w io.Writer, output string, res ledger.Result) error {
-	switch output {
-	case "json":
-		return writeRowsJSON(w, res)
-	case "csv":
-		rows := [][]string{res.Columns}
-		for _, r := range res.Rows {
-			rows = append(rows, cellsOf(r))
+	put := func(cells []string) error {
+		var line strings.Builder
+		for i, c := range cells {
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			line.WriteString(c)
+			if i < len(cells)-1 && i < len(widths) {
+				line.WriteString(strings.Repeat(" ", max(0, widths[i]-ansi.StringWidth(c))))
+			}
 		}
-		return writeCSV(w, rows)
+		_, err := io.WriteString(w, strings.TrimRight(line.String(), " ")+"\n")
+		return err
 	}
-	rows := [][]string{res.Columns}
-	for _, r := range res.Rows {
-		rows = append(rows, cellsOf(r))
-	}
-	return writeTable(w, rows, len(res.Columns))
+	return walk(func(cols []string) error { return put(columnNames(cols)) },
+		func(r []any) error {
+			cells := cellsOf(r)
+			for i := range cells {
+				if i < len(widths) {
+					cells[i] = textwrap.Cut(cells[i], widths[i]) // the ledger changed between the walks
+				}
+			}
+			return put(cells)
+		})
 }
 
 // cellsOf is one row as text.
@@ -115,32 +198,39 @@ func cellsOf(r []any) []string {
 
 // writeRowsJSON writes [{"col": value, …}, …], keys in the columns' order,
 // indented and escaped exactly as writeJSON writes every command's JSON,
-// a row at a time: a million rows are not held twice.
-func writeRowsJSON(w io.Writer, res ledger.Result) error {
-	if len(res.Rows) == 0 {
-		return writeJSON(w, []sqlRow{})
-	}
+// a row at a time as they come: no answer is held whole.
+func writeRowsJSON(w io.Writer, walk rowWalk) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("  ", "  ")
-	if _, err := io.WriteString(w, "[\n  "); err != nil {
-		return err
-	}
-	for i, r := range res.Rows {
+	var names []string
+	n := 0
+	err := walk(func(cols []string) error {
+		names = columnNames(cols)
+		return nil
+	}, func(r []any) error {
 		b.Reset()
-		if i > 0 {
+		if n == 0 {
+			b.WriteString("[\n  ")
+		} else {
 			b.WriteString(",\n  ")
 		}
-		if err := enc.Encode(sqlRow{res.Columns, r}); err != nil {
+		n++
+		if err := enc.Encode(sqlRow{names, r}); err != nil {
 			return err
 		}
 		b.Truncate(b.Len() - 1) // the encoder's newline
-		if _, err := w.Write(b.Bytes()); err != nil {
-			return err
-		}
+		_, err := w.Write(b.Bytes())
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	_, err := io.WriteString(w, "\n]\n")
+	if n == 0 {
+		return writeJSON(w, []sqlRow{})
+	}
+	_, err = io.WriteString(w, "\n]\n")
 	return err
 }
 

@@ -353,7 +353,7 @@ func TestSQLSpeaksAsEveryCommand(t *testing.T) {
 	// Written a row at a time, the rows read as writeJSON writes them whole.
 	rows := ledger.Result{Columns: []string{"a", "b"}, Rows: [][]any{{int64(1), "x<"}, {2.5, []byte{0xff}}, {nil, "\x1b[31mred"}}}
 	var streamed, whole strings.Builder
-	if err := writeRowsJSON(&streamed, rows); err != nil {
+	if err := writeRowsJSON(&streamed, resultWalk(rows)); err != nil {
 		t.Fatal(err)
 	}
 	if err := writeJSON(&whole, []sqlRow{{rows.Columns, rows.Rows[0]}, {rows.Columns, rows.Rows[1]}, {rows.Columns, rows.Rows[2]}}); err != nil {
