@@ -16,6 +16,8 @@ package notify
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -136,10 +138,13 @@ func (t Target) String() string {
 // Service is the target's service: "ntfy", "discord", "smtp" …
 func (t Target) Service() string { return t.service }
 
-// Key identifies the target in a state file without its secrets: a hash
-// would do as well, but the redacted name plus its place is what a user
-// can read there.
-func (t Target) Key() string { return t.String() }
+// ID tells targets apart in a state file without their secrets: the
+// name as shown and a short digest of the whole URL (two ntfy topics on
+// one server are two targets).
+func (t Target) ID() string {
+	sum := sha256.Sum256([]byte(t.raw))
+	return t.String() + " #" + hex.EncodeToString(sum[:4])
+}
 
 // service0 makes the target's service, initialized from its URL.
 func (t Target) service0() (types.Service, error) {

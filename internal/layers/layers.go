@@ -19,7 +19,7 @@ var Floors = [][]string{
 	{"spend", "ledger"},
 	// Every rule of the domain, once.
 	{"billing"},
-	{"billing/billingtest", "export", "exporter"},
+	{"billing/billingtest", "export", "exporter", "alerting"},
 	// The dashboard: what the screens share, the screens, the root model.
 	{"ui/shared"},
 	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement", "ui/audit", "ui/signin"},
