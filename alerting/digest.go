@@ -28,7 +28,7 @@ func Digest(f *Figures, loc *time.Location) (title, body string) {
 	if f.Rate != nil && f.User != nil {
 		rw := f.Rate.RunwayOf(f.User)
 		if rw.Reason == "" {
-			runway = spellDuration(rw.Until.Sub(f.AsOf)) + " at " + f.Rate.Total().String() + " (until " + rw.Until.In(loc).Format("2 Jan 15:04") + ")"
+			runway = SpellDuration(rw.Until.Sub(f.AsOf)) + " at " + f.Rate.Total().String() + " (until " + rw.Until.In(loc).Format("2 Jan 15:04") + ")"
 		} else {
 			runway = rw.Reason
 		}

@@ -112,11 +112,11 @@ func evaluate(rules config.Alerts, f *Figures, st *accountState, loc *time.Locat
 			off := left == -2 || left >= rules.Runway+rules.Runway/runwayMarginDiv
 			figure := "credit " + f.User.Credit.Credit() + " at " + f.Rate.Total().String()
 			if left >= 0 {
-				figure += " lasts " + spellDuration(left) + " (until " + rw.Until.In(loc).Format("2 Jan 15:04") + ")"
+				figure += " lasts " + SpellDuration(left) + " (until " + rw.Until.In(loc).Format("2 Jan 15:04") + ")"
 			}
 			if st.flip(RuleRunway, on, off, f.AsOf, figure) {
-				out = append(out, alert{RuleRunway, "vastdash: runway under " + spellDuration(rules.Runway),
-					acct + ": " + figure + ", under your " + spellDuration(rules.Runway) + " line (" + when + ").\nSee `vastdash credit` or the Overview screen (1); add credit at cloud.vast.ai/billing."})
+				out = append(out, alert{RuleRunway, "vastdash: runway under " + SpellDuration(rules.Runway),
+					acct + ": " + figure + ", under your " + SpellDuration(rules.Runway) + " line (" + when + ").\nSee `vastdash credit` or the Overview screen (1); add credit at cloud.vast.ai/billing."})
 			}
 		}
 	}
@@ -239,8 +239,8 @@ func increaseLine(p billing.PriceChange, loc *time.Location) string {
 	return s
 }
 
-// spellDuration says a duration in days and hours, or hours and minutes.
-func spellDuration(d time.Duration) string {
+// SpellDuration says a duration in days and hours, or hours and minutes.
+func SpellDuration(d time.Duration) string {
 	switch {
 	case d >= 48*time.Hour:
 		return fmt.Sprintf("%.1f days", d.Hours()/24)

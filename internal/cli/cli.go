@@ -69,6 +69,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newServeCommand,
 	newWebhooksCommand,
 	newAuditCommand,
+	newAlertsCommand,
 	newManCommand,
 }
 
