@@ -298,3 +298,11 @@ func (a *Alerter) Status(ctx context.Context) (Status, error) {
 }
 
 func dirOf(p string) string { return filepath.Dir(p) }
+
+// DigestDue reports whether a Check now would send the digest, so a
+// caller reads the digest's figures (the month's outlook, the last 24
+// hours) only then. It peeks at the state without the lock: Check decides.
+func (a *Alerter) DigestDue() bool {
+	st, err := readState(a.o.Path)
+	return err == nil && a.digestDue(&st, a.o.Now())
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/exporter"
 	"github.com/vastdash/vastdash/notify"
 )
 
@@ -156,6 +158,50 @@ func readFigures(ctx context.Context, s *Session, month, day bool) (*alerting.Fi
 		}
 	}
 	return f, nil
+}
+
+// serveAlerts is serve's alerts: the rules on each refresh's readings
+// (the exporter's, read once for the metrics and the alerts), the digest's
+// further figures read only when it is due, what happened said on log.
+// nil when there is no target.
+func serveAlerts(s *Session, log *slog.Logger) exporter.AlertsFunc {
+	if len(s.Settings.Alerts.To) == 0 {
+		return nil
+	}
+	var targets []string
+	for _, t := range s.Settings.Alerts.To {
+		targets = append(targets, t.String())
+	}
+	log.Info("alerts on", "targets", strings.Join(targets, ", "), "from", s.Settings.Alerts.ToFrom)
+	var first sync.Once
+	return func(ctx context.Context, r exporter.Readings) (map[string]int, int) {
+		a, err := alerter(s, r.User.ID)
+		if err != nil {
+			log.Warn("alerts: " + err.Error())
+			return nil, 0
+		}
+		f := &alerting.Figures{UserID: r.User.ID, Host: s.apiHost(), AsOf: s.Billing.Now(), User: r.User,
+			Rate: r.Rate, Audit: r.Audit, Month: r.Month, Budget: s.Settings.Budget}
+		if a.DigestDue() {
+			more, err := readFigures(ctx, s, true, true)
+			if err == nil {
+				f.Outlook, f.Day = more.Outlook, more.Day
+			}
+		}
+		res, err := a.Check(ctx, f, true)
+		for _, n := range res.Notices {
+			log.Warn("alerts: " + n)
+		}
+		for rule, n := range res.Sent {
+			log.Info("alert sent", "rule", rule, "deliveries", n)
+		}
+		if err != nil {
+			log.Warn("alerts: " + oneLine(err.Error()))
+		}
+		// Once, so the log shows the rules run without a line a refresh.
+		first.Do(func() { log.Info("alerts checked", "waiting", res.Pending) })
+		return res.Sent, res.Failed
+	}
 }
 
 // alerter is the alerter of the session's account.

@@ -166,3 +166,42 @@ func TestAlertsBadSettings(t *testing.T) {
 	res = headless(t, srv, demoserver.DemoKey, "alerts", "check")
 	res.failed(t, 2, "no alert target: add [alerts]")
 }
+
+// serve sends the runway and leak alerts once, counts them in its
+// metrics, and a restart of serve on the same account sends nothing
+// again.
+func TestServeSendsAlertsOnceAcrossARestart(t *testing.T) {
+	srv, in, cfg := alertsSetup(t)
+	for run := range 2 {
+		s := startServe(t, srv, demoserver.DemoKey, "--listen", "127.0.0.1:0", "--config", cfg)
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(s.stderr.String(), "alerts checked") {
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: no alerts checked in the log:\n%s", run+1, s.stderr)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		_, body := s.get(t, "/metrics")
+		want := "vast_alerts_sent_total{rule=\"runway\"} 2"
+		if got := strings.Contains(body, want); got != (run == 0) {
+			t.Errorf("run %d: %q in the metrics is %v:\n%s", run+1, want, got, body)
+		}
+		if !strings.Contains(body, "vast_alert_failures_total 0") {
+			t.Errorf("run %d: no vast_alert_failures_total 0", run+1)
+		}
+		if code, _ := s.stop(t); code != 0 {
+			t.Fatalf("serve exit %d", code)
+		}
+		if strings.Contains(s.stderr.String()+body, "SECRET") {
+			t.Errorf("a token in the log or the metrics:\n%s", s.stderr)
+		}
+	}
+	for _, p := range []string{"/" + cliTopic, "/hooks/" + cliHook} {
+		if n := in.count(p, "under your 30.0 days line"); n != 1 {
+			t.Errorf("%s got the runway alert %d times across two serves, want once", p, n)
+		}
+		if n := in.count(p, "See `vastdash audit`"); n != 1 {
+			t.Errorf("%s got the leak alert %d times across two serves, want once", p, n)
+		}
+	}
+}
