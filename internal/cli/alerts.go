@@ -28,6 +28,8 @@ func newAlertsCommand(x *execution) *cobra.Command {
 	run := func(f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
 		return x.commandRun(nil, nil, f)
 	}
+	// output is --output of whichever command runs (one a run).
+	var output string
 	cmd := &cobra.Command{
 		Use:   "alerts",
 		Short: "alerts on a phone or in a chat: every rule, its state, the targets",
@@ -43,26 +45,29 @@ vastdash alerts check      # from cron, every 5 minutes
 vastdash alerts digest
 `,
 		Args: noArgs,
-		RunE: run(func(ctx context.Context, s *Session) error { return alertsShow(ctx, s) }),
+		RunE: run(func(ctx context.Context, s *Session) error { return alertsShow(ctx, s, output) }),
 	}
 	test := &cobra.Command{
 		Use:   "test",
 		Short: "send a test message to every target, a line per target; exit 1 when one failed",
 		Args:  noArgs,
-		RunE:  run(func(ctx context.Context, s *Session) error { return alertsTest(ctx, s) }),
+		RunE:  run(func(ctx context.Context, s *Session) error { return alertsTest(ctx, s, output) }),
 	}
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "evaluate every rule once and send what is due (for cron); exit 1 when a delivery failed",
 		Long:  `Evaluate every rule once, send what fired and what earlier runs kept (a target that failed is tried again, with backoff), and the digest when its time has come today. Exit 0 when all that was due was delivered, 1 when a delivery failed (it is kept for the next run, never dropped), 2 when there is no target. A target that keeps failing is said once. What was sent is listed on stdout, one line each: nothing when nothing was due.`,
 		Args:  noArgs,
-		RunE:  run(func(ctx context.Context, s *Session) error { return alertsCheck(ctx, s) }),
+		RunE:  run(func(ctx context.Context, s *Session) error { return alertsCheck(ctx, s, output) }),
 	}
 	digest := &cobra.Command{
 		Use:   "digest",
 		Short: "send the digest now: credit, runway, spend, the month against the budget, leaks",
 		Args:  noArgs,
-		RunE:  run(func(ctx context.Context, s *Session) error { return alertsDigest(ctx, s) }),
+		RunE:  run(func(ctx context.Context, s *Session) error { return alertsDigest(ctx, s, output) }),
+	}
+	for _, c := range []*cobra.Command{cmd, test, check, digest} {
+		outputFlags(c, &output, "text", "json")
 	}
 	cmd.AddCommand(test, check, digest)
 	return cmd
@@ -219,7 +224,7 @@ func budgetRule(s *Session) bool {
 }
 
 // alertsCheck is `vastdash alerts check`.
-func alertsCheck(ctx context.Context, s *Session) error {
+func alertsCheck(ctx context.Context, s *Session, output string) error {
 	rules := s.Settings.Alerts
 	if len(rules.To) == 0 {
 		return errNoTargets(s)
@@ -239,13 +244,26 @@ func alertsCheck(ctx context.Context, s *Session) error {
 	if err != nil {
 		return err
 	}
-	if err := s.answer(func(w io.Writer) error { return writeSent(w, res) }); err != nil {
+	if err := s.answer(func(w io.Writer) error {
+		if output == "json" {
+			return writeJSON(w, checkJSON{Fired: append([]string{}, res.Fired...), Sent: res.Sent, Failed: res.Failed, Waiting: res.Pending})
+		}
+		return writeSent(w, res)
+	}); err != nil {
 		return err
 	}
 	if res.Pending > 0 {
 		return fmt.Errorf("%s not delivered yet: kept for the next run (see vastdash alerts)", billing.Plural(res.Pending, "alert", "alerts"))
 	}
 	return nil
+}
+
+// checkJSON is the --json answer of alerts check.
+type checkJSON struct {
+	Fired   []string       `json:"fired"`
+	Sent    map[string]int `json:"sent"`
+	Failed  int            `json:"failed"`
+	Waiting int            `json:"waiting"`
 }
 
 // writeSent lists what a run delivered, a line per rule.
@@ -264,7 +282,7 @@ func writeSent(w io.Writer, res alerting.Result) error {
 }
 
 // alertsTest is `vastdash alerts test`.
-func alertsTest(ctx context.Context, s *Session) error {
+func alertsTest(ctx context.Context, s *Session, output string) error {
 	if len(s.Settings.Alerts.To) == 0 {
 		return errNoTargets(s)
 	}
@@ -278,19 +296,35 @@ func alertsTest(ctx context.Context, s *Session) error {
 	}
 	f := alerting.Figures{UserID: user.ID, Host: s.apiHost()}
 	m := notify.Message{Title: "vastdash: test", Body: "A test from vastdash for " + f.Account() + ": alerts reach you here. `vastdash alerts` shows the rules."}
-	return sendNowAnswer(ctx, s, a, m)
+	return sendNowAnswer(ctx, s, a, m, output)
 }
 
 // sendNowAnswer sends m to every target now and prints a line per
 // target; an error when any failed.
-func sendNowAnswer(ctx context.Context, s *Session, a *alerting.Alerter, m notify.Message) error {
+func sendNowAnswer(ctx context.Context, s *Session, a *alerting.Alerter, m notify.Message, output string) error {
 	results := a.SendNow(ctx, m)
 	failed := 0
+	for _, r := range results {
+		if r.Err != nil {
+			failed++
+		}
+	}
 	err := s.answer(func(w io.Writer) error {
+		if output == "json" {
+			out := []sentJSON{}
+			for _, r := range results {
+				j := sentJSON{Target: r.Target.String(), Sent: r.Err == nil}
+				if r.Err != nil {
+					e := oneLine(r.Err.Error())
+					j.Error = &e
+				}
+				out = append(out, j)
+			}
+			return writeJSON(w, out)
+		}
 		for _, r := range results {
 			line := r.Target.String() + ": sent"
 			if r.Err != nil {
-				failed++
 				line = r.Target.String() + ": failed: " + r.Err.Error()
 			}
 			if _, err := fmt.Fprintln(w, oneLine(line)); err != nil {
@@ -308,9 +342,17 @@ func sendNowAnswer(ctx context.Context, s *Session, a *alerting.Alerter, m notif
 	return nil
 }
 
+// sentJSON is one target's result in the --json answer of alerts test
+// and alerts digest.
+type sentJSON struct {
+	Target string  `json:"target"`
+	Sent   bool    `json:"sent"`
+	Error  *string `json:"error"`
+}
+
 // alertsDigest is `vastdash alerts digest`: the digest now, outside the
 // daily one's schedule.
-func alertsDigest(ctx context.Context, s *Session) error {
+func alertsDigest(ctx context.Context, s *Session, output string) error {
 	if len(s.Settings.Alerts.To) == 0 {
 		return errNoTargets(s)
 	}
@@ -323,11 +365,11 @@ func alertsDigest(ctx context.Context, s *Session) error {
 		return err
 	}
 	title, body := alerting.Digest(f, s.Billing.Location())
-	return sendNowAnswer(ctx, s, a, notify.Message{Title: title, Body: body})
+	return sendNowAnswer(ctx, s, a, notify.Message{Title: title, Body: body}, output)
 }
 
 // alertsShow is `vastdash alerts`.
-func alertsShow(ctx context.Context, s *Session) error {
+func alertsShow(ctx context.Context, s *Session, output string) error {
 	rules := s.Settings.Alerts
 	f, err := readFigures(ctx, s, budgetRule(s), false)
 	if err != nil {
@@ -397,6 +439,24 @@ func alertsShow(ctx context.Context, s *Session) error {
 	} else {
 		add("digest", "off", "")
 	}
+	targetState := func(t notify.Target) (string, int) {
+		state := "ok"
+		if fl, ok := st.Failing[t.String()]; ok {
+			state = "failing since " + at(fl.At) + ": " + fl.Text
+		}
+		return oneLine(state), st.Pending[t.String()]
+	}
+	if output == "json" {
+		j := showJSON{Account: f.Account(), AsOf: f.AsOf, Rules: []ruleJSON{}, Targets: []targetJSON{}, Delivered: st.Sent, TargetsFrom: rules.ToFrom}
+		for _, r := range rows[1:] {
+			j.Rules = append(j.Rules, ruleJSON{Rule: r[0], Setting: r[1], State: r[2]})
+		}
+		for _, t := range rules.To {
+			state, n := targetState(t)
+			j.Targets = append(j.Targets, targetJSON{Target: t.String(), State: state, Waiting: n})
+		}
+		return s.answer(func(w io.Writer) error { return writeJSON(w, j) })
+	}
 	return s.answer(func(w io.Writer) error {
 		if _, err := fmt.Fprintf(w, "%s, %s\n", f.Account(), at(f.AsOf)); err != nil {
 			return err
@@ -430,14 +490,11 @@ func alertsShow(ctx context.Context, s *Session) error {
 			fmt.Fprintf(w, "  none: add [alerts] to = [\"ntfy://ntfy.sh/YOUR-TOPIC\"] to the settings, or set %s\n", config.AlertsToEnv)
 		}
 		for _, t := range rules.To {
-			state := "ok"
-			if fl, ok := st.Failing[t.String()]; ok {
-				state = "failing since " + at(fl.At) + ": " + fl.Text
-			}
-			if n := st.Pending[t.String()]; n > 0 {
+			state, n := targetState(t)
+			if n > 0 {
 				state += "; " + billing.Plural(n, "alert", "alerts") + " waiting"
 			}
-			fmt.Fprintln(w, oneLine("  "+t.String()+": "+state))
+			fmt.Fprintln(w, "  "+t.String()+": "+state)
 		}
 		var sent []string
 		for r, n := range st.Sent {
@@ -449,6 +506,28 @@ func alertsShow(ctx context.Context, s *Session) error {
 		}
 		return nil
 	})
+}
+
+// showJSON is the --json answer of vastdash alerts.
+type showJSON struct {
+	Account     string         `json:"account"`
+	AsOf        time.Time      `json:"as_of"`
+	Rules       []ruleJSON     `json:"rules"`
+	Targets     []targetJSON   `json:"targets"`
+	TargetsFrom string         `json:"targets_from"`
+	Delivered   map[string]int `json:"delivered"`
+}
+
+type ruleJSON struct {
+	Rule    string `json:"rule"`
+	Setting string `json:"setting"`
+	State   string `json:"state"`
+}
+
+type targetJSON struct {
+	Target  string `json:"target"`
+	State   string `json:"state"`
+	Waiting int    `json:"waiting"`
 }
 
 func onOff(on bool, what string) string {

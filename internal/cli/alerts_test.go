@@ -115,6 +115,16 @@ func TestAlertsCheckSendsOnce(t *testing.T) {
 			t.Errorf("vastdash alerts lacks %q:\n%s", want, res.out)
 		}
 	}
+	res = auditRun(t, srv, demoserver.DemoKey, nil, "--config", cfg, "alerts", "test", "--json")
+	res.ok(t)
+	var sent []struct {
+		Target string
+		Sent   bool
+	}
+	if err := json.Unmarshal([]byte(res.out), &sent); err != nil || len(sent) != 2 || !sent[0].Sent || !strings.HasPrefix(sent[0].Target, "ntfy 127.0.0.1:") {
+		t.Errorf("alerts test --json: %v, %q", err, res.out)
+	}
+	outputs.WriteString(res.out + res.errOut)
 	res = auditRun(t, srv, demoserver.DemoKey, nil, "--config", cfg, "alerts", "digest")
 	res.ok(t)
 	outputs.WriteString(res.out + res.errOut)
