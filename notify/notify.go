@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nicholas-fedor/shoutrrr/pkg/services/chat/discord"
@@ -236,14 +237,15 @@ func secretsOf(u *url.URL) []string {
 	return slices.Compact(s)
 }
 
-// urlRe finds URLs in a library's error text.
-var urlRe = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"']+`)
+// urlRe finds URLs in a library's error text; compiled at the first
+// error, not at every start of vastdash.
+var urlRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"']+`) })
 
 // scrub removes from text every URL (leaving its scheme and host when the
 // host is not a secret) and every part of the target's URL that may be a
 // secret, then keeps it on one short line.
 func (t Target) scrub(text string) string {
-	text = urlRe.ReplaceAllStringFunc(text, func(s string) string {
+	text = urlRe().ReplaceAllStringFunc(text, func(s string) string {
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" {
 			return "<url>"
