@@ -113,9 +113,16 @@ func figures(c *clock, credit money.Amount, leaks ...billing.Leak) *Figures {
 
 var idleGPU = billing.Leak{Kind: billing.LeakIdleGPU, ID: 7, Source: "instance-7", PerHour: 400_000, PerHourKnown: true}
 
-func newAlerter(t *testing.T, dir string, c *clock, in *inbox) *Alerter {
+func newAlerter(t *testing.T, dir string, c *clock, in *inbox, more ...string) *Alerter {
 	rules := config.DefaultAlerts()
 	rules.To = targets(t, in)
+	for _, raw := range more {
+		tg, err := notify.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules.To = append(rules.To, tg)
+	}
 	return New(Options{Rules: rules, Path: filepath.Join(dir, "alerts-console.vast.ai-42.json"), Location: time.UTC, Now: c.now})
 }
 
@@ -134,13 +141,14 @@ func check(t *testing.T, a *Alerter, f *Figures) Result {
 // recovers and falls again.
 func TestRunwayAndLeakArriveOnceAndAgainAfterRecovery(t *testing.T) {
 	in := newInbox(t)
+	mail := newSMTPInbox(t)
 	dir := t.TempDir()
 	c := &clock{t: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)}
-	a := newAlerter(t, dir, c, in)
+	a := newAlerter(t, dir, c, in, mail.url())
 	low := money.Amount(10_000) // $10 at $1/h: 10 hours, under the 24h line
 
 	res := check(t, a, figures(c, low, idleGPU))
-	if res.Sent[RuleRunway] != 2 || res.Sent[RuleLeak] != 2 || res.Pending != 0 {
+	if res.Sent[RuleRunway] != 3 || res.Sent[RuleLeak] != 3 || res.Pending != 0 {
 		t.Fatalf("first check: %+v", res)
 	}
 	for range 3 {
@@ -148,7 +156,7 @@ func TestRunwayAndLeakArriveOnceAndAgainAfterRecovery(t *testing.T) {
 		check(t, a, figures(c, low, idleGPU))
 	}
 	// A restart: a new alerter, the same state file.
-	a = newAlerter(t, dir, c, in)
+	a = newAlerter(t, dir, c, in, mail.url())
 	c.t = c.t.Add(time.Minute)
 	check(t, a, figures(c, low-1000, idleGPU))
 	for _, p := range []string{"/" + ntfyTopic, "/hooks/" + hookToken} {
@@ -158,6 +166,12 @@ func TestRunwayAndLeakArriveOnceAndAgainAfterRecovery(t *testing.T) {
 		if n := in.count(p, "idle GPU instance-7"); n != 1 {
 			t.Errorf("%s got the leak alert %d times, want once", p, n)
 		}
+	}
+	if n := mail.count("under your 24h line"); n != 1 {
+		t.Errorf("the SMTP server got the runway alert %d times, want once", n)
+	}
+	if n := mail.count("idle GPU instance-7"); n != 1 {
+		t.Errorf("the SMTP server got the leak alert %d times, want once", n)
 	}
 	if !strings.Contains(in.all(), "account 42 at console.vast.ai") || !strings.Contains(in.all(), "vastdash audit") {
 		t.Errorf("the messages name neither the account nor where to look:\n%s", in.all())
@@ -183,6 +197,9 @@ func TestRunwayAndLeakArriveOnceAndAgainAfterRecovery(t *testing.T) {
 		if n := in.count(p, "idle GPU instance-7"); n != 2 {
 			t.Errorf("%s got the leak alert %d times after it came back, want twice", p, n)
 		}
+	}
+	if n := mail.count("under your 24h line"); n != 2 {
+		t.Errorf("the SMTP server got the runway alert %d times after the fall, want twice", n)
 	}
 }
 
