@@ -229,13 +229,20 @@ func secretsOf(u *url.URL) []string {
 	add(u.RawQuery)
 	for _, vs := range u.Query() {
 		for _, v := range vs {
-			add(v)
+			if !plainValue[strings.ToLower(v)] {
+				add(v)
+			}
 		}
 	}
 	add(u.Fragment)
 	slices.SortFunc(s, func(a, b string) int { return len(b) - len(a) })
 	return slices.Compact(s)
 }
+
+// plainValue are option values no one would call a secret; scrubbing
+// them would garble every error ("http" in "…://host").
+var plainValue = map[string]bool{"http": true, "https": true, "yes": true, "no": true, "true": true,
+	"false": true, "none": true, "auto": true, "plain": true}
 
 // urlRe finds URLs in a library's error text; compiled at the first
 // error, not at every start of vastdash.

@@ -435,7 +435,11 @@ func alertsShow(ctx context.Context, s *Session, output string) error {
 		if st.DigestDay != "" {
 			last = "last sent " + st.DigestDay
 		}
-		add("digest", fmt.Sprintf("every day at %02d:%02d %s", rules.Digest/60, rules.Digest%60, loc), last)
+		zone := loc.String()
+		if loc == time.Local {
+			zone = "local time"
+		}
+		add("digest", fmt.Sprintf("every day at %02d:%02d %s", rules.Digest/60, rules.Digest%60, zone), last)
 	} else {
 		add("digest", "off", "")
 	}
