@@ -62,6 +62,9 @@ type Settings struct {
 	Keys keymap.Bindings
 	// Location is derived from TimeZone.
 	Location *time.Location
+	// Alerts is the [alerts] table, its targets replaced by
+	// VASTDASH_ALERTS_TO when that is set.
+	Alerts Alerts
 	// Path is the settings file that was read, "" if none was.
 	Path string
 	// Accounts are the [accounts.NAME] tables, by name; DefaultAccount is
@@ -75,7 +78,7 @@ type Settings struct {
 // bell on, ledger on.
 func DefaultSettings() Settings {
 	return Settings{Range: "30d", TimeZone: "local", Theme: "auto", Mouse: true, Keys: keymap.Defaults(), Location: time.Local,
-		Refresh: DefaultRefresh, Bell: true, Ledger: true}
+		Refresh: DefaultRefresh, Bell: true, Ledger: true, Alerts: DefaultAlerts()}
 }
 
 // SettingsPath returns the default settings file,
@@ -98,6 +101,17 @@ func SettingsPath(env Env) string {
 // [ErrSettings] errors of the form "FILE:LINE: problem". Values are matched
 // case-insensitively and returned in their canonical spelling.
 func LoadSettings(env Env, path string) (Settings, error) {
+	s, err := loadSettings(env, path)
+	if err == nil {
+		err = alertsFromEnv(env, &s.Alerts)
+	}
+	if err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+func loadSettings(env Env, path string) (Settings, error) {
 	s := DefaultSettings()
 	explicit := path != ""
 	if !explicit {
@@ -128,12 +142,15 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// accounts.go
 		Accounts       map[string]accountEntry `toml:"accounts"`
 		DefaultAccount *string                 `toml:"default_account"`
+		Alerts         *alertsTable            `toml:"alerts"`
 	}
 	raw.Range.name, raw.Range.allowed = "range", rangePresets
 	raw.Theme.name, raw.Theme.allowed = "theme", themes
 	raw.Mouse.name = "mouse"
 	raw.Bell.name = "bell"
 	raw.Ledger.name = "ledger"
+	raw.Alerts = &alertsTable{}
+	raw.Alerts.Leaks.name, raw.Alerts.PriceIncreases.name = "alerts.leaks", "alerts.price_increases"
 
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -147,8 +164,12 @@ func LoadSettings(env Env, path string) (Settings, error) {
 		// The decoder keeps no position for keys it did not decode, so find
 		// the line by looking for the key's definition in the text.
 		top := und[0][0]
+		if len(und[0]) > 1 && top == "alerts" {
+			return Settings{}, settingsError(path, findKeyLine(string(data), und[0][1]),
+				fmt.Sprintf("unknown alert setting %q (known: to, runway, credit, leaks, budget, price_increases, digest)", und[0][1]))
+		}
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys])", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys], [alerts])", top))
 	}
 
 	if raw.Range.set {
@@ -180,6 +201,7 @@ func LoadSettings(env Env, path string) (Settings, error) {
 			return Settings{}, err
 		}
 	}
+	raw.Alerts.apply(&s.Alerts, fmt.Sprintf("%s:%d", printable(path), findKeyLine(string(data), "to")))
 	s.Path = path
 	def := ""
 	if raw.DefaultAccount != nil {

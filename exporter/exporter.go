@@ -61,6 +61,8 @@ type Settings struct {
 	// Budget is what the user means to spend a month (the budget
 	// setting), exported as vast_budget_dollars; 0: none, and no series.
 	Budget money.Amount
+	// Alerts, if not nil, gets each refresh's readings (see alerts.go).
+	Alerts AlertsFunc
 }
 
 // Exporter holds the last values read and serves them. Make one with New,
@@ -94,6 +96,10 @@ type Exporter struct {
 	// none for one account served alone.
 	accounts []*Exporter
 	names    []string
+	// alerts and alertCount are Settings.Alerts and its counters, set by
+	// Run (under refreshing).
+	alerts     AlertsFunc
+	alertCount *alertMetrics
 }
 
 // part is one of the readings a refresh makes.
@@ -208,6 +214,9 @@ func newBare(o Options) *Exporter {
 func (e *Exporter) Run(ctx context.Context, svc *billing.Service, st Settings) {
 	e.refreshing.Lock()
 	e.budget = st.Budget
+	if e.alerts = st.Alerts; e.alerts != nil {
+		e.startAlerts()
+	}
 	e.refreshing.Unlock()
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -330,6 +339,17 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 	if prev.refreshes == 0 && next.up {
 		e.log.Info("first refresh done", "took", took.Round(time.Millisecond).String())
 	}
+	r := Readings{Month: next.month}
+	if errs[partAccount] == nil {
+		r.User = &user
+	}
+	if errs[partRate] == nil && rate.NeedsPermission == "" {
+		r.Rate = &rate
+	}
+	if errs[partLeaks] == nil {
+		r.Audit = &leaks
+	}
+	e.runAlerts(ctx, r)
 }
 
 // monthDue reports whether this refresh reads the month's charges: never

@@ -70,6 +70,7 @@ var commands = []func(x *execution) *cobra.Command{
 	newWebhooksCommand,
 	newAuditCommand,
 	newAccountsCommand,
+	newAlertsCommand,
 	newManCommand,
 }
 

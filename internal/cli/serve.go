@@ -144,7 +144,10 @@ func serve(ctx context.Context, s *Session, a *serveArgs) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Go(func() { a.backend.Run(ctx, s.Billing, exporter.Settings{Refresh: interval, Budget: s.Settings.Budget}) })
+	wg.Go(func() {
+		a.backend.Run(ctx, s.Billing, exporter.Settings{Refresh: interval, Budget: s.Settings.Budget,
+			Alerts: serveAlerts(s, log)})
+	})
 	err = a.backend.Serve(ctx, ln)
 	cancel()
 	wg.Wait()
