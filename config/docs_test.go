@@ -50,6 +50,8 @@ func TestSettingsDocShowsEverySetting(t *testing.T) {
 	for _, l := range strings.Split(block, "\n") {
 		if name, _, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(l, "#") {
 			shown = append(shown, strings.TrimSpace(name))
+		} else if strings.HasPrefix(l, "[accounts.") {
+			shown = append(shown, "[accounts.NAME]") // a table per account, by its name
 		} else if strings.HasPrefix(l, "[") {
 			shown = append(shown, strings.TrimSpace(strings.SplitN(l, "]", 2)[0]+"]"))
 		}

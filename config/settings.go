@@ -169,7 +169,7 @@ func loadSettings(env Env, path string) (Settings, error) {
 				fmt.Sprintf("unknown alert setting %q (known: to, runway, credit, leaks, budget, price_increases, digest)", und[0][1]))
 		}
 		return Settings{}, settingsError(path, findKeyLine(string(data), top),
-			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys], [alerts])", top))
+			fmt.Sprintf("unknown setting %q (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, default_account, [keys], [alerts], [accounts.NAME])", top))
 	}
 
 	if raw.Range.set {

@@ -133,7 +133,7 @@ func TestLoadSettingsErrors(t *testing.T) {
 		{"bad theme", "theme = \"blue\"\n", 1, `theme must be one of "auto", "dark", "light"`},
 		{"wrong type", "theme = \"dark\"\nrange = 30\n", 2, `range must be one of`},
 		{"table instead of value", "\n[theme]\ndark = true\n", 2, `theme must be one of`},
-		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, [keys], [alerts])`},
+		{"unknown key", "range = \"7d\"\ncolour = \"red\"\n", 2, `unknown setting "colour" (known: range, timezone, theme, mouse, refresh, bell, budget, ledger, default_account, [keys], [alerts], [accounts.NAME])`},
 		{"mouse not a bool", "range = \"7d\"\nmouse = \"no\"\n", 2, `mouse must be true or false`},
 		{"unknown quoted key", "range = \"7d\"\n\n  \"time zone\" = \"UTC\"\n", 3, `unknown setting "time zone"`},
 		{"unknown table", "theme = \"dark\"\n\n[colors]\nfg = 1\n", 3, `unknown setting "colors"`},
