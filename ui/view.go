@@ -566,8 +566,7 @@ func (m *Model) helpPane(h int) []string {
 // threshold it is under.
 func (m *Model) lowReason(u api.User) string {
 	if m.runwayShort() {
-		t := m.runway.Runway.Tenths
-		return fmt.Sprintf("%d.%d days left", t/10, t%10)
+		return m.runway.Runway.Length() + " left"
 	}
 	return "under your " + u.BalanceThreshold.Credit() + " alert"
 }
