@@ -173,4 +173,3 @@ func rowTail(in api.Instance) string {
 	}
 	return "—"
 }
-
