@@ -76,7 +76,7 @@ The key is verified before anything is written: the account lookup and one read 
 
 An existing key file is replaced only after asking on the terminal; --yes replaces it without asking, and is needed when stdin is not a terminal (--with-token): without it nothing is sent or written, exit 2.
 
---scoped makes a key for vastdash alone with the key given: read billing, the account and instances (--alerts: changing alerts too), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why.`,
+--scoped makes a key for vastdash alone with the key given: read billing, the account and instances (--alerts: changing alerts too), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why and which key is saved: exit 1.`,
 		Args: noArgs,
 		RunE: x.runE(func(*cobra.Command) error {
 			ctx, stop := x.env.context()
@@ -134,12 +134,15 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		}
 	}
 	save, scoped, name := key, false, ""
-	var made int64
+	var (
+		made int64
+		kept string // why --scoped kept the key given, "" when it did not
+	)
 	if f.scoped {
 		sc := si.scope(ctx, f.alerts)
 		access = sc.Access
 		if sc.Kept {
-			warn(x.env.stderr, sc.Why)
+			kept = sc.Why
 		} else {
 			save, scoped, made, name = config.Secret(sc.Key.Reveal()), true, sc.Key.ID, sc.Name
 		}
@@ -154,6 +157,13 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	if over := x.keyOverride(); over != "" {
 		warn(x.env.stderr, over+" wins over the saved key while it is set")
 	}
+	env := config.DefaultEnv()
+	if kept != "" {
+		// Signed in, but not as asked: a script that asked for a key for
+		// vastdash alone must not read exit 0 as having one. No answer,
+		// as for every error; the line says which key is saved.
+		return fmt.Errorf("--scoped made no key for vastdash alone (%s): the key given is the one saved, to %s (auth status says what it may do)", kept, env.Shown(path))
+	}
 	if f.output == "json" {
 		out := loginJSON{Email: sanitize.String(access.Email), Path: path, Scoped: scoped, Permissions: permissionsOf(access)}
 		if scoped {
@@ -161,7 +171,6 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		}
 		return answerTo(x.env.stdout, func(w io.Writer) error { return writeJSON(w, out) })
 	}
-	env := config.DefaultEnv()
 	lines := []string{"signed in" + as(access.Email) + "; the key is saved to " + env.Shown(path)}
 	if scoped {
 		lines[0] = "signed in" + as(access.Email) + " with a key made for vastdash alone, " + strconv.Quote(name) + "; it is saved to " + env.Shown(path)

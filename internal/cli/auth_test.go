@@ -369,12 +369,13 @@ func TestAuthLoginScoped(t *testing.T) {
 }
 
 // A new key that fails a probe is deleted, the pasted one saved, and
-// stderr says why.
+// stderr says why and which key was saved, exit 1: a script that asked for
+// a key for vastdash alone read exit 0 while the full key was saved.
 func TestAuthLoginScopedKeyFailsAProbe(t *testing.T) {
 	srv := authServer(t)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", KeyName: srv.NextKeyName(), Status: 403, Body: `{"msg":"permission denied"}`})
 	res := runAuth(t, srv, authCase{stdin: canaryKey}, "auth", "login", "--with-token", "--scoped")
-	res.ok(t)
+	res.failed(t, exitRuntime, "the key given is the one saved")
 	if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
 		t.Fatalf("the failed key was not deleted: %+v", made)
 	}
@@ -383,7 +384,7 @@ func TestAuthLoginScopedKeyFailsAProbe(t *testing.T) {
 	}
 	// A key that may not make keys is saved as it is, saying so.
 	res = runAuth(t, srv, authCase{stdin: demoserver.KeyScoped}, "auth", "login", "--with-token", "--scoped", "--yes")
-	res.ok(t)
+	res.failed(t, exitRuntime, "the key given is the one saved")
 	if saved(t) != demoserver.KeyScoped+"\n" || !strings.Contains(res.errOut, "may not make keys") {
 		t.Fatalf("saved %q, stderr %q", saved(t), res.errOut)
 	}
