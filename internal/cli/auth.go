@@ -176,7 +176,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		lines[0] = "signed in" + as(access.Email) + " with a key made for vastdash alone, " + strconv.Quote(name) + "; it is saved to " + env.Shown(path)
 	}
 	lines = append(lines, accessLines(access)...)
-	return answerTo(x.env.stdout, linesOf(lines))
+	return textTo(x.env.stdout, x.env.width(x.env.stdout), linesOf(lines))
 }
 
 // loginJSON is the --json answer of auth login: the account, where the
@@ -381,13 +381,13 @@ func authLogout(x *execution, f logoutFlags) error {
 	var out logoutJSON
 	if over := x.keyOverride(); over != "" {
 		out.Note = "the key comes from " + over + ", which vastdash leaves alone; nothing was removed"
-		return out.write(x.env.stdout, f.output)
+		return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 	}
 	_, path, _, err := config.ResolveKey(env, "")
 	switch {
 	case errors.Is(err, config.ErrNoKey):
 		out.Note = "no key file to remove"
-		return out.write(x.env.stdout, f.output)
+		return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 	case err != nil:
 		return configError(err)
 	}
@@ -402,7 +402,7 @@ func authLogout(x *execution, f logoutFlags) error {
 	if _, next, _, err := config.ResolveKey(env, ""); err == nil {
 		out.Next = &next
 	}
-	return out.write(x.env.stdout, f.output)
+	return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 }
 
 // logoutJSON is what auth logout did: the file removed and the one
@@ -413,8 +413,8 @@ type logoutJSON struct {
 	Note    string  `json:"note,omitempty"`
 }
 
-// write writes o to out as JSON or as lines.
-func (o logoutJSON) write(out io.Writer, output string) error {
+// write writes o to out as JSON or as lines, wrapped at width (0: none).
+func (o logoutJSON) write(out io.Writer, width int, output string) error {
 	if output == "json" {
 		return answerTo(out, func(w io.Writer) error { return writeJSON(w, o) })
 	}
@@ -429,7 +429,7 @@ func (o logoutJSON) write(out io.Writer, output string) error {
 	if o.Next != nil {
 		lines = append(lines, "vastdash now reads the key in "+env.Shown(*o.Next)+" (auth logout again removes it)")
 	}
-	return answerTo(out, linesOf(lines))
+	return textTo(out, width, linesOf(lines))
 }
 
 // wrongKeyWords is a key the server rejects, said while signing in with

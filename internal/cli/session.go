@@ -68,6 +68,9 @@ type Session struct {
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
 	width int
+	// text is set when the answer is text, which answer wraps to the
+	// width (not JSON nor CSV).
+	text bool
 	// progress is the status line on stderr (commands only).
 	progress *progress
 	demo     *demoserver.Server
