@@ -326,9 +326,16 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 	if out.Path != "" {
 		out.ReadableByOthers, _ = config.ReadableByOthers(out.Path)
 	}
+	if out.Source == "env" {
+		if saved := savedKeyFile(); saved != "" {
+			where += ", which wins over the key saved in " + config.DefaultEnv().Shown(saved)
+		}
+	}
 	access, err := s.Billing.CheckAccess(ctx)
 	if err != nil {
-		return &explained{err, "the key from " + where + ": " + s.Billing.Explain(err)}
+		// Not "auth status shows the key in use" to a user running it.
+		text := strings.Replace(s.Billing.Explain(err), "; "+billing.KeyInUseHint, "", 1)
+		return &explained{err, "the key from " + where + ": " + text}
 	}
 	out.Email = sanitize.String(access.Email)
 	out.Permissions = permissionsOf(access)
@@ -348,6 +355,17 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 		account = "account   (this key may not read it: no user_read)"
 	}
 	return s.answer(linesOf(append([]string{key, account}, accessLines(access)...)))
+}
+
+// savedKeyFile is the key file vastdash would read without VAST_API_KEY
+// and --api-key-file, "" when there is none.
+func savedKeyFile() string {
+	for _, p := range config.KeyPaths(config.DefaultEnv()) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
 }
 
 // logoutFlags are the options of auth logout.

@@ -444,6 +444,12 @@ func TestAuthStatus(t *testing.T) {
 	if !strings.Contains(res.out, "other users can read it: chmod 600 ~/.config/vastai/vast_api_key") {
 		t.Fatalf("stdout %q", res.out)
 	}
+	// VAST_API_KEY beside a saved key: said, since the saved one is not
+	// the one in use.
+	res = runAuth(t, srv, authCase{before: open, env: canaryKey}, "auth", "status")
+	if !strings.Contains(res.out, "from the environment variable VAST_API_KEY, which wins over the key saved in ~/.config/vastai/vast_api_key") {
+		t.Fatalf("stdout %q", res.out)
+	}
 	// --api-key-file is named as such.
 	file := filepath.Join(t.TempDir(), "k")
 	if err := os.WriteFile(file, []byte(canaryKey), 0o600); err != nil {
@@ -459,8 +465,14 @@ func TestAuthStatus(t *testing.T) {
 // exit 2, as for every command.
 func TestAuthStatusFailures(t *testing.T) {
 	srv := authServer(t)
-	runAuth(t, srv, authCase{env: "wrong-key"}, "auth", "status").failed(t, exitRuntime, "the key from the environment variable VAST_API_KEY: the API key was rejected")
-	runAuth(t, srv, authCase{}, "auth", "status").failed(t, exitUsage, "no API key")
+	res := runAuth(t, srv, authCase{env: "wrong-key"}, "auth", "status")
+	res.failed(t, exitRuntime, "the key from the environment variable VAST_API_KEY: the API key was rejected")
+	// The hint once (it was said twice), and not "auth status shows the
+	// key in use" to a user running auth status.
+	if n := strings.Count(res.errOut, "sign in again"); n != 1 || strings.Contains(res.errOut, "auth status") {
+		t.Errorf("the hint %d times, or pointing at auth status: %q", n, res.errOut)
+	}
+	runAuth(t, srv, authCase{}, "auth", "status").failed(t, exitUsage, "no API key: sign in with vastdash auth login (or run vastdash at a terminal)")
 	srv.RevokeKey(canaryKey)
 	runAuth(t, srv, authCase{env: canaryKey}, "auth", "status", "--json").failed(t, exitRuntime, "rejected")
 }
@@ -520,12 +532,13 @@ func TestAuthLogout(t *testing.T) {
 }
 
 // The dashboard without a terminal on both ends changes nothing: no key
-// is exit 2 with the line saying where a key can come from.
+// is exit 2 with the line naming the way in first (it named only where a
+// key could be put).
 func TestDashboardWithoutTerminalStillExits2(t *testing.T) {
 	srv := authServer(t)
 	for _, terminal := range []bool{false, true} { // stdin a terminal, stdout not
 		res := runAuth(t, srv, authCase{terminal: terminal})
-		res.failed(t, exitUsage, "no API key: set VAST_API_KEY, write it to ~/.config/vastai/vast_api_key, pass --api-key-file, or try --demo")
+		res.failed(t, exitUsage, "no API key: sign in with vastdash auth login (or run vastdash at a terminal), or set VAST_API_KEY; --demo needs none")
 	}
 }
 

@@ -243,9 +243,15 @@ func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, 
 		s.text = textOutput(c)
 		err = f(ctx, s)
 		p.done()
-		var ue *usageErr
+		var (
+			ue *usageErr
+			ex *explained
+		)
 		switch {
 		case err == nil, errors.As(err, &ue):
+		case errors.As(err, &ex):
+			// Told already in the user's words (auth status): explained
+			// again, its hint would be said twice.
 		case context.Cause(ctx) == errDeadline:
 			err = fmt.Errorf("%w: %w", errDeadline, err)
 		default:

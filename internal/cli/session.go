@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -124,6 +125,11 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 		baseURL, key = srv.URL(), demoserver.DemoKey
 	} else {
 		c, err := loadConfig(cfg, g.flags, o.key)
+		if errors.Is(err, config.ErrNoKey) {
+			// The way in first, as gh says it: where a key may be put
+			// comes after.
+			err = fmt.Errorf("%w: sign in with vastdash auth login (or run vastdash at a terminal), or set %s; --demo needs none", config.ErrNoKey, config.EnvAPIKey)
+		}
 		if err != nil {
 			return nil, configError(err)
 		}
