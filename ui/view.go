@@ -193,7 +193,7 @@ func (m *Model) statusMessage() (string, lipgloss.Style) {
 	if m.userErr != nil {
 		text := "✗ " + m.ctx.ErrorText(m.userErr)
 		if !m.userRejected() {
-			text += " · " + m.ctx.Key("reload") + " to retry"
+			text += " · " + m.ctx.Key("reload") + " to reload"
 		}
 		return text, st.Error
 	}
