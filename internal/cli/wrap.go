@@ -36,6 +36,11 @@ type wordWrapper struct {
 	inWord bool
 	// indent is the current line's own indent, for its hang.
 	indent string
+	// gap is the column of the word after the last run of two spaces or
+	// more on the line's first row (an aligned column's text), 0 for
+	// none; broken is set once the line was broken.
+	gap    int
+	broken bool
 }
 
 // newWordWrapper is w wrapped at width cells; w itself when width is 0 (a
@@ -66,6 +71,7 @@ func lineTyped(w io.Writer) {
 
 func (ww *wordWrapper) startLine() {
 	ww.col, ww.lead, ww.hang, ww.indent, ww.spaces, ww.inWord = 0, true, "", "", 0, false
+	ww.gap, ww.broken = 0, false
 }
 
 // Write writes p, breaking lines where they would pass the width. It
@@ -116,6 +122,12 @@ func (ww *wordWrapper) Write(p []byte) (int, error) {
 // line, first breaking the line when it would not fit and a break helps.
 func (ww *wordWrapper) word(out *strings.Builder, word string) {
 	w := ansi.StringWidth(word)
+	if w == 0 {
+		// An escape sequence ("\x1b[2K" after a progress line's \r)
+		// takes no cells and is not the line's first word.
+		out.WriteString(word)
+		return
+	}
 	if ww.lead {
 		ww.lead = false
 		// Continuations hang under the text of a note ("vastdash: …"),
@@ -128,8 +140,18 @@ func (ww *wordWrapper) word(out *strings.Builder, word string) {
 			ww.hang = ""
 		}
 	}
+	if ww.spaces >= 2 && !ww.broken && !ww.inWord {
+		ww.gap = ww.col + ww.spaces
+	}
 	hang := ansi.StringWidth(ww.hang)
 	if !ww.inWord && ww.col+ww.spaces+w > ww.width && ww.col > hang {
+		if !ww.broken && ww.gap > hang && 2*ww.gap <= ww.width {
+			// "user_read  ✓  the credit and" goes on under "the":
+			// a row of aligned columns keeps its last one.
+			ww.hang = strings.Repeat(" ", ww.gap)
+			hang = ww.gap
+		}
+		ww.broken = true
 		out.WriteString("\n" + ww.hang)
 		ww.col, ww.spaces = hang, 0
 	}
