@@ -32,6 +32,7 @@ type authCase struct {
 	terminal bool
 	env      string // VAST_API_KEY
 	ledger   bool   // runs may keep the ledger (as outside the tests)
+	width    int    // the terminal's width, 0 for none
 }
 
 // keyFile is where the key is saved in the test's home.
@@ -52,6 +53,9 @@ func runAuth(t *testing.T, srv *demoserver.Server, c authCase, args ...string) r
 		}
 		e.readSecret = func(context.Context) (string, error) { return c.typed, nil }
 		e.ledger = c.ledger
+		if c.width > 0 {
+			atWidth(c.width)(e)
+		}
 		if c.before != nil {
 			c.before(t, keyFile())
 		}
@@ -124,6 +128,16 @@ func TestAuthLoginAtTheTerminal(t *testing.T) {
 	res.ok(t)
 	if !strings.Contains(res.errOut, "will not show") || saved(t) != canaryKey+"\n" {
 		t.Fatalf("stderr %q, saved %q", res.errOut, saved(t))
+	}
+	// The prompt ran to 81 columns and the answer broke "payme" / "nts"
+	// at 80: both now break between words.
+	res = runAuth(t, srv, authCase{terminal: true, typed: canaryKey, width: 80}, "auth", "login")
+	res.ok(t)
+	if wide := tooWide(res.errOut+res.out, 80); len(wide) > 0 || !strings.Contains(res.errOut, "\n") {
+		t.Errorf("lines wider than 80 %q in\n%s%s", wide, res.errOut, res.out)
+	}
+	if !strings.Contains(res.out, "the Statement (charges,\n                  payments, statement)") {
+		t.Errorf("a permission's words do not continue under it:\n%s", res.out)
 	}
 	// No terminal, no --with-token: a usage error, nothing read.
 	res = runAuth(t, srv, authCase{}, "auth", "login")
