@@ -160,7 +160,15 @@ func mulDiv(a, b, c uint64) int64 {
 }
 
 // Days is the runway in days, for machines (JSON); 0 without an estimate.
-func (r Runway) Days() float64 { return float64(r.Tenths) / 10 }
+// From two days on it is the tenths Length says; under two days, to the
+// thousandth, rounded down: an hour and a quarter is 0.052, not 0.0, which
+// a status bar would show as none left.
+func (r Runway) Days() float64 {
+	if r.Tenths >= 20 || r.Seconds == 0 {
+		return float64(r.Tenths) / 10
+	}
+	return float64(r.Seconds*1000/86400) / 1000
+}
 
 // yearAfterTenths is the runway, in tenths of days, from which String
 // writes the year of Until: "until 13 Oct" is read as the next 13 Oct, so

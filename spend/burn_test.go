@@ -138,6 +138,12 @@ func TestRunwayLengthInTheUnitThatReads(t *testing.T) {
 			t.Errorf("%d s: String %q, want ≈ %s (until …)", c.secs, got, c.want)
 		}
 	}
+	if d := RunwayFor(75*60, burn, true, now).Days(); d != 0.052 {
+		t.Errorf("an hour and a quarter is %v days for machines, want 0.052", d)
+	}
+	if d := RunwayFor(12*86400+40000, burn, true, now).Days(); d != 12.4 {
+		t.Errorf("Days %v, want 12.4", d)
+	}
 	if got := (Runway{Tenths: 124}).Length(); got != "12.4 days" {
 		t.Errorf("a runway of tenths alone: %q", got)
 	}
