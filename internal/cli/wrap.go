@@ -3,6 +3,7 @@ package cli
 import (
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -17,8 +18,10 @@ import (
 // script reads every line whole. JSON and CSV are never wrapped.
 
 // wordWrapper writes to w, breaking lines at spaces to fit width cells.
-// It is not safe for concurrent use; progress serialises its writes.
+// Its writes are serialised: stderr is written from the command's
+// goroutine and from a feed's loader (a wait notice).
 type wordWrapper struct {
+	mu    sync.Mutex
 	w     io.Writer
 	width int
 	// col is the cells on the current line, as written.
@@ -65,7 +68,9 @@ func unwrapped(w io.Writer) io.Writer {
 // answer to a question, echoed): the next write starts a line.
 func lineTyped(w io.Writer) {
 	if ww, ok := w.(*wordWrapper); ok {
+		ww.mu.Lock()
 		ww.startLine()
+		ww.mu.Unlock()
 	}
 }
 
@@ -77,6 +82,8 @@ func (ww *wordWrapper) startLine() {
 // Write writes p, breaking lines where they would pass the width. It
 // reports len(p) written when the writes under it succeed.
 func (ww *wordWrapper) Write(p []byte) (int, error) {
+	ww.mu.Lock()
+	defer ww.mu.Unlock()
 	var out strings.Builder
 	s := string(p)
 	for len(s) > 0 {
