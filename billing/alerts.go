@@ -250,6 +250,12 @@ func outcomeUnknown(err error) bool {
 		errors.Is(err, api.ErrServer)
 }
 
+// LockedText is the state of a switch the platform always sends (the
+// catalogue's locked channels), whatever the document holds: the Alerts
+// screen reads "[=] locked … · always sent", the command line the same
+// words, never "off" for an alert that is sent.
+const LockedText = "locked · always sent"
+
 // SwitchState names a switch's state in a document: "on", "off", or
 // "not set" when the document holds no boolean there.
 func SwitchState(p api.Prefs, path api.PrefPath) string {

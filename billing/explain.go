@@ -71,7 +71,11 @@ func transportCause(err error) string {
 
 // signInAgain is what to do about a refused key, in both front ends:
 // asking again with the same key cannot help.
-const signInAgain = "sign in again with vastdash auth login; vastdash auth status shows the key in use"
+const signInAgain = "sign in again with vastdash auth login; " + KeyInUseHint
+
+// KeyInUseHint ends the words of a refused key: where to see which key
+// was sent. auth status, which says it itself, leaves it out.
+const KeyInUseHint = "vastdash auth status shows the key in use"
 
 // Server is the host and port the session talks to ("console.vast.ai:443",
 // "127.0.0.1:8080"), from the client's base URL, or "the server" when there

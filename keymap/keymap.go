@@ -103,7 +103,7 @@ var Actions = []Action{
 	{"audit", []string{"5"}, "Audit", Everywhere | HelpPane},
 	{"next-screen", []string{"tab"}, "next screen", Everywhere | HelpPane},
 	{"prev-screen", []string{"shift+tab"}, "previous screen", Everywhere | HelpPane},
-	{"reload", []string{"r"}, "reload (credit too) / retry", Everywhere | Rows},
+	{"reload", []string{"r"}, "reload", Everywhere | Rows},
 	{"help", []string{"?"}, "help", Everywhere},
 	{"quit", []string{"q"}, "quit", Everywhere | HelpPane},
 	{"force-quit", []string{"ctrl+c"}, "quit, even while typing", Always},

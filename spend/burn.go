@@ -111,7 +111,11 @@ func Last24h(now time.Time) *Window {
 type Runway struct {
 	// Tenths of days; valid only when Reason is empty.
 	Tenths int64
-	Until  time.Time
+	// Seconds is the runway to the second, for Length: a credit that
+	// lasts an hour is 0 tenths of days, and must not read as none. 0
+	// with Tenths set (a Runway made by hand) is Tenths' seconds.
+	Seconds int64
+	Until   time.Time
 	// Reason says why there is no estimate ("no spend in the last 7
 	// complete days", "charges still loading", "no credit left").
 	Reason string
@@ -139,7 +143,7 @@ func RunwayFor(credit money.Amount, burn Burn, complete bool, now time.Time) Run
 	if secs < math.MaxInt64/int64(time.Second) && now.Add(time.Duration(secs)*time.Second).Before(until) {
 		until = now.Add(time.Duration(secs) * time.Second)
 	}
-	return Runway{Tenths: tenths, Until: until}
+	return Runway{Tenths: tenths, Seconds: secs, Until: until}
 }
 
 // mulDiv is a*b/c for positive values, clamped to math.MaxInt64.
@@ -156,7 +160,15 @@ func mulDiv(a, b, c uint64) int64 {
 }
 
 // Days is the runway in days, for machines (JSON); 0 without an estimate.
-func (r Runway) Days() float64 { return float64(r.Tenths) / 10 }
+// From two days on it is the tenths Length says; under two days, to the
+// thousandth, rounded down: an hour and a quarter is 0.052, not 0.0, which
+// a status bar would show as none left.
+func (r Runway) Days() float64 {
+	if r.Tenths >= 20 || r.Seconds == 0 {
+		return float64(r.Tenths) / 10
+	}
+	return float64(r.Seconds*1000/86400) / 1000
+}
 
 // yearAfterTenths is the runway, in tenths of days, from which String
 // writes the year of Until: "until 13 Oct" is read as the next 13 Oct, so
@@ -165,8 +177,9 @@ func (r Runway) Days() float64 { return float64(r.Tenths) / 10 }
 // so the same Runway always reads the same.
 const yearAfterTenths = 3000
 
-// String reads "≈ 12.4 days (until 4 Dec)" or "— no credit left"; from 300
-// days on it reads "≈ 1234.5 days (until 9 Apr 2030)".
+// String reads "≈ 12.4 days (until 4 Dec)", "≈ 31 hours (until 4 Dec)"
+// or "— no credit left"; from 300 days on it reads "≈ 1234.5 days (until 9
+// Apr 2030)".
 func (r Runway) String() string {
 	if r.Reason != "" {
 		return "— " + r.Reason
@@ -175,7 +188,36 @@ func (r Runway) String() string {
 	if r.Tenths >= yearAfterTenths {
 		layout = "2 Jan 2006"
 	}
-	return fmt.Sprintf("≈ %d.%d days (until %s)", r.Tenths/10, r.Tenths%10, r.Until.Format(layout))
+	return fmt.Sprintf("≈ %s (until %s)", r.Length(), r.Until.Format(layout))
+}
+
+// Length is how long the runway is, in the unit that reads: days with a
+// tenth from two days on ("12.4 days"), whole hours under two days ("31
+// hours"), hours and minutes under two hours ("1 h 15 min", "40 min"),
+// "under a minute" below that. Every unit is rounded down, so that a
+// runway never reads longer than it is, and none reads as no time at all
+// while there is some ("0.0 days" for an hour and a quarter). The
+// commands, the screens and serve's text all say a runway with it; ""
+// when there is no figure (Reason is set).
+func (r Runway) Length() string {
+	if r.Reason != "" {
+		return ""
+	}
+	secs := r.Seconds
+	if secs == 0 {
+		secs = r.Tenths * 8640
+	}
+	switch {
+	case secs >= 2*86400:
+		return fmt.Sprintf("%d.%d days", r.Tenths/10, r.Tenths%10)
+	case secs >= 2*3600:
+		return fmt.Sprintf("%d hours", secs/3600)
+	case secs >= 3600:
+		return fmt.Sprintf("1 h %d min", (secs-3600)/60)
+	case secs >= 60:
+		return fmt.Sprintf("%d min", secs/60)
+	}
+	return "under a minute"
 }
 
 // proportion is a×num/den rounded to the nearest thousandth, without

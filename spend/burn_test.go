@@ -108,3 +108,46 @@ func TestWindowProportion(t *testing.T) {
 		t.Fatalf("a contract outside the window counted: %d", w.Sum)
 	}
 }
+
+// A credit lasting an hour and a quarter read "≈ 0.0 days", one of 0.459
+// days "≈ 0.4 days": under two days a runway says hours, under two hours
+// hours and minutes, each rounded down, never to none.
+func TestRunwayLengthInTheUnitThatReads(t *testing.T) {
+	// A burn of 86.4 dollars a day: credit in thousandths is seconds.
+	burn := Burn{PerDay: 86_400}
+	for _, c := range []struct {
+		secs int64
+		want string
+	}{
+		{75 * 60, "1 h 15 min"},
+		{3600, "1 h 0 min"},
+		{7199, "1 h 59 min"},
+		{40 * 60, "40 min"},
+		{59, "under a minute"},
+		{39657, "11 hours"}, // 0.459 days,
+		{2 * 3600, "2 hours"},
+		{2*86400 - 1, "47 hours"},
+		{2 * 86400, "2.0 days"},
+		{12*86400 + 40000, "12.4 days"},
+	} {
+		r := RunwayFor(money.Amount(c.secs), burn, true, now)
+		if got := r.Length(); got != c.want {
+			t.Errorf("%d s: Length %q, want %q", c.secs, got, c.want)
+		}
+		if got := r.String(); !strings.HasPrefix(got, "≈ "+c.want+" (until ") {
+			t.Errorf("%d s: String %q, want ≈ %s (until …)", c.secs, got, c.want)
+		}
+	}
+	if d := RunwayFor(75*60, burn, true, now).Days(); d != 0.052 {
+		t.Errorf("an hour and a quarter is %v days for machines, want 0.052", d)
+	}
+	if d := RunwayFor(12*86400+40000, burn, true, now).Days(); d != 12.4 {
+		t.Errorf("Days %v, want 12.4", d)
+	}
+	if got := (Runway{Tenths: 124}).Length(); got != "12.4 days" {
+		t.Errorf("a runway of tenths alone: %q", got)
+	}
+	if got := (Runway{Reason: "no credit left"}).Length(); got != "" {
+		t.Errorf("no figure: %q", got)
+	}
+}

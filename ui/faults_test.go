@@ -273,7 +273,7 @@ func loadedRows(s string) bool {
 
 // errorScreen reports a failure shown anywhere.
 func errorScreen(s string) bool {
-	return strings.Contains(s, "r to retry") || strings.Contains(s, "rate limited by the server")
+	return strings.Contains(s, "r to reload") || strings.Contains(s, "rate limited by the server")
 }
 
 // Row 1: a stretch of 429s is waited out; the rows load and no error shows.
@@ -307,7 +307,7 @@ func TestFaultServerErrors(t *testing.T) {
 			r.waitFor("the error", func(s string) bool {
 				return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "server error (HTTP "+strconv.Itoa(status)+")") &&
 					strings.Contains(s, "service down") &&
-					strings.Contains(s, "r to retry")
+					strings.Contains(s, "r to reload")
 			})
 			if n := r.srv.CountStatus(status); status != 500 && n < 2 {
 				t.Errorf("%d answered %d times; a GET should be retried", status, n)
@@ -362,7 +362,7 @@ func TestFaultHang(t *testing.T) {
 	r := startRigHang(t, demoserver.Options{}, nil, demoserver.Fault{Path: chargesPath, Hang: true})
 	r.press("2")
 	r.waitFor("the timeout", func(s string) bool {
-		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer GET /api/v0/charges/ in time") && strings.Contains(s, "r to retry")
+		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer GET /api/v0/charges/ in time") && strings.Contains(s, "r to reload")
 	})
 	r.press("3")
 	r.waitFor("the switches", contains("low credit by email"))
@@ -446,7 +446,7 @@ func TestFaultInvalidToken(t *testing.T) {
 		t.Error("the screen never said the pagination restarted")
 	}
 	r.checkAllLoaded(final)
-	if v := r.model.overview.View(); strings.Contains(v, "r to retry") {
+	if v := r.model.overview.View(); strings.Contains(v, "r to reload") {
 		t.Errorf("the overview stopped on the refused token:\n%s", v)
 	}
 }
@@ -692,7 +692,7 @@ func TestFaultTokenCycle(t *testing.T) {
 		})})
 	})
 	r.press("2", "G")
-	r.waitFor("the failure reported", contains("r to retry"))
+	r.waitFor("the failure reported", contains("r to reload"))
 	r.quit()
 	// The line is cut at 100 columns; the whole message names the cause.
 	if msg := r.model.status.Text; !strings.Contains(msg, "page tokens repeat") {
@@ -964,7 +964,7 @@ func TestFaultInstancesFail(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := startRigHang(t, demoserver.Options{Contracts: 300}, nil, f)
 			r.waitFor("the failure in the panel, the rest loaded", func(s string) bool {
-				return strings.Contains(s, "✗ current rate") && strings.Contains(s, "r to retry") && runwayShown(s)
+				return strings.Contains(s, "✗ current rate") && strings.Contains(s, "r to reload") && runwayShown(s)
 			})
 			r.clearFaults()
 			r.press("r")

@@ -140,7 +140,7 @@ func TestRejectedKeySaidOnce(t *testing.T) {
 		if n := strings.Count(out, "rejected"); n != 1 {
 			t.Errorf("screen %s says rejected %d times:\n%s", k, n, out)
 		}
-		if strings.Contains(out, "to retry") {
+		if strings.Contains(out, "to reload") {
 			t.Errorf("screen %s offers a retry:\n%s", k, out)
 		}
 		if !strings.Contains(flatten(out), "sign in again with vastdash auth login; vastdash auth status shows the key in use") {
@@ -671,7 +671,7 @@ func TestUnreachableServer(t *testing.T) {
 	m.Update(shared.UserMsg{Err: &api.Error{Kind: api.ErrTransport, Op: "GET /api/v0/users/current/",
 		Err: errors.New("dial tcp 127.0.0.1:9: connect: connection refused")}})
 	s := statusLine(m)
-	for _, want := range []string{"cannot reach 127.0.0.1:9", "check the URL (--url / VAST_URL) and the network", "r to retry"} {
+	for _, want := range []string{"cannot reach 127.0.0.1:9", "check the URL (--url / VAST_URL) and the network", "r to reload"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("status %q lacks %q", s, want)
 		}

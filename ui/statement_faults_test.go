@@ -38,7 +38,7 @@ func TestFaultStatement(t *testing.T) {
 					return strings.Contains(s, "[4 Statement]") && strings.Contains(s, "statement not loaded: this API key lacks the billing_read permission") &&
 						strings.Contains(s, "no statement: this API key lacks the billing_read") && !strings.Contains(s, "$0.000") && !strings.Contains(s, "retry")
 				}
-				return strings.Contains(s, "[4 Statement]") && strings.Contains(s, "statement stopped (r to retry)") &&
+				return strings.Contains(s, "[4 Statement]") && strings.Contains(s, "statement stopped (r to reload)") &&
 					strings.Contains(s, row.want) && strings.Contains(s, "? incomplete")
 			})
 			r.quit()

@@ -198,7 +198,7 @@ func (m *Model) statusMessage() (string, lipgloss.Style) {
 	if m.userErr != nil {
 		text := "✗ " + m.ctx.ErrorText(m.userErr)
 		if !m.userRejected() {
-			text += " · " + m.ctx.Key("reload") + " to retry"
+			text += " · " + m.ctx.Key("reload") + " to reload"
 		}
 		return text, st.Error
 	}
@@ -574,8 +574,7 @@ func (m *Model) helpPane(h int) []string {
 // threshold it is under.
 func (m *Model) lowReason(u api.User) string {
 	if m.runwayShort() {
-		t := m.runway.Runway.Tenths
-		return fmt.Sprintf("%d.%d days left", t/10, t%10)
+		return m.runway.Runway.Length() + " left"
 	}
 	return "under your " + u.BalanceThreshold.Credit() + " alert"
 }

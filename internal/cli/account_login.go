@@ -87,7 +87,7 @@ func (x *execution) logoutAccount(f logoutFlags) error {
 	var out logoutJSON
 	if _, err := os.Lstat(a.KeyFile); errors.Is(err, os.ErrNotExist) {
 		out.Note = "no key file to remove"
-		return out.write(x.env.stdout, f.output)
+		return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 	}
 	logout := action{command: "auth logout", does: "removes " + env.Shown(a.KeyFile), done: "removed"}
 	if err := x.env.confirm(f.yes, "Remove "+env.Shown(a.KeyFile)+" (account "+name+"'s key)?", logout); err != nil {
@@ -99,7 +99,7 @@ func (x *execution) logoutAccount(f logoutFlags) error {
 	path := a.KeyFile
 	out.Removed = &path
 	out.Note = "[accounts." + name + "] stays in the settings: remove it there, or sign in again with auth login --account " + name
-	return out.write(x.env.stdout, f.output)
+	return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 }
 
 // joinNames is names separated by commas.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 )
@@ -42,6 +43,8 @@ Each instance counts once (a worker only under its endpoint). So far is the cont
 
 A section the key may not read is one line naming the permission it lacks (instance_read, misc); with any, the answer is never "no leaks". It reads the instances (25 a request, one a second), the volumes (one request), the endpoints, worker groups and each endpoint's workers, the price increases, and the charges since the oldest stopped disk began (500 a request, one a second).
 
+--output csv writes the leaks table (kind, id, label, per_hour, since, so_far, why; the JSON's values, empty where unknown); the price increases are in the text and the JSON.
+
 Exit codes: 0 no leaks found; 1 a leak found (a cron job or CI step can fail on it), a section unreadable, or an error; 2 usage.`,
 		Example: `
 vastdash audit
@@ -52,7 +55,7 @@ vastdash audit reject 9100103 --yes
 		Args: noArgs,
 		RunE: x.commandRun(&a.utc, nil, func(ctx context.Context, s *Session) error { return audit(ctx, s, a) }),
 	}
-	outputFlags(cmd, &a.output, "text", "json")
+	outputFlags(cmd, &a.output, "text", "csv", "json")
 	cmd.Flags().BoolVar(&a.utc, "utc", false, "times in UTC (default: the settings timezone)")
 	cmd.AddCommand(newAnswerCommand(x, true), newAnswerCommand(x, false))
 	return cmd
@@ -182,8 +185,11 @@ func audit(ctx context.Context, s *Session, a auditArgs) error {
 		warn(s.stderr, n)
 	}
 	err = s.answer(func(w io.Writer) error {
-		if a.output == "json" {
+		switch a.output {
+		case "json":
 			return writeJSON(w, newAuditJSON(res, loc))
+		case "csv":
+			return writeCSV(w, auditCSV(newAuditJSON(res, loc)))
 		}
 		return writeAudit(w, res, s.Billing.When, s.width)
 	})
@@ -219,6 +225,27 @@ func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
 		out.Unreadable = append(out.Unreadable, sanitize.String(u))
 	}
 	return out
+}
+
+// auditCSV is the leaks table as CSV rows, the header first: the JSON's
+// values, "" where it has null.
+func auditCSV(j auditJSON) [][]string {
+	rows := [][]string{{"kind", "id", "label", "per_hour", "since", "so_far", "why"}}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	for _, l := range j.Leaks {
+		rate := ""
+		if l.PerHour != nil {
+			rate = l.PerHour.String()
+		}
+		rows = append(rows, []string{string(l.Kind), strconv.FormatInt(l.ID, 10), export.Cell(l.Label), rate, str(l.Since),
+			amountDecimal(l.SoFar), export.Cell(l.Why)})
+	}
+	return rows
 }
 
 // The leaks table's columns: why last, the first to go on a narrow

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -417,6 +418,34 @@ func TestAuditWithoutMiscCountsNoWorker(t *testing.T) {
 	for _, line := range strings.Split(res.out, "\n") {
 		if strings.Contains(line, strconv.FormatInt(demoserver.LeakWorkerReady, 10)) && !strings.Contains(line, "? $") {
 			t.Errorf("worker row unmarked: %q", line)
+		}
+	}
+}
+
+// audit --output csv was refused though the audit is a table: it writes
+// the leaks, one row each, the JSON's values, and exits as the text does.
+func TestAuditCSV(t *testing.T) {
+	srv := auditServer(t)
+	res := auditRun(t, srv, demoserver.DemoKey, nil, "audit", "--output", "csv", "--utc")
+	if res.code != exitRuntime || !strings.Contains(res.errOut, "leaks found: $") {
+		t.Fatalf("exit %d, stderr %q", res.code, res.errOut)
+	}
+	rows, err := csv.NewReader(strings.NewReader(res.out)).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("stdout is not CSV (%v): %q", err, res.out)
+	}
+	js := auditRun(t, srv, demoserver.DemoKey, nil, "audit", "--json", "--utc")
+	var j auditJSON
+	if err := json.Unmarshal([]byte(js.out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "kind,id,label,per_hour,since,so_far,why" || len(rows) != len(j.Leaks)+1 {
+		t.Fatalf("%d rows for %d leaks, header %q", len(rows), len(j.Leaks), rows[0])
+	}
+	for i, l := range j.Leaks {
+		r := rows[i+1]
+		if r[0] != string(l.Kind) || r[1] != strconv.FormatInt(l.ID, 10) || (l.PerHour != nil) != (r[3] != "") || (l.SoFar != nil) != (r[5] != "") {
+			t.Errorf("row %q for %+v", r, l)
 		}
 	}
 }

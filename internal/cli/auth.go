@@ -76,7 +76,7 @@ The key is verified before anything is written: the account lookup and one read 
 
 An existing key file is replaced only after asking on the terminal; --yes replaces it without asking, and is needed when stdin is not a terminal (--with-token): without it nothing is sent or written, exit 2.
 
---scoped makes a key for vastdash alone with the key given: read billing, the account, instances and serverless endpoints (--alerts: changing alerts too; never instance_write, which could rent instances: answer price increases with your own key or in the console), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why.`,
+--scoped makes a key for vastdash alone with the key given: read billing, the account, instances and serverless endpoints (--alerts: changing alerts too; never instance_write, which could rent instances: answer price increases with your own key or in the console), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why and which key is saved: exit 1.`,
 		Args: noArgs,
 		RunE: x.runE(func(*cobra.Command) error {
 			ctx, stop := x.env.context()
@@ -137,12 +137,15 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		}
 	}
 	save, scoped, name := key, false, ""
-	var made int64
+	var (
+		made int64
+		kept string // why --scoped kept the key given, "" when it did not
+	)
 	if f.scoped {
 		sc := si.scope(ctx, f.alerts)
 		access = sc.Access
 		if sc.Kept {
-			warn(x.env.stderr, sc.Why)
+			kept = sc.Why
 		} else {
 			save, scoped, made, name = config.Secret(sc.Key.Reveal()), true, sc.Key.ID, sc.Name
 		}
@@ -160,6 +163,13 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	if over := x.keyOverride(); over != "" && si.account == "" {
 		warn(x.env.stderr, over+" wins over the saved key while it is set")
 	}
+	env := config.DefaultEnv()
+	if kept != "" {
+		// Signed in, but not as asked: a script that asked for a key for
+		// vastdash alone must not read exit 0 as having one. No answer,
+		// as for every error; the line says which key is saved.
+		return fmt.Errorf("--scoped made no key for vastdash alone (%s): the key given is the one saved, to %s (auth status says what it may do)", kept, env.Shown(path))
+	}
 	if f.output == "json" {
 		out := loginJSON{Account: si.account, Email: sanitize.String(access.Email), Path: path, Scoped: scoped, Permissions: permissionsOf(access)}
 		if scoped {
@@ -167,13 +177,12 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 		}
 		return answerTo(x.env.stdout, func(w io.Writer) error { return writeJSON(w, out) })
 	}
-	env := config.DefaultEnv()
 	lines := []string{"signed in" + as(access.Email) + "; the key is saved to " + env.Shown(path)}
 	if scoped {
 		lines[0] = "signed in" + as(access.Email) + " with a key made for vastdash alone, " + strconv.Quote(name) + "; it is saved to " + env.Shown(path)
 	}
 	lines = append(lines, accessLines(access)...)
-	return answerTo(x.env.stdout, linesOf(lines))
+	return textTo(x.env.stdout, x.env.width(x.env.stdout), linesOf(lines))
 }
 
 // loginJSON is the --json answer of auth login: the account, where the
@@ -318,9 +327,16 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 	if out.Path != "" {
 		out.ReadableByOthers, _ = config.ReadableByOthers(out.Path)
 	}
+	if out.Source == "env" {
+		if saved := savedKeyFile(); saved != "" {
+			where += ", which wins over the key saved in " + config.DefaultEnv().Shown(saved)
+		}
+	}
 	access, err := s.Billing.CheckAccess(ctx)
 	if err != nil {
-		return &explained{err, "the key from " + where + ": " + s.Billing.Explain(err)}
+		// Not "auth status shows the key in use" to a user running it.
+		text := strings.Replace(s.Billing.Explain(err), "; "+billing.KeyInUseHint, "", 1)
+		return &explained{err, "the key from " + where + ": " + text}
 	}
 	out.Email = sanitize.String(access.Email)
 	out.Permissions = permissionsOf(access)
@@ -340,6 +356,17 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 		account = "account   (this key may not read it: no user_read)"
 	}
 	return s.answer(linesOf(append([]string{key, account}, accessLines(access)...)))
+}
+
+// savedKeyFile is the key file vastdash would read without VAST_API_KEY
+// and --api-key-file, "" when there is none.
+func savedKeyFile() string {
+	for _, p := range config.KeyPaths(config.DefaultEnv()) {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
 }
 
 // logoutFlags are the options of auth logout.
@@ -376,13 +403,13 @@ func authLogout(x *execution, f logoutFlags) error {
 	}
 	if over := x.keyOverride(); over != "" {
 		out.Note = "the key comes from " + over + ", which vastdash leaves alone; nothing was removed"
-		return out.write(x.env.stdout, f.output)
+		return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 	}
 	_, path, _, err := config.ResolveKey(env, "")
 	switch {
 	case errors.Is(err, config.ErrNoKey):
 		out.Note = "no key file to remove"
-		return out.write(x.env.stdout, f.output)
+		return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 	case err != nil:
 		return configError(err)
 	}
@@ -397,7 +424,7 @@ func authLogout(x *execution, f logoutFlags) error {
 	if _, next, _, err := config.ResolveKey(env, ""); err == nil {
 		out.Next = &next
 	}
-	return out.write(x.env.stdout, f.output)
+	return out.write(x.env.stdout, x.env.width(x.env.stdout), f.output)
 }
 
 // logoutJSON is what auth logout did: the file removed and the one
@@ -408,8 +435,8 @@ type logoutJSON struct {
 	Note    string  `json:"note,omitempty"`
 }
 
-// write writes o to out as JSON or as lines.
-func (o logoutJSON) write(out io.Writer, output string) error {
+// write writes o to out as JSON or as lines, wrapped at width (0: none).
+func (o logoutJSON) write(out io.Writer, width int, output string) error {
 	if output == "json" {
 		return answerTo(out, func(w io.Writer) error { return writeJSON(w, o) })
 	}
@@ -424,7 +451,7 @@ func (o logoutJSON) write(out io.Writer, output string) error {
 	if o.Next != nil {
 		lines = append(lines, "vastdash now reads the key in "+env.Shown(*o.Next)+" (auth logout again removes it)")
 	}
-	return answerTo(out, linesOf(lines))
+	return textTo(out, width, linesOf(lines))
 }
 
 // wrongKeyWords is a key the server rejects, said while signing in with

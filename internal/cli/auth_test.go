@@ -32,6 +32,7 @@ type authCase struct {
 	terminal bool
 	env      string // VAST_API_KEY
 	ledger   bool   // runs may keep the ledger (as outside the tests)
+	width    int    // the terminal's width, 0 for none
 }
 
 // keyFile is where the key is saved in the test's home.
@@ -52,6 +53,9 @@ func runAuth(t *testing.T, srv *demoserver.Server, c authCase, args ...string) r
 		}
 		e.readSecret = func(context.Context) (string, error) { return c.typed, nil }
 		e.ledger = c.ledger
+		if c.width > 0 {
+			atWidth(c.width)(e)
+		}
 		if c.before != nil {
 			c.before(t, keyFile())
 		}
@@ -124,6 +128,16 @@ func TestAuthLoginAtTheTerminal(t *testing.T) {
 	res.ok(t)
 	if !strings.Contains(res.errOut, "will not show") || saved(t) != canaryKey+"\n" {
 		t.Fatalf("stderr %q, saved %q", res.errOut, saved(t))
+	}
+	// The prompt ran to 81 columns and the answer broke "payme" / "nts"
+	// at 80: both now break between words.
+	res = runAuth(t, srv, authCase{terminal: true, typed: canaryKey, width: 80}, "auth", "login")
+	res.ok(t)
+	if wide := tooWide(res.errOut+res.out, 80); len(wide) > 0 || !strings.Contains(res.errOut, "\n") {
+		t.Errorf("lines wider than 80 %q in\n%s%s", wide, res.errOut, res.out)
+	}
+	if !strings.Contains(res.out, "the Statement (charges,\n                  payments, statement)") {
+		t.Errorf("a permission's words do not continue under it:\n%s", res.out)
 	}
 	// No terminal, no --with-token: a usage error, nothing read.
 	res = runAuth(t, srv, authCase{}, "auth", "login")
@@ -369,12 +383,13 @@ func TestAuthLoginScoped(t *testing.T) {
 }
 
 // A new key that fails a probe is deleted, the pasted one saved, and
-// stderr says why.
+// stderr says why and which key was saved, exit 1: a script that asked for
+// a key for vastdash alone read exit 0 while the full key was saved.
 func TestAuthLoginScopedKeyFailsAProbe(t *testing.T) {
 	srv := authServer(t)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", KeyName: srv.NextKeyName(), Status: 403, Body: `{"msg":"permission denied"}`})
 	res := runAuth(t, srv, authCase{stdin: canaryKey}, "auth", "login", "--with-token", "--scoped")
-	res.ok(t)
+	res.failed(t, exitRuntime, "the key given is the one saved")
 	if made := srv.CreatedKeys(); len(made) != 1 || !made[0].Deleted {
 		t.Fatalf("the failed key was not deleted: %+v", made)
 	}
@@ -383,7 +398,7 @@ func TestAuthLoginScopedKeyFailsAProbe(t *testing.T) {
 	}
 	// A key that may not make keys is saved as it is, saying so.
 	res = runAuth(t, srv, authCase{stdin: demoserver.KeyScoped}, "auth", "login", "--with-token", "--scoped", "--yes")
-	res.ok(t)
+	res.failed(t, exitRuntime, "the key given is the one saved")
 	if saved(t) != demoserver.KeyScoped+"\n" || !strings.Contains(res.errOut, "may not make keys") {
 		t.Fatalf("saved %q, stderr %q", saved(t), res.errOut)
 	}
@@ -443,6 +458,12 @@ func TestAuthStatus(t *testing.T) {
 	if !strings.Contains(res.out, "other users can read it: chmod 600 ~/.config/vastai/vast_api_key") {
 		t.Fatalf("stdout %q", res.out)
 	}
+	// VAST_API_KEY beside a saved key: said, since the saved one is not
+	// the one in use.
+	res = runAuth(t, srv, authCase{before: open, env: canaryKey}, "auth", "status")
+	if !strings.Contains(res.out, "from the environment variable VAST_API_KEY, which wins over the key saved in ~/.config/vastai/vast_api_key") {
+		t.Fatalf("stdout %q", res.out)
+	}
 	// --api-key-file is named as such.
 	file := filepath.Join(t.TempDir(), "k")
 	if err := os.WriteFile(file, []byte(canaryKey), 0o600); err != nil {
@@ -458,8 +479,14 @@ func TestAuthStatus(t *testing.T) {
 // exit 2, as for every command.
 func TestAuthStatusFailures(t *testing.T) {
 	srv := authServer(t)
-	runAuth(t, srv, authCase{env: "wrong-key"}, "auth", "status").failed(t, exitRuntime, "the key from the environment variable VAST_API_KEY: the API key was rejected")
-	runAuth(t, srv, authCase{}, "auth", "status").failed(t, exitUsage, "no API key")
+	res := runAuth(t, srv, authCase{env: "wrong-key"}, "auth", "status")
+	res.failed(t, exitRuntime, "the key from the environment variable VAST_API_KEY: the API key was rejected")
+	// The hint once (it was said twice), and not "auth status shows the
+	// key in use" to a user running auth status.
+	if n := strings.Count(res.errOut, "sign in again"); n != 1 || strings.Contains(res.errOut, "auth status") {
+		t.Errorf("the hint %d times, or pointing at auth status: %q", n, res.errOut)
+	}
+	runAuth(t, srv, authCase{}, "auth", "status").failed(t, exitUsage, "no API key: sign in with vastdash auth login (or run vastdash at a terminal)")
 	srv.RevokeKey(canaryKey)
 	runAuth(t, srv, authCase{env: canaryKey}, "auth", "status", "--json").failed(t, exitRuntime, "rejected")
 }
@@ -519,12 +546,13 @@ func TestAuthLogout(t *testing.T) {
 }
 
 // The dashboard without a terminal on both ends changes nothing: no key
-// is exit 2 with the line saying where a key can come from.
+// is exit 2 with the line naming the way in first (it named only where a
+// key could be put).
 func TestDashboardWithoutTerminalStillExits2(t *testing.T) {
 	srv := authServer(t)
 	for _, terminal := range []bool{false, true} { // stdin a terminal, stdout not
 		res := runAuth(t, srv, authCase{terminal: terminal})
-		res.failed(t, exitUsage, "no API key: set VAST_API_KEY, write it to ~/.config/vastai/vast_api_key, pass --api-key-file, or try --demo")
+		res.failed(t, exitUsage, "no API key: sign in with vastdash auth login (or run vastdash at a terminal), or set VAST_API_KEY; --demo needs none")
 	}
 }
 

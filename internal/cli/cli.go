@@ -48,7 +48,7 @@ func run(args []string, e *env) (code int) {
 			code = exitRuntime
 		}
 	}()
-	x := &execution{env: e, args: args}
+	x := &execution{env: e.wrapNotes(), args: args}
 	return x.execute(args)
 }
 
@@ -226,7 +226,7 @@ func (x *execution) commandRunWith(utc *bool, transport func(http.RoundTripper) 
 // sessionRun is commandRun with the session's options o (the ledger's own
 // commands open its file themselves: o.noLedger).
 func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, f func(ctx context.Context, s *Session) error) func(*cobra.Command, []string) error {
-	return x.runE(func(*cobra.Command) error {
+	return x.runE(func(c *cobra.Command) error {
 		if check != nil {
 			if err := check(); err != nil {
 				return usageError(err)
@@ -240,6 +240,7 @@ func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, 
 			defer cancel()
 		}
 		p := newProgress(x.env.stderr, x.env.isTerminal(x.env.stderr))
+		p.width = x.env.width(x.env.stderr)
 		o.base, o.utc, o.observe = ctx, utc != nil && *utc, p.observe
 		s, err := openSession(x.env, x.globals, o)
 		if err != nil {
@@ -247,11 +248,18 @@ func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, 
 		}
 		defer s.Close()
 		s.progress = p
+		s.text = textOutput(c)
 		err = f(ctx, s)
 		p.done()
-		var ue *usageErr
+		var (
+			ue *usageErr
+			ex *explained
+		)
 		switch {
 		case err == nil, errors.As(err, &ue):
+		case errors.As(err, &ex):
+			// Told already in the user's words (auth status): explained
+			// again, its hint would be said twice.
 		case context.Cause(ctx) == errDeadline:
 			err = fmt.Errorf("%w: %w", errDeadline, err)
 		default:

@@ -54,6 +54,8 @@ func (e *env) confirm(yes bool, question string, a action) error {
 	line, err := bufio.NewReader(io.LimitReader(e.stdin, 256)).ReadString('\n')
 	if err != nil && line == "" {
 		fmt.Fprintln(e.stderr)
+	} else {
+		lineTyped(e.stderr) // the answer's return ended the line
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":

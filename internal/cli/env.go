@@ -108,6 +108,31 @@ func readSecret(ctx context.Context) (string, error) {
 	}
 }
 
+// wrapNotes is e with stderr wrapped at words to the terminal's width
+// (wordWrapper), e itself in a pipe. Whether stderr is a terminal, and
+// how wide, are still asked of the stream under it.
+func (e *env) wrapNotes() *env {
+	width := e.width(e.stderr)
+	if width <= 0 {
+		return e
+	}
+	c := *e
+	raw := e.stderr
+	c.stderr = newWordWrapper(raw, width)
+	isTerminal, widthOf := e.isTerminal, e.width
+	c.isTerminal = func(w io.Writer) bool { return isTerminal(under(w, c.stderr, raw)) }
+	c.width = func(w io.Writer) int { return widthOf(under(w, c.stderr, raw)) }
+	return &c
+}
+
+// under is raw when w is wrapped, its wrapper, else w.
+func under(w, wrapped, raw io.Writer) io.Writer {
+	if w == wrapped {
+		return raw
+	}
+	return w
+}
+
 // stdinTerminal reports whether stdin is a terminal: a question is asked
 // only there, and the dashboard signs in only with one on both ends.
 func (e *env) stdinTerminal() bool {

@@ -391,7 +391,7 @@ func (o *alertsOut) write(w io.Writer) error {
 }
 
 // switches adds the switches of p to the answer: every switch with all
-// (PATH: on (Name by channel[, locked])), else the low-credit ones and
+// (PATH: on (Name by channel), or PATH: locked · always sent (…)), else the low-credit ones and
 // those just set (Name by channel: on), under the catalogue's names, or
 // the raw keys when it cannot be read (said on stderr with all, and in
 // JSON, whose names always come from the catalogue).
@@ -409,11 +409,11 @@ func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all
 		path := sw.Channel.Path
 		switch {
 		case all:
-			note := sw.Label
+			state := billing.SwitchState(p, path)
 			if sw.Channel.Locked {
-				note += ", locked"
+				state = billing.LockedText
 			}
-			out.lines = append(out.lines, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), billing.SwitchState(p, path), note))
+			out.lines = append(out.lines, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), state, sw.Label))
 		case billing.IsLowCredit(path) || setHas(set, path):
 			out.lines = append(out.lines, sw.Label+": "+billing.SwitchState(p, path))
 		default:

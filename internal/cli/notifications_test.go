@@ -47,7 +47,7 @@ func TestNotificationsAll(t *testing.T) {
 			t.Errorf("line %d %q, want %q", i, lines[i], want)
 		}
 	}
-	for _, want := range []string{"client.payment_failed.email: on (Payment failed by email, locked)\n",
+	for _, want := range []string{"client.payment_failed.email: locked · always sent (Payment failed by email)\n",
 		"host.machine_offline.webhooks: on (Machine offline by webhooks)\n", "marketing.newsletter.email: off (Newsletter by email)\n"} {
 		if !strings.Contains(res.out, want) {
 			t.Errorf("no %q in\n%s", want, res.out)

@@ -35,18 +35,30 @@ const answerBuffer = 64 << 10
 // answer is in the file" when the file is empty or cut. The flush is where
 // a short answer meets the file at all: checking only write's error would
 // miss /dev/full.
+// A text answer on a terminal is wrapped at words to its width
+// (wordWrapper); JSON and CSV are written as they are.
 func (s *Session) answer(write func(w io.Writer) error) error {
 	if s.accountNamed {
 		// A run for a named account: its JSON says which (account.go).
-		return answerTo(s.stdout, func(w io.Writer) error { return write(&accountWriter{w, s.Account}) })
+		inner := write
+		write = func(w io.Writer) error { return inner(&accountWriter{w, s.Account}) }
 	}
-	return answerTo(s.stdout, write)
+	if !s.text {
+		return answerTo(s.stdout, write)
+	}
+	return textTo(s.stdout, s.width, write)
 }
 
 // answerTo is answer on out, for the commands that need no session.
 func answerTo(out io.Writer, write func(w io.Writer) error) error {
+	return textTo(out, 0, write)
+}
+
+// textTo is answerTo for a text answer on a terminal width cells wide (0:
+// a pipe): its lines broken at words to fit.
+func textTo(out io.Writer, width int, write func(w io.Writer) error) error {
 	bw := bufio.NewWriterSize(out, answerBuffer)
-	err := write(bw)
+	err := write(newWordWrapper(bw, width))
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -130,6 +142,13 @@ func (v *jsonShorthand) Type() string { return "bool" }
 
 // IsBoolFlag lets --json stand alone, as a bool flag does.
 func (v *jsonShorthand) IsBoolFlag() bool { return true }
+
+// textOutput says whether c answers in text: its --output is text, or it
+// has none.
+func textOutput(c *cobra.Command) bool {
+	f := c.Flags().Lookup("output")
+	return f == nil || f.Value.String() == "text"
+}
 
 // linesOf writes lines, one per line.
 func linesOf(lines []string) func(w io.Writer) error {

@@ -180,13 +180,13 @@ var paymentColumns = []column{
 
 // paymentsFit is how the payments table meets a narrow terminal, in this
 // order: the service goes, then the paid time (the status says whether it
-// was), the description shrinks to 20 cells and the source to 14, then the
-// description goes and the invoice id shrinks to 10, the source to 8, then
-// the invoice id goes and last the note shrinks to 20 ("dated in the
-// future…"). The created time, status, type, note and amount stay: a
-// record counted nowhere says so on its row at any width (the note's words
-// lead with why).
-var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {6, 14}, {7, 0}, {0, 10}, {6, 8}, {0, 0}, {8, 20}}
+// was), the description shrinks to 20 cells, then goes, the invoice id
+// shrinks to 10, then goes, and last the note shrinks to 20 then 12
+// ("dated in the future…"). The created time, status, type, source, note
+// and amount stay, the source whole: "crypto.…" names no source, and a
+// record counted nowhere says so on its row at any width (the note's
+// words lead with why).
+var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {7, 0}, {0, 10}, {0, 0}, {8, 20}, {8, 12}}
 
 func deref(s *string) string {
 	if s == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -24,6 +25,9 @@ type progress struct {
 	shown bool
 	// what is being fetched, for the client's wait notices.
 	what string
+	// width is the terminal's, 0 when unknown: the line is cut to fit,
+	// not wrapped, since a line that wraps cannot be redrawn in place.
+	width int
 }
 
 func newProgress(w io.Writer, on bool) *progress {
@@ -37,7 +41,7 @@ func (p *progress) showLocked(msg string) {
 		return
 	}
 	// \r and erase-line: redraw in place without leaving a tail behind.
-	fmt.Fprint(p.w, "\r\x1b[2K"+msg)
+	fmt.Fprint(p.w, "\r\x1b[2K"+p.fit(msg))
 	p.shown = true
 }
 
@@ -72,8 +76,17 @@ func (p *progress) warn(msg string) {
 	}
 	warn(p.w, msg)
 	if p.on && p.shown {
-		fmt.Fprint(p.w, p.what)
+		fmt.Fprint(p.w, p.fit(p.what))
 	}
+}
+
+// fit is msg cut at a word's end to one cell less than the width (the
+// last cell would move the cursor to the next line on some terminals).
+func (p *progress) fit(msg string) string {
+	if p.width <= 1 {
+		return msg
+	}
+	return textwrap.Cut(msg, p.width-1)
 }
 
 // observe is the client's observer: it shows waits for a 429 or a retry

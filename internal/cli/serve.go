@@ -93,7 +93,7 @@ curl -s localhost:9109/metrics | grep ^vast_
 		if err := checkListen(a.listen); err != nil {
 			return err
 		}
-		a.log = newLogger(x.env.stderr, a.logFormat)
+		a.log = newLogger(unwrapped(x.env.stderr), a.logFormat) // a log's lines stay whole
 		a.backend = x.env.serve(a.log, x.env.version)
 		return nil
 	}

@@ -80,6 +80,9 @@ type Session struct {
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
 	width int
+	// text is set when the answer is text, which answer wraps to the
+	// width (not JSON nor CSV).
+	text bool
 	// progress is the status line on stderr (commands only).
 	progress *progress
 	demo     *demoserver.Server
@@ -139,6 +142,11 @@ func openSession(e *env, g globals, o sessionOptions) (*Session, error) {
 		baseURL, key = srv.URL(), demoserver.DemoKey
 	} else {
 		c, err := loadConfig(cfg, g.flags, o.key)
+		if errors.Is(err, config.ErrNoKey) {
+			// The way in first, as gh says it: where a key may be put
+			// comes after.
+			err = fmt.Errorf("%w: sign in with vastdash auth login (or run vastdash at a terminal), or set %s; --demo needs none", config.ErrNoKey, config.EnvAPIKey)
+		}
 		if err != nil {
 			return nil, configError(err)
 		}

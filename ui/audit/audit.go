@@ -38,7 +38,7 @@ type KeyMap struct {
 func newKeyMap(b keymap.Bindings) KeyMap {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return KeyMap{Up: k("up"), Down: k("down"), Reveal: k("reveal"), Accept: k("answer-accept"), Reject: k("answer-reject"),
-		Reload: shared.BindingAs(b, "reload", "read again"),
+		Reload: shared.BindingAs(b, "reload", "reload"),
 		// The prompt's keys are the Notifications save prompt's.
 		Yes: shared.BindingAs(b, "prompt-yes", "send the answer"), No: shared.BindingAs(b, "prompt-no", "do not send")}
 }

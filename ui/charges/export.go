@@ -97,7 +97,7 @@ func (m *Model) exportDue() tea.Cmd {
 		return m.exportCmd()
 	case m.st.Err != nil || m.st.Closed:
 		m.exporting = false
-		m.setNotice(shared.StatusError, "export stopped: the range did not load ("+m.ctx.Key("reload")+" to retry, then "+m.ctx.Key("export")+")")
+		m.setNotice(shared.StatusError, "export stopped: the range did not load ("+m.ctx.Key("reload")+" to reload, then "+m.ctx.Key("export")+")")
 	}
 	return nil
 }

@@ -298,7 +298,7 @@ func TestNextPageErrorKeepsRowsAndRetriesThatPage(t *testing.T) {
 	})
 	hs.settle(hs.m.Init())
 	hs.settle(hs.press("G"))
-	if st := hs.statusText(); !strings.Contains(st, "charges stopped (r to retry): GET /api/v0/charges/: server error (HTTP 502)") ||
+	if st := hs.statusText(); !strings.Contains(st, "charges stopped (r to reload): GET /api/v0/charges/: server error (HTTP 502)") ||
 		hs.status.Kind != shared.StatusError {
 		t.Fatalf("status line %q (kind %d)", st, hs.status.Kind)
 	}
@@ -329,7 +329,7 @@ func TestFirstPageErrorAndRetry(t *testing.T) {
 	})
 	hs.settle(hs.m.Init())
 	v := hs.m.View()
-	if !strings.Contains(v, "charges stopped (r to retry): ") || !strings.Contains(v, "cannot reach") || !strings.Contains(v, "refused") || strings.Contains(v, "\x1b") {
+	if !strings.Contains(v, "charges stopped (r to reload): ") || !strings.Contains(v, "cannot reach") || !strings.Contains(v, "refused") || strings.Contains(v, "\x1b") {
 		t.Fatalf("error body:\n%q", v)
 	}
 	if hs.statusText() != "" {

@@ -134,7 +134,7 @@ func TestRevealClosesTheModalAndRetriesAfterError(t *testing.T) {
 	if hs.m.Capturing() {
 		t.Fatal("the range field kept the keyboard")
 	}
-	if !strings.Contains(hs.statusText(), "r to retry") {
+	if !strings.Contains(hs.statusText(), "r to reload") {
 		t.Fatalf("status %q", hs.statusText())
 	}
 	hs.settle(hs.press("r"))

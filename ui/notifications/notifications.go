@@ -394,7 +394,7 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		m.sayRead(shared.StatusError, m.ctx.ErrorText(errors.Unwrap(err))+" — the preferences can't be read; a toggle asks before replacing them", 0)
 	default:
 		m.read = readFailed
-		m.sayRead(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to retry", 0)
+		m.sayRead(shared.StatusError, "could not read the preferences: "+m.ctx.ErrorText(err)+" — "+m.ctx.Key("reload")+" to reload", 0)
 	}
 	m.rebuild()
 	back()
@@ -558,7 +558,7 @@ func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
 		return nil
 	case m.doc.IsZero() && m.read != readUnavailable && m.read != readDenied:
 		// A transient failure: the user has nothing to toggle from.
-		m.sayRead(shared.StatusError, "the current preferences must be read before a save — "+m.ctx.Key("reload")+" to retry", 0)
+		m.sayRead(shared.StatusError, "the current preferences must be read before a save — "+m.ctx.Key("reload")+" to reload", 0)
 		return nil
 	}
 	p := sw.Channel.Path

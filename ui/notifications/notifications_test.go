@@ -980,7 +980,7 @@ func TestGetErrorRetry(t *testing.T) {
 	f := newServer(t, fullDoc)
 	f.getStatus, f.errBody = http.StatusBadRequest, `{"success":false,"msg":"try later"}`
 	s := start(t, f, 120, 20)
-	mustSay(t, s, shared.StatusError, "could not read the preferences:", "try later", "r to retry")
+	mustSay(t, s, shared.StatusError, "could not read the preferences:", "try later", "r to reload")
 	// Nothing to toggle from: no save.
 	if n := s.press("space"); n != 0 {
 		t.Fatal("a save after a failed read")

@@ -20,10 +20,10 @@ func TestRetryTextNamesReboundKey(t *testing.T) {
 	f := newServer(t, fullDoc)
 	f.getStatus, f.errBody = http.StatusBadRequest, `{"success":false,"msg":"try later"}`
 	s := boundScreen(t, f, map[string][]string{"reload": {"f5"}}, 120, 20)
-	mustSay(t, s, shared.StatusError, "could not read the preferences:", "f5 to retry")
+	mustSay(t, s, shared.StatusError, "could not read the preferences:", "f5 to reload")
 	s.press("space")
-	mustSay(t, s, shared.StatusError, "must be read before a save", "f5 to retry")
-	if strings.Contains(s.status.Text, "r to retry") {
+	mustSay(t, s, shared.StatusError, "must be read before a save", "f5 to reload")
+	if strings.Contains(s.status.Text, "r to reload") {
 		t.Errorf("status %q", s.status.Text)
 	}
 	f.set(func(f *fakeServer) { f.getStatus = 0 })

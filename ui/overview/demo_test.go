@@ -211,7 +211,7 @@ func TestDemoRetryKeepsWhatLoaded(t *testing.T) {
 	r := preset(t, "30d")
 	d.send(t, shared.RangeMsg{Range: r})
 	v := view(m)
-	if !strings.Contains(v, "✗ charges:") || !strings.Contains(v, "r to retry") || !strings.Contains(v, "500 of ") {
+	if !strings.Contains(v, "✗ charges:") || !strings.Contains(v, "r to reload") || !strings.Contains(v, "500 of ") {
 		t.Fatalf("after a failed second page:\n%s", v)
 	}
 	d.key(t, "r")

@@ -188,7 +188,7 @@ func (m *Model) monthLines(w int) []line {
 		return muted("— " + billing.FailReason(fl.st.Err))
 	case fl.st.Err != nil && fl.st.Entries == 0:
 		// Nothing read: no figure, not $0 (the status line says why).
-		return muted("— charges unavailable (" + m.ctx.Key("reload") + " to retry)")
+		return muted("— charges unavailable (" + m.ctx.Key("reload") + " to reload)")
 	case o == nil:
 		s := "— loading this month and last"
 		if fl.st.Pages > 0 {

@@ -630,7 +630,7 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		Top:    shared.BindingAs(b, "top", "first contract"),
 		Bottom: shared.BindingAs(b, "bottom", "last contract"),
 		Reveal: shared.Binding(b, "reveal"),
-		Reload: shared.BindingAs(b, "reload", "reload/retry"),
+		Reload: shared.BindingAs(b, "reload", "reload"),
 		Find:   shared.BindingAs(b, "search", "find: on Charges"),
 	}
 }

@@ -522,7 +522,7 @@ func TestFailedPageRetriedWithR(t *testing.T) {
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.run(t, m.Init())
 	v := view(m)
-	if !strings.Contains(v, "✗ charges: ") || !strings.Contains(v, "r to retry") {
+	if !strings.Contains(v, "✗ charges: ") || !strings.Contains(v, "r to reload") {
 		t.Fatalf("no error with a retry hint:\n%s", v)
 	}
 	if strings.Contains(m.View(), "\x1b[31merror") {
@@ -535,7 +535,7 @@ func TestFailedPageRetriedWithR(t *testing.T) {
 		t.Errorf("runway after a failure: %q", l)
 	}
 	// The status line says it too, once.
-	if s := errorStatuses(d); len(s) != 1 || !strings.Contains(s[0].Text, "charges stopped") || !strings.Contains(s[0].Text, "r to retry") {
+	if s := errorStatuses(d); len(s) != 1 || !strings.Contains(s[0].Text, "charges stopped") || !strings.Contains(s[0].Text, "r to reload") {
 		t.Errorf("want one error on the status line, got %+v", d.statuses)
 	}
 	d.key(t, "r")

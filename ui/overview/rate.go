@@ -93,11 +93,11 @@ func (m *Model) rateHead(label string, r billing.CurrentRate, w int) string {
 		short = runway
 	default:
 		runway = style.Render(now.String()) + st.Muted.Render(" at this rate")
-		short = style.Render("≈ "+tenthsText(now.Tenths)+" days") + st.Muted.Render(" at it")
+		short = style.Render("≈ "+now.Length()) + st.Muted.Render(" at it")
 	}
 	weekText := ""
 	if week.Reason == "" {
-		weekText = st.Muted.Render("(7-day: ≈ " + tenthsText(week.Tenths) + " days)")
+		weekText = st.Muted.Render("(7-day: ≈ " + week.Length() + ")")
 	}
 	sep := st.Muted.Render(" · ")
 	for _, parts := range [][]string{
@@ -186,9 +186,4 @@ func rowTail(in api.Instance) string {
 		return l
 	}
 	return "—"
-}
-
-// tenthsText is tenths of days as "8.9".
-func tenthsText(t int64) string {
-	return strconv.FormatInt(t/10, 10) + "." + strconv.FormatInt(t%10, 10)
 }

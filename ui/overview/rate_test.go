@@ -111,7 +111,7 @@ func TestRatePanelError(t *testing.T) {
 	m := rated(t, 100, 40, shared.RateMsg{Rate: testRate()})
 	newDriver(m).send(t, shared.RateMsg{Err: &api.Error{Kind: api.ErrServer, Status: 502, Op: "GET /api/v1/instances/"}})
 	v := view(m)
-	if !strings.Contains(v, "✗ current rate stopped (r to retry):") || !strings.Contains(v, "$19.294/h") {
+	if !strings.Contains(v, "✗ current rate stopped (r to reload):") || !strings.Contains(v, "$19.294/h") {
 		t.Errorf("error:\n%s", v)
 	}
 	m2 := rated(t, 100, 40, shared.RateMsg{Err: errors.New("boom")})

@@ -26,7 +26,7 @@ func TestRetryHintNamesReboundKey(t *testing.T) {
 	m.ctx.Keys = b
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.run(t, m.Init())
-	if v := view(m); !strings.Contains(v, "✗ charges: ") || !strings.Contains(v, "f5 to retry") || strings.Contains(v, "r to retry") {
+	if v := view(m); !strings.Contains(v, "✗ charges: ") || !strings.Contains(v, "f5 to reload") || strings.Contains(v, "r to reload") {
 		t.Fatalf("the retry hint does not name f5:\n%s", v)
 	}
 }
@@ -45,7 +45,7 @@ func TestTopKeysAsBound(t *testing.T) {
 	if l := lineWith(t, m, "by amount"); !strings.Contains(l, "p/n choose · o shows it in Charges") {
 		t.Errorf("heading %q", l)
 	}
-	if help := shared.Hint(m.Help().ShortHelp()...); help != "p up · n down · o show in charges · r reload/retry" {
+	if help := shared.Hint(m.Help().ShortHelp()...); help != "p up · n down · o show in charges · r reload" {
 		t.Errorf("help %q", help)
 	}
 	for _, k := range []string{"j", "down", "enter"} {

@@ -471,7 +471,7 @@ func (m *Model) statusLines() []line {
 		case fs.Err != nil && m.saidAbove(fs.Err):
 			continue // the status line says it, once
 		case fs.Err != nil:
-			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · "+m.ctx.Key("reload")+" to retry")
+			s = st.Error.Render("✗ charges: "+m.ctx.ErrorText(fs.Err)) + st.Muted.Render(" · "+m.ctx.Key("reload")+" to reload")
 		case fs.Loading && !fs.WaitUntil.IsZero():
 			s = st.Warning.Render("rate limited: retrying shortly")
 		default:

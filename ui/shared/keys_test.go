@@ -8,7 +8,7 @@ import (
 	"github.com/vastdash/vastdash/keymap"
 )
 
-// TestProseNamesKeysAsBound: "r to retry" says the key reload is bound to,
+// TestProseNamesKeysAsBound: "r to reload" says the key reload is bound to,
 // and a binding carries its keys and label as bound.
 func TestProseNamesKeysAsBound(t *testing.T) {
 	b, err := keymap.Bind(map[string][]string{"reload": {"f5"}, "export": {}})
@@ -16,7 +16,7 @@ func TestProseNamesKeysAsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Context{Keys: b}
-	if got := c.RetryText("charges", errors.New("boom")); !strings.HasPrefix(got, "charges stopped (f5 to retry): ") {
+	if got := c.RetryText("charges", errors.New("boom")); !strings.HasPrefix(got, "charges stopped (f5 to reload): ") {
 		t.Errorf("RetryText = %q", got)
 	}
 	if got := c.Key("export"); got != "export" {

@@ -174,7 +174,7 @@ func (c *Context) RetryText(what string, err error) string {
 	case Permission(err) != "":
 		return what + " not loaded: this API key lacks the " + Permission(err) + " permission"
 	}
-	return what + " stopped (" + c.Key("reload") + " to retry): " + c.ErrorText(err)
+	return what + " stopped (" + c.Key("reload") + " to reload): " + c.ErrorText(err)
 }
 
 // Refused reports that err is the key itself refused (rejected, or none

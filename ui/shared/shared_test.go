@@ -105,7 +105,7 @@ func TestErrorText(t *testing.T) {
 func TestContextRetryText(t *testing.T) {
 	c := contextFor(t, "http://127.0.0.1:9")
 	got := c.RetryText("charges", &api.Error{Kind: api.ErrTransport, Err: errors.New("dial tcp: refused")})
-	if want := "charges stopped (r to retry): cannot reach 127.0.0.1:9 (refused) — check the URL"; !strings.HasPrefix(got, want) {
+	if want := "charges stopped (r to reload): cannot reach 127.0.0.1:9 (refused) — check the URL"; !strings.HasPrefix(got, want) {
 		t.Fatalf("%q, want it to start with %q", got, want)
 	}
 }

@@ -13,21 +13,21 @@ import (
 )
 
 // With reload bound to f5 in [keys], the screen answers f5 and not r, and
-// its texts name f5: "r to retry" sent users to a key that did nothing.
+// its texts name f5: "r to reload" sent users to a key that did nothing.
 func TestReloadAsBound(t *testing.T) {
 	h := boundHarness(t, map[string][]string{"reload": {"f5"}}, &demoserver.Fault{Path: "/api/v1/invoices", Status: 200, Times: 1,
 		Body: `{"success":false,"error":"Invalid date range"}`})
 	if st := h.m.Statement(); st == nil || !st.Incomplete {
 		t.Fatalf("statement %+v", st)
 	}
-	if v := h.view(); !strings.Contains(v, "(f5 to retry)") || strings.Contains(v, "r to retry") {
+	if v := h.view(); !strings.Contains(v, "(f5 to reload)") || strings.Contains(v, "r to reload") {
 		t.Errorf("the note does not name f5:\n%s", v)
 	}
 	h.press("e")
-	if s := h.lastStatus(); !strings.Contains(s, "f5 to retry, then e") {
+	if s := h.lastStatus(); !strings.Contains(s, "f5 to reload, then e") {
 		t.Errorf("export refusal %q", s)
 	}
-	if got := h.m.Help().ShortHelp(); !strings.Contains(shared.Hint(got...), "f5 reload the year") {
+	if got := h.m.Help().ShortHelp(); !strings.Contains(shared.Hint(got...), "f5 reload") {
 		t.Errorf("help %q", shared.Hint(got...))
 	}
 	h.press("r")

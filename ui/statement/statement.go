@@ -57,7 +57,7 @@ func KeyMapOf(b keymap.Bindings) KeyMap {
 		Top:     k("top", "first month"),
 		Bottom:  k("bottom", "this month"),
 		Records: shared.Binding(b, "records"),
-		Reload:  k("reload", "reload the year"),
+		Reload:  k("reload", "reload"),
 		Copy:    k("copy", "copy the month's row"),
 		Export:  k("export", "export to CSV"),
 		Find:    k("search", "find records"),
@@ -240,7 +240,7 @@ func (m *Model) exportCmd() tea.Cmd {
 	case m.st == nil:
 		return shared.SetStatus(source, shared.StatusInfo, "nothing to export yet: the year is loading", 5*time.Second)
 	case m.st.Incomplete:
-		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete ("+m.ctx.Key("reload")+" to retry, then "+m.ctx.Key("export")+")", 0)
+		return shared.SetStatus(source, shared.StatusError, "not exported: some months are incomplete ("+m.ctx.Key("reload")+" to reload, then "+m.ctx.Key("export")+")", 0)
 	}
 	st, dir := *m.st, m.exportDir
 	name := "vastdash-statement-" + st.Months[0].Label() + ".." + st.Months[len(st.Months)-1].Label() + ".csv"

@@ -219,8 +219,8 @@ func (m *Model) note() string {
 		return shared.FirstFit(m.width, full, "reconstructed from today's credit "+credit, "from today's credit "+credit, "from credit "+credit)
 	}
 	retry := m.ctx.Key("reload")
-	return shared.FirstFit(m.width, "? incomplete: a feed stopped ("+retry+" to retry) · "+full,
-		"? incomplete ("+retry+" to retry) · from today's credit "+credit, "? incomplete ("+retry+" to retry)", "? incomplete")
+	return shared.FirstFit(m.width, "? incomplete: a feed stopped ("+retry+" to reload) · "+full,
+		"? incomplete ("+retry+" to reload) · from today's credit "+credit, "? incomplete ("+retry+" to reload)", "? incomplete")
 }
 
 // bar draws money in over spend in w cells on one line: the upper half of
