@@ -211,7 +211,7 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		defer wg.Done()
 		_, billErr = s.client.Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
 	}()
-	go func() { defer wg.Done(); _, instEr = s.instancesPage(probes, "") }()
+	go func() { defer wg.Done(); _, instEr = s.instancesPage(probes, "", true) }()
 	if probeMisc {
 		wg.Add(1)
 		go func() { defer wg.Done(); _, miscErr = s.client.Endpoints(probes) }()

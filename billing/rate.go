@@ -235,7 +235,9 @@ func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
 	case s.instances != nil:
 		src = s.instances()
 	case s.client != nil:
-		src = api.InstancePagerVia(s.instancesPage)
+		src = api.InstancePagerVia(func(ctx context.Context, token string) (api.InstancesPage, error) {
+			return s.instancesPage(ctx, token, false)
+		})
 	default:
 		return instanceReading{}, errNoClient
 	}
@@ -270,16 +272,20 @@ type firstPageCall struct {
 	page api.InstancesPage
 	err  error
 	at   time.Time // when the answer came (monotonic)
+	// probe: the access probe made it, not a reading.
+	probe bool
 }
 
 // instancesPage reads a page of the instances; the first is shared. The
-// dashboard's opening and each refresh ask for it twice — the access
-// probe (does the key have instance_read?) and the reading of the rate
-// and the audit — a moment apart, each then waiting a second of the
-// endpoint's pace behind the other. A first page read or being read, and
-// answered less than the endpoint's interval ago, serves: no new request
-// could have gone sooner, so it is as fresh as one.
-func (s *Service) instancesPage(ctx context.Context, token string) (api.InstancesPage, error) {
+// opening asks for it twice within a moment — the key's access probe (does
+// it have instance_read?) and the reading of the rate and the audit — each
+// then waiting a second of the endpoint's pace behind the other. A first
+// page being read serves any reader; one answered less than the endpoint's
+// interval ago serves only a reader of the other kind (probe is whether
+// this one is the probe), since no new request could have gone sooner. A
+// reading never takes an earlier reading's page: r, pressed a moment after
+// a load, reads the server again and learns that it stopped answering.
+func (s *Service) instancesPage(ctx context.Context, token string, probe bool) (api.InstancesPage, error) {
 	if token != "" {
 		return s.client.Instances(ctx, token)
 	}
@@ -289,7 +295,7 @@ func (s *Service) instancesPage(ctx context.Context, token string) (api.Instance
 	if call != nil {
 		select {
 		case <-call.done:
-			if call.err != nil || time.Since(call.at) >= fresh {
+			if call.err != nil || call.probe == probe || time.Since(call.at) >= fresh {
 				call = nil
 			}
 		default: // in flight
@@ -297,7 +303,7 @@ func (s *Service) instancesPage(ctx context.Context, token string) (api.Instance
 	}
 	owner := call == nil
 	if owner {
-		call = &firstPageCall{done: make(chan struct{})}
+		call = &firstPageCall{done: make(chan struct{}), probe: probe}
 		s.first = call
 	}
 	s.mu.Unlock()
