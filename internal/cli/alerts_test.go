@@ -77,7 +77,7 @@ func alertsSetup(t *testing.T) (*demoserver.Server, *alertInbox, string) {
 	in := newAlertInbox(t)
 	host := strings.TrimPrefix(in.srv.URL, "http://")
 	t.Setenv("VASTDASH_ALERTS_TO", "ntfy://"+host+"/"+cliTopic+"?scheme=http,generic://"+host+"/hooks/"+cliHook+"?disabletls=yes")
-	t.Setenv("XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
+	keepFolder(t, "XDG_STATE_HOME", filepath.Join(t.TempDir(), "state"))
 	cfg := settingsFile(t, "[alerts]\nrunway = \"30d\"\nbudget = []\nprice_increases = false\n")
 	return srv, in, cfg
 }

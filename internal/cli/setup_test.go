@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,10 +179,34 @@ func isolate(t *testing.T) string {
 	for _, f := range testhome.Folders {
 		t.Setenv(f.Name, filepath.Join(home, f.Under))
 	}
+	if kept, ok := keptFolders.Load(t); ok {
+		for name, dir := range kept.(map[string]string) {
+			t.Setenv(name, dir)
+		}
+	}
 	t.Setenv("VAST_API_KEY", "")
 	t.Setenv("VAST_URL", "")
 	t.Setenv("VASTDASH_ACCOUNT", "")
 	return home
+}
+
+// keptFolders holds, per test, the folders its runs share (keepFolder):
+// each run is otherwise isolated in folders of its own.
+var keptFolders sync.Map
+
+// keepFolder makes every run of t use dir for the folder variable name
+// (XDG_STATE_HOME, …), as runs of one user on one machine do: what one
+// run keeps there the next one reads.
+func keepFolder(t *testing.T, name, dir string) {
+	t.Helper()
+	m := map[string]string{}
+	if kept, ok := keptFolders.Load(t); ok {
+		m = kept.(map[string]string)
+	}
+	m[name] = dir
+	keptFolders.Store(t, m)
+	t.Cleanup(func() { keptFolders.Delete(t) })
+	t.Setenv(name, dir)
 }
 
 // testEnv is the process's env writing to out and errOut.
