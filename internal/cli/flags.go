@@ -49,10 +49,13 @@ func holdsEnvKey(s string) bool {
 	return key != "" && strings.Contains(s, key)
 }
 
-// mayBeKey reports that a word of the command line may be the API key
-// (argText's rule): it holds VAST_API_KEY's value, or it or one of its
-// parts — split at what joins a flag to its value or lists values
-// ("--url=KEY", "-eKEY", "a,KEY", "client:KEY") — looks like a key.
+// mayBeKey reports that a word of the command line may be the API key: it
+// holds VAST_API_KEY's value, or it or one of its parts — split at what
+// joins a flag to its value or lists values ("--url=KEY", "-eKEY", "a,KEY",
+// "client:KEY") — is shaped as Vast makes keys (hexKey). It is narrower
+// than argText's rule on purpose: a run is refused only for what is a key,
+// never for a long label or name a user chose ("run-20261129-1200-exp42-…"),
+// which argText still keeps out of any error.
 func mayBeKey(word string) bool {
 	if holdsEnvKey(word) {
 		return true
@@ -60,7 +63,7 @@ func mayBeKey(word string) bool {
 	for _, part := range strings.FieldsFunc(word, func(r rune) bool {
 		return strings.ContainsRune(" \t\r\n,;=:'\"", r)
 	}) {
-		if looksLikeKey(strings.TrimLeft(part, "-")) || looksLikeKey(part) {
+		if hexKey(strings.TrimLeft(part, "-")) || hexKey(part) {
 			return true
 		}
 	}
@@ -102,6 +105,21 @@ func looksLikeKey(s string) bool {
 		}
 	}
 	return digits >= 8
+}
+
+// hexKey reports a word shaped as Vast's keys are (64 hex digits; 32 or
+// more here, at least 8 of them decimal digits, so a key cut short when
+// pasted still counts): looksLikeKey narrowed to hex.
+func hexKey(s string) bool {
+	if !looksLikeKey(s) {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // durationValue is a duration flag bounded to (0, max]: pflag's own

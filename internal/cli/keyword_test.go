@@ -84,3 +84,20 @@ func TestKeyTypedAnywhereIsNeverRepeated(t *testing.T) {
 		t.Errorf("a request was sent: %s %s", r.Method, r.Path)
 	}
 }
+
+// A long label or name the user chose is not a key: the run reads it (the
+// refusal is for words shaped as Vast's keys), and an error that is about
+// it still does not repeat it.
+func TestLongLabelIsNotTakenForTheKey(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 20})
+	for _, label := range []string{"run-20261129-1200-exp42-llama3-ft-v2", "sweep_2026_11_29_lr0001_bs256_seed42"} {
+		res := headless(t, srv, demoserver.DemoKey, "charges", "--label", label)
+		if res.code != 0 || strings.Contains(res.errOut, "may be the API key") {
+			t.Errorf("--label %s: exit %d, stderr %q", label, res.code, res.errOut)
+		}
+		res = headless(t, srv, demoserver.DemoKey, "charges", "--type", label)
+		if res.code != exitUsage || strings.Contains(res.errOut, label) {
+			t.Errorf("--type %s: exit %d, the word repeated in %q", label, res.code, res.errOut)
+		}
+	}
+}
