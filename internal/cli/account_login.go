@@ -2,23 +2,31 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vastdash/vastdash/config"
 )
 
 // loginAccount is the account auth login signs in to: --account NAME or
 // VASTDASH_ACCOUNT, "" for the usual key ("default" is the usual key too).
-func (x *execution) loginAccount() string {
+// A VASTDASH_ACCOUNT no account can be named is a usage error, as the flag
+// is: falling back to the usual key would have logout remove, and login
+// replace, the key of an account the user did not name.
+func (x *execution) loginAccount() (string, error) {
 	name := x.globals.flags.Account
 	if name == "" {
-		name = os.Getenv(config.EnvAccount)
+		name = strings.TrimSpace(os.Getenv(config.EnvAccount))
+		if name != "" && !config.ValidAccountName(name) {
+			return "", usageError(fmt.Errorf("%s=%s: an account's name is letters, digits, - and _", config.EnvAccount, argText(name)))
+		}
 	}
-	if name == config.DefaultAccount || !config.ValidAccountName(name) {
-		return ""
+	if name == config.DefaultAccount {
+		return "", nil
 	}
-	return name
+	return name, nil
 }
 
 // checkAccount refuses, before any request, an account the settings
@@ -75,7 +83,10 @@ func (si *signIn) replaceAction() action {
 // is gone, until the user removes it or signs in again.
 func (x *execution) logoutAccount(f logoutFlags) error {
 	env := config.DefaultEnv()
-	name := x.loginAccount()
+	name, err := x.loginAccount()
+	if err != nil {
+		return err
+	}
 	s, err := config.LoadSettings(env, x.globals.flags.ConfigFile)
 	if err != nil {
 		return configError(err)

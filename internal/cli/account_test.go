@@ -424,3 +424,33 @@ func TestDashboardNamesTheAccount(t *testing.T) {
 		t.Errorf("state files %s and %s", a, b)
 	}
 }
+
+// VASTDASH_ACCOUNT with a name no account can have is a usage error for
+// auth login and auth logout, as --account is: not a silent fall back to
+// the usual key, which logout would remove and login replace while the
+// user means another account.
+func TestAuthAccountFromEnvironmentMustBeAName(t *testing.T) {
+	isolate(t)
+	srv := startServer(t, demoserver.Options{Contracts: 50})
+	t.Setenv("VAST_URL", srv.URL())
+	usual := config.KeySavePath(config.DefaultEnv())
+	writePrivateTestFile(t, usual, demoserver.DemoKey+"\n")
+	for _, name := range []string{"my.lab", "../lab", "lab team"} {
+		t.Setenv("VASTDASH_ACCOUNT", name)
+		var out, errb bytes.Buffer
+		e := testEnv(&out, &errb)
+		code := run([]string{"auth", "logout", "--yes"}, e)
+		if _, err := os.Lstat(usual); code != 2 || err != nil || !strings.Contains(errb.String(), "VASTDASH_ACCOUNT") {
+			t.Errorf("VASTDASH_ACCOUNT=%q auth logout: exit %d %q, the usual key file: %v", name, code, errb.String(), err)
+		}
+		out.Reset()
+		errb.Reset()
+		e = testEnv(&out, &errb)
+		e.stdin = strings.NewReader(labKey + "\n")
+		code = run([]string{"auth", "login", "--with-token", "--yes"}, e)
+		text, _ := os.ReadFile(usual)
+		if code != 2 || string(text) != demoserver.DemoKey+"\n" || len(srv.Requests()) != 0 {
+			t.Errorf("VASTDASH_ACCOUNT=%q auth login: exit %d %q, %d requests, the usual key file changed: %v", name, code, errb.String(), len(srv.Requests()), string(text) != demoserver.DemoKey+"\n")
+		}
+	}
+}

@@ -101,6 +101,10 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	case x.globals.demo:
 		return usageError(errors.New("--demo needs no key: auth login signs in to your account"))
 	}
+	account, err := x.loginAccount()
+	if err != nil {
+		return err
+	}
 	raw, from, err := x.readKey(ctx, f.withToken)
 	if err != nil {
 		return err
@@ -109,7 +113,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	if err != nil {
 		return configError(err)
 	}
-	si := &signIn{x: x, base: ctx, account: x.loginAccount()}
+	si := &signIn{x: x, base: ctx, account: account}
 	defer si.close()
 	if err := si.checkAccount(); err != nil {
 		return configError(err)
@@ -371,7 +375,11 @@ func authLogout(x *execution, f logoutFlags) error {
 	}
 	env := config.DefaultEnv()
 	var out logoutJSON
-	if x.loginAccount() != "" {
+	account, err := x.loginAccount()
+	if err != nil {
+		return err
+	}
+	if account != "" {
 		return x.logoutAccount(f)
 	}
 	if over := x.keyOverride(); over != "" {
