@@ -454,3 +454,29 @@ func TestAuthAccountFromEnvironmentMustBeAName(t *testing.T) {
 		}
 	}
 }
+
+// An account that cannot be read says why under the table, not in the
+// EMAIL column: a long reason (a revoked key's advice, a key file's path)
+// there widened every row of the roll-up past any terminal.
+func TestAccountsRollUpReasonDoesNotWidenTheTable(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, nil, "accounts")
+	if r.code != 1 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	lines := strings.Split(r.out, "\n")
+	header := lines[0]
+	email, credit := strings.Index(header, "EMAIL"), strings.Index(header, "CREDIT")
+	if widest := len("demo@vastdash.example (= default)"); email < 0 || credit-email > widest+len("  $1,000,000.00") {
+		t.Errorf("the EMAIL column is %d wide, its widest e-mail %d:\n%s", credit-email, widest, r.out)
+	}
+	var old string
+	for _, l := range lines {
+		if strings.Contains(l, "old") {
+			old += l + "\n"
+		}
+	}
+	if !strings.Contains(old, "✗") || !strings.Contains(old, "rejected") {
+		t.Errorf("the revoked account's reason is not said:\n%s", r.out)
+	}
+}
