@@ -84,3 +84,33 @@ func TestKeyTypedAnywhereIsNeverRepeated(t *testing.T) {
 		t.Errorf("a request was sent: %s %s", r.Method, r.Path)
 	}
 }
+
+// The key rule refuses keys, not the values people type: a job's label
+// with its date and run number, a UUID, a webhook address with its token,
+// a query, a date. Those ended the run (exit 2) while a key joined to a
+// word by - or _ is refused still.
+func TestKeyRuleLeavesLabelsAndIDs(t *testing.T) {
+	isolate(t)
+	for _, word := range []string{
+		"train-llama-70b-run-20261129-0001-final",
+		"550e8400-e29b-41d4-a716-446655440000",
+		"exp_2026_11_29_lr0001_bs512_seed12345678_v2",
+		"https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_aBcDeFgHiJkLmNoPqRsTuV",
+		"select day, sum(amount) from charges where day >= '2026-11-01' group by day",
+		"2026-11-01T00:00:00+01:00",
+		"/home/me/.config/vastdash/settings-2026-11-29-backup-1234567890.toml",
+	} {
+		if mayBeKey(word) {
+			t.Errorf("%q is taken for a key", word)
+		}
+	}
+	for _, word := range []string{typedKey, strings.ToUpper(typedKey), "lab-" + typedKey, typedKey + "_x", "--" + typedKey, "a," + typedKey} {
+		if !mayBeKey(word) {
+			t.Errorf("%q is not taken for a key", word)
+		}
+	}
+	code, out, errOut := runMain("--demo", "charges", "--label", "train-llama-70b-run-20261129-0001-final", "--json")
+	if code != 0 || strings.Contains(errOut, "may be the API key") {
+		t.Errorf("charges --label with a long label: exit %d %q %q", code, out, errOut)
+	}
+}
