@@ -248,11 +248,17 @@ func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, 
 		s.progress = p
 		err = f(ctx, s)
 		p.done()
-		var ue *usageErr
+		var (
+			ue *usageErr
+			ex *explained
+		)
 		switch {
 		case err == nil, errors.As(err, &ue):
 		case context.Cause(ctx) == errDeadline:
 			err = fmt.Errorf("%w: %w", errDeadline, err)
+		case errors.As(err, &ex):
+			// The command explained it already: explaining its words
+			// again repeated the advice in them.
 		default:
 			err = &explained{err, s.Billing.Explain(err)}
 		}
