@@ -480,3 +480,15 @@ func TestAccountsRollUpReasonDoesNotWidenTheTable(t *testing.T) {
 		t.Errorf("the revoked account's reason is not said:\n%s", r.out)
 	}
 }
+
+// A named account's refused key says to sign in to that account: the
+// usual advice, vastdash auth login, would replace the personal key.
+func TestRefusedKeyOfAnAccountNamesItInTheAdvice(t *testing.T) {
+	f := newAccountsFixture(t)
+	for _, args := range [][]string{{"credit", "--account", "old"}, {"auth", "status", "--account", "old"}, {"accounts"}} {
+		r := f.run(t, nil, args...)
+		if text := r.out + r.errOut; !strings.Contains(text, "auth login --account old") || strings.Contains(text, "auth login;") {
+			t.Errorf("%v: exit %d, want the advice for old:\n%s", args, r.code, text)
+		}
+	}
+}

@@ -187,14 +187,14 @@ func readAccountRow(ctx context.Context, s *Session, name string) accountRow {
 	svc := s.Billing
 	user, err := svc.Account(ctx)
 	if err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = s.explain(err)
 		return row
 	}
 	email, id := sanitize.String(user.Email), user.ID
 	row.Email, row.UserID = &email, &id
 	cr, err := billing.CreditOf(user)
 	if err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = s.explain(err)
 		return row
 	}
 	row.Credit = &cr
@@ -208,7 +208,7 @@ func readAccountRow(ctx context.Context, s *Session, name string) accountRow {
 	g.Go(func() (err error) { outlook, err = svc.Outlook(ctx, time.Time{}, s.Settings.Budget, nil); return err })
 	g.Go(func() (err error) { audit, err = svc.Audit(ctx); return err })
 	if err := g.Wait(); err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = s.explain(err)
 		return row
 	}
 	if rate.NeedsPermission == "" {

@@ -324,7 +324,7 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 	}
 	access, err := s.Billing.CheckAccess(ctx)
 	if err != nil {
-		return &explained{err, "the key from " + where + ": " + s.Billing.Explain(err)}
+		return &explained{err, "the key from " + where + ": " + s.explain(err)}
 	}
 	out.Email = sanitize.String(access.Email)
 	out.Permissions = permissionsOf(access)

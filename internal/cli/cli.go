@@ -260,7 +260,7 @@ func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, 
 			// The command explained it already: explaining its words
 			// again repeated the advice in them.
 		default:
-			err = &explained{err, s.Billing.Explain(err)}
+			err = &explained{err, s.explain(err)}
 		}
 		return err
 	})
