@@ -109,3 +109,20 @@ func TestAccountSettingsErrorsHaveLines(t *testing.T) {
 		})
 	}
 }
+
+// An account's name is its key file's name: a device name of Windows
+// (con, nul, com1 …, in any case) is refused on every system, or
+// keys\con would read the console for the key and a saved key would go
+// to a device; settings are carried between systems.
+func TestAccountNameIsNoDeviceName(t *testing.T) {
+	for _, name := range []string{"con", "CON", "nul", "Prn", "aux", "com1", "LPT9"} {
+		if ValidAccountName(name) {
+			t.Errorf("%q is taken as an account's name", name)
+		}
+	}
+	for _, name := range []string{"lab", "console", "null", "com", "com10", "lpt", "aux-2", "con_lab"} {
+		if !ValidAccountName(name) {
+			t.Errorf("%q is refused", name)
+		}
+	}
+}

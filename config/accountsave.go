@@ -42,7 +42,7 @@ func SaveAccountKey(env Env, name string, key Secret, replace bool) (string, err
 // It returns whether the file was changed.
 func AddAccount(env Env, settingsPath, name, keyFile string) (bool, error) {
 	if !ValidAccountName(name) {
-		return false, newError(ErrAccount, fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _", printable(name), maxAccountName))
+		return false, newError(ErrAccount, fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _, not a device name such as con or nul", printable(name), maxAccountName))
 	}
 	s, err := LoadSettings(env, settingsPath)
 	if err != nil {

@@ -23,7 +23,7 @@ func (v accountFlag) Type() string   { return "name" }
 
 func (v accountFlag) Set(s string) error {
 	if !config.ValidAccountName(s) {
-		return badValue("--account %s: an account's name is letters, digits, - and _", argText(s))
+		return badValue("--account %s: an account's name is letters, digits, - and _ (not con, nul or another device name)", argText(s))
 	}
 	*v.p = s
 	return nil

@@ -20,7 +20,7 @@ func (x *execution) loginAccount() (string, error) {
 	if name == "" {
 		name = strings.TrimSpace(os.Getenv(config.EnvAccount))
 		if name != "" && !config.ValidAccountName(name) {
-			return "", usageError(fmt.Errorf("%s=%s: an account's name is letters, digits, - and _", config.EnvAccount, argText(name)))
+			return "", usageError(fmt.Errorf("%s=%s: an account's name is letters, digits, - and _ (not con, nul or another device name)", config.EnvAccount, argText(name)))
 		}
 	}
 	if name == config.DefaultAccount {
