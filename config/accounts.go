@@ -92,6 +92,23 @@ func (s Settings) Account(name string) (Account, bool) {
 	return Account{}, false
 }
 
+// AccountCaseTwin is the name of another account of s that differs from
+// name only in case ("Lab" beside "lab"): on macOS and Windows the two
+// would share one key file and one state file.
+func (s Settings) AccountCaseTwin(name string) (string, bool) {
+	for _, n := range s.AccountNames() {
+		if n != name && strings.EqualFold(n, name) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// caseTwinText is the error of two account names differing in case.
+func caseTwinText(name, twin string) string {
+	return fmt.Sprintf("accounts %s and %s differ only in case, and would share a key file on macOS and Windows: rename one", name, twin)
+}
+
 // accountEntry decodes one [accounts.NAME] table, checking its fields in
 // UnmarshalTOML so that the decoder reports a bad one with its line.
 type accountEntry struct {
@@ -143,6 +160,11 @@ func accountSettings(env Env, path, data string, table map[string]accountEntry, 
 		out = append(out, Account{Name: name, KeyFile: env.expandPath(e.keyFile, filepath.Dir(path)), URL: e.url})
 	}
 	slices.SortFunc(out, func(a, b Account) int { return strings.Compare(a.Name, b.Name) })
+	for _, a := range out {
+		if twin, ok := (Settings{Accounts: out}).AccountCaseTwin(a.Name); ok {
+			return nil, "", settingsError(path, findTableLine(data, "accounts", a.Name), caseTwinText(a.Name, twin))
+		}
+	}
 	if !defSet {
 		return out, "", nil
 	}

@@ -126,3 +126,22 @@ func TestAccountNameIsNoDeviceName(t *testing.T) {
 		}
 	}
 }
+
+// Two accounts whose names differ only in case are one key file and one
+// state file on macOS and Windows: the settings are refused, naming both,
+// and so is a sign-in adding the second.
+func TestAccountNamesDifferingInCaseAreRefused(t *testing.T) {
+	env := accountsEnv(t, nil, "\n[accounts.Lab]\nkey_file = \"keys/lab\"\n")
+	_, err := LoadSettings(env, "")
+	if err == nil || !strings.Contains(err.Error(), "Lab and lab") {
+		t.Errorf("settings with lab and Lab: %v (%+v)", err, err == nil)
+	}
+	env = accountsEnv(t, nil, "")
+	before, _ := LoadSettings(env, "")
+	if _, err := AddAccount(env, "", "LAB", filepath.Join(env.HomeDir, ".config", "vastdash", "keys", "LAB")); err == nil {
+		t.Error("AddAccount LAB beside lab: no error")
+	}
+	if after, err := LoadSettings(env, ""); err != nil || len(after.Accounts) != len(before.Accounts) {
+		t.Errorf("the settings after: %v %v", after.AccountNames(), err)
+	}
+}

@@ -55,6 +55,9 @@ func AddAccount(env Env, settingsPath, name, keyFile string) (bool, error) {
 	if path == "" {
 		return false, errNoHome
 	}
+	if twin, ok := s.AccountCaseTwin(name); ok {
+		return false, newError(ErrAccount, caseTwinText(name, twin))
+	}
 	if a, ok := s.Account(name); ok {
 		if filepath.Clean(a.KeyFile) == filepath.Clean(keyFile) {
 			return false, nil

@@ -40,6 +40,9 @@ func (si *signIn) checkAccount() error {
 	if err != nil {
 		return err
 	}
+	if twin, ok := s.AccountCaseTwin(si.account); ok {
+		return errors.New("account " + si.account + " differs from " + twin + " only in case, and would share its key file on macOS and Windows: pick another name")
+	}
 	want := config.AccountKeyPath(env, si.account)
 	if a, ok := s.Account(si.account); ok && filepath.Clean(a.KeyFile) != filepath.Clean(want) {
 		return errors.New("account " + si.account + " is already in the settings with key_file " + env.Shown(a.KeyFile) + ": remove that table or pick another name")

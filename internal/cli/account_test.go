@@ -492,3 +492,13 @@ func TestRefusedKeyOfAnAccountNamesItInTheAdvice(t *testing.T) {
 		}
 	}
 }
+
+// Signing in to LAB beside lab is refused before any request: on macOS
+// and Windows it would replace lab's key file.
+func TestAuthLoginAccountCaseTwinRefused(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, "auth", "login", "--with-token", "--yes", "--account", "LAB")
+	if _, err := os.Lstat(filepath.Join(f.home, ".config", "vastdash", "keys", "LAB")); r.code != 2 || f.requests() != 0 || !strings.Contains(r.errOut, "only in case") || err == nil {
+		t.Errorf("login --account LAB: exit %d %q, %d requests, keys/LAB: %v", r.code, r.errOut, f.requests(), err)
+	}
+}
