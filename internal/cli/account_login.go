@@ -47,7 +47,9 @@ func (si *signIn) checkAccount() error {
 	if a, ok := s.Account(si.account); ok && filepath.Clean(a.KeyFile) != filepath.Clean(want) {
 		return errors.New("account " + si.account + " is already in the settings with key_file " + env.Shown(a.KeyFile) + ": remove that table or pick another name")
 	}
-	return nil
+	// What would keep the table from being added is said now, with
+	// nothing sent and no key saved, not after both (exit 2 promises it).
+	return config.CheckAddAccount(env, si.x.globals.flags.ConfigFile, si.account, want)
 }
 
 // saveKey saves key where this sign-in keeps it: the vastai CLI's file, or

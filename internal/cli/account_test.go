@@ -502,3 +502,28 @@ func TestAuthLoginAccountCaseTwinRefused(t *testing.T) {
 		t.Errorf("login --account LAB: exit %d %q, %d requests, keys/LAB: %v", r.code, r.errOut, f.requests(), err)
 	}
 }
+
+// A settings file auth login --account cannot add the table to (a link
+// into a dotfiles repository) is said before any request, as exit 2
+// promises: the key was checked and saved first, then the run ended in a
+// usage error with the key left in keys/NAME and no table naming it.
+func TestAuthLoginAccountSettingsLinkBeforeAnyRequest(t *testing.T) {
+	f := newAccountsFixture(t)
+	real := filepath.Join(f.home, "dotfiles", "config.toml")
+	text, _ := os.ReadFile(f.settings)
+	writePrivateTestFile(t, real, string(text))
+	if err := os.Remove(f.settings); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, f.settings); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	r := f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, "auth", "login", "--with-token", "--account", "team2")
+	_, err := os.Lstat(filepath.Join(f.home, ".config", "vastdash", "keys", "team2"))
+	if r.code != 2 || f.requests() != 0 || err == nil || !strings.Contains(r.errOut, "[accounts.team2]") {
+		t.Errorf("exit %d %q, %d requests, keys/team2: %v", r.code, r.errOut, f.requests(), err)
+	}
+	if after, _ := os.ReadFile(real); string(after) != string(text) {
+		t.Errorf("the settings changed:\n%s", after)
+	}
+}
