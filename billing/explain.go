@@ -34,7 +34,7 @@ func (s *Service) Explain(err error) string {
 			words = s.Server() + " did not answer " + ae.Op + " in time — check the network (--timeout sets how long to wait)"
 		case errors.Is(ae, api.ErrInvalidKey), errors.Is(ae, api.ErrNotLoggedIn):
 			// Asking again cannot help: say what can.
-			words = ae.Error() + " — " + signInAgain
+			words = ae.Error() + " — " + SignInAgain
 		}
 		// The wire's words are replaced where they stand, so what the
 		// caller said around them ("the outcome of the save is unknown
@@ -69,9 +69,11 @@ func transportCause(err error) string {
 	return " (" + text + ")"
 }
 
-// signInAgain is what to do about a refused key, in both front ends:
-// asking again with the same key cannot help.
-const signInAgain = "sign in again with vastdash auth login; " + KeyInUseHint
+// SignInAgain is what to do about a refused key, in both front ends:
+// asking again with the same key cannot help. A front end that reads a
+// named account puts its --account in (the words as they stand would
+// replace the usual key).
+const SignInAgain = "sign in again with vastdash auth login; " + KeyInUseHint
 
 // KeyInUseHint ends the words of a refused key: where to see which key
 // was sent. auth status, which says it itself, leaves it out.

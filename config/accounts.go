@@ -40,8 +40,8 @@ type Account struct {
 }
 
 // ValidAccountName reports whether name can name an account: 1 to 64
-// letters, digits, - and _ (a file name on every system, a word in a
-// table).
+// letters, digits, - and _, not a device name of Windows (a file name on
+// every system, a word in a table).
 func ValidAccountName(name string) bool {
 	if name == "" || len(name) > maxAccountName {
 		return false
@@ -52,7 +52,21 @@ func ValidAccountName(name string) bool {
 			return false
 		}
 	}
-	return true
+	return !windowsDevice(name)
+}
+
+// windowsDevice reports a name Windows keeps for a device in every folder
+// (CON, NUL, COM1 …, in any case): as the key file's name it would read
+// the console for the key, or send a saved key to a device. Refused on
+// every system, since settings travel between them.
+func windowsDevice(name string) bool {
+	switch n := strings.ToLower(name); {
+	case n == "con", n == "prn", n == "aux", n == "nul":
+		return true
+	case len(n) == 4 && (n[:3] == "com" || n[:3] == "lpt") && '0' <= n[3] && n[3] <= '9':
+		return true
+	}
+	return false
 }
 
 // AccountNames are the names of the accounts configured, "default" first
@@ -76,6 +90,23 @@ func (s Settings) Account(name string) (Account, bool) {
 		}
 	}
 	return Account{}, false
+}
+
+// AccountCaseTwin is the name of another account of s that differs from
+// name only in case ("Lab" beside "lab"): on macOS and Windows the two
+// would share one key file and one state file.
+func (s Settings) AccountCaseTwin(name string) (string, bool) {
+	for _, n := range s.AccountNames() {
+		if n != name && strings.EqualFold(n, name) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// caseTwinText is the error of two account names differing in case.
+func caseTwinText(name, twin string) string {
+	return fmt.Sprintf("accounts %s and %s differ only in case, and would share a key file on macOS and Windows: rename one", name, twin)
 }
 
 // accountEntry decodes one [accounts.NAME] table, checking its fields in
@@ -124,11 +155,16 @@ func accountSettings(env Env, path, data string, table map[string]accountEntry, 
 	for name, e := range table {
 		if !ValidAccountName(name) {
 			return nil, "", settingsError(path, findTableLine(data, "accounts", name),
-				fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _", printable(strings.ToValidUTF8(name, "?")), maxAccountName))
+				fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _, not a device name such as con or nul", printable(strings.ToValidUTF8(name, "?")), maxAccountName))
 		}
 		out = append(out, Account{Name: name, KeyFile: env.expandPath(e.keyFile, filepath.Dir(path)), URL: e.url})
 	}
 	slices.SortFunc(out, func(a, b Account) int { return strings.Compare(a.Name, b.Name) })
+	for _, a := range out {
+		if twin, ok := (Settings{Accounts: out}).AccountCaseTwin(a.Name); ok {
+			return nil, "", settingsError(path, findTableLine(data, "accounts", a.Name), caseTwinText(a.Name, twin))
+		}
+	}
 	if !defSet {
 		return out, "", nil
 	}

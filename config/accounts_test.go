@@ -109,3 +109,39 @@ func TestAccountSettingsErrorsHaveLines(t *testing.T) {
 		})
 	}
 }
+
+// An account's name is its key file's name: a device name of Windows
+// (con, nul, com1 …, in any case) is refused on every system, or
+// keys\con would read the console for the key and a saved key would go
+// to a device; settings are carried between systems.
+func TestAccountNameIsNoDeviceName(t *testing.T) {
+	for _, name := range []string{"con", "CON", "nul", "Prn", "aux", "com1", "LPT9"} {
+		if ValidAccountName(name) {
+			t.Errorf("%q is taken as an account's name", name)
+		}
+	}
+	for _, name := range []string{"lab", "console", "null", "com", "com10", "lpt", "aux-2", "con_lab"} {
+		if !ValidAccountName(name) {
+			t.Errorf("%q is refused", name)
+		}
+	}
+}
+
+// Two accounts whose names differ only in case are one key file and one
+// state file on macOS and Windows: the settings are refused, naming both,
+// and so is a sign-in adding the second.
+func TestAccountNamesDifferingInCaseAreRefused(t *testing.T) {
+	env := accountsEnv(t, nil, "\n[accounts.Lab]\nkey_file = \"keys/lab\"\n")
+	_, err := LoadSettings(env, "")
+	if err == nil || !strings.Contains(err.Error(), "Lab and lab") {
+		t.Errorf("settings with lab and Lab: %v (%+v)", err, err == nil)
+	}
+	env = accountsEnv(t, nil, "")
+	before, _ := LoadSettings(env, "")
+	if _, err := AddAccount(env, "", "LAB", filepath.Join(env.HomeDir, ".config", "vastdash", "keys", "LAB")); err == nil {
+		t.Error("AddAccount LAB beside lab: no error")
+	}
+	if after, err := LoadSettings(env, ""); err != nil || len(after.Accounts) != len(before.Accounts) {
+		t.Errorf("the settings after: %v %v", after.AccountNames(), err)
+	}
+}

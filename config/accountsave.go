@@ -33,6 +33,15 @@ func SaveAccountKey(env Env, name string, key Secret, replace bool) (string, err
 	return saveKeyAt(env, AccountKeyPath(env, name), key, replace)
 }
 
+// CheckAddAccount is what [AddAccount] would refuse, without writing:
+// auth login --account asks it before any request, so that a settings
+// file it cannot add to (a link, one it cannot read) ends the run with
+// nothing sent and no key saved.
+func CheckAddAccount(env Env, settingsPath, name, keyFile string) error {
+	_, _, _, err := accountTarget(env, settingsPath, name, keyFile)
+	return err
+}
+
 // AddAccount adds [accounts.NAME] with key_file to the settings file
 // (settingsPath: --config, or "" for the default), keeping every line it
 // already has: the table is appended to the text, never rewritten from a
@@ -41,40 +50,9 @@ func SaveAccountKey(env Env, name string, key Secret, replace bool) (string, err
 // written. A settings file that is a link is not replaced by a file.
 // It returns whether the file was changed.
 func AddAccount(env Env, settingsPath, name, keyFile string) (bool, error) {
-	if !ValidAccountName(name) {
-		return false, newError(ErrAccount, fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _", printable(name), maxAccountName))
-	}
-	s, err := LoadSettings(env, settingsPath)
-	if err != nil {
+	path, text, there, err := accountTarget(env, settingsPath, name, keyFile)
+	if err != nil || there {
 		return false, err
-	}
-	path := settingsPath
-	if path == "" {
-		path = SettingsPath(env)
-	}
-	if path == "" {
-		return false, errNoHome
-	}
-	if a, ok := s.Account(name); ok {
-		if filepath.Clean(a.KeyFile) == filepath.Clean(keyFile) {
-			return false, nil
-		}
-		return false, newError(ErrAccount, fmt.Sprintf("account %s is already in %s with key_file %s: remove that table or pick another name", name, printable(path), printable(a.KeyFile)))
-	}
-	var text []byte
-	info, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return false, newError(ErrSettings, fmt.Sprintf("%s: %s", printable(path), describeErr(err)))
-	case !info.Mode().IsRegular():
-		return false, newError(ErrSettings, fmt.Sprintf("%s is not a regular file (a link?): add [accounts.%s] with key_file = %s to it yourself", printable(path), name, strconv.Quote(keyFile)))
-	default:
-		data, _, err := env.readCapped(path, maxSettingsFile, true)
-		if err != nil {
-			return false, newError(ErrSettings, fmt.Sprintf("%s: %s", printable(path), describeErr(err)))
-		}
-		text = data
 	}
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		text = append(text, '\n')
@@ -82,11 +60,8 @@ func AddAccount(env Env, settingsPath, name, keyFile string) (bool, error) {
 	if len(text) > 0 {
 		text = append(text, '\n')
 	}
-	quoted := tomlString(env.tilde(keyFile))
-	if quoted == "" {
-		return false, newError(ErrSettings, fmt.Sprintf("the key file's path %s holds a quote or a control character: add [accounts.%s] to %s yourself", printable(keyFile), name, printable(path)))
-	}
-	text = append(text, fmt.Sprintf("[accounts.%s]\nkey_file = %s\n", name, quoted)...)
+	// accountTarget checked that the path can be written as a literal.
+	text = append(text, fmt.Sprintf("[accounts.%s]\nkey_file = %s\n", name, tomlString(env.tilde(keyFile)))...)
 	if err := WriteFile(path, text); err != nil {
 		return false, newError(ErrSettings, fmt.Sprintf("cannot add the account to %s: %s", printable(path), describeErr(err)))
 	}
@@ -105,4 +80,51 @@ func tomlString(s string) string {
 		}
 	}
 	return "'" + s + "'"
+}
+
+// accountTarget is AddAccount's checks: the settings file's path and text
+// (nil when there is none yet), there when the table is already as it
+// would be written.
+func accountTarget(env Env, settingsPath, name, keyFile string) (path string, text []byte, there bool, err error) {
+	if !ValidAccountName(name) {
+		return "", nil, false, newError(ErrAccount, fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _, not a device name such as con or nul", printable(name), maxAccountName))
+	}
+	s, err := LoadSettings(env, settingsPath)
+	if err != nil {
+		return "", nil, false, err
+	}
+	path = settingsPath
+	if path == "" {
+		path = SettingsPath(env)
+	}
+	if path == "" {
+		return "", nil, false, errNoHome
+	}
+	if twin, ok := s.AccountCaseTwin(name); ok {
+		return "", nil, false, newError(ErrAccount, caseTwinText(name, twin))
+	}
+	if a, ok := s.Account(name); ok {
+		if filepath.Clean(a.KeyFile) == filepath.Clean(keyFile) {
+			return path, nil, true, nil
+		}
+		return "", nil, false, newError(ErrAccount, fmt.Sprintf("account %s is already in %s with key_file %s: remove that table or pick another name", name, printable(path), printable(a.KeyFile)))
+	}
+	info, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", nil, false, newError(ErrSettings, fmt.Sprintf("%s: %s", printable(path), describeErr(err)))
+	case !info.Mode().IsRegular():
+		return "", nil, false, newError(ErrSettings, fmt.Sprintf("%s is not a regular file (a link?): add [accounts.%s] with key_file = %s to it yourself", printable(path), name, strconv.Quote(keyFile)))
+	default:
+		data, _, err := env.readCapped(path, maxSettingsFile, true)
+		if err != nil {
+			return "", nil, false, newError(ErrSettings, fmt.Sprintf("%s: %s", printable(path), describeErr(err)))
+		}
+		text = data
+	}
+	if tomlString(env.tilde(keyFile)) == "" {
+		return "", nil, false, newError(ErrSettings, fmt.Sprintf("the key file's path %s holds a quote or a control character: add [accounts.%s] to %s yourself", printable(keyFile), name, printable(path)))
+	}
+	return path, text, false, nil
 }

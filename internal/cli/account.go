@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
 )
 
@@ -21,7 +23,7 @@ func (v accountFlag) Type() string   { return "name" }
 
 func (v accountFlag) Set(s string) error {
 	if !config.ValidAccountName(s) {
-		return badValue("--account %s: an account's name is letters, digits, - and _", argText(s))
+		return badValue("--account %s: an account's name is letters, digits, - and _ (not con, nul or another device name)", argText(s))
 	}
 	*v.p = s
 	return nil
@@ -61,6 +63,25 @@ func withAccount(v any, name string) (any, error) {
 		out = append(out, ',')
 	}
 	return json.RawMessage(append(out, raw[1:]...)), nil
+}
+
+// explain is s.Billing.Explain(err), its advice to sign in again naming
+// the account when the run reads one by name: "vastdash auth login" alone
+// would replace the usual key, not this account's.
+func (s *Session) explain(err error) string {
+	return accountAdvice(s.Billing.Explain(err), s.Account)
+}
+
+// accountAdvice is text with billing.SignInAgain's commands given
+// --account name, for an account other than the usual key's.
+func accountAdvice(text, name string) string {
+	if name == "" || name == config.DefaultAccount {
+		return text
+	}
+	flag := " --account " + name
+	return strings.Replace(text, billing.SignInAgain, strings.NewReplacer(
+		"vastdash auth login", "vastdash auth login"+flag,
+		"vastdash auth status", "vastdash auth status"+flag).Replace(billing.SignInAgain), 1)
 }
 
 // headerName is what the dashboard's header shows right of the title:

@@ -2,23 +2,31 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/vastdash/vastdash/config"
 )
 
 // loginAccount is the account auth login signs in to: --account NAME or
 // VASTDASH_ACCOUNT, "" for the usual key ("default" is the usual key too).
-func (x *execution) loginAccount() string {
+// A VASTDASH_ACCOUNT no account can be named is a usage error, as the flag
+// is: falling back to the usual key would have logout remove, and login
+// replace, the key of an account the user did not name.
+func (x *execution) loginAccount() (string, error) {
 	name := x.globals.flags.Account
 	if name == "" {
-		name = os.Getenv(config.EnvAccount)
+		name = strings.TrimSpace(os.Getenv(config.EnvAccount))
+		if name != "" && !config.ValidAccountName(name) {
+			return "", usageError(fmt.Errorf("%s=%s: an account's name is letters, digits, - and _ (not con, nul or another device name)", config.EnvAccount, argText(name)))
+		}
 	}
-	if name == config.DefaultAccount || !config.ValidAccountName(name) {
-		return ""
+	if name == config.DefaultAccount {
+		return "", nil
 	}
-	return name
+	return name, nil
 }
 
 // checkAccount refuses, before any request, an account the settings
@@ -32,11 +40,16 @@ func (si *signIn) checkAccount() error {
 	if err != nil {
 		return err
 	}
+	if twin, ok := s.AccountCaseTwin(si.account); ok {
+		return errors.New("account " + si.account + " differs from " + twin + " only in case, and would share its key file on macOS and Windows: pick another name")
+	}
 	want := config.AccountKeyPath(env, si.account)
 	if a, ok := s.Account(si.account); ok && filepath.Clean(a.KeyFile) != filepath.Clean(want) {
 		return errors.New("account " + si.account + " is already in the settings with key_file " + env.Shown(a.KeyFile) + ": remove that table or pick another name")
 	}
-	return nil
+	// What would keep the table from being added is said now, with
+	// nothing sent and no key saved, not after both (exit 2 promises it).
+	return config.CheckAddAccount(env, si.x.globals.flags.ConfigFile, si.account, want)
 }
 
 // saveKey saves key where this sign-in keeps it: the vastai CLI's file, or
@@ -75,7 +88,10 @@ func (si *signIn) replaceAction() action {
 // is gone, until the user removes it or signs in again.
 func (x *execution) logoutAccount(f logoutFlags) error {
 	env := config.DefaultEnv()
-	name := x.loginAccount()
+	name, err := x.loginAccount()
+	if err != nil {
+		return err
+	}
 	s, err := config.LoadSettings(env, x.globals.flags.ConfigFile)
 	if err != nil {
 		return configError(err)

@@ -424,3 +424,106 @@ func TestDashboardNamesTheAccount(t *testing.T) {
 		t.Errorf("state files %s and %s", a, b)
 	}
 }
+
+// VASTDASH_ACCOUNT with a name no account can have is a usage error for
+// auth login and auth logout, as --account is: not a silent fall back to
+// the usual key, which logout would remove and login replace while the
+// user means another account.
+func TestAuthAccountFromEnvironmentMustBeAName(t *testing.T) {
+	isolate(t)
+	srv := startServer(t, demoserver.Options{Contracts: 50})
+	t.Setenv("VAST_URL", srv.URL())
+	usual := config.KeySavePath(config.DefaultEnv())
+	writePrivateTestFile(t, usual, demoserver.DemoKey+"\n")
+	for _, name := range []string{"my.lab", "../lab", "lab team"} {
+		t.Setenv("VASTDASH_ACCOUNT", name)
+		var out, errb bytes.Buffer
+		e := testEnv(&out, &errb)
+		code := run([]string{"auth", "logout", "--yes"}, e)
+		if _, err := os.Lstat(usual); code != 2 || err != nil || !strings.Contains(errb.String(), "VASTDASH_ACCOUNT") {
+			t.Errorf("VASTDASH_ACCOUNT=%q auth logout: exit %d %q, the usual key file: %v", name, code, errb.String(), err)
+		}
+		out.Reset()
+		errb.Reset()
+		e = testEnv(&out, &errb)
+		e.stdin = strings.NewReader(labKey + "\n")
+		code = run([]string{"auth", "login", "--with-token", "--yes"}, e)
+		text, _ := os.ReadFile(usual)
+		if code != 2 || string(text) != demoserver.DemoKey+"\n" || len(srv.Requests()) != 0 {
+			t.Errorf("VASTDASH_ACCOUNT=%q auth login: exit %d %q, %d requests, the usual key file changed: %v", name, code, errb.String(), len(srv.Requests()), string(text) != demoserver.DemoKey+"\n")
+		}
+	}
+}
+
+// An account that cannot be read says why under the table, not in the
+// EMAIL column: a long reason (a revoked key's advice, a key file's path)
+// there widened every row of the roll-up past any terminal.
+func TestAccountsRollUpReasonDoesNotWidenTheTable(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, nil, "accounts")
+	if r.code != 1 {
+		t.Fatalf("exit %d: %s", r.code, r.errOut)
+	}
+	lines := strings.Split(r.out, "\n")
+	header := lines[0]
+	email, credit := strings.Index(header, "EMAIL"), strings.Index(header, "CREDIT")
+	if widest := len("demo@vastdash.example (= default)"); email < 0 || credit-email > widest+len("  $1,000,000.00") {
+		t.Errorf("the EMAIL column is %d wide, its widest e-mail %d:\n%s", credit-email, widest, r.out)
+	}
+	var old string
+	for _, l := range lines {
+		if strings.Contains(l, "old") {
+			old += l + "\n"
+		}
+	}
+	if !strings.Contains(old, "✗") || !strings.Contains(old, "rejected") {
+		t.Errorf("the revoked account's reason is not said:\n%s", r.out)
+	}
+}
+
+// A named account's refused key says to sign in to that account: the
+// usual advice, vastdash auth login, would replace the personal key.
+func TestRefusedKeyOfAnAccountNamesItInTheAdvice(t *testing.T) {
+	f := newAccountsFixture(t)
+	for _, args := range [][]string{{"credit", "--account", "old"}, {"auth", "status", "--account", "old"}, {"accounts"}} {
+		r := f.run(t, nil, args...)
+		if text := r.out + r.errOut; !strings.Contains(text, "auth login --account old") || strings.Contains(text, "auth login;") {
+			t.Errorf("%v: exit %d, want the advice for old:\n%s", args, r.code, text)
+		}
+	}
+}
+
+// Signing in to LAB beside lab is refused before any request: on macOS
+// and Windows it would replace lab's key file.
+func TestAuthLoginAccountCaseTwinRefused(t *testing.T) {
+	f := newAccountsFixture(t)
+	r := f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, "auth", "login", "--with-token", "--yes", "--account", "LAB")
+	if _, err := os.Lstat(filepath.Join(f.home, ".config", "vastdash", "keys", "LAB")); r.code != 2 || f.requests() != 0 || !strings.Contains(r.errOut, "only in case") || err == nil {
+		t.Errorf("login --account LAB: exit %d %q, %d requests, keys/LAB: %v", r.code, r.errOut, f.requests(), err)
+	}
+}
+
+// A settings file auth login --account cannot add the table to (a link
+// into a dotfiles repository) is said before any request, as exit 2
+// promises: the key was checked and saved first, then the run ended in a
+// usage error with the key left in keys/NAME and no table naming it.
+func TestAuthLoginAccountSettingsLinkBeforeAnyRequest(t *testing.T) {
+	f := newAccountsFixture(t)
+	real := filepath.Join(f.home, "dotfiles", "config.toml")
+	text, _ := os.ReadFile(f.settings)
+	writePrivateTestFile(t, real, string(text))
+	if err := os.Remove(f.settings); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, f.settings); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	r := f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, "auth", "login", "--with-token", "--account", "team2")
+	_, err := os.Lstat(filepath.Join(f.home, ".config", "vastdash", "keys", "team2"))
+	if r.code != 2 || f.requests() != 0 || err == nil || !strings.Contains(r.errOut, "[accounts.team2]") {
+		t.Errorf("exit %d %q, %d requests, keys/team2: %v", r.code, r.errOut, f.requests(), err)
+	}
+	if after, _ := os.ReadFile(real); string(after) != string(text) {
+		t.Errorf("the settings changed:\n%s", after)
+	}
+}

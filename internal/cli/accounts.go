@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,7 +35,7 @@ func newAccountsCommand(x *execution) *cobra.Command {
 		Short: "print every account's credit, rate, month and leaks side by side, and the total",
 		Long: `Print a row per account of the settings (the usual key is "default", each [accounts.NAME] another): its e-mail, credit, what it costs per hour now and how long the credit lasts at it, the month so far, the month's forecast and its share of the budget, and the money leaks per hour; then the total.
 
-The accounts are read side by side, each at its own key's pace. An account that cannot be read is a row saying why; the others still show, and the exit code is 1. An account reached by two keys (a key for vastdash alone beside the full one) is counted once in the total: accounts are told apart by their user id, not by their key.`,
+The accounts are read side by side, each at its own key's pace. An account that cannot be read is a row marked ✗, the reason under the table (in JSON and CSV its error); the others still show, and the exit code is 1. An account reached by two keys (a key for vastdash alone beside the full one) is counted once in the total: accounts are told apart by their user id, not by their key.`,
 		Example: `
 vastdash accounts
 vastdash accounts --output json | jq '.total.credit'
@@ -101,7 +102,7 @@ type accountsTotal struct {
 type errAccountsFailed struct{ failed, of int }
 
 func (e errAccountsFailed) Error() string {
-	return fmt.Sprintf("%d of %d accounts could not be read (their rows say why)", e.failed, e.of)
+	return fmt.Sprintf("%d of %d accounts could not be read (each says why)", e.failed, e.of)
 }
 
 // accounts is the accounts command.
@@ -186,14 +187,14 @@ func readAccountRow(ctx context.Context, s *Session, name string) accountRow {
 	svc := s.Billing
 	user, err := svc.Account(ctx)
 	if err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = s.explain(err)
 		return row
 	}
 	email, id := sanitize.String(user.Email), user.ID
 	row.Email, row.UserID = &email, &id
 	cr, err := billing.CreditOf(user)
 	if err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = s.explain(err)
 		return row
 	}
 	row.Credit = &cr
@@ -207,7 +208,7 @@ func readAccountRow(ctx context.Context, s *Session, name string) accountRow {
 	g.Go(func() (err error) { outlook, err = svc.Outlook(ctx, time.Time{}, s.Settings.Budget, nil); return err })
 	g.Go(func() (err error) { audit, err = svc.Audit(ctx); return err })
 	if err := g.Wait(); err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = s.explain(err)
 		return row
 	}
 	if rate.NeedsPermission == "" {
@@ -299,9 +300,14 @@ func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTota
 		return writeCSV(w, out)
 	}
 	out := [][]string{{"ACCOUNT", "EMAIL", "CREDIT", "NOW", "RUNWAY", "MONTH", "FORECAST", "BUDGET", "LEAKS"}}
+	// Why an account could not be read is said under the table, a line
+	// each: in its row it set the EMAIL column's width, and a long reason
+	// pushed every account's figures off the terminal.
+	var why []string
 	for _, r := range rows {
 		if !r.read {
-			out = append(out, []string{r.Name, "✗ " + r.Error, "", "", "", "", "", "", ""})
+			out = append(out, []string{r.Name, "✗ not read (below)", "", "", "", "", "", "", ""})
+			why = append(why, "✗ "+r.Name+": "+r.Error+"\n")
 			continue
 		}
 		email := *r.Email
@@ -320,7 +326,11 @@ func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTota
 	}
 	out = append(out, []string{"", label, t.Credit.Credit(), rateText(t.rate), runwayText(t.RunwayDays, t.RunwayNote),
 		t.MonthSoFar.Credit(), t.Forecast.Credit(), shareText(t.used), rateText(t.leaks)})
-	return writeTable(w, out, 2)
+	if err := writeTable(w, out, 2); err != nil || len(why) == 0 {
+		return err
+	}
+	_, err := io.WriteString(w, "\n"+strings.Join(why, ""))
+	return err
 }
 
 func strText(p *string) string {

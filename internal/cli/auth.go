@@ -101,6 +101,10 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	case x.globals.demo:
 		return usageError(errors.New("--demo needs no key: auth login signs in to your account"))
 	}
+	account, err := x.loginAccount()
+	if err != nil {
+		return err
+	}
 	raw, from, err := x.readKey(ctx, f.withToken)
 	if err != nil {
 		return err
@@ -109,7 +113,7 @@ func authLogin(ctx context.Context, x *execution, f loginFlags) error {
 	if err != nil {
 		return configError(err)
 	}
-	si := &signIn{x: x, base: ctx, account: x.loginAccount()}
+	si := &signIn{x: x, base: ctx, account: account}
 	defer si.close()
 	if err := si.checkAccount(); err != nil {
 		return configError(err)
@@ -334,8 +338,12 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 	}
 	access, err := s.Billing.CheckAccess(ctx)
 	if err != nil {
-		// Not "auth status shows the key in use" to a user running it.
-		text := strings.Replace(s.Billing.Explain(err), "; "+billing.KeyInUseHint, "", 1)
+		// Not "auth status shows the key in use" to a user running it,
+		// with or without the account's name in it.
+		text := s.explain(err)
+		for _, hint := range []string{billing.KeyInUseHint, accountAdvice(billing.SignInAgain, s.Account)} {
+			text = strings.Replace(text, "; "+hint[strings.Index(hint, "vastdash auth status"):], "", 1)
+		}
 		return &explained{err, "the key from " + where + ": " + text}
 	}
 	out.Email = sanitize.String(access.Email)
@@ -398,7 +406,11 @@ func authLogout(x *execution, f logoutFlags) error {
 	}
 	env := config.DefaultEnv()
 	var out logoutJSON
-	if x.loginAccount() != "" {
+	account, err := x.loginAccount()
+	if err != nil {
+		return err
+	}
+	if account != "" {
 		return x.logoutAccount(f)
 	}
 	if over := x.keyOverride(); over != "" {

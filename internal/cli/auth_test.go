@@ -489,6 +489,12 @@ func TestAuthStatusFailures(t *testing.T) {
 	runAuth(t, srv, authCase{}, "auth", "status").failed(t, exitUsage, "no API key: sign in with vastdash auth login (or run vastdash at a terminal)")
 	srv.RevokeKey(canaryKey)
 	runAuth(t, srv, authCase{env: canaryKey}, "auth", "status", "--json").failed(t, exitRuntime, "rejected")
+	// What to do is said once: the command's explained error was explained
+	// again on its way out, and the advice came twice on one line.
+	r := runAuth(t, srv, authCase{env: canaryKey}, "auth", "status")
+	if n := strings.Count(r.errOut, "sign in again"); n != 1 {
+		t.Errorf("the advice is said %d times: %q", n, r.errOut)
+	}
 }
 
 func TestAuthLogout(t *testing.T) {

@@ -262,8 +262,11 @@ func (x *execution) sessionRun(utc *bool, check func() error, o sessionOptions, 
 			// again, its hint would be said twice.
 		case context.Cause(ctx) == errDeadline:
 			err = fmt.Errorf("%w: %w", errDeadline, err)
+		case errors.As(err, &ex):
+			// The command explained it already: explaining its words
+			// again repeated the advice in them.
 		default:
-			err = &explained{err, s.Billing.Explain(err)}
+			err = &explained{err, s.explain(err)}
 		}
 		return err
 	})

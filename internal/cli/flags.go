@@ -87,39 +87,61 @@ func keyOnCommandLine(args []string) error {
 	return nil
 }
 
-// looksLikeKey reports a word of 32 or more letters, digits, '-' or '_'
-// with at least 8 digits: a key or a token, never a flag value vastdash
-// takes (dates and durations are short, labels are checked elsewhere).
+// looksLikeKey reports a word of letters, digits, '-' and '_' with a run
+// of 32 or more letters and digits, 8 of them digits: a key or a token
+// (Vast keys are 64 hex digits), never a flag value vastdash takes. The
+// run stops at '-' and '_', so a job's label with its dates and run
+// numbers ("train-llama-70b-run-20261129-0001") or a UUID is no key,
+// while a key joined to a word ("lab-KEY") still is.
 func looksLikeKey(s string) bool {
 	if len(s) < 32 {
 		return false
 	}
-	digits := 0
+	found := false
+	run, digits := 0, 0
 	for _, c := range s {
 		switch {
 		case c >= '0' && c <= '9':
+			run++
 			digits++
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '-', c == '_':
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+			run++
+		case c == '-', c == '_':
+			run, digits = 0, 0
 		default:
 			return false
 		}
+		if run >= 32 && digits >= 8 {
+			found = true
+		}
 	}
-	return digits >= 8
+	return found
 }
 
-// hexKey reports a word shaped as Vast's keys are (64 hex digits; 32 or
-// more here, at least 8 of them decimal digits, so a key cut short when
-// pasted still counts): looksLikeKey narrowed to hex.
+// hexKey reports a word holding a run shaped as Vast's keys are: 32 or
+// more hex digits (theirs are 64; a key cut short when pasted still
+// counts), at least 8 of them decimal digits, between '-', '_' or the
+// word's ends. It is looksLikeKey narrowed to hex.
 func hexKey(s string) bool {
 	if !looksLikeKey(s) {
 		return false
 	}
-	for _, c := range s {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
+	for _, run := range strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' }) {
+		if len(run) < 32 {
+			continue
+		}
+		hex := true
+		for _, c := range run {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				hex = false
+				break
+			}
+		}
+		if hex && looksLikeKey(run) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // durationValue is a duration flag bounded to (0, max]: pflag's own

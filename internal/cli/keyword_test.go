@@ -85,19 +85,32 @@ func TestKeyTypedAnywhereIsNeverRepeated(t *testing.T) {
 	}
 }
 
-// A long label or name the user chose is not a key: the run reads it (the
-// refusal is for words shaped as Vast's keys), and an error that is about
-// it still does not repeat it.
-func TestLongLabelIsNotTakenForTheKey(t *testing.T) {
-	srv := startServer(t, demoserver.Options{Contracts: 20})
-	for _, label := range []string{"run-20261129-1200-exp42-llama3-ft-v2", "sweep_2026_11_29_lr0001_bs256_seed42"} {
-		res := headless(t, srv, demoserver.DemoKey, "charges", "--label", label)
-		if res.code != 0 || strings.Contains(res.errOut, "may be the API key") {
-			t.Errorf("--label %s: exit %d, stderr %q", label, res.code, res.errOut)
+// The key rule refuses keys, not the values people type: a job's label
+// with its date and run number, a UUID, a webhook address with its token,
+// a query, a date. Those ended the run (exit 2) while a key joined to a
+// word by - or _ is refused still.
+func TestKeyRuleLeavesLabelsAndIDs(t *testing.T) {
+	isolate(t)
+	for _, word := range []string{
+		"train-llama-70b-run-20261129-0001-final",
+		"550e8400-e29b-41d4-a716-446655440000",
+		"exp_2026_11_29_lr0001_bs512_seed12345678_v2",
+		"https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_aBcDeFgHiJkLmNoPqRsTuV",
+		"select day, sum(amount) from charges where day >= '2026-11-01' group by day",
+		"2026-11-01T00:00:00+01:00",
+		"/home/me/.config/vastdash/settings-2026-11-29-backup-1234567890.toml",
+	} {
+		if mayBeKey(word) {
+			t.Errorf("%q is taken for a key", word)
 		}
-		res = headless(t, srv, demoserver.DemoKey, "charges", "--type", label)
-		if res.code != exitUsage || strings.Contains(res.errOut, label) {
-			t.Errorf("--type %s: exit %d, the word repeated in %q", label, res.code, res.errOut)
+	}
+	for _, word := range []string{typedKey, strings.ToUpper(typedKey), "lab-" + typedKey, typedKey + "_x", "--" + typedKey, "a," + typedKey} {
+		if !mayBeKey(word) {
+			t.Errorf("%q is not taken for a key", word)
 		}
+	}
+	code, out, errOut := runMain("--demo", "charges", "--label", "train-llama-70b-run-20261129-0001-final", "--json")
+	if code != 0 || strings.Contains(errOut, "may be the API key") {
+		t.Errorf("charges --label with a long label: exit %d %q %q", code, out, errOut)
 	}
 }
