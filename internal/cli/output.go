@@ -358,6 +358,11 @@ func hanging(prefix, text string, width int) []string {
 // cut sanitizes a server's string and caps its display width at cells,
 // cutting at a word's end where it can ("1x A100…", never "1x A10…").
 func cut(s string, cells int) string {
+	// Sanitized only as far as a row could reach (textwrap.Cut measures
+	// no further): a 1 MB label costs a row, not a megabyte's scan.
+	if limit := 64 * (max(cells, 0) + 1); len(s) > 2*limit {
+		s = s[:2*limit]
+	}
 	return textwrap.Cut(sanitize.String(s), cells)
 }
 

@@ -5,6 +5,7 @@ package textwrap
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -39,7 +40,19 @@ func Words(s string, width int) []string {
 // half the room blank (a long label, a path) is cut where it must be. The
 // dashboard's rows and the commands' text tables cut this way.
 func Cut(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
+	// A string far longer than any row (a hostile server's 1 MB label) is
+	// measured only as far as a row could reach: 64 bytes a cell is more
+	// than any grapheme a terminal draws needs, so what is left out was
+	// never going to show, and a table of such rows costs its rows, not
+	// their labels.
+	capped := false
+	if limit := 64 * (max(w, 0) + 1); len(s) > limit {
+		for limit > 0 && !utf8.RuneStart(s[limit]) {
+			limit--
+		}
+		s, capped = s[:limit], true
+	}
+	if !capped && ansi.StringWidth(s) <= w {
 		return s
 	}
 	if w <= 1 {

