@@ -447,7 +447,7 @@ type dashboardProbe struct {
 
 type probeModel struct{ p *dashboardProbe }
 
-func (w probeModel) Init() tea.Cmd { return w.p.m.Init() }
+func (w probeModel) Init() tea.Cmd  { return w.p.m.Init() }
 func (w probeModel) View() tea.View { return w.p.m.View() }
 func (w probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := w.p.m.Update(msg)
