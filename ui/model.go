@@ -54,6 +54,10 @@ type Options struct {
 	// Notice is said on the status line at start (the sign-in's "signed
 	// in; the key is saved to …").
 	Notice string
+	// Warning is said on the status line at start as a warning, until
+	// another word replaces it (an account the Accounts screen chose that
+	// could not be opened).
+	Warning string
 	// Access is what the key may do when the sign-in has just verified
 	// it: the dashboard does not probe it again.
 	Access *billing.Access
@@ -258,6 +262,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.opts.Notice != "" {
 		cmds = append(cmds, shared.SetStatus("root", shared.StatusOK, m.opts.Notice, noticeTTL))
+	}
+	if m.opts.Warning != "" {
+		cmds = append(cmds, shared.SetStatus("root", shared.StatusWarn, m.opts.Warning, 0))
 	}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)

@@ -615,3 +615,41 @@ func lineWith(s, sub string) string {
 	}
 	return ""
 }
+
+// An account whose key went between the roll-up and enter is not opened:
+// the dashboard comes back on the account that was open, saying why.
+func TestDashboardAccountGoneStaysOnTheOpenOne(t *testing.T) {
+	f := newAccountsFixture(t)
+	personal := money.Amount(f.personal.Credit()).Credit()
+	var runs []ui.Options
+	tweak := func(e *env) {
+		e.isTerminal = func(io.Writer) bool { return true }
+		e.tty = func() bool { return true }
+		e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+			runs = append(runs, opts)
+			p := startProbe(base, ctx, opts, events)
+			switch len(runs) {
+			case 1:
+				p.prog.Send(key('0'))
+				p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+				if err := os.Remove(filepath.Join(f.home, ".config", "vastdash", "keys", "lab")); err != nil {
+					t.Error(err)
+				}
+				p.prog.Send(key('j'))
+				p.waitFor(t, "the cursor on lab", func(s string) bool { return strings.HasPrefix(lineWith(s, " lab "), "▸") })
+				p.prog.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+			default:
+				s := p.waitFor(t, "why lab was not opened", contains("not opened: lab"))
+				if head := strings.Split(s, "\n")[0]; !strings.Contains(head, "default @ ") || !strings.Contains(p.waitFor(t, "the credit", contains("credit "+personal)), "credit "+personal) {
+					t.Errorf("not back on default: %q", head)
+				}
+				p.prog.Send(key('q'))
+			}
+			return p.end(t)
+		}
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || len(runs) != 2 || runs[1].Accounts.Current != "default" || !strings.Contains(runs[1].Warning, "not opened: lab") {
+		t.Fatalf("exit %d after %d runs (%q): want the second on default, saying why", r.code, len(runs), r.errOut)
+	}
+}

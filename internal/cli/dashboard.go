@@ -45,8 +45,9 @@ func (x *execution) dashboard() error {
 		return errNoTerminal
 	}
 	roll := x.newAccountsReader(s)
+	warning := ""
 	for {
-		err = x.runDashboard(base, s, roll, events, signedIn)
+		err = x.runDashboard(base, s, roll, events, signedIn, warning)
 		s.Close()
 		var sw ui.SwitchAccount
 		if !errors.As(err, &sw) {
@@ -56,11 +57,11 @@ func (x *execution) dashboard() error {
 		// (key, ledger, remembered filters), the dashboard again on it.
 		was := s.Account
 		g.flags.Account = sw.Name
-		signedIn = signin.Result{}
+		signedIn, warning = signin.Result{}, ""
 		if s, err = open(); err != nil {
 			// Its key went since the roll-up read it: back to the one
 			// that was open, saying why.
-			signedIn.Note = "not opened: " + oneLineError(err)
+			warning = "not opened: " + sw.Name + ": " + oneLineError(err)
 			g.flags.Account = was
 			if s, err = open(); err != nil {
 				return err
@@ -70,8 +71,9 @@ func (x *execution) dashboard() error {
 }
 
 // runDashboard runs the dashboard on s until it ends; a SwitchAccount
-// says the Accounts screen chose another account.
-func (x *execution) runDashboard(base context.Context, s *Session, roll *accountsReader, events *ui.Events, signedIn signin.Result) error {
+// says the Accounts screen chose another account. warning is said at
+// start (the account chosen before, which could not be opened).
+func (x *execution) runDashboard(base context.Context, s *Session, roll *accountsReader, events *ui.Events, signedIn signin.Result, warning string) error {
 	ctx := &shared.Context{
 		Billing:      s.Billing,
 		DefaultRange: s.Settings.Range,
@@ -86,7 +88,7 @@ func (x *execution) runDashboard(base context.Context, s *Session, roll *account
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
 	opts := ui.Options{Host: s.headerName(), Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
 		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme),
-		Accounts: roll.options(s)}
+		Warning: warning, Accounts: roll.options(s)}
 	if x.env.runUI != nil {
 		return x.env.runUI(base, ctx, opts, events)
 	}
