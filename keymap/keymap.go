@@ -48,6 +48,7 @@ const (
 	SignInField                      // the sign-in screen's key field
 	SignInResult                     // the sign-in screen, a key verified
 	SignInAsk                        // the sign-in screen asking to replace a key file
+	AccountRows                      // the Accounts roll-up's rows (two accounts or more)
 )
 
 // fields are the places where a text field has the keyboard: a key that
@@ -81,6 +82,7 @@ var places = []struct {
 	{"the sign-in field", SignInField | Always},
 	{"the sign-in result", SignInResult | Always},
 	{"the sign-in question", SignInAsk | Always},
+	{"the Accounts", Everywhere | AccountRows | Always},
 }
 
 // notifications is every place of the Notifications list.
@@ -96,6 +98,7 @@ type Action struct {
 
 // Actions is the table, in the order docs/keys.md lists it.
 var Actions = []Action{
+	{"accounts", []string{"0"}, "Accounts", Everywhere | HelpPane},
 	{"overview", []string{"1"}, "Overview", Everywhere | HelpPane},
 	{"charges", []string{"2"}, "Charges", Everywhere | HelpPane},
 	{"notifications", []string{"3"}, "Notifications", Everywhere | HelpPane},
@@ -116,14 +119,14 @@ var Actions = []Action{
 	{"help-top", []string{"g", "home"}, "top", HelpPane},
 	{"help-bottom", []string{"G", "end"}, "bottom", HelpPane},
 
-	{"up", []string{"up", "k"}, "up", Rows | Detail | Top | notifications | Months | Leaks},
-	{"down", []string{"down", "j"}, "down", Rows | Detail | Top | notifications | Months | Leaks},
+	{"up", []string{"up", "k"}, "up", Rows | Detail | Top | notifications | Months | Leaks | AccountRows},
+	{"down", []string{"down", "j"}, "down", Rows | Detail | Top | notifications | Months | Leaks | AccountRows},
 	{"page-up", []string{"pgup"}, "page up", Rows | Detail | notifications},
 	{"page-down", []string{"pgdown"}, "page down", Rows | Detail | notifications},
 	{"half-page-up", []string{"ctrl+u"}, "half page up", Rows},
 	{"half-page-down", []string{"ctrl+d"}, "half page down", Rows},
-	{"top", []string{"g", "home"}, "first row", Rows | Detail | Top | notifications | Months},
-	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows | Top | notifications | Months},
+	{"top", []string{"g", "home"}, "first row", Rows | Detail | Top | notifications | Months | AccountRows},
+	{"bottom", []string{"G", "end"}, "last row (keeps loading)", Rows | Top | notifications | Months | AccountRows},
 	{"toggle", []string{"enter", "space"}, "expand/collapse", Rows},
 	{"expand", []string{"right", "l"}, "expand", Rows},
 	{"collapse", []string{"left", "h"}, "collapse/parent", Rows},
@@ -184,6 +187,7 @@ var Actions = []Action{
 	{"event-pick", []string{"space", "x"}, "pick event", HookEvents},
 	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
 	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
+	{"account-open", []string{"enter"}, "open this account", AccountRows},
 	{"answer-accept", []string{"A"}, "accept increase", Leaks},
 	{"answer-reject", []string{"X"}, "reject increase", Leaks},
 	{"signin-verify", []string{"enter"}, "verify", SignInField},

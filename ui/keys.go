@@ -12,6 +12,7 @@ import (
 // keyMap holds the global bindings; each screen has its own for the rest.
 type keyMap struct {
 	Screens   [numScreens]key.Binding // in tab order
+	Accounts  key.Binding             // the Accounts screen, when drawn
 	Next      key.Binding
 	Prev      key.Binding
 	Reload    key.Binding
@@ -33,6 +34,7 @@ func newKeyMap(b keymap.Bindings) keyMap {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return keyMap{
 		Screens:   [numScreens]key.Binding{k("overview"), k("charges"), k("notifications"), k("statement"), k("audit")},
+		Accounts:  k("accounts"),
 		Next:      k("next-screen"),
 		Prev:      k("prev-screen"),
 		Reload:    k("reload"),
@@ -64,5 +66,5 @@ func (k keyMap) screenKey(press fmt.Stringer) (screenID, bool) {
 // global too (it re-reads the credit on every screen), but each screen
 // lists it with what it reloads there.
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{append(k.Screens[:], k.Next, k.Prev, k.Help, k.Quit, k.ForceQuit)}
+	return [][]key.Binding{append(append([]key.Binding{k.Accounts}, k.Screens[:]...), k.Next, k.Prev, k.Help, k.Quit, k.ForceQuit)}
 }

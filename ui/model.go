@@ -22,6 +22,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/accounts"
 	"github.com/vastdash/vastdash/ui/audit"
 	"github.com/vastdash/vastdash/ui/charges"
 	"github.com/vastdash/vastdash/ui/notifications"
@@ -53,9 +54,17 @@ type Options struct {
 	// Notice is said on the status line at start (the sign-in's "signed
 	// in; the key is saved to …").
 	Notice string
+	// Warning is said on the status line at start as a warning, until
+	// another word replaces it (an account the Accounts screen chose that
+	// could not be opened).
+	Warning string
 	// Access is what the key may do when the sign-in has just verified
 	// it: the dashboard does not probe it again.
 	Access *billing.Access
+	// Accounts, with two accounts or more in the settings, adds the
+	// Accounts screen (key 0, the first tab): the roll-up, where enter
+	// ends Run with a SwitchAccount for the caller to open. nil: none.
+	Accounts *accounts.Options
 }
 
 // screenID names a screen; the tabs list them in this order.
@@ -72,6 +81,19 @@ const (
 
 var screenNames = [numScreens]string{"Overview", "Charges", "Notifications", "Statement", "Audit"}
 
+// screenAccounts is the Accounts screen, drawn only with Options.Accounts:
+// first in the tabs, as its key 0 is, but after the others in the
+// arrays indexed by the five.
+const screenAccounts = numScreens
+
+// screenName is the screen's name in its tab and the help.
+func screenName(id screenID) string {
+	if id == screenAccounts {
+		return "Accounts"
+	}
+	return screenNames[id]
+}
+
 // Model is the root model.
 type Model struct {
 	ctx  *shared.Context
@@ -82,6 +104,10 @@ type Model struct {
 	notifications *notifications.Model
 	stmt          *statement.Model
 	audit         *audit.Model
+	// accounts is the Accounts screen, nil without Options.Accounts;
+	// switchTo the account its enter chose, which ends the program.
+	accounts      *accounts.Model
+	switchAccount string
 	active        screenID
 
 	width, height int
@@ -151,6 +177,11 @@ func New(ctx *shared.Context, opts Options) *Model {
 		spin:          spinner.New(spinner.WithSpinner(spinner.MiniDot)),
 		userLoading:   true,
 	}
+	if opts.Accounts != nil {
+		m.accounts = accounts.New(ctx, *opts.Accounts)
+	} else {
+		m.keys.Accounts.SetEnabled(false) // no screen: 0 is nothing, not in the help
+	}
 	m.applyStyles()
 	if ctx.StateErr != nil {
 		m.stateNote = "state file ignored: " + ctx.StateErr.Error()
@@ -169,14 +200,54 @@ func (m *Model) screen(id screenID) shared.Screen {
 		return m.stmt
 	case screenAudit:
 		return m.audit
+	case screenAccounts:
+		if m.accounts != nil {
+			return m.accounts
+		}
 	}
 	return m.overview
 }
 
 // screens lists every screen, in tab order.
-func (m *Model) screens() [numScreens]shared.Screen {
-	return [numScreens]shared.Screen{m.overview, m.charges, m.notifications, m.stmt, m.audit}
+func (m *Model) screens() []shared.Screen {
+	all := []shared.Screen{m.overview, m.charges, m.notifications, m.stmt, m.audit}
+	if m.accounts != nil {
+		all = append([]shared.Screen{m.accounts}, all...)
+	}
+	return all
 }
+
+// tabOrder lists the screens' ids in tab order: Accounts first when it is
+// drawn.
+func (m *Model) tabOrder() []screenID {
+	ids := []screenID{screenOverview, screenCharges, screenPrefs, screenStatement, screenAudit}
+	if m.accounts != nil {
+		ids = append([]screenID{screenAccounts}, ids...)
+	}
+	return ids
+}
+
+// step is the screen n tabs from the active one, round the ends.
+func (m *Model) step(n int) screenID {
+	ids := m.tabOrder()
+	at := 0
+	for i, id := range ids {
+		if id == m.active {
+			at = i
+		}
+	}
+	return ids[((at+n)%len(ids)+len(ids))%len(ids)]
+}
+
+// SwitchAccount is Run's answer when the user chose another account on
+// the Accounts screen: the caller opens it and runs the dashboard again.
+type SwitchAccount struct{ Name string }
+
+func (s SwitchAccount) Error() string { return "switch to the account " + s.Name }
+
+// SwitchTo is the account the Accounts screen's enter chose, which ended
+// the program; "" when it ended otherwise.
+func (m *Model) SwitchTo() string { return m.switchAccount }
 
 // Init requests the account (under Run: hands over the answer of the
 // request Run already sent), starts every screen's first load and asks the
@@ -191,6 +262,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.opts.Notice != "" {
 		cmds = append(cmds, shared.SetStatus("root", shared.StatusOK, m.opts.Notice, noticeTTL))
+	}
+	if m.opts.Warning != "" {
+		cmds = append(cmds, shared.SetStatus("root", shared.StatusWarn, m.opts.Warning, 0))
 	}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
@@ -253,6 +327,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	// The Statement screen loads its year the first time it is shown; the
 	// Audit reads the charges for so far while it is.
 	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement), m.audit.Shown(m.active == screenAudit))
+	if m.accounts != nil {
+		// The accounts are read the first time the roll-up is shown.
+		cmd = tea.Batch(cmd, m.accounts.Shown(m.active == screenAccounts))
+	}
 	cmd = tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
 	if m.statusLineCount() != m.statusH && !m.tooLarge() {
 		m.layout() // a long message came or went: the screens get the rest
@@ -334,6 +412,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.runway = msg
 		return nil
 
+	case accounts.SwitchMsg:
+		if msg.Name == m.opts.Accounts.Current {
+			m.switchTo(screenOverview) // already open: its figures are here
+			return nil
+		}
+		m.switchAccount = msg.Name
+		return tea.Quit
+
 	case shared.RevealMsg:
 		// Only the charges screen can show a contract; the others need
 		// not hear of it.
@@ -374,11 +460,12 @@ func (m *Model) setStatus(msg shared.StatusMsg) tea.Cmd {
 
 // broadcast hands a message to every screen.
 func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
-	var cmds [numScreens]tea.Cmd
-	for i, s := range m.screens() {
+	screens := m.screens()
+	cmds := make([]tea.Cmd, len(screens))
+	for i, s := range screens {
 		cmds[i] = s.Update(msg)
 	}
-	return tea.Batch(cmds[:]...)
+	return tea.Batch(cmds...)
 }
 
 // spinCmd starts the spinner when something loads and it is not running.
@@ -416,10 +503,13 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.helpOpen, m.helpTop = true, 0
 		return nil
 	case key.Matches(msg, m.keys.Next):
-		m.switchTo((m.active + 1) % numScreens)
+		m.switchTo(m.step(1))
 		return nil
 	case key.Matches(msg, m.keys.Prev):
-		m.switchTo((m.active + numScreens - 1) % numScreens)
+		m.switchTo(m.step(-1))
+		return nil
+	case m.accounts != nil && key.Matches(msg, m.keys.Accounts):
+		m.switchTo(screenAccounts)
 		return nil
 	case key.Matches(msg, m.keys.Screens[:]...):
 		id, _ := m.keys.screenKey(msg)
@@ -518,9 +608,11 @@ func (m *Model) helpKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.HelpBottom):
 		m.scrollHelp(1 << 20)
 	case key.Matches(msg, m.keys.Next):
-		m.switchTo((m.active + 1) % numScreens)
+		m.switchTo(m.step(1))
 	case key.Matches(msg, m.keys.Prev):
-		m.switchTo((m.active + numScreens - 1) % numScreens)
+		m.switchTo(m.step(-1))
+	case m.accounts != nil && key.Matches(msg, m.keys.Accounts):
+		m.switchTo(screenAccounts)
 	case key.Matches(msg, m.keys.Screens[:]...):
 		id, _ := m.keys.screenKey(msg)
 		m.switchTo(id)
@@ -534,7 +626,7 @@ func (m *Model) scrollHelp(n int) {
 }
 
 func (m *Model) switchTo(id screenID) {
-	if id >= 0 && id < numScreens {
+	if id >= 0 && id < numScreens || id == screenAccounts && m.accounts != nil {
 		m.active = id
 		m.helpTop = 0
 		m.layout()

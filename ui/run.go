@@ -55,7 +55,9 @@ func (e *Events) Attach(p *tea.Program) {
 // ended the dashboard; the terminal has been restored.
 var ErrInterrupted = errors.New("interrupted")
 
-// Run runs the dashboard until the user quits. base is cancelled on return so
+// Run runs the dashboard until the user quits, or until enter on the
+// Accounts screen chose another account: then its answer is a
+// SwitchAccount naming it. base is cancelled on return so
 // requests still in flight end with it; ctx.Billing must be set (its
 // service is the caller's to close). The account request leaves first,
 // before the terminal is set up (see earlyAccount).
@@ -79,7 +81,11 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	defer early.stop()
 	m := New(ctx, opts)
 	m.early = early
-	return runProgram(base, m, events, progOpts...)
+	err := runProgram(base, m, events, progOpts...)
+	if err == nil && m.SwitchTo() != "" {
+		return SwitchAccount{Name: m.SwitchTo()}
+	}
+	return err
 }
 
 // runProgram runs m as Run runs the dashboard: the signals, the

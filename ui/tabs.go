@@ -9,7 +9,16 @@ import (
 
 // tabLabel is a tab's full text, "2 Charges"; each tab is drawn two cells
 // wider ("[2 Charges]" or " 2 Charges "), a space between tabs.
-func tabLabel(i int) string { return string(rune('1'+i)) + " " + screenNames[i] }
+func tabLabel(i int) string { return tabDigit(screenID(i)) + " " + screenNames[i] }
+
+// tabDigit is the key a tab shows: its default, 1 to 5, and 0 for the
+// Accounts.
+func tabDigit(id screenID) string {
+	if id == screenAccounts {
+		return "0"
+	}
+	return string(rune('1' + id))
+}
 
 // tabCell is one tab as drawn on the tabs row: its text (brackets or
 // spaces included) and the column it starts at.
@@ -29,22 +38,23 @@ type tabCell struct {
 // click lands on the tab drawn under it at every width.
 func (m *Model) tabLayout(width int) []tabCell {
 	build := func(activeFull bool, nameW int) []tabCell {
-		cells := make([]tabCell, 0, len(screenNames))
+		ids := m.tabOrder()
+		cells := make([]tabCell, 0, len(ids))
 		left := 0
-		for i := range screenNames {
-			label := string(rune('1' + i))
+		for _, id := range ids {
+			label := tabDigit(id)
 			switch {
-			case screenID(i) == m.active && activeFull:
-				label = tabLabel(i)
-			case screenID(i) != m.active && nameW > 0:
-				label += " " + shared.Truncate(screenNames[i], nameW)
+			case id == m.active && activeFull:
+				label += " " + screenName(id)
+			case id != m.active && nameW > 0:
+				label += " " + shared.Truncate(screenName(id), nameW)
 			}
 			text := " " + label + " "
-			if screenID(i) == m.active {
+			if id == m.active {
 				text = "[" + label + "]"
 			}
 			w := shared.Width(text)
-			cells = append(cells, tabCell{id: screenID(i), text: text, left: left, width: w})
+			cells = append(cells, tabCell{id: id, text: text, left: left, width: w})
 			left += w + 1
 		}
 		return cells
@@ -54,8 +64,8 @@ func (m *Model) tabLayout(width int) []tabCell {
 		return last.left+last.width <= width
 	}
 	longest := 0
-	for _, n := range screenNames {
-		longest = max(longest, shared.Width(n))
+	for _, id := range m.tabOrder() {
+		longest = max(longest, shared.Width(screenName(id)))
 	}
 	// A name cut to fewer than three cells ("C…") says nothing.
 	for nameW := longest; nameW >= 3; nameW-- {
@@ -72,7 +82,7 @@ func (m *Model) tabLayout(width int) []tabCell {
 	}
 	// Too narrow for all five numbers: drop tabs from the end, then from
 	// the start, keeping the active one.
-	for !fits(cells) && cells[len(cells)-1].id > m.active {
+	for !fits(cells) && cells[len(cells)-1].id != m.active {
 		cells = cells[:len(cells)-1]
 	}
 	for len(cells) > 1 && !fits(cells) {

@@ -89,7 +89,7 @@ func (m *Model) headerView() string {
 	st := m.ctx.Styles
 	left := st.Title.Render("vastdash")
 	if m.height < minHeightTabs {
-		left += " " + st.TabActive.Render(screenNames[m.active])
+		left += " " + st.TabActive.Render(screenName(m.active))
 	}
 	if u := m.user; u != nil && u.Email != "" {
 		left += st.Muted.Render(" · ") + shared.Safe(u.Email)
@@ -414,7 +414,7 @@ const helpColumnGap = 3
 // keys cannot all fit side by side in height lines.
 func (m *Model) helpLayout(width, height int) []string {
 	sections := []helpSection{
-		{title: screenNames[m.active] + " keys", groups: m.screen(m.active).Help().FullHelp()},
+		{title: screenName(m.active) + " keys", groups: m.screen(m.active).Help().FullHelp()},
 		{title: "Everywhere", groups: m.keys.FullHelp()},
 	}
 	// The blocks that must not be split when a column has room: each group,

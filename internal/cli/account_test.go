@@ -4,18 +4,26 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui"
+	"github.com/vastdash/vastdash/ui/accounts"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // The keys of the accounts fixture: the personal account is reached by
@@ -525,5 +533,226 @@ func TestAuthLoginAccountSettingsLinkBeforeAnyRequest(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(real); string(after) != string(text) {
 		t.Errorf("the settings changed:\n%s", after)
+	}
+}
+
+// dashboardProbe runs the real dashboard model as ui.Run would, in a
+// program of the test's (no terminal), and publishes its screen after
+// every update so the test waits for what a user would see.
+type dashboardProbe struct {
+	m      *ui.Model
+	mu     sync.Mutex
+	screen string
+	seen   chan struct{}
+	prog   *tea.Program
+	done   chan error
+}
+
+type probeModel struct{ p *dashboardProbe }
+
+func (w probeModel) Init() tea.Cmd  { return w.p.m.Init() }
+func (w probeModel) View() tea.View { return w.p.m.View() }
+func (w probeModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := w.p.m.Update(msg)
+	text := ansi.Strip(w.p.m.View().Content)
+	w.p.mu.Lock()
+	w.p.screen = text
+	w.p.mu.Unlock()
+	select {
+	case w.p.seen <- struct{}{}:
+	default:
+	}
+	return w, cmd
+}
+
+func startProbe(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) *dashboardProbe {
+	ctx.Base = base
+	p := &dashboardProbe{m: ui.New(ctx, opts), seen: make(chan struct{}, 1), done: make(chan error, 1)}
+	p.prog = tea.NewProgram(probeModel{p}, tea.WithContext(base), tea.WithInput(nil), tea.WithOutput(io.Discard),
+		tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())
+	events.Attach(p.prog)
+	go func() { _, err := p.prog.Run(); p.done <- err }()
+	return p
+}
+
+func (p *dashboardProbe) waitFor(t *testing.T, what string, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		p.mu.Lock()
+		s := p.screen
+		p.mu.Unlock()
+		if cond(s) {
+			return s
+		}
+		select {
+		case <-p.seen:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+	}
+}
+
+// end waits for the program's end: Run's answer, a SwitchAccount when
+// enter on the Accounts screen chose one.
+func (p *dashboardProbe) end(t *testing.T) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		if err == nil && p.m.SwitchTo() != "" {
+			return ui.SwitchAccount{Name: p.m.SwitchTo()}
+		}
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("the dashboard did not end")
+		return nil
+	}
+}
+
+func key(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+
+// With two accounts or more, 0 shows the roll-up, as vastdash accounts
+// reads it, and enter on lab opens the whole dashboard on lab: the header
+// names it, the Overview shows lab's credit, its filters are lab's file;
+// the roll-up is not read again for it.
+func TestDashboardAccountsScreenSwitches(t *testing.T) {
+	f := newAccountsFixture(t)
+	host := strings.TrimPrefix(f.url, "http://")
+	personal, team := money.Amount(f.personal.Credit()).Credit(), money.Amount(f.team.Credit()).Credit()
+	var runs []ui.Options
+	var states []string
+	tweak := func(e *env) {
+		e.isTerminal = func(io.Writer) bool { return true }
+		e.tty = func() bool { return true }
+		e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+			runs = append(runs, opts)
+			states = append(states, ctx.State.Path())
+			p := startProbe(base, ctx, opts, events)
+			switch len(runs) {
+			case 1:
+				p.waitFor(t, "the default account's credit", contains("credit "+personal))
+				p.prog.Send(key('0'))
+				s := p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+				if !strings.Contains(lineWith(s, " lab "), team) || !strings.Contains(lineWith(s, " default ●"), personal) || !strings.Contains(lineWith(s, " old "), "✗") {
+					t.Errorf("the roll-up's rows:\n%s", s)
+				}
+				p.prog.Send(key('j'))
+				p.waitFor(t, "the cursor on lab", func(s string) bool { return strings.HasPrefix(lineWith(s, " lab "), "▸") })
+				p.prog.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+			case 2:
+				s := p.waitFor(t, "lab's credit on the Overview", func(s string) bool {
+					return strings.Contains(lineWith(s, "Credit "), team)
+				})
+				if head := strings.Split(s, "\n")[0]; !strings.Contains(head, "lab @ "+host) || !strings.Contains(head, "credit "+team) {
+					t.Errorf("the header does not name lab with its credit: %q", head)
+				}
+				// The revoked key is read by the roll-up alone.
+				before := f.keyRequests("old")
+				if before == 0 {
+					t.Error("the roll-up did not read the revoked account")
+				}
+				p.prog.Send(key('0'))
+				s = p.waitFor(t, "the roll-up again", contains("total (2 accounts)"))
+				if !strings.Contains(lineWith(s, " lab ●"), team) {
+					t.Errorf("lab is not the one open:\n%s", s)
+				}
+				if n := f.keyRequests("old") - before; n != 0 {
+					t.Errorf("%d requests to show the roll-up again, want it kept", n)
+				}
+				p.prog.Send(key('q'))
+			}
+			return p.end(t)
+		}
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || len(runs) != 2 {
+		t.Fatalf("exit %d after %d runs, stderr %q", r.code, len(runs), r.errOut)
+	}
+	if runs[0].Accounts == nil || runs[0].Accounts.Current != "default" || runs[1].Accounts.Current != "lab" {
+		t.Errorf("the accounts open: %+v, %+v", runs[0].Accounts, runs[1].Accounts)
+	}
+	if filepath.Base(states[0]) != "state.toml" || filepath.Base(states[1]) != "state-lab.toml" {
+		t.Errorf("remembered filters in %s then %s, want each account's own", states[0], states[1])
+	}
+}
+
+// With one account (or the demo) there is no Accounts screen.
+func TestDashboardNoAccountsScreenForTheDemo(t *testing.T) {
+	isolate(t)
+	var got *accounts.Options
+	opened := false
+	var out, errb bytes.Buffer
+	e := testEnv(&out, &errb)
+	e.isTerminal = func(io.Writer) bool { return true }
+	e.tty = func() bool { return true }
+	e.runUI = func(_ context.Context, _ *shared.Context, opts ui.Options, _ *ui.Events) error {
+		got, opened = opts.Accounts, true
+		return nil
+	}
+	if code := run([]string{"--demo"}, e); code != 0 || !opened || got != nil {
+		t.Fatalf("exit %d (%s), ran %v, accounts %+v: want no Accounts screen", code, errb.String(), opened, got)
+	}
+}
+
+// keyRequests is how many requests the key named name sent.
+func (f *accountsFixture) keyRequests(name string) int {
+	n := 0
+	for _, r := range f.personal.Requests() {
+		if r.KeyName == name {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(sub string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, sub) }
+}
+
+// lineWith is the first line of s holding sub, "" when none.
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}
+
+// An account whose key went between the roll-up and enter is not opened:
+// the dashboard comes back on the account that was open, saying why.
+func TestDashboardAccountGoneStaysOnTheOpenOne(t *testing.T) {
+	f := newAccountsFixture(t)
+	personal := money.Amount(f.personal.Credit()).Credit()
+	var runs []ui.Options
+	tweak := func(e *env) {
+		e.isTerminal = func(io.Writer) bool { return true }
+		e.tty = func() bool { return true }
+		e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+			runs = append(runs, opts)
+			p := startProbe(base, ctx, opts, events)
+			switch len(runs) {
+			case 1:
+				p.prog.Send(key('0'))
+				p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+				if err := os.Remove(filepath.Join(f.home, ".config", "vastdash", "keys", "lab")); err != nil {
+					t.Error(err)
+				}
+				p.prog.Send(key('j'))
+				p.waitFor(t, "the cursor on lab", func(s string) bool { return strings.HasPrefix(lineWith(s, " lab "), "▸") })
+				p.prog.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+			default:
+				s := p.waitFor(t, "why lab was not opened", contains("not opened: lab"))
+				if head := strings.Split(s, "\n")[0]; !strings.Contains(head, "default @ ") || !strings.Contains(p.waitFor(t, "the credit", contains("credit "+personal)), "credit "+personal) {
+					t.Errorf("not back on default: %q", head)
+				}
+				p.prog.Send(key('q'))
+			}
+			return p.end(t)
+		}
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || len(runs) != 2 || runs[1].Accounts.Current != "default" || !strings.Contains(runs[1].Warning, "not opened: lab") {
+		t.Fatalf("exit %d after %d runs (%q): want the second on default, saying why", r.code, len(runs), r.errOut)
 	}
 }

@@ -124,39 +124,7 @@ func (x *execution) accounts(f accountsFlags) error {
 		ctx, cancel = context.WithTimeoutCause(ctx, x.globals.deadline, errDeadline)
 		defer cancel()
 	}
-	names := settings.AccountNames()
-	rows := make([]accountRow, len(names))
-	var (
-		g     errgroup.Group
-		skip  = make([]bool, len(names))
-		noKey error // the usual key's absence, said when it is all there is
-	)
-	for i, name := range names {
-		g.Go(func() error {
-			gl := x.globals
-			gl.flags.Account = name
-			s, err := openSession(x.env, gl, sessionOptions{base: ctx, utc: f.utc})
-			if err != nil {
-				// The usual key may be absent when every account has a
-				// table: then there is no "default" row at all.
-				if skip[i] = name == config.DefaultAccount && errors.Is(err, config.ErrNoKey); skip[i] {
-					noKey = err
-				}
-				rows[i] = accountRow{Name: name, Error: oneLineError(err)}
-				return nil
-			}
-			defer s.Close()
-			rows[i] = readAccountRow(ctx, s, name)
-			return nil
-		})
-	}
-	_ = g.Wait()
-	var kept []accountRow
-	for i, r := range rows {
-		if !skip[i] {
-			kept = append(kept, r)
-		}
-	}
+	kept, noKey := x.readAccounts(ctx, x.env, settings.AccountNames(), sessionOptions{base: ctx, utc: f.utc}, nil)
 	if len(kept) == 0 {
 		return noKey
 	}
@@ -172,6 +140,49 @@ func (x *execution) accounts(f accountsFlags) error {
 		err = errAccountsFailed{failed, len(kept)}
 	}
 	return err
+}
+
+// readAccounts reads every account of names side by side, each through a
+// session of its own opened with o (own, when not nil, is the one of the
+// account it is open on: the dashboard's). The usual key's absence is
+// no row when other accounts have tables; noKey says it when it is all
+// there is.
+func (x *execution) readAccounts(ctx context.Context, e *env, names []string, o sessionOptions, own *Session) (kept []accountRow, noKey error) {
+	rows := make([]accountRow, len(names))
+	var (
+		g    errgroup.Group
+		skip = make([]bool, len(names))
+	)
+	for i, name := range names {
+		g.Go(func() error {
+			if own != nil && own.Account == name {
+				rows[i] = readAccountRow(ctx, own, name)
+				return nil
+			}
+			gl := x.globals
+			gl.flags.Account = name
+			s, err := openSession(e, gl, o)
+			if err != nil {
+				// The usual key may be absent when every account has a
+				// table: then there is no "default" row at all.
+				if skip[i] = name == config.DefaultAccount && errors.Is(err, config.ErrNoKey); skip[i] {
+					noKey = err
+				}
+				rows[i] = accountRow{Name: name, Error: oneLineError(err)}
+				return nil
+			}
+			defer s.Close()
+			rows[i] = readAccountRow(ctx, s, name)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for i, r := range rows {
+		if !skip[i] {
+			kept = append(kept, r)
+		}
+	}
+	return kept, noKey
 }
 
 // oneLineError is err as report would say it, for a row.
@@ -314,9 +325,26 @@ func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTota
 		if r.SameAs != "" {
 			email += " (= " + r.SameAs + ")"
 		}
-		out = append(out, []string{r.Name, email, r.Credit.Credit(), rateText(r.rate + r.storage), runwayText(r.RunwayDays, r.RunwayNote),
-			r.MonthSoFar.Credit(), r.Forecast.Credit(), shareText(r.used), rateText(r.leaks)})
+		out = append(out, append([]string{r.Name, email}, r.figures()...))
 	}
+	out = append(out, append([]string{"", t.label()}, t.figures()...))
+	if err := writeTable(w, out, 2); err != nil || len(why) == 0 {
+		return err
+	}
+	_, err := io.WriteString(w, "\n"+strings.Join(why, ""))
+	return err
+}
+
+// figures are a row's figures as the text table writes them: credit,
+// now, runway, month, forecast, budget, leaks.
+func (r accountRow) figures() []string {
+	return []string{r.Credit.Credit(), rateText(r.rate + r.storage), runwayText(r.RunwayDays, r.RunwayNote),
+		r.MonthSoFar.Credit(), r.Forecast.Credit(), shareText(r.used), rateText(r.leaks)}
+}
+
+// label is the total row's name: how many accounts it counts, and that
+// it leaves some out.
+func (t accountsTotal) label() string {
 	label := "total"
 	if t.Accounts != 1 {
 		label = fmt.Sprintf("total (%d accounts)", t.Accounts)
@@ -324,13 +352,13 @@ func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTota
 	if !t.Complete {
 		label += ", without the ✗"
 	}
-	out = append(out, []string{"", label, t.Credit.Credit(), rateText(t.rate), runwayText(t.RunwayDays, t.RunwayNote),
-		t.MonthSoFar.Credit(), t.Forecast.Credit(), shareText(t.used), rateText(t.leaks)})
-	if err := writeTable(w, out, 2); err != nil || len(why) == 0 {
-		return err
-	}
-	_, err := io.WriteString(w, "\n"+strings.Join(why, ""))
-	return err
+	return label
+}
+
+// figures are the total's figures as the text table writes them.
+func (t accountsTotal) figures() []string {
+	return []string{t.Credit.Credit(), rateText(t.rate), runwayText(t.RunwayDays, t.RunwayNote),
+		t.MonthSoFar.Credit(), t.Forecast.Credit(), shareText(t.used), rateText(t.leaks)}
 }
 
 func strText(p *string) string {

@@ -21,8 +21,9 @@ func (x *execution) dashboard() error {
 	base, stop := context.WithCancel(context.Background())
 	defer stop()
 	events := &ui.Events{}
+	g := x.globals
 	open := func() (*Session, error) {
-		return openSession(x.env, x.globals, sessionOptions{base: base, observe: events.Observe, dashboard: true})
+		return openSession(x.env, g, sessionOptions{base: base, observe: events.Observe, dashboard: true})
 	}
 	s, err := open()
 	var signedIn signin.Result
@@ -37,13 +38,42 @@ func (x *execution) dashboard() error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	if !x.env.isTerminal(x.env.stdout) || !x.env.stdinTerminal() && !x.env.tty() {
 		// Else Bubble Tea fails in its own words ("bubbletea: error
 		// opening TTY: …", exit 1), or draws into a file.
+		s.Close()
 		return errNoTerminal
 	}
+	roll := x.newAccountsReader(s)
+	warning := ""
+	for {
+		err = x.runDashboard(base, s, roll, events, signedIn, warning)
+		s.Close()
+		var sw ui.SwitchAccount
+		if !errors.As(err, &sw) {
+			return uiError(err)
+		}
+		// Another account chosen on the Accounts screen: its own session
+		// (key, ledger, remembered filters), the dashboard again on it.
+		was := s.Account
+		g.flags.Account = sw.Name
+		signedIn, warning = signin.Result{}, ""
+		if s, err = open(); err != nil {
+			// Its key went since the roll-up read it: back to the one
+			// that was open, saying why.
+			warning = "not opened: " + sw.Name + ": " + oneLineError(err)
+			g.flags.Account = was
+			if s, err = open(); err != nil {
+				return err
+			}
+		}
+	}
+}
 
+// runDashboard runs the dashboard on s until it ends; a SwitchAccount
+// says the Accounts screen chose another account. warning is said at
+// start (the account chosen before, which could not be opened).
+func (x *execution) runDashboard(base context.Context, s *Session, roll *accountsReader, events *ui.Events, signedIn signin.Result, warning string) error {
 	ctx := &shared.Context{
 		Billing:      s.Billing,
 		DefaultRange: s.Settings.Range,
@@ -57,9 +87,12 @@ func (x *execution) dashboard() error {
 	ctx.State = config.NewStateStore(s.statePath())
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
 	opts := ui.Options{Host: s.headerName(), Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
-		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme)}
-	err = runQuietly(func() error { return ui.Run(base, ctx, opts, events) })
-	return uiError(err)
+		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme),
+		Warning: warning, Accounts: roll.options(s)}
+	if x.env.runUI != nil {
+		return x.env.runUI(base, ctx, opts, events)
+	}
+	return runQuietly(func() error { return ui.Run(base, ctx, opts, events) })
 }
 
 // errNoTerminal is the dashboard run where there is no terminal to draw

@@ -14,6 +14,8 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // env is the world one run of the command line meets: where it writes,
@@ -57,6 +59,9 @@ type env struct {
 	resolve billing.Resolver
 	// serve makes the exporter of serve (tests give a stand-in).
 	serve NewServeBackend
+	// runUI, when not nil, runs the dashboard in place of ui.Run (a
+	// test's program, with its own input and size).
+	runUI func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error
 }
 
 // processEnv is the env of the process: its standard streams, the wall

@@ -22,7 +22,7 @@ var Floors = [][]string{
 	{"billing/billingtest", "export", "exporter", "alerting"},
 	// The dashboard: what the screens share, the screens, the root model.
 	{"ui/shared"},
-	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement", "ui/audit", "ui/signin"},
+	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement", "ui/audit", "ui/signin", "ui/accounts"},
 	{"ui"},
 	// The command line: the dashboard command and every headless one.
 	{"internal/cli"},

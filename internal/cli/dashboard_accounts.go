@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/vastdash/vastdash/config"
+	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/accounts"
+)
+
+// accountsReader is the dashboard's Accounts screen's reader: the roll-up of
+// `vastdash accounts`, read through the same calls, kept for the whole
+// dashboard command so that switching accounts (which runs the dashboard
+// again) does not read every account again; r on the screen does.
+type accountsReader struct {
+	x      *execution
+	names  []string
+	budget money.Amount
+
+	mu   sync.Mutex
+	last *accounts.Table
+	// own is the session the dashboard shows: its account is read
+	// through it, sharing its feeds, rather than a second session on it.
+	own *Session
+}
+
+// newAccountsReader is the reader for the dashboard on s, nil when the screen is
+// not drawn: fewer than two accounts, or the demo (whose figures never mix
+// with an account's).
+func (x *execution) newAccountsReader(s *Session) *accountsReader {
+	if s.demo != nil {
+		return nil
+	}
+	names := s.Settings.AccountNames()
+	if len(names) < 2 {
+		return nil
+	}
+	return &accountsReader{x: x, names: names, budget: s.Settings.Budget}
+}
+
+// options are the screen's options for the dashboard on s.
+func (r *accountsReader) options(s *Session) *accounts.Options {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	r.own = s
+	r.mu.Unlock()
+	return &accounts.Options{Current: s.Account, Read: r.read}
+}
+
+// read is the roll-up: the last reading of this command unless fresh.
+// The other accounts' sessions say nothing on stderr, which the screen
+// covers: what goes wrong is their row.
+func (r *accountsReader) read(ctx context.Context, fresh bool) accounts.Table {
+	r.mu.Lock()
+	last, own := r.last, r.own
+	r.mu.Unlock()
+	if last != nil && !fresh {
+		return *last
+	}
+	e := *r.x.env
+	e.stderr = io.Discard
+	rows, noKey := r.x.readAccounts(ctx, &e, r.names, sessionOptions{base: ctx, dashboard: true}, own)
+	t := accounts.Table{AsOf: r.x.env.now()}
+	if len(rows) == 0 && noKey != nil {
+		t.Rows = []accounts.Row{{Name: config.DefaultAccount, Err: oneLineError(noKey)}}
+		return t
+	}
+	total := totalOf(rows, r.budget)
+	for _, a := range rows {
+		row := accounts.Row{Name: a.Name, SameAs: a.SameAs, Err: a.Error}
+		if a.read {
+			row.Email = *a.Email
+			f := a.figures()
+			row.Credit, row.Now, row.Runway, row.Month, row.Forecast, row.Budget, row.Leaks = f[0], f[1], f[2], f[3], f[4], f[5], f[6]
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	f := total.figures()
+	t.Total = accounts.Row{Name: total.label(), Credit: f[0], Now: f[1], Runway: f[2], Month: f[3], Forecast: f[4], Budget: f[5], Leaks: f[6]}
+	if ctx.Err() == nil {
+		// A reading the dashboard's end cut short is not kept.
+		r.mu.Lock()
+		r.last = &t
+		r.mu.Unlock()
+	}
+	return t
+}
