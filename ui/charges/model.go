@@ -169,7 +169,7 @@ func New(ctx *shared.Context) *Model {
 		sorted: true, // the server's order needs nothing
 	}
 	m.f.preset = m.defaultPreset()
-	m.f.rng, _ = spend.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
+	m.f.rng, _ = billing.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
 	m.f.format = api.FormatTable
 	m.restore()
 	return m
