@@ -20,7 +20,9 @@ import (
 // reads it again); n adds a webhook, and on a webhook's row enter edits,
 // d deletes (asks), s sends a test delivery, R rotates the secret (asks).
 // Every rule — what a webhook may be, the one request per change and the
-// list read after it, the switch whose alert goes nowhere — is billing's;
+// list read after it, what a change came to (WebhookResult.Outcome, which
+// this screen only puts in words), the switch whose alert goes nowhere —
+// is billing's;
 // a secret the server sends is shown once, in a panel of its own
 // (secret.go), never on the status line.
 
