@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -51,15 +52,22 @@ func (q ChargesQuery) Validate() error {
 	return nil
 }
 
-// Equal reports whether q and o ask the server for the same report: the
-// same range (to the second, as sent), the same set of types, the same
-// format (zero = table), order and page size. The UI uses it to drop late
-// responses for a filter the user has already changed.
-func (q ChargesQuery) Equal(o ChargesQuery) bool {
-	return q.From.Unix() == o.From.Unix() && q.To.Unix() == o.To.Unix() &&
-		q.format() == o.format() && q.OldestFirst == o.OldestFirst && q.Limit == o.Limit &&
-		slices.Equal(q.typeSet(), o.typeSet())
+// Key is the one identity of the report q asks the server for: the same
+// range (to the second, as sent), the same set of types, the same format
+// (zero = table), order and page size. Queries with the same key share a
+// feed in billing; Equal compares it.
+func (q ChargesQuery) Key() string {
+	types := make([]string, 0, len(q.Types))
+	for _, t := range q.typeSet() {
+		types = append(types, string(t))
+	}
+	return fmt.Sprintf("%d|%d|%s|%s|%t|%d", q.From.Unix(), q.To.Unix(), strings.Join(types, ","), q.format(), q.OldestFirst, q.Limit)
 }
+
+// Equal reports whether q and o ask the server for the same report (Key).
+// The screens use it to drop late responses for a filter the user has
+// already changed, and to keep a feed whose query did not change.
+func (q ChargesQuery) Equal(o ChargesQuery) bool { return q.Key() == o.Key() }
 
 func (q ChargesQuery) format() Format {
 	if q.Format == "" {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -176,20 +175,8 @@ type feed[Q, E any] struct {
 }
 
 // queryKey identifies the report a query asks for: queries with the same
-// key share a feed.
-func queryKey(q api.ChargesQuery) string {
-	types := make([]string, 0, len(q.Types))
-	for _, t := range q.Types {
-		types = append(types, string(t))
-	}
-	slices.Sort(types)
-	types = slices.Compact(types)
-	f := q.Format
-	if f == "" {
-		f = api.FormatTable
-	}
-	return fmt.Sprintf("%d|%d|%s|%s|%t|%d", q.From.Unix(), q.To.Unix(), strings.Join(types, ","), f, q.OldestFirst, q.Limit)
-}
+// key share a feed (api.ChargesQuery.Key, the one identity).
+func queryKey(q api.ChargesQuery) string { return q.Key() }
 
 // Feed returns the feed of q, shared with every other holder of the same
 // query, and counts the caller as a holder: call Release when done. Nothing

@@ -25,9 +25,14 @@ func PresetRange(name string, now time.Time, loc *time.Location) (Range, error) 
 
 // ParseRange reads a typed range at now: "2026-10-01..2026-10-31", an open
 // end "2026-11-01.." (to the end of today), or one day "2026-11-01", days
-// beginning in loc.
+// beginning in loc; one reaching outside the days vastdash accepts is
+// refused (CheckRange: 0001-01-01 would read as "no date").
 func ParseRange(s string, now time.Time, loc *time.Location) (Range, error) {
-	return spend.ParseRangeAt(s, now, loc)
+	r, err := spend.ParseRangeAt(s, now, loc)
+	if err == nil {
+		err = CheckRange(r.From, r.To)
+	}
+	return r, err
 }
 
 // Presets are the range words, in the order the dashboard cycles them.

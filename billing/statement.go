@@ -111,24 +111,74 @@ func ParseMonth(s string, loc *time.Location) (time.Time, error) {
 }
 
 // StatementMonths checks a month range (any instants of the first and last
-// month) against now: not reversed, not after the current month, within
-// 2015..2100 and at most MaxStatementMonths long.
+// month) against now: not after the current month, not reversed, at most
+// MaxStatementMonths back and within 2015..2100. It is the one check of
+// the months: a range that fails it is a *MonthsError, which the command
+// maps to its flag and the screen shows as it reads.
 func StatementMonths(from, to, now time.Time, loc *time.Location) error {
 	from, to, now = MonthStart(from, loc), MonthStart(to, loc), MonthStart(now, loc)
+	earliest, _ := LastMonths(now, loc, MaxStatementMonths)
 	switch {
-	case from.After(to):
-		return fmt.Errorf("%w: %s is before %s", ErrRange, to.Format("2006-01"), from.Format("2006-01"))
 	case from.After(now):
-		return fmt.Errorf("%s has not begun: months reach up to the current one", from.Format("2006-01"))
+		return &MonthsError{Problem: MonthNotBegun, Month: from}
 	case to.After(now):
-		return fmt.Errorf("%s has not begun: months reach up to the current one", to.Format("2006-01"))
-	case from.Before(MinTime):
-		return fmt.Errorf("%s is before the months vastdash accepts (from 2015-01)", from.Format("2006-01"))
+		return &MonthsError{Problem: MonthNotBegun, Month: to, Last: true}
+	case from.After(to):
+		return &MonthsError{Problem: MonthsReversed, Month: from, Other: to}
 	case monthsBetween(from, now) >= MaxStatementMonths:
-		return fmt.Errorf("a statement reaches back at most %d months", MaxStatementMonths)
+		return &MonthsError{Problem: MonthTooFarBack, Month: from, Earliest: earliest}
+	case from.Before(MinTime):
+		return &MonthsError{Problem: MonthBeforeMin, Month: from}
 	}
 	return nil
 }
+
+// MonthsProblem is what is wrong with a month range (MonthsError).
+type MonthsProblem int
+
+// The problems of a month range.
+const (
+	// MonthNotBegun: a month after the current one.
+	MonthNotBegun MonthsProblem = iota
+	// MonthsReversed: the last month before the first.
+	MonthsReversed
+	// MonthTooFarBack: the first month more than MaxStatementMonths back.
+	MonthTooFarBack
+	// MonthBeforeMin: the first month before those vastdash accepts.
+	MonthBeforeMin
+)
+
+// MonthsError is a month range a statement cannot cover (StatementMonths).
+// It matches ErrRange.
+type MonthsError struct {
+	Problem MonthsProblem
+	// Month is the month at fault, its first instant: the one not begun,
+	// the first of a reversed pair, the one too far back. Last is set when
+	// it is the last month asked for, not the first.
+	Month time.Time
+	Last  bool
+	// Other is the last month of a reversed pair.
+	Other time.Time
+	// Earliest is the first month a statement reaches now
+	// (MonthTooFarBack).
+	Earliest time.Time
+}
+
+func (e *MonthsError) Error() string {
+	m := e.Month.Format("2006-01")
+	switch e.Problem {
+	case MonthNotBegun:
+		return m + " has not begun: months reach up to the current one"
+	case MonthsReversed:
+		return fmt.Sprintf("%v: %s is before %s", ErrRange, e.Other.Format("2006-01"), m)
+	case MonthTooFarBack:
+		return fmt.Sprintf("a statement reaches back at most %d months", MaxStatementMonths)
+	}
+	return m + " is before the months vastdash accepts (from 2015-01)"
+}
+
+// Is makes every MonthsError an ErrRange.
+func (e *MonthsError) Is(target error) bool { return target == ErrRange }
 
 func monthsBetween(a, b time.Time) int {
 	return (b.Year()-a.Year())*12 + int(b.Month()) - int(a.Month())

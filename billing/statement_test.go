@@ -429,3 +429,36 @@ func TestStatementListsOnlyTheMonthsShown(t *testing.T) {
 		t.Errorf("future %v, unknown %v: records of months not shown", st.Future, st.Unknown)
 	}
 }
+
+// A month range a statement cannot cover comes back typed, naming which
+// end is at fault and why, so that the command names its flag without
+// checking the months itself.
+func TestStatementMonthsSaysWhich(t *testing.T) {
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	m := func(y int, mo time.Month) time.Time { return time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC) }
+	rows := []struct {
+		from, to time.Time
+		problem  MonthsProblem
+		last     bool
+	}{
+		{m(2026, 12), m(2026, 12), MonthNotBegun, false},
+		{m(2026, 10), m(2026, 12), MonthNotBegun, true},
+		{m(2026, 12), m(2026, 10), MonthNotBegun, false}, // not begun is said before reversed
+		{m(2026, 10), m(2026, 9), MonthsReversed, false},
+		{m(2016, 11), m(2026, 1), MonthTooFarBack, false},
+	}
+	for _, row := range rows {
+		err := StatementMonths(row.from, row.to, now, time.UTC)
+		var me *MonthsError
+		if !errors.As(err, &me) || !errors.Is(err, ErrRange) || me.Problem != row.problem || me.Last != row.last {
+			t.Errorf("%s..%s: %#v", row.from.Format("2006-01"), row.to.Format("2006-01"), err)
+		}
+	}
+	err := StatementMonths(m(2016, 11), m(2016, 12), now, time.UTC)
+	if me := (*MonthsError)(nil); !errors.As(err, &me) || me.Earliest != m(2016, 12) {
+		t.Errorf("the earliest month: %v", err)
+	}
+	if err := StatementMonths(m(2016, 12), now, now, time.UTC); err != nil {
+		t.Errorf("120 months: %v", err)
+	}
+}

@@ -448,6 +448,99 @@ type WebhookResult struct {
 	// Unchanged is set when an edit asked for what the server holds:
 	// nothing was sent.
 	Unchanged bool
+	// Outcome is what the change came to, decided here once from all of
+	// the above: both front ends present it and decode nothing.
+	Outcome WebhookOutcome
+}
+
+// WebhookOutcome is what a change to the webhooks came to, by the
+// server's answer and the list read again after it. Billing decides it;
+// the command and the screen only say it in their words.
+type WebhookOutcome int
+
+// The outcomes of a change to the webhooks.
+const (
+	// WebhookRefused: refused, or never sent (a bad input, the limit, no
+	// such webhook): the server holds what it held; the error says why.
+	WebhookRefused WebhookOutcome = iota
+	// WebhookDone: done as asked, and the list read again agrees.
+	WebhookDone
+	// WebhookUnchanged: an edit asked for what the server holds: nothing
+	// was sent.
+	WebhookUnchanged
+	// WebhookHalfDone: the change was made (the server said so, or its
+	// secret came), but what followed failed — its answer could not be
+	// read, or the list could not be read again; the error says which.
+	// A secret in the result is shown.
+	WebhookHalfDone
+	// WebhookDiffers: the server said done, but the list read again says
+	// otherwise: a deleted webhook still listed, an edited one gone.
+	WebhookDiffers
+	// WebhookLostTook: no answer, but the list read again shows the change
+	// took: a new webhook of this name and URL (its secret lost), the
+	// deleted one gone, the edited one holding what was asked.
+	WebhookLostTook
+	// WebhookLostNotTaken: no answer, and the list read again shows the
+	// change did not take: no new webhook, the deleted one still there,
+	// the edited one holding something else.
+	WebhookLostNotTaken
+	// WebhookLost: no answer, and the list read again cannot tell (a
+	// rotated secret is not listed; an edited webhook is gone): it shows
+	// what the server holds now.
+	WebhookLost
+	// WebhookUnread: no answer, and the list could not be read again:
+	// the server may hold either.
+	WebhookUnread
+)
+
+// webhookOp is the change a WebhookResult is the outcome of.
+type webhookOp int
+
+const (
+	hookAdd webhookOp = iota
+	hookEdit
+	hookDelete
+	hookRotate
+)
+
+// errHooksReread marks a change the server confirmed whose read of the
+// list afterwards failed.
+var errHooksReread = errors.New("done, but reading the webhooks again failed")
+
+// decide sets res.Outcome from the change's error and what was read after
+// it (spec: what an edit asked for), and returns res and err: the one
+// place a change's booleans are read.
+func decide(op webhookOp, res WebhookResult, spec api.WebhookSpec, err error) (WebhookResult, error) {
+	took := func() bool {
+		switch op {
+		case hookAdd:
+			return res.Found
+		case hookDelete:
+			return !res.Found
+		}
+		return res.Found && res.Webhook.Name == spec.Name && res.Webhook.URL == spec.URL && slices.Equal(res.Webhook.Events, spec.Events)
+	}
+	switch {
+	case err == nil && res.Unchanged:
+		res.Outcome = WebhookUnchanged
+	case err == nil && (op == hookDelete && res.Found || op == hookEdit && !res.Found):
+		res.Outcome = WebhookDiffers
+	case err == nil:
+		res.Outcome = WebhookDone
+	case !res.Secret.IsZero() || errors.Is(err, errHooksReread):
+		res.Outcome = WebhookHalfDone
+	case !res.Unknown:
+		res.Outcome = WebhookRefused
+	case !res.Read:
+		res.Outcome = WebhookUnread
+	case op == hookRotate || op == hookEdit && !res.Found:
+		res.Outcome = WebhookLost
+	case took():
+		res.Outcome = WebhookLostTook
+	default:
+		res.Outcome = WebhookLostNotTaken
+	}
+	return res, err
 }
 
 // reread reads the list after a change (err: the change's error) and
@@ -465,7 +558,7 @@ func (s *Service) reread(ctx context.Context, res *WebhookResult, id string, err
 	case err != nil:
 		return err
 	case rerr != nil:
-		return fmt.Errorf("done, but reading the webhooks again failed: %w", rerr)
+		return fmt.Errorf("%w: %w", errHooksReread, rerr)
 	}
 	return nil
 }
@@ -522,7 +615,7 @@ func (s *Service) AddWebhook(ctx context.Context, in WebhookInput, held *api.Web
 			}
 		}
 	}
-	return res, err
+	return decide(hookAdd, res, spec, err)
 }
 
 // EditWebhook changes webhook id the one safe way: it reads the list,
@@ -580,11 +673,11 @@ func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) 
 		spec.Events = next.Events
 	}
 	if spec.Name == cur.Name && spec.URL == cur.URL && slices.Equal(spec.Events, cur.Events) {
-		return WebhookResult{List: l, Read: true, Webhook: cur, Found: true, Unchanged: true}, nil
+		return decide(hookEdit, WebhookResult{List: l, Read: true, Webhook: cur, Found: true, Unchanged: true}, spec, nil)
 	}
 	res := WebhookResult{}
 	err = s.afterChange(ctx, &res, id, s.client.UpdateWebhook(ctx, id, spec))
-	return res, missing(id, err)
+	return decide(hookEdit, res, spec, missing(id, err))
 }
 
 // DeleteWebhook removes webhook id, then reads the list again: Found
@@ -595,7 +688,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, id string) (WebhookResult, 
 	}
 	var res WebhookResult
 	err := s.afterChange(ctx, &res, id, s.client.DeleteWebhook(ctx, id))
-	return res, missing(id, err)
+	return decide(hookDelete, res, api.WebhookSpec{}, missing(id, err))
 }
 
 // RotateWebhookSecret gives webhook id a new signing secret, returned in
@@ -607,7 +700,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, id string) (WebhookRe
 	secret, err := s.client.RotateWebhookSecret(ctx, id)
 	res := WebhookResult{Secret: secret}
 	err = s.afterChange(ctx, &res, id, err)
-	return res, missing(id, err)
+	return decide(hookRotate, res, api.WebhookSpec{}, missing(id, err))
 }
 
 // TestWebhook asks for a test delivery to webhook id.

@@ -452,3 +452,61 @@ func TestCheckWebhookInternationalSpellings(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Every change comes back with its outcome decided: what the command and
+// the screen say (done, refused, no answer and what the list read again
+// shows, done but what followed failed) is read from it alone.
+func TestWebhookOutcomes(t *testing.T) {
+	srv, s, _ := hooked(t, 300*time.Millisecond)
+	ctx := context.Background()
+	hooksPath := "/api/v0/webhooks"
+	url := "https://hooks.example.com/edited"
+	same := srv.Webhooks()[0].URL
+	rows := []struct {
+		name  string
+		fault *demoserver.Fault
+		run   func() (WebhookResult, error)
+		want  WebhookOutcome
+	}{
+		{"add", nil, func() (WebhookResult, error) {
+			return s.AddWebhook(ctx, WebhookInput{"new", "https://hooks.example.com/new", lowCredit}, nil)
+		}, WebhookDone},
+		{"add with no answer", &demoserver.Fault{Method: http.MethodPost, Path: hooksPath, Delay: time.Second, Times: 1}, func() (WebhookResult, error) {
+			return s.AddWebhook(ctx, WebhookInput{"late", "https://hooks.example.com/late", lowCredit}, nil)
+		}, WebhookLostNotTaken},
+		{"add whose answer is unreadable but holds the secret", &demoserver.Fault{Method: http.MethodPost, Path: hooksPath, Times: 1, Mutate: func(b []byte) []byte {
+			return []byte(strings.Replace(string(b), `"id":`, `"id":"no/slash",`+`"x":`, 1))
+		}}, func() (WebhookResult, error) {
+			return s.AddWebhook(ctx, WebhookInput{"odd", "https://hooks.example.com/odd", lowCredit}, nil)
+		}, WebhookHalfDone},
+		{"add past the limit", nil, func() (WebhookResult, error) {
+			return s.AddWebhook(ctx, WebhookInput{"fifth", "https://hooks.example.com/5", lowCredit}, nil)
+		}, WebhookRefused},
+		{"edit to what is held", nil, func() (WebhookResult, error) {
+			return s.EditWebhook(ctx, "1", WebhookChange{URL: &same})
+		}, WebhookUnchanged},
+		{"edit with a 5xx, read again unchanged", &demoserver.Fault{Method: http.MethodPut, Status: 500, Times: 1}, func() (WebhookResult, error) {
+			return s.EditWebhook(ctx, "1", WebhookChange{URL: &url})
+		}, WebhookLostNotTaken},
+		{"edit", nil, func() (WebhookResult, error) { return s.EditWebhook(ctx, "1", WebhookChange{URL: &url}) }, WebhookDone},
+		{"delete refused", &demoserver.Fault{Method: http.MethodDelete, Status: 400, Body: `{"success":false,"msg":"in use"}`, Times: 1},
+			func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookRefused},
+		{"delete with a 5xx, read again still there", &demoserver.Fault{Method: http.MethodDelete, Status: 500, Times: 1},
+			func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookLostNotTaken},
+		{"delete whose list cannot be read again", &demoserver.Fault{Method: http.MethodGet, Path: hooksPath, Status: 400, Body: `{"success":false,"msg":"no"}`, Times: 1},
+			func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookHalfDone},
+		{"delete of one gone", nil, func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookRefused},
+		{"rotate with a 5xx", &demoserver.Fault{Method: http.MethodPost, Path: hooksPath + "/1/rotate-secret", Status: 500, Times: 1},
+			func() (WebhookResult, error) { return s.RotateWebhookSecret(ctx, "1") }, WebhookLost},
+		{"rotate", nil, func() (WebhookResult, error) { return s.RotateWebhookSecret(ctx, "1") }, WebhookDone},
+	}
+	for _, row := range rows {
+		if row.fault != nil {
+			srv.AddFault(*row.fault)
+		}
+		res, err := row.run()
+		if res.Outcome != row.want {
+			t.Errorf("%s: outcome %d, want %d (%+v, %v)", row.name, res.Outcome, row.want, res, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -184,9 +185,10 @@ func monthParser(flag string, p *string) func(string) error {
 }
 
 // months is the first instant of the first and the last month in loc at
-// now (billing.ParseMonth): refused in the range words when one begins
-// after this month, when they are reversed, or when the first is further
-// back than a statement reaches.
+// now (billing.ParseMonth), checked by billing.StatementMonths, whose
+// refusal is said here in the range words with the flag at fault: a month
+// that begins after this month, months reversed, a first further back
+// than a statement reaches.
 func months(first, last monthArg, loc *time.Location, now time.Time) (from, to time.Time, err error) {
 	if from, err = billing.ParseMonth(first.text, loc); err != nil {
 		return from, to, err
@@ -194,19 +196,25 @@ func months(first, last monthArg, loc *time.Location, now time.Time) (from, to t
 	if to, err = billing.ParseMonth(last.text, loc); err != nil {
 		return from, to, err
 	}
-	earliest, current := billing.LastMonths(now, loc, billing.MaxStatementMonths)
-	switch {
-	case from.After(current):
-		return from, to, notBegun(first.flag, first.text, "this month")
-	case to.After(current):
-		return from, to, notBegun(last.flag, last.text, "this month")
-	case to.Before(from):
-		return from, to, reversedRange(first.text, last.text)
-	case from.Before(earliest):
-		return from, to, fmt.Errorf("%w: %s %s is more than %d months back: the earliest is %s",
-			billing.ErrRange, first.flag, first.text, billing.MaxStatementMonths, earliest.Format("2006-01"))
+	err = billing.StatementMonths(from, to, now, loc)
+	var me *billing.MonthsError
+	if !errors.As(err, &me) {
+		return from, to, err
 	}
-	return from, to, billing.StatementMonths(from, to, now, loc)
+	at := first
+	if me.Last {
+		at = last
+	}
+	switch me.Problem {
+	case billing.MonthNotBegun:
+		err = notBegun(at.flag, at.text, "this month")
+	case billing.MonthsReversed:
+		err = reversedRange(first.text, last.text)
+	case billing.MonthTooFarBack:
+		err = fmt.Errorf("%w: %s %s is more than %d months back: the earliest is %s",
+			billing.ErrRange, at.flag, at.text, billing.MaxStatementMonths, me.Earliest.Format("2006-01"))
+	}
+	return from, to, err
 }
 
 // resolve is the range of --from and --to in loc, or the preset range

@@ -429,20 +429,23 @@ func inputError(err error) error {
 // addWebhook is `vastdash webhooks add`.
 func addWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 	res, err := s.Billing.AddWebhook(ctx, billing.WebhookInput{Name: *a.name, URL: *a.url, Events: a.events}, nil)
-	switch {
-	case err == nil:
-	case res.Unknown && res.Found && res.Secret.IsZero():
+	switch res.Outcome {
+	case billing.WebhookLostTook:
 		err = fmt.Errorf("the outcome of the add is unknown (%w); read again, the server holds webhook %s, but its secret never came: vastdash webhooks rotate %s gives one", err, res.Webhook.ID, res.Webhook.ID)
-	case res.Unknown && !res.Secret.IsZero():
-		err = fmt.Errorf("the webhook was added, but %w; its secret is printed", err)
-	case res.Unknown && res.Read:
+	case billing.WebhookHalfDone:
+		if !res.Secret.IsZero() {
+			err = fmt.Errorf("%w; its secret is printed", err)
+		}
+	case billing.WebhookLostNotTaken:
 		err = fmt.Errorf("the outcome of the add is unknown (%w); read again, the server holds no such webhook: nothing was added", err)
-	case res.Unknown:
+	case billing.WebhookUnread:
 		err = fmt.Errorf("the outcome of the add is unknown (%w), and the webhooks could not be read again: vastdash webhooks lists them", err)
-	case errors.Is(err, billing.ErrWebhookLimit):
-		err = fmt.Errorf("not added: %w (vastdash webhooks delete ID)", err)
-	default:
-		err = inputError(err)
+	case billing.WebhookRefused:
+		if errors.Is(err, billing.ErrWebhookLimit) {
+			err = fmt.Errorf("not added: %w (vastdash webhooks delete ID)", err)
+		} else {
+			err = inputError(err)
+		}
 	}
 	return s.changed(a, res, err)
 }
@@ -454,16 +457,16 @@ func editWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 		ch.Events = a.events
 	}
 	res, err := s.Billing.EditWebhook(ctx, a.id, ch)
-	switch {
-	case err == nil && res.Unchanged:
+	switch res.Outcome {
+	case billing.WebhookUnchanged:
 		warn(s.stderr, "nothing to change: the server already holds that; nothing was sent")
-	case err == nil && !res.Found:
+	case billing.WebhookDiffers:
 		err = fmt.Errorf("saved, but the list read again no longer holds webhook %s", a.id)
-	case res.Unknown && res.Found:
+	case billing.WebhookLostTook, billing.WebhookLostNotTaken:
 		err = fmt.Errorf("the outcome of the edit is unknown (%w); the webhook printed is what the server holds now", err)
-	case res.Unknown:
+	case billing.WebhookLost, billing.WebhookUnread:
 		err = fmt.Errorf("the outcome of the edit is unknown (%w), and webhook %s could not be read again", err, a.id)
-	case err != nil:
+	case billing.WebhookRefused, billing.WebhookHalfDone:
 		return inputError(err)
 	}
 	return s.changed(a, res, err)
@@ -507,15 +510,15 @@ func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) erro
 		return err
 	}
 	res, err := s.Billing.DeleteWebhook(ctx, a.id)
-	switch {
-	case err == nil && res.Found:
+	switch res.Outcome {
+	case billing.WebhookDone:
+	case billing.WebhookDiffers:
 		return fmt.Errorf("deleted, but the list read again still holds webhook %s", a.id)
-	case err == nil:
-	case res.Unknown && res.Read && !res.Found:
+	case billing.WebhookLostTook:
 		warn(s.stderr, "no answer to the delete ("+s.Billing.Explain(err)+"), but the list read again no longer holds it")
-	case res.Unknown && res.Read:
+	case billing.WebhookLostNotTaken:
 		return fmt.Errorf("the outcome of the delete is unknown (%w); read again, the server still holds webhook %s", err, a.id)
-	case res.Unknown:
+	case billing.WebhookUnread:
 		return fmt.Errorf("the outcome of the delete is unknown (%w), and the webhooks could not be read again", err)
 	default:
 		return inputError(err)
@@ -573,17 +576,20 @@ func rotateWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) erro
 		return err
 	}
 	res, err := s.Billing.RotateWebhookSecret(ctx, a.id)
-	if res.Secret.IsZero() {
-		switch {
-		case err == nil:
+	switch res.Outcome {
+	case billing.WebhookDone:
+		if res.Secret.IsZero() {
 			return errors.New("the server sent no new secret")
-		case res.Unknown:
-			return fmt.Errorf("the outcome of the rotation is unknown (%w): the old secret may no longer work; rotate again for a new one", err)
 		}
-		return inputError(err)
-	}
-	if err != nil {
+	case billing.WebhookHalfDone:
+		if res.Secret.IsZero() {
+			return inputError(err)
+		}
 		warn(s.stderr, "the secret was rotated, but "+s.Billing.Explain(err))
+	case billing.WebhookLost, billing.WebhookUnread:
+		return fmt.Errorf("the outcome of the rotation is unknown (%w): the old secret may no longer work; rotate again for a new one", err)
+	default:
+		return inputError(err)
 	}
 	return s.answer(func(w io.Writer) error {
 		if a.output == "json" {

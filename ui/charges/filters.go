@@ -16,7 +16,7 @@ import (
 
 // filters are the charges filters the screen shows and pages through.
 type filters struct {
-	preset string // a spend.Presets name, or "" for a custom range
+	preset string // a billing.Presets name, or "" for a custom range
 	rng    spend.Range
 	types  [3]bool // indexed like api.AllContractTypes; none or all means every type
 	format api.Format
@@ -80,18 +80,18 @@ func (f filters) summary(sorted string) string {
 		" · format " + string(format) + " · " + order
 }
 
-// presetIndex is the position of name in spend.Presets, or -1.
-func presetIndex(name string) int { return slices.Index(spend.Presets, name) }
+// presetIndex is the position of name in billing.Presets, or -1.
+func presetIndex(name string) int { return slices.Index(billing.Presets, name) }
 
 // cycleRange moves to the next (dir 1) or previous (dir -1) preset. From a
 // custom range it returns to the default preset.
 func (m *Model) cycleRange(dir int) tea.Cmd {
 	name := m.defaultPreset()
 	if i := presetIndex(m.f.preset); i >= 0 {
-		n := len(spend.Presets)
-		name = spend.Presets[((i+dir)%n+n)%n]
+		n := len(billing.Presets)
+		name = billing.Presets[((i+dir)%n+n)%n]
 	}
-	r, err := spend.PresetRange(name, m.ctx.Clock(), m.ctx.Loc())
+	r, err := billing.PresetRange(name, m.ctx.Clock(), m.ctx.Loc())
 	if err != nil {
 		return nil
 	}
@@ -158,15 +158,11 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-// parseRange reads a typed range and refuses one reaching outside the
-// days billing believes (0001-01-01 would read as "no date"). An open end
+// parseRange reads a typed range as the commands do (billing.ParseRange:
+// one reaching outside the days billing believes is refused). An open end
 // runs to the screen's today.
 func (m *Model) parseRange(s string) (spend.Range, error) {
-	r, err := spend.ParseRangeAt(s, m.ctx.Clock(), m.ctx.Loc())
-	if err == nil {
-		err = billing.CheckRange(r.From, r.To)
-	}
-	return r, err
+	return billing.ParseRange(s, m.ctx.Clock(), m.ctx.Loc())
 }
 
 // fieldHint is a field's hint: its keys, then the clear key, so a user

@@ -169,7 +169,7 @@ func New(ctx *shared.Context) *Model {
 		sorted: true, // the server's order needs nothing
 	}
 	m.f.preset = m.defaultPreset()
-	m.f.rng, _ = spend.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
+	m.f.rng, _ = billing.PresetRange(m.f.preset, m.ctx.Clock(), m.ctx.Loc())
 	m.f.format = api.FormatTable
 	m.restore()
 	return m
@@ -306,7 +306,7 @@ func (m *Model) setFilters(f filters) tea.Cmd {
 	if !sameRange(old.rng, f.rng) {
 		cmd = m.rangeCmd()
 	}
-	if !sameQuery(old.query(), f.query()) {
+	if !old.query().Equal(f.query()) {
 		m.attach(m.takeFeed(false))
 	}
 	return cmd
@@ -314,19 +314,6 @@ func (m *Model) setFilters(f filters) tea.Cmd {
 
 func sameRange(a, b spend.Range) bool {
 	return a.From.Equal(b.From) && a.To.Equal(b.To) && a.Preset == b.Preset && a.Open == b.Open
-}
-
-func sameQuery(a, b api.ChargesQuery) bool {
-	if !a.From.Equal(b.From) || !a.To.Equal(b.To) || a.Format != b.Format ||
-		a.OldestFirst != b.OldestFirst || a.Limit != b.Limit || len(a.Types) != len(b.Types) {
-		return false
-	}
-	for i := range a.Types {
-		if a.Types[i] != b.Types[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // settle ends every update: it asks the feed for what the screen now needs,

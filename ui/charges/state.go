@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
-	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -60,7 +60,7 @@ func (m *Model) restore() {
 	var bad []string
 	if st.Range != "" {
 		if presetIndex(st.Range) >= 0 {
-			if r, err := spend.PresetRange(st.Range, m.ctx.Clock(), m.ctx.Loc()); err == nil {
+			if r, err := billing.PresetRange(st.Range, m.ctx.Clock(), m.ctx.Loc()); err == nil {
 				m.f.preset, m.f.rng = st.Range, r
 			}
 		} else if r, err := m.parseRange(st.Range); err == nil && r.Preset == "" {

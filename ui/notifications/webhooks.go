@@ -20,7 +20,9 @@ import (
 // reads it again); n adds a webhook, and on a webhook's row enter edits,
 // d deletes (asks), s sends a test delivery, R rotates the secret (asks).
 // Every rule — what a webhook may be, the one request per change and the
-// list read after it, the switch whose alert goes nowhere — is billing's;
+// list read after it, what a change came to (WebhookResult.Outcome, which
+// this screen only puts in words), the switch whose alert goes nowhere —
+// is billing's;
 // a secret the server sends is shown once, in a panel of its own
 // (secret.go), never on the status line.
 
@@ -285,7 +287,7 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 	if !res.Secret.IsZero() {
 		m.hooks.secret = &secretPanel{name: name, secret: res.Secret, added: msg.op == opAdd}
 	}
-	if f := m.hooks.form; f != nil && (err == nil || res.Unknown || !res.Secret.IsZero()) {
+	if f := m.hooks.form; f != nil && res.Outcome != billing.WebhookRefused {
 		m.hooks.form = nil // done, or done as far as anyone knows: the list shows it
 	}
 	if f := m.hooks.form; f != nil {
@@ -295,38 +297,10 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 	if err != nil {
 		reason = m.ctx.ErrorText(err)
 	}
-	reread := m.ctx.Key("reload")
-	switch {
-	case msg.op == opTest && err == nil:
-		kind := shared.StatusOK
-		if msg.test.Known && !msg.test.Delivered {
-			kind = shared.StatusError
-		}
-		m.say(kind, "test delivery to "+name+": "+billing.TestText(msg.test), 0)
-	case res.Unknown && msg.op == opAdd && res.Found && res.Secret.IsZero():
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the add (%s); read again, the server holds %s, but its secret never came — %s on it rotates one", reason, name, m.ctx.Key("webhook-rotate")), 0)
-	case res.Unknown && res.Read:
-		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the %s of %s (%s); read again, the list shows what the server holds", opWord(msg.op), name, reason), 0)
-	case res.Unknown:
-		m.say(shared.StatusError, fmt.Sprintf("no answer to the %s of %s, and reading the webhooks again failed — %s reloads (%s)", opWord(msg.op), name, reread, reason), 0)
-	case err != nil && !res.Secret.IsZero():
-		m.say(shared.StatusWarn, "the secret of "+name+" is below, but "+reason, 0)
-	case err != nil && errors.Is(err, billing.ErrWebhookInput):
-		m.say(shared.StatusError, reason, 0)
-	case err != nil:
-		m.say(shared.StatusError, "could not "+opWord(msg.op)+" "+name+": "+reason, 0)
-	case msg.op == opAdd:
-		m.say(shared.StatusOK, "added "+name+" — its secret is shown this once", noteTTL)
-	case msg.op == opEdit && res.Unchanged:
-		m.say(shared.StatusOK, "nothing to save: the server already holds "+name+" as it is", noteTTL)
-	case msg.op == opEdit:
-		m.say(shared.StatusOK, "saved "+name, noteTTL)
-	case msg.op == opDelete && res.Found:
-		m.say(shared.StatusWarn, "deleted, but the list read again still holds "+name, 0)
-	case msg.op == opDelete:
-		m.say(shared.StatusOK, "deleted "+name, noteTTL)
-	case msg.op == opRotate:
-		m.say(shared.StatusOK, "rotated the secret of "+name+": the old one no longer works", noteTTL)
+	if msg.op == opTest {
+		m.sayTest(name, msg.test, reason, err)
+	} else {
+		m.sayHookOutcome(msg.op, name, res, reason, err)
 	}
 	if res.Found && (msg.op == opAdd || msg.op == opEdit) {
 		// The cursor goes to the webhook added or changed.
@@ -337,6 +311,59 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 		}
 	}
 	m.clampCursor()
+}
+
+// sayTest says how a test delivery went.
+func (m *Model) sayTest(name string, t api.WebhookTest, reason string, err error) {
+	switch {
+	case err != nil && errors.Is(err, billing.ErrWebhookInput):
+		m.say(shared.StatusError, reason, 0)
+	case err != nil:
+		m.say(shared.StatusError, "could not test "+name+": "+reason, 0)
+	case t.Known && !t.Delivered:
+		m.say(shared.StatusError, "test delivery to "+name+": "+billing.TestText(t), 0)
+	default:
+		m.say(shared.StatusOK, "test delivery to "+name+": "+billing.TestText(t), 0)
+	}
+}
+
+// sayHookOutcome puts billing's outcome of a change on the status line.
+func (m *Model) sayHookOutcome(op hookOp, name string, res billing.WebhookResult, reason string, err error) {
+	switch res.Outcome {
+	case billing.WebhookLostTook:
+		if op == opAdd {
+			m.say(shared.StatusError, fmt.Sprintf("no answer to the add (%s); read again, the server holds %s, but its secret never came — %s on it rotates one", reason, name, m.ctx.Key("webhook-rotate")), 0)
+			return
+		}
+		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the %s of %s (%s); read again, the list shows what the server holds", opWord(op), name, reason), 0)
+	case billing.WebhookLostNotTaken, billing.WebhookLost:
+		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the %s of %s (%s); read again, the list shows what the server holds", opWord(op), name, reason), 0)
+	case billing.WebhookUnread:
+		m.say(shared.StatusError, fmt.Sprintf("no answer to the %s of %s, and reading the webhooks again failed — %s reloads (%s)", opWord(op), name, m.ctx.Key("reload"), reason), 0)
+	case billing.WebhookHalfDone:
+		if !res.Secret.IsZero() {
+			m.say(shared.StatusWarn, "the secret of "+name+" is below, but "+reason, 0)
+		} else {
+			m.say(shared.StatusWarn, name+": "+reason, 0)
+		}
+	case billing.WebhookRefused:
+		if errors.Is(err, billing.ErrWebhookInput) {
+			m.say(shared.StatusError, reason, 0)
+		} else {
+			m.say(shared.StatusError, "could not "+opWord(op)+" "+name+": "+reason, 0)
+		}
+	case billing.WebhookUnchanged:
+		m.say(shared.StatusOK, "nothing to save: the server already holds "+name+" as it is", noteTTL)
+	case billing.WebhookDiffers:
+		if op == opDelete {
+			m.say(shared.StatusWarn, "deleted, but the list read again still holds "+name, 0)
+		} else {
+			m.say(shared.StatusWarn, "saved, but the list read again no longer holds "+name, 0)
+		}
+	case billing.WebhookDone:
+		m.say(shared.StatusOK, [...]string{"added " + name + " — its secret is shown this once", "saved " + name, "deleted " + name,
+			"rotated the secret of " + name + ": the old one no longer works"}[op], noteTTL)
+	}
 }
 
 // bindings is a help made of one list of bindings.

@@ -181,9 +181,9 @@ func (m *Model) Init() tea.Cmd {
 	if preset == "" {
 		preset = "30d"
 	}
-	r, err := spend.PresetRange(preset, m.ctx.Clock(), m.ctx.Loc())
+	r, err := billing.PresetRange(preset, m.ctx.Clock(), m.ctx.Loc())
 	if err != nil {
-		r, _ = spend.PresetRange("30d", m.ctx.Clock(), m.ctx.Loc())
+		r, _ = billing.PresetRange("30d", m.ctx.Clock(), m.ctx.Loc())
 	}
 	return tea.Batch(m.setRange(r), m.announce())
 }
