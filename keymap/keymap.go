@@ -15,7 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/vastdash/vastdash/internal/suggest"
+	"github.com/vastdash/vastdash/suggest"
 )
 
 // Where is the set of places an action acts in; two actions live in the

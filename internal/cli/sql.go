@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/textwrap"
 )
 
 // sqlArgs are the options of the sql command.
