@@ -18,6 +18,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -116,11 +117,7 @@ func plainStyles() *theme.Styles {
 }
 
 func testContext(styles *theme.Styles) *shared.Context {
-	return &shared.Context{
-		Base:         context.Background(),
-		Styles:       styles,
-		DefaultRange: "30d",
-	}
+	return screentest.Context(context.Background(), nil, screentest.Styles(styles))
 }
 
 // testService is a billing layer at testNow whose feeds page through pages.

@@ -17,6 +17,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -24,10 +25,7 @@ import (
 var now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
 
 func newCtx() *shared.Context {
-	return &shared.Context{
-		Styles:       theme.New(true),
-		DefaultRange: "30d",
-	}
+	return screentest.Context(nil, nil, screentest.Styles(theme.New(true)))
 }
 
 func ptr[T any](v T) *T { return &v }
