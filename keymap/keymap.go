@@ -299,6 +299,8 @@ type Error struct {
 	Msg    string
 }
 
+// Error is the problem alone; the settings loader puts the file and line
+// in front.
 func (e *Error) Error() string { return e.Msg }
 
 // Bind returns the defaults with user's bindings in place of theirs. An
