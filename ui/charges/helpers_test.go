@@ -185,7 +185,7 @@ func servePages(entries []api.Charge, per int) func(api.ChargesQuery) *billingte
 	return func(api.ChargesQuery) *billingtest.Pager[api.Charge] { return billingtest.Paged(entries, per) }
 }
 
-// run executes cmd — a Listen blocks until the feed changes, which it does
+// run executes cmd — a Follow blocks until the feed changes, which it does
 // when it is loading — and hands what it sends to the screen as the root
 // would, returning the commands that leads to.
 func (hs *harness) run(cmd tea.Cmd) tea.Cmd {

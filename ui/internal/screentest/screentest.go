@@ -16,14 +16,11 @@ import (
 type Option func(*shared.Context)
 
 // Context is the screens' context on svc (nil for a screen fed by hand),
-// whose requests derive from base (nil is the background). It starts as a
+// whose requests derive from base. It starts as a
 // run with no settings does: the 30d range, the default keys, no state file,
 // no budget, and no styles, so the root picks them from its options and a
 // screen falls back to its own.
 func Context(base context.Context, svc *billing.Service, opts ...Option) *shared.Context {
-	if base == nil {
-		base = context.Background()
-	}
 	ctx := &shared.Context{Base: base, Billing: svc, DefaultRange: "30d"}
 	for _, o := range opts {
 		o(ctx)
