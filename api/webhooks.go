@@ -120,14 +120,6 @@ type WebhookSecret struct{ v func() string }
 
 func newWebhookSecret(s string) WebhookSecret { return WebhookSecret{v: func() string { return s }} }
 
-// NewWebhookSecret wraps s, for tests and fakes of the front ends.
-func NewWebhookSecret(s string) WebhookSecret {
-	if s == "" {
-		return WebhookSecret{}
-	}
-	return newWebhookSecret(s)
-}
-
 // Reveal returns the secret itself ("" for none).
 func (s WebhookSecret) Reveal() string {
 	if s.v == nil {

@@ -824,6 +824,7 @@ func (a Audit) TotalText() string {
 // answer (any more): errors.Is(err, api.ErrNotPending).
 type NotPendingError struct{ InstanceID int64 }
 
+// Error names the instance and says its increase is no longer pending.
 func (e *NotPendingError) Error() string {
 	return "instance " + strconv.FormatInt(e.InstanceID, 10) + " has no price increase waiting for an answer: no longer pending"
 }

@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/vastdash/vastdash/api"
-	"github.com/vastdash/vastdash/internal/suggest"
 	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/suggest"
 	"golang.org/x/net/idna"
 )
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,9 +24,6 @@ var (
 
 // maxSettingsFile caps the settings file read; a real one is a few lines.
 const maxSettingsFile = 1 << 20
-
-// RangePresets returns the accepted values of the range setting.
-func RangePresets() []string { return slices.Clone(rangePresets) }
 
 // Settings are the user's display preferences from config.toml.
 type Settings struct {

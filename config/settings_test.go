@@ -92,7 +92,7 @@ func TestLoadSettingsIANAZone(t *testing.T) {
 }
 
 func TestLoadSettingsEveryPreset(t *testing.T) {
-	for _, r := range RangePresets() {
+	for _, r := range rangePresets {
 		env := fakeEnv(t, nil)
 		writeTestFile(t, SettingsPath(env), "range = \""+r+"\"\n", 0o600)
 		s, err := LoadSettings(env, "")

@@ -15,7 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/vastdash/vastdash/internal/suggest"
+	"github.com/vastdash/vastdash/suggest"
 )
 
 // Where is the set of places an action acts in; two actions live in the
@@ -303,6 +303,8 @@ type Error struct {
 	Msg    string
 }
 
+// Error is the problem alone; the settings loader puts the file and line
+// in front.
 func (e *Error) Error() string { return e.Msg }
 
 // Bind returns the defaults with user's bindings in place of theirs. An

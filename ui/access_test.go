@@ -7,6 +7,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -21,7 +22,7 @@ func TestAccessProbedOnceOrTakenFromTheSignIn(t *testing.T) {
 	}
 	svc := billing.New(context.Background(), client)
 	t.Cleanup(svc.Close)
-	ctx := &shared.Context{Base: context.Background(), Billing: svc}
+	ctx := screentest.Context(context.Background(), svc)
 	m := New(ctx, startOpts)
 	cmd := m.checkAccess(shared.UserMsg{})
 	if cmd == nil {

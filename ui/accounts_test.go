@@ -14,6 +14,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui/accounts"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -40,7 +41,7 @@ func accountsModel(t *testing.T, read func(context.Context, bool) accounts.Table
 	t.Cleanup(svc.Close)
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
+	ctx := screentest.Context(base, svc, screentest.Styles(theme.New(true)))
 	m := New(ctx, Options{Dark: true, Theme: "dark", Host: "default @ 127.0.0.1:8080",
 		Accounts: &accounts.Options{Current: "default", Read: read}})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})

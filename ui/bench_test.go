@@ -14,6 +14,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -51,7 +52,7 @@ func loadedRoot(b *testing.B, n, w, h int) *Model {
 		billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return billingtest.Paged(all, api.MaxLimit) }),
 		billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
 	b.Cleanup(svc.Close)
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
+	ctx := screentest.Context(base, svc, screentest.Styles(theme.New(true)))
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	loop := newCmdLoop()
 	b.Cleanup(loop.close)

@@ -19,7 +19,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
-	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 )
 
 // probe wraps the real root model and publishes the screen after every
@@ -112,7 +112,7 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	defer svc.Close()
-	ctx := &shared.Context{Base: base, Billing: svc, DefaultRange: "90d"}
+	ctx := screentest.Context(base, svc, screentest.Range("90d"))
 	var screen string
 	var idle bool
 	p := probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1), idle: &idle}

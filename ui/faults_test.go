@@ -23,6 +23,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/charges"
 	"github.com/vastdash/vastdash/ui/internal/hang"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -131,7 +132,7 @@ func startRigHang(t *testing.T, opts demoserver.Options, setup func(*demoserver.
 	base, cancel := context.WithCancel(context.Background())
 	r := &rig{t: t, srv: srv, hangs: held, seen: make(chan struct{}, 1), done: make(chan error, 1)}
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithRateWait(opts.Threshold))
-	r.ctx = &shared.Context{Base: base, Billing: svc, DefaultRange: "90d"}
+	r.ctx = screentest.Context(base, svc, screentest.Range("90d"))
 	r.model = New(r.ctx, Options{Demo: true, Theme: "dark", Dark: true})
 	r.prog = newProgram(base, fprobe{Model: r.model, r: r}, events,
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(100, 30), tea.WithoutSignalHandler())

@@ -20,7 +20,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/keymap"
-	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 )
 
 // This file presses every key of the Charges screen, and the tab, help and
@@ -96,7 +96,7 @@ func startKeys(t *testing.T, w, h, n int, b keymap.Bindings) *keySession {
 	}
 	base, cancel := context.WithCancel(context.Background())
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
-	ctx := &shared.Context{Base: base, Billing: svc, DefaultRange: "30d", Keys: b}
+	ctx := screentest.Context(base, svc, screentest.Keys(b))
 	var screen string
 	s := &keySession{t: t, out: &syncBuffer{}, done: make(chan error, 1), srv: srv}
 	s.p = probe{Model: New(ctx, Options{Demo: true, Theme: "dark", Dark: true}), mu: &sync.Mutex{}, screen: &screen, seen: make(chan struct{}, 1)}

@@ -11,6 +11,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -27,7 +28,7 @@ func BenchmarkRefreshWake(b *testing.B) {
 	defer cancel()
 	svc := billing.New(base, nil, billing.WithClock(func() time.Time { return clock }), billing.WithLocation(time.UTC))
 	defer svc.Close()
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
+	ctx := screentest.Context(base, svc, screentest.Styles(theme.New(true)))
 	m := New(ctx, Options{Dark: true, Theme: "dark", Refresh: time.Minute})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	rate := billing.CurrentRate{AsOf: clock}

@@ -20,6 +20,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -54,7 +55,7 @@ func buildModelAt(t *testing.T, client *api.Client, width int, pages func() bill
 	// test waits for them).
 	base, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ctx := &shared.Context{Base: base, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"}
+	ctx := screentest.Context(base, svc, screentest.Styles(theme.New(true)))
 	m := New(ctx, Options{Dark: true, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: width, Height: 30})
 	return m

@@ -15,6 +15,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -34,7 +35,7 @@ func startContext(tb testing.TB, url string, hc *http.Client, base context.Conte
 	}
 	svc := billing.New(base, client, billing.WithLocation(time.UTC))
 	tb.Cleanup(svc.Close)
-	return &shared.Context{Base: base, Billing: svc, DefaultRange: "30d"}
+	return screentest.Context(base, svc)
 }
 
 // BenchmarkModelFirstView is the model's share of a start to first frame:

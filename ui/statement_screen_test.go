@@ -11,7 +11,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
@@ -30,7 +30,7 @@ func TestStatementLoadsWhenShown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	svc := billing.New(ctx, c, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	t.Cleanup(func() { cancel(); svc.Close() })
-	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true), DefaultRange: "30d"},
+	m := New(screentest.Context(ctx, svc, screentest.Styles(theme.New(true))),
 		Options{Dark: true, Theme: "dark"})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.Init()

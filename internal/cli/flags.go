@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/vastdash/vastdash/internal/suggest"
+	"github.com/vastdash/vastdash/suggest"
 )
 
 // The flag values below check what they are given when the flag is parsed,

@@ -17,8 +17,8 @@ import (
 
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/textwrap"
 )
 
 // Every command writes its answer through the functions here: one buffered

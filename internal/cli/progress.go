@@ -8,8 +8,8 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/textwrap"
 )
 
 // progress is a status line on stderr, redrawn in place. It is off unless

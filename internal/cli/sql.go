@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/sanitize"
+	"github.com/vastdash/vastdash/textwrap"
 )
 
 // sqlArgs are the options of the sql command.
@@ -83,21 +83,6 @@ func querySQL(ctx context.Context, s *Session, stmt string, a sqlArgs) error {
 // columns, then writes): each walk runs the statement again, so that no
 // answer is ever held whole.
 type rowWalk func(cols func([]string) error, row func([]any) error) error
-
-// resultWalk walks rows held whole (the tests').
-func resultWalk(res ledger.Result) rowWalk {
-	return func(cols func([]string) error, row func([]any) error) error {
-		if err := cols(res.Columns); err != nil {
-			return err
-		}
-		for _, r := range res.Rows {
-			if err := row(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
 
 // columnNames are a query's columns as they are printed: a name is the
 // statement's own text (an alias, an expression), or the ledger's, so it

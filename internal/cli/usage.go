@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/textwrap"
 )
 
 // The help and the manual page are written by vastdash from the command

@@ -410,3 +410,18 @@ func TestEveryTextDateShortForm(t *testing.T) {
 		t.Errorf("spend:\n%s", res.out)
 	}
 }
+
+// resultWalk walks rows held whole, as a query's answer is walked.
+func resultWalk(res ledger.Result) rowWalk {
+	return func(cols func([]string) error, row func([]any) error) error {
+		if err := cols(res.Columns); err != nil {
+			return err
+		}
+		for _, r := range res.Rows {
+			if err := row(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

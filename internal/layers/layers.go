@@ -10,7 +10,7 @@ package layers
 // the module ("." is the root, package main).
 var Floors = [][]string{
 	// Values and text, no I/O; and the tests' helpers that need nothing of ours.
-	{"money", "sanitize", "internal/suggest", "internal/textwrap", "ui/theme", "ui/internal/golden", "ui/internal/hang", "ui/internal/termguard", "internal/testhome", "notify"},
+	{"money", "sanitize", "suggest", "textwrap", "ui/theme", "ui/internal/golden", "ui/internal/hang", "ui/internal/termguard", "internal/testhome", "notify"},
 	// The wire, its stand-in, and the key table.
 	{"api", "keymap"},
 	{"api/demoserver", "config"},
@@ -22,7 +22,7 @@ var Floors = [][]string{
 	{"billing/billingtest", "export", "exporter", "alerting"},
 	// The dashboard: what the screens share, the screens, the root model.
 	{"ui/shared"},
-	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement", "ui/audit", "ui/signin", "ui/accounts"},
+	{"ui/overview", "ui/charges", "ui/notifications", "ui/statement", "ui/audit", "ui/signin", "ui/accounts", "ui/internal/screentest"},
 	{"ui"},
 	// The command line: the dashboard command and every headless one.
 	{"internal/cli"},
@@ -43,9 +43,11 @@ var Forbidden = map[string][]string{
 	"exporter": {"spend", "config"},
 }
 
-// Doubles are the stand-ins the tests of any floor may use, the packages
-// they stand in for included (api's tests run against api/demoserver).
-var Doubles = []string{"api/demoserver", "billing/billingtest"}
+// Doubles are the stand-ins and test builders the tests of any floor may
+// use, the packages they stand in for or build on included (api's tests run
+// against api/demoserver, the screens' tests take their context from
+// ui/internal/screentest).
+var Doubles = []string{"api/demoserver", "billing/billingtest", "ui/internal/screentest"}
 
 // This package itself is outside the layering: nothing imports it.
 const self = "internal/layers"

@@ -18,6 +18,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -68,7 +69,7 @@ func newHarnessAt(t *testing.T, now time.Time, key string, keys keymap.Bindings,
 	ctx, cancel := context.WithCancel(context.Background())
 	svc := billing.New(ctx, c, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	t.Cleanup(func() { cancel(); svc.Close() })
-	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Keys: keys})
+	m := New(screentest.Context(ctx, svc, screentest.Styles(theme.New(false)), screentest.Keys(keys)))
 	m.SetSize(80, 20) // the screen's area in an 80×24 terminal
 	h := &harness{t: t, srv: srv, m: m}
 	h.read()

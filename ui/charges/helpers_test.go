@@ -18,6 +18,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -116,11 +117,7 @@ func plainStyles() *theme.Styles {
 }
 
 func testContext(styles *theme.Styles) *shared.Context {
-	return &shared.Context{
-		Base:         context.Background(),
-		Styles:       styles,
-		DefaultRange: "30d",
-	}
+	return screentest.Context(context.Background(), nil, screentest.Styles(styles))
 }
 
 // testService is a billing layer at testNow whose feeds page through pages.
@@ -188,7 +185,7 @@ func servePages(entries []api.Charge, per int) func(api.ChargesQuery) *billingte
 	return func(api.ChargesQuery) *billingtest.Pager[api.Charge] { return billingtest.Paged(entries, per) }
 }
 
-// run executes cmd — a Listen blocks until the feed changes, which it does
+// run executes cmd — a Follow blocks until the feed changes, which it does
 // when it is loading — and hands what it sends to the screen as the root
 // would, returning the commands that leads to.
 func (hs *harness) run(cmd tea.Cmd) tea.Cmd {

@@ -14,7 +14,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
-	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 )
 
 // The tests in this file run the screen's real commands — the billing
@@ -48,9 +48,7 @@ func realScreen(t *testing.T, srv *demoserver.Server, key string, w, h int) *Mod
 	t.Cleanup(cancel)
 	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
 	t.Cleanup(svc.Close)
-	ctx := &shared.Context{
-		Base: base, Billing: svc, Styles: plainStyles(), DefaultRange: "90d",
-	}
+	ctx := screentest.Context(base, svc, screentest.Styles(plainStyles()), screentest.Range("90d"))
 	m := New(ctx)
 	m.SetSize(w, h)
 	return m

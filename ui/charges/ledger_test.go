@@ -12,7 +12,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ledger"
-	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 )
 
 // ledgerScreen is realScreen with the ledger in dir: one run of the
@@ -35,7 +35,7 @@ func ledgerScreen(t *testing.T, srv *demoserver.Server, dir string) *Model {
 		svc.Close()
 		_ = led.Close()
 	})
-	m := New(&shared.Context{Base: base, Billing: svc, Styles: plainStyles(), DefaultRange: "90d"})
+	m := New(screentest.Context(base, svc, screentest.Styles(plainStyles()), screentest.Range("90d")))
 	m.SetSize(120, 30)
 	return m
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/theme"
 )
 
@@ -34,9 +34,7 @@ func memLiveHeap() uint64 {
 // bwd, bwu). Close svc to free what its feeds hold.
 func memScreen(srv *demoserver.Server, client *api.Client) (m *Model, svc *billing.Service) {
 	svc = billing.New(context.Background(), client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
-	m = New(&shared.Context{
-		Base: context.Background(), Billing: svc, Styles: theme.New(true), DefaultRange: "90d",
-	})
+	m = New(screentest.Context(context.Background(), svc, screentest.Styles(theme.New(true)), screentest.Range("90d")))
 	m.f.types = [3]bool{true, false, false}
 	m.SetSize(120, 40)
 	return m, svc

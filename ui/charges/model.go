@@ -113,7 +113,7 @@ type Model struct {
 	// feed's state at version seen, which the body and footer show.
 	feed      *billing.Feed
 	listener  int
-	listening bool // a Listen command of this hold is pending
+	listening bool // a Follow command of this hold is pending
 	seen      uint64
 	gen       uint64 // the State.Generation whose pages are folded
 	entries   int

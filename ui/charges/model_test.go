@@ -810,7 +810,11 @@ func TestSharedFeedShowsWhatTheOtherScreenLoaded(t *testing.T) {
 	const otherListener = 7
 	var seen uint64
 	for {
-		msg := shared.Listen(hs.m.ctx.Base, other, seen, otherListener)().(shared.FeedMsg)
+		cmd := shared.Follow(hs.m.ctx.Base, other, seen, otherListener)
+		if cmd == nil {
+			t.Fatalf("the feed stopped changing at version %d before it was whole", seen)
+		}
+		msg := cmd().(shared.FeedMsg)
 		seen = msg.State.Version
 		hs.m.Update(msg)
 		if msg.State.Done && !msg.State.Loading {

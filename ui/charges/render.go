@@ -8,9 +8,9 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/textwrap"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 

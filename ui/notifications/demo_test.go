@@ -12,6 +12,7 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/keymap"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -77,7 +78,7 @@ func demoScreenKeys(t *testing.T, s *demoserver.Server, key string, w, h int, ke
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newScreen(t, &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false), Keys: keys})
+	m := newScreen(t, screentest.Context(ctx, svc, screentest.Styles(theme.New(false)), screentest.Keys(keys)))
 	m.SetSize(w, h)
 	return m, u
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/internal/hang"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -222,7 +223,7 @@ func newCtx(t *testing.T, url string, opts ...api.Option) *shared.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	svc := newService(t, ctx, c)
-	return &shared.Context{Base: ctx, Billing: svc, Styles: theme.New(true)}
+	return screentest.Context(ctx, svc, screentest.Styles(theme.New(true)))
 }
 
 // newService is the billing layer the tests use: a fixed clock, UTC days,

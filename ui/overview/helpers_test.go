@@ -17,6 +17,7 @@ import (
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -24,10 +25,7 @@ import (
 var now = time.Date(2026, 11, 21, 15, 4, 5, 0, time.UTC)
 
 func newCtx() *shared.Context {
-	return &shared.Context{
-		Styles:       theme.New(true),
-		DefaultRange: "30d",
-	}
+	return screentest.Context(context.Background(), nil, screentest.Styles(theme.New(true)))
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -85,7 +83,7 @@ func (q *queries) at(i int) api.ChargesQuery {
 }
 
 // newService is the billing layer over pages, on the test clock, closed
-// (every loader stopped) when the test ends. The screen's Listen commands
+// (every loader stopped) when the test ends. The screen's Follow commands
 // end with base, cancelled then too.
 func newService(tb testing.TB, ctx *shared.Context, pages func(api.ChargesQuery) billing.Source[api.Charge], opts ...billing.Option) *billing.Service {
 	tb.Helper()
@@ -157,7 +155,7 @@ func fixture() []api.Charge {
 
 // driver runs a model's commands synchronously, feeding each message back
 // into Update, and records what the screen tells the root: reveals, runway
-// estimates and status lines. A Listen command blocks until its feed
+// estimates and status lines. A Follow command blocks until its feed
 // changes, which it does as long as the feed loads; with a gated pager a
 // test stops the driver (runUntil) before it would wait for a page the test
 // has not let through.
@@ -223,7 +221,7 @@ func (d *driver) drive(tb testing.TB, cmd tea.Cmd, done func() bool) {
 }
 
 // exec runs one command, failing the test instead of hanging when it
-// blocks (a Listen on a feed that will not change: a bug).
+// blocks (a Follow on a feed that will not change: a bug).
 func exec(tb testing.TB, c tea.Cmd) tea.Msg {
 	tb.Helper()
 	ch := make(chan tea.Msg, 1)

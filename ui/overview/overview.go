@@ -81,7 +81,7 @@ func insertTop(top []topEntry, e topEntry) []topEntry {
 }
 
 // follow is the screen's hold on one feed: what it has folded of it and
-// whether a Listen command of its own is pending.
+// whether a Follow command of its own is pending.
 type follow struct {
 	f         *billing.Feed // nil without a billing layer
 	seen      uint64        // the last State.Version folded
@@ -108,7 +108,7 @@ type Model struct {
 	ctx           *shared.Context
 	keys          KeyMap
 	width, height int
-	listener      int // the number this screen's Listen commands carry
+	listener      int // the number this screen's Follow commands carry
 
 	user    *api.User // from the last successful UserMsg
 	userErr error     // why the account could not be read (no user yet)
@@ -263,7 +263,7 @@ func (m *Model) want(fl *follow) tea.Cmd {
 	return m.listen(fl)
 }
 
-// listen returns a Listen command for fl unless one is pending or the feed
+// listen returns a Follow command for fl unless one is pending or the feed
 // will not change.
 func (m *Model) listen(fl *follow) tea.Cmd {
 	if fl.listening || fl.f == nil {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/internal/textwrap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/textwrap"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )

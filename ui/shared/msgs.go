@@ -72,7 +72,7 @@ func SetStatus(source string, kind StatusKind, text string, ttl time.Duration) t
 }
 
 // FeedMsg says a feed changed. Listener is the number the listening screen
-// gave Listen, so a screen re-listens only to its own messages (another
+// gave Follow, so a screen re-listens only to its own messages (another
 // screen may listen to the same shared feed).
 type FeedMsg struct {
 	Feed     *billing.Feed
@@ -80,25 +80,16 @@ type FeedMsg struct {
 	Listener int
 }
 
-// Listen returns a command that waits for the feed's next change after
-// version after (or ctx's end) and reports it. It blocks a goroutine, not a
-// timer: an idle dashboard costs nothing.
-func Listen(ctx context.Context, f *billing.Feed, after uint64, listener int) tea.Cmd {
-	if f == nil {
-		return nil
-	}
-	return wait(ctx, f, after, func(st billing.State) tea.Msg { return FeedMsg{Feed: f, State: st, Listener: listener} })
-}
-
 // listeners hands out listener numbers.
 var listeners atomic.Int64
 
 // NewListener returns a listener number no other caller gets, for a
-// screen's Listen and Follow calls.
+// screen's Follow calls.
 func NewListener() int { return int(listeners.Add(1)) }
 
-// Follow is how a screen keeps up with a feed: a Listen command when the
-// feed has something the screen has not seen (version past seen) or is
+// Follow is how a screen keeps up with a feed: a command that waits for the
+// feed's next change after version seen (or ctx's end) and reports it as a
+// FeedMsg, when the feed has something the screen has not seen or is
 // loading (a change will come), else nil, so no goroutine waits on a feed
 // that will not change until someone asks it for more. Call it after every
 // FeedMsg of the screen's own listener and after More, WantAll or Retry.
@@ -125,9 +116,9 @@ func FollowWith(ctx context.Context, f Waiter, seen uint64, msg func(billing.Sta
 	return wait(ctx, f, seen, msg)
 }
 
-// wait is the command of Listen and FollowWith: it blocks until f passes
-// version after and reports msg(state), or nothing once ctx ends (a nil
-// ctx never does).
+// wait is the command of FollowWith: it blocks a goroutine, not a timer
+// (an idle dashboard costs nothing), until f passes version after and
+// reports msg(state), or nothing once ctx ends (a nil ctx never does).
 func wait(ctx context.Context, f Waiter, after uint64, msg func(billing.State) tea.Msg) tea.Cmd {
 	if ctx == nil {
 		ctx = context.Background()

@@ -20,6 +20,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/ui/internal/golden"
+	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -63,7 +64,7 @@ func newHarnessOpts(t *testing.T, key string, fault *demoserver.Fault, hostile b
 	ctx, cancel := context.WithCancel(context.Background())
 	svc := billing.New(ctx, c, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithRateWait(time.Millisecond))
 	t.Cleanup(func() { cancel(); svc.Close() })
-	m := New(&shared.Context{Base: ctx, Billing: svc, Styles: theme.New(false)})
+	m := New(screentest.Context(ctx, svc, screentest.Styles(theme.New(false))))
 	m.SetSize(80, 20) // the screen's area in an 80×24 terminal
 	return &harness{t: t, srv: srv, m: m}
 }
