@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -178,6 +179,19 @@ func oneLineError(err error) string {
 	return sanitize.String(err.Error())
 }
 
+// explainFor is svc.Explain(err) for the account name: a refused key's
+// way back in names the account ("vastdash auth login --account lab"), as
+// the plain command would sign in the usual key instead; so does the
+// command that shows the key in use.
+func explainFor(svc *billing.Service, err error, name string) string {
+	text := svc.Explain(err)
+	if name == config.DefaultAccount {
+		return text
+	}
+	text = strings.Replace(text, "vastdash auth login;", "vastdash auth login --account "+name+";", 1)
+	return strings.Replace(text, billing.KeyInUseHint, strings.Replace(billing.KeyInUseHint, "auth status", "auth status --account "+name, 1), 1)
+}
+
 // readAccountRow reads one account's figures through its session: the
 // account first (a revoked key ends there), then the current rate, the
 // month's outlook and the audit side by side, each endpoint at its pace.
@@ -186,7 +200,7 @@ func readAccountRow(ctx context.Context, s *Session, name string) accountRow {
 	svc := s.Billing
 	user, err := svc.Account(ctx)
 	if err != nil {
-		row.Error = svc.Explain(err)
+		row.Error = explainFor(svc, err, name)
 		return row
 	}
 	email, id := sanitize.String(user.Email), user.ID
