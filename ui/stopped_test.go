@@ -57,7 +57,17 @@ func TestReloadAfterServerStopsKeepsRows(t *testing.T) {
 		return strings.Contains(s, "✗") && idle(s) &&
 			(strings.Contains(s, "stale: the reload failed") || strings.Contains(s, "no charges loaded"))
 	})
+	// So does the Charges screen's r.
+	r.press("2")
+	c := r.waitFor("the charges screen", func(s string) bool { return strings.Contains(s, "[2 Charges]") && idle(s) })
+	r.press("r")
+	c = r.waitFor("its reload failed", func(s string) bool {
+		return idle(s) && (strings.Contains(s, "stale: the reload failed") || strings.Contains(s, "0 contracts · ") || strings.Contains(s, "loaded · stopped"))
+	})
 	r.quit()
+	if !strings.Contains(c, "stale: the reload failed") || !strings.Contains(c, "▸ ") {
+		t.Errorf("the Charges screen's failed reload threw away its rows:\n%s", c)
+	}
 	if strings.Contains(s, "no charges loaded") {
 		t.Errorf("the failed reload threw away the rows loaded:\n%s", s)
 	}
