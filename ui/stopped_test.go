@@ -59,9 +59,9 @@ func TestReloadAfterServerStopsKeepsRows(t *testing.T) {
 	})
 	// So does the Charges screen's r.
 	r.press("2")
-	c := r.waitFor("the charges screen", func(s string) bool { return strings.Contains(s, "[2 Charges]") && idle(s) })
+	r.waitFor("the charges screen", func(s string) bool { return strings.Contains(s, "[2 Charges]") && idle(s) })
 	r.press("r")
-	c = r.waitFor("its reload failed", func(s string) bool {
+	c := r.waitFor("its reload failed", func(s string) bool {
 		return idle(s) && (strings.Contains(s, "stale: the reload failed") || strings.Contains(s, "0 contracts · ") || strings.Contains(s, "loaded · stopped"))
 	})
 	r.quit()
