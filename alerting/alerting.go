@@ -139,6 +139,27 @@ func (a *Alerter) Check(ctx context.Context, f *Figures, withDigest bool) (Resul
 	return res, err
 }
 
+// Retry delivers the deliveries kept from past runs that are due, without
+// evaluating any rule: the run that cannot read the figures (the API is
+// down) still sends what waits.
+func (a *Alerter) Retry(ctx context.Context) (Result, error) {
+	res := Result{Sent: map[string]int{}}
+	lctx, cancel := context.WithTimeout(ctx, a.o.LockWait)
+	lock, err := lockState(lctx, a.o.Path)
+	cancel()
+	if err != nil {
+		return res, err
+	}
+	defer lock.release()
+	st, err := readState(a.o.Path)
+	if err != nil {
+		return res, err
+	}
+	err = a.deliver(ctx, &st, &res, a.o.Now())
+	res.Pending = len(st.Pending)
+	return res, err
+}
+
 // digestDue reports whether today's digest is due at now, and marks it
 // sent for today.
 func (a *Alerter) digestDue(st *accountState, now time.Time) bool {

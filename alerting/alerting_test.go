@@ -330,3 +330,41 @@ func BenchmarkEvaluate(b *testing.B) {
 		evaluate(rules, f, &st, time.UTC)
 	}
 }
+
+// A check that changes nothing (the rule fired already, nothing waits)
+// leaves the state file as it is: serve checks at every refresh, and the
+// file is not replaced each time.
+func TestStateWrittenOnlyOnChange(t *testing.T) {
+	in := newInbox(t)
+	dir := t.TempDir()
+	c := &clock{t: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)}
+	a := newAlerter(t, dir, c, in)
+	low := money.Amount(10_000)
+	if res := check(t, a, figures(c, low, idleGPU)); res.Pending != 0 || res.Sent[RuleRunway] == 0 {
+		t.Fatalf("first check: %+v", res)
+	}
+	path := a.o.Path
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		c.t = c.t.Add(time.Minute)
+		if res := check(t, a, figures(c, low, idleGPU)); len(res.Fired) != 0 || res.Pending != 0 {
+			t.Fatalf("a check with nothing new: %+v", res)
+		}
+	}
+	after, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("the state file was replaced by checks that changed nothing")
+	}
+	// A change is still written: the runway recovers, its rule re-arms.
+	c.t = c.t.Add(time.Hour)
+	check(t, a, figures(c, 100_000))
+	if changed, err := os.Stat(path); err != nil || os.SameFile(before, changed) {
+		t.Errorf("a change was not written (%v)", err)
+	}
+}

@@ -1,6 +1,7 @@
 package alerting
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,9 @@ type accountState struct {
 	DigestDay string `json:"digest_day,omitempty"`
 	// Sent counts what was delivered, by rule, for `vastdash alerts`.
 	Sent map[string]int `json:"sent,omitempty"`
+	// disk is the state as the file holds it (encoded), so that a run
+	// that changed nothing writes nothing: serve checks at every refresh.
+	disk []byte
 }
 
 // ruleState is a condition that fired: when, and the figure then.
@@ -157,17 +161,34 @@ func readState(path string) (accountState, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return accountState{}, fmt.Errorf("alert state %s is unreadable (%v): remove it to start afresh (what fired before may be told again)", path, err)
 	}
+	st.disk = encodeState(&st)
 	return st, nil
 }
 
+// encodeState is the state as the file holds it (nil if it cannot be
+// encoded, which then always counts as a change).
+func encodeState(st *accountState) []byte {
+	data, err := json.MarshalIndent(st, "", "\t")
+	if err != nil {
+		return nil
+	}
+	return append(data, '\n')
+}
+
 // writeState replaces the state at path (0600, by rename).
+// Nothing is written when st is what the file holds already.
 func writeState(path string, st *accountState) error {
 	data, err := json.MarshalIndent(st, "", "\t")
 	if err != nil {
 		return err
 	}
-	if err := config.WriteFile(path, append(data, '\n')); err != nil {
+	data = append(data, '\n')
+	if st.disk != nil && bytes.Equal(data, st.disk) {
+		return nil
+	}
+	if err := config.WriteFile(path, data); err != nil {
 		return fmt.Errorf("alert state %s: %w", path, err)
 	}
+	st.disk = data
 	return nil
 }

@@ -87,6 +87,12 @@ type State struct {
 	// LedgerNote is why the ledger was given up or started anew this run,
 	// for the warnings ("" when all is well).
 	LedgerNote string
+	// Stale is set while the entries are those of the feed a reload
+	// replaced (FreshFeed): they stay until the server's first page
+	// answers, so a reload that fails (the server stopped) keeps what was
+	// loaded rather than nothing. The first page replaces them as a whole
+	// (Generation changes); Pages counts only the new feed's pages.
+	Stale bool
 	// records: the entries are payment records (for the warnings' words).
 	records bool
 }
@@ -187,7 +193,9 @@ func (s *Service) Feed(q api.ChargesQuery) *Feed {
 
 // FreshFeed is Feed for a reload: a new feed of q that starts from the
 // server's first page, replacing the shared one for later callers (holders
-// of the old one keep it until they release it).
+// of the old one keep it until they release it). Until that first page
+// answers, the new feed holds the old one's entries, marked State.Stale:
+// call it before releasing the old feed.
 func (s *Service) FreshFeed(q api.ChargesQuery) *Feed {
 	return shareFeed(s, chargeRules, q, true)
 }
@@ -334,8 +342,40 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 	if r.ledger != nil {
 		f.ledger = r.ledger(s, q, fresh)
 	}
+	if old, ok := s.feeds[k].(*feed[Q, E]); ok && fresh && f.ledger == nil {
+		f.carryFrom(old)
+	}
 	s.feeds[k] = f
 	return f
+}
+
+// carryFrom gives a new feed the entries old loaded, marked Stale, until
+// its own first page replaces them (dropCarriedLocked). A ledger feed
+// carries nothing: its rows are read from the ledger, server or not.
+func (f *feed[Q, E]) carryFrom(old *feed[Q, E]) {
+	old.mu.Lock()
+	defer old.mu.Unlock()
+	if len(old.pages) == 0 {
+		return
+	}
+	f.pages = slices.Clip(old.pages) // read-only, shared like every page
+	o := old.st
+	f.st.Stale = true
+	f.st.Entries, f.st.Contracts, f.st.Amount, f.st.Overflow = o.Entries, o.Contracts, o.Amount, o.Overflow
+	f.st.Skipped, f.st.Duplicates, f.st.Total, f.st.WindowAmounts = o.Skipped, o.Duplicates, o.Total, o.WindowAmounts
+}
+
+// dropCarriedLocked forgets the entries carried from the feed a reload
+// replaced, once the server answered: listeners fold Pages(0) again.
+func (f *feed[Q, E]) dropCarriedLocked() {
+	if !f.st.Stale {
+		return
+	}
+	f.pages = nil
+	f.st.Stale = false
+	f.st.Entries, f.st.Contracts, f.st.Amount, f.st.Overflow = 0, 0, 0, false
+	f.st.Skipped, f.st.Duplicates, f.st.Total, f.st.WindowAmounts = 0, 0, -1, false
+	f.st.Generation++
 }
 
 // Query returns the feed's query.
@@ -487,7 +527,7 @@ func (f *feed[Q, E]) All(ctx context.Context, progress func(State)) ([]E, State,
 // needMoreLocked reports that the loader has work.
 func (f *feed[Q, E]) needMoreLocked() bool {
 	return !f.st.Done && f.st.Err == nil && !f.st.Closed && f.ctx.Err() == nil &&
-		(f.want < 0 || f.st.Entries < f.want || f.ledger != nil) // a ledger's rows are all read at once
+		(f.want < 0 || f.st.Entries < f.want || f.st.Stale || f.ledger != nil) // a ledger's rows are all read at once; entries carried count for nothing
 }
 
 // startLocked starts the loader when there is work and none runs.
@@ -571,7 +611,9 @@ func (f *feed[Q, E]) foldLocked(p Source[E], page api.Page[E], err error) time.D
 	}
 	switch {
 	case err == nil:
+		f.dropCarriedLocked()
 	case errors.Is(err, api.ErrPagerDone):
+		f.dropCarriedLocked()
 		f.st.Done = true
 		return 0
 	case errors.Is(err, api.ErrRateLimited) && f.rateRounds < maxRateRounds:

@@ -367,3 +367,38 @@ func TestSyncedTextAcrossNewYear(t *testing.T) {
 		}
 	}
 }
+
+// A reload whose first page fails keeps the entries loaded before, marked
+// stale (never nothing); asked again, its first page replaces them as a
+// whole (a new generation), each counted once.
+func TestFreshFeedKeepsEntriesUntilTheServerAnswers(t *testing.T) {
+	n := 0
+	s := newService(t, func() *billingtest.Pager[api.Charge] {
+		n++
+		p := &billingtest.Pager[api.Charge]{Pages: pagesOf(2, 2), Matching: 4}
+		if n == 2 {
+			p.With(map[int]error{0: errors.New("connection refused")})
+		}
+		return p
+	})
+	a := s.Feed(query())
+	if _, _, err := all(t, a); err != nil {
+		t.Fatal(err)
+	}
+	b := s.FreshFeed(query())
+	a.Release()
+	defer b.Release()
+	if st := b.State(); !st.Stale || st.Contracts != 4 || len(b.Pages(0)) != 2 {
+		t.Fatalf("a fresh feed before any answer: %+v with %d pages, want the 4 contracts loaded, stale", st, len(b.Pages(0)))
+	}
+	b.Want(1) // as much as a screen wants: the carried entries do not count
+	st := waitFor(t, b, func(st State) bool { return st.Err != nil })
+	if !st.Stale || st.Contracts != 4 || len(b.Pages(0)) != 2 {
+		t.Fatalf("after the reload failed: %+v, want the 4 contracts kept, stale", st)
+	}
+	b.Retry()
+	got, st, err := all(t, b)
+	if err != nil || st.Stale || st.Contracts != 4 || len(got) != 4 || st.Generation == 0 {
+		t.Fatalf("after the retry: %v, %+v, %d entries; want 4 fresh ones, a new generation", err, st, len(got))
+	}
+}

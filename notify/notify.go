@@ -17,9 +17,11 @@ package notify
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -173,6 +175,19 @@ func (t Target) service0() (types.Service, error) {
 // some (the generic webhook) no timeout of their own.
 const Timeout = 15 * time.Second
 
+// sendClient is the HTTP client of a service that takes one (ntfy): it
+// gives up before Send does, so the send's goroutine ends with it, and
+// keeps no connection alive — the service's own made a transport for each
+// target whose idle connection outlived the send (two goroutines an
+// alert, for as long as serve runs). The other services' clients are
+// their own (shoutrrr offers no way in): most time out on their own.
+func sendClient(insecure bool) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	tr.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: insecure} //nolint:gosec // the URL's own choice (ntfy's disabletlsverification)
+	return &http.Client{Timeout: Timeout - 2*time.Second, Transport: tr}
+}
+
 // Message is what is sent: a title (where the service has one) and a
 // body.
 type Message struct {
@@ -189,6 +204,9 @@ func (t Target) Send(ctx context.Context, m Message) error {
 	params := types.Params{}
 	if m.Title != "" {
 		params.SetTitle(m.Title)
+	}
+	if n, ok := svc.(*ntfy.Service); ok {
+		n.SetHTTPClient(sendClient(n.Config.DisableTLSVerification))
 	}
 	done := make(chan error, 1)
 	go func() { done <- svc.Send(m.Body, &params) }()

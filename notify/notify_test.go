@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 func TestParseNamesServiceAndHostOnly(t *testing.T) {
@@ -84,4 +86,26 @@ func TestSendFailureHidesTheToken(t *testing.T) {
 	if strings.Contains(err.Error(), "SECRETTOKEN") {
 		t.Errorf("the error shows the token: %v", err)
 	}
+}
+
+// An ntfy send leaves nothing running once it returns: shoutrrr makes a
+// transport of its own for each target, whose kept-alive connection
+// (two goroutines) outlived every send, one more at each alert of serve.
+func TestNtfySendLeavesNothingRunning(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_, _ = io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	ignore := goleak.IgnoreCurrent()
+	tg, err := Parse("ntfy://" + strings.TrimPrefix(srv.URL, "http://") + "/topic?scheme=http")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := tg.Send(context.Background(), Message{Title: "t", Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goleak.VerifyNone(t, ignore)
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -34,5 +35,43 @@ func TestServerStopsSaidOnce(t *testing.T) {
 	}
 	if !strings.Contains(now, "as of ") || !strings.Contains(now, "/h") {
 		t.Errorf("the rate kept is not marked with its time: %q\n%s", now, s)
+	}
+}
+
+// r after the server stopped keeps the rows already loaded, said as stale:
+// the reload's failure never replaces them with nothing ("no charges
+// loaded"), nor pushes the top contracts off.
+func TestReloadAfterServerStopsKeepsRows(t *testing.T) {
+	r := startRig(t, demoserver.Options{Contracts: 300, Leaks: true}, nil)
+	idle := func(s string) bool {
+		return !strings.ContainsAny(strings.SplitN(s, "\n", 2)[0], "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+	}
+	loaded := regexp.MustCompile(`all ([0-9,]+) contracts loaded`)
+	s := r.waitFor("everything loaded", func(s string) bool {
+		return loaded.MatchString(s) && strings.Contains(s, "Now ") && idle(s)
+	})
+	n := loaded.FindStringSubmatch(s)[1]
+	r.srv.Close()
+	r.press("r")
+	s = r.waitFor("the reload failed, all loads ended", func(s string) bool {
+		return strings.Contains(s, "✗") && idle(s) &&
+			(strings.Contains(s, "stale: the reload failed") || strings.Contains(s, "no charges loaded"))
+	})
+	// So does the Charges screen's r.
+	r.press("2")
+	r.waitFor("the charges screen", func(s string) bool { return strings.Contains(s, "[2 Charges]") && idle(s) })
+	r.press("r")
+	c := r.waitFor("its reload failed", func(s string) bool {
+		return idle(s) && (strings.Contains(s, "stale: the reload failed") || strings.Contains(s, "0 contracts · ") || strings.Contains(s, "loaded · stopped"))
+	})
+	r.quit()
+	if !strings.Contains(c, "stale: the reload failed") || !strings.Contains(c, "▸ ") {
+		t.Errorf("the Charges screen's failed reload threw away its rows:\n%s", c)
+	}
+	if strings.Contains(s, "no charges loaded") {
+		t.Errorf("the failed reload threw away the rows loaded:\n%s", s)
+	}
+	if !strings.Contains(s, n+" contracts loaded") || !strings.Contains(s, "Top 5 contracts") {
+		t.Errorf("the rows loaded or the top contracts are gone:\n%s", s)
 	}
 }

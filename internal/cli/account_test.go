@@ -230,6 +230,9 @@ func TestAccountsRollUpCountsAnAccountOnce(t *testing.T) {
 	if old.Error == "" || old.Credit != nil {
 		t.Errorf("the revoked key's row: %+v, want an error and no figures", old)
 	}
+	if !strings.Contains(old.Error, "sign in again with vastdash auth login --account old;") || !strings.Contains(old.Error, "vastdash auth status --account old shows") {
+		t.Errorf("the revoked key's row does not name its own way in: %q", old.Error)
+	}
 	if int64(got.Total.Credit) != f.personal.Credit()+f.team.Credit() || got.Total.Accounts != 2 || got.Total.Complete {
 		t.Errorf("total %+v: want the two accounts' credit once each (%d), incomplete", got.Total, f.personal.Credit()+f.team.Credit())
 	}

@@ -231,8 +231,11 @@ func alertsCheck(ctx context.Context, s *Session, output string) error {
 	}
 	f, err := readFigures(ctx, s, budgetRule(s) || rules.DigestOn, rules.DigestOn)
 	if err != nil {
-		return err
+		return retryWaiting(ctx, s, output, err)
 	}
+	// The key's user id is remembered (once, beside the ledgers) so that
+	// a run that cannot read the account finds what waits.
+	_ = s.rememberedUserID()
 	a, err := alerter(s, f.UserID)
 	if err != nil {
 		return err
@@ -256,6 +259,37 @@ func alertsCheck(ctx context.Context, s *Session, output string) error {
 		return fmt.Errorf("%s not delivered yet: kept for the next run (see vastdash alerts)", billing.Plural(res.Pending, "alert", "alerts"))
 	}
 	return nil
+}
+
+// retryWaiting is alerts check when the account cannot be read (the API
+// is down): the deliveries kept from past runs are sent all the same,
+// their state found by the user id remembered for the key (the ledger's
+// identity file), and the run still fails with readErr.
+func retryWaiting(ctx context.Context, s *Session, output string, readErr error) error {
+	id := s.rememberedUserID()
+	if id == 0 {
+		return readErr
+	}
+	a, err := alerter(s, id)
+	if err != nil {
+		return readErr
+	}
+	res, err := a.Retry(ctx)
+	for _, n := range res.Notices {
+		warn(s.stderr, n)
+	}
+	if err == nil {
+		err = s.answer(func(w io.Writer) error {
+			if output == "json" {
+				return writeJSON(w, checkJSON{Fired: []string{}, Sent: res.Sent, Failed: res.Failed, Waiting: res.Pending})
+			}
+			return writeSent(w, res)
+		})
+	}
+	if err != nil {
+		warn(s.stderr, "alerts waiting: "+oneLine(err.Error()))
+	}
+	return readErr
 }
 
 // checkJSON is the --json answer of alerts check.

@@ -215,3 +215,30 @@ func TestServeSendsAlertsOnceAcrossARestart(t *testing.T) {
 		}
 	}
 }
+
+// A check that cannot read the account (the API is down) still sends the
+// alerts kept from an earlier run, found by the user id remembered for
+// the key, and exits 1 for the failed read.
+func TestAlertsCheckRetriesWhileAPIDown(t *testing.T) {
+	srv, in, cfg := alertsSetup(t)
+	// One user's runs: the identity file beside the ledgers stays.
+	keepFolder(t, "XDG_DATA_HOME", filepath.Join(t.TempDir(), "data"))
+	in.down.Store(true)
+	res := auditRun(t, srv, demoserver.DemoKey, nil, "--config", cfg, "alerts", "check")
+	if res.code != 1 || !strings.Contains(res.errOut, "kept for the next run") {
+		t.Fatalf("target down: exit %d, stderr %q", res.code, res.errOut)
+	}
+	in.down.Store(false)
+	srv.AddFault(demoserver.Fault{Status: http.StatusServiceUnavailable, Body: `{"error":"down"}`})
+	tweak := func(e *env) { e.now = func() time.Time { return srv.Now().Add(time.Minute) } }
+	res = auditRun(t, srv, demoserver.DemoKey, tweak, "--config", cfg, "alerts", "check")
+	if res.code != 1 {
+		t.Errorf("the account unread: exit %d, want 1; stderr %q", res.code, res.errOut)
+	}
+	if n := in.count("/"+cliTopic, "under your 30.0 days line"); n != 1 {
+		t.Errorf("the alert kept was sent %d times while the API was down, want once:\n%s\nstdout %q stderr %q", n, in.all(), res.out, res.errOut)
+	}
+	if !strings.Contains(res.out, "sent runway") {
+		t.Errorf("the run does not say what it sent: %q", res.out)
+	}
+}

@@ -54,6 +54,26 @@ func ledgerIdentity(ctx context.Context, demo bool, dir, host string, client *ap
 	})
 }
 
+// rememberedUserID is the user id of the run's key and host as remembered
+// beside the ledgers (the identity file), reading the account once when it
+// is not remembered yet; 0 when the key names no account (the demo, a key
+// that may not read it, --no-ledger) or it cannot be known now. The alerts
+// use it to find their state when the API is down.
+func (s *Session) rememberedUserID() int64 {
+	if s.ledgerIdentity == nil {
+		return 0
+	}
+	id, err := s.ledgerIdentity()
+	if err != nil || len(id.Account) < 2 || id.Account[0] != 'u' {
+		return 0
+	}
+	n, err := strconv.ParseInt(id.Account[1:], 10, 64)
+	if err != nil || n <= 0 || n > maxUserID {
+		return 0
+	}
+	return n
+}
+
 // readAlias is the account an alias file names ("u" and digits), "" when
 // there is none or it is not one (a link, another's file, garbage).
 func readAlias(path string) string {

@@ -324,6 +324,11 @@ func (m *Model) footer() string {
 	switch {
 	case m.waiting():
 		b.WriteString(" · waiting for the rate limit…")
+	case st.Stale && st.Err != nil:
+		// The rows of the load before a reload that failed, kept.
+		b.WriteString(" · stale: the reload failed")
+	case st.Stale:
+		b.WriteString(" · reloading…")
 	case st.Loading && st.Ledger:
 		b.WriteString(" · syncing…")
 	case st.Loading:

@@ -209,17 +209,21 @@ func (m *Model) setRange(r spend.Range) tea.Cmd {
 // fresh asks the server again instead of sharing a loaded feed (r).
 func (m *Model) take(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
-	m.release(m.main)
+	old := m.main
 	m.main, m.cursor = nil, 0
 	m.startFigures()
 	if svc == nil {
+		m.release(old)
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
 		m.main = &follow{st: billing.State{Total: -1, Err: errNoService}}
 		return nil
 	}
 	q := billing.RangeQuery(m.rng.From, m.rng.To)
+	// The new feed is taken before the old is let go: a fresh one keeps
+	// the old one's entries until the server answers (FreshFeed).
 	m.main = m.hold(q, fresh)
+	m.release(old)
 	cmds := []tea.Cmd{m.want(m.main)}
 
 	if svc.Covers(q) {
@@ -232,8 +236,9 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	if m.burn != nil && !fresh && m.burn.f.Query().Equal(bq) {
 		return tea.Batch(cmds...) // still the same window: keep what it measured
 	}
-	m.release(m.burn)
+	oldBurn := m.burn
 	m.burn = m.hold(bq, fresh)
+	m.release(oldBurn)
 	m.meter = svc.NewMeter()
 	return tea.Batch(append(cmds, m.want(m.burn))...)
 }
@@ -460,7 +465,11 @@ func (m *Model) reload() tea.Cmd {
 	if m.main == nil {
 		return m.Init()
 	}
-	m.kept = nil // a reload measures again: no stale figures meanwhile
+	// The burn figures measured stay until the reload measures again (or
+	// stay, stale, when it fails), as the rows loaded do.
+	if b := m.burnSource(); b != nil && b.st.Done && b.st.Err == nil {
+		m.kept = b
+	}
 	return tea.Batch(m.take(true), m.retakeMonth())
 }
 

@@ -503,6 +503,11 @@ func (m *Model) loadedText() string {
 	switch {
 	case fs.Done:
 		return "all " + billing.Plural(n, "contract", "contracts") + " loaded"
+	case fs.Stale && fs.Err != nil:
+		// A reload that failed keeps the last load's rows, said as old.
+		return billing.Plural(n, "contract", "contracts") + " loaded · " + st.Warning.Render("stale: the reload failed")
+	case fs.Stale:
+		return billing.Plural(n, "contract", "contracts") + " loaded" + st.Muted.Render(" · reloading…")
 	case fs.Ledger && fs.Err != nil:
 		// The ledger's rows, as of their last sync: whole, but perhaps old.
 		return billing.Plural(n, "contract", "contracts") + " · " + fs.SyncedText(m.ctx.Clock()) + " · " + st.Warning.Render("not synced")
