@@ -51,9 +51,10 @@ type Session struct {
 	// KeySource says where the key came from: "env VAST_API_KEY" or a
 	// file's path ("" for --demo and a key being signed in with).
 	KeySource string
-	// LedgerPath is where the account's ledger is (or would be); "" when
-	// there is no home to keep one in, or --no-ledger keeps this run away
-	// from it.
+	// LedgerPath is where the account's ledger is (or would be), named
+	// for --demo at once and by findLedger for the commands that open the
+	// file themselves; "" before that, when there is no home to keep one
+	// in, or --no-ledger keeps this run away from it.
 	LedgerPath string
 	// noLedger is --no-ledger, for the commands that need the ledger to
 	// refuse it (needLedger).
