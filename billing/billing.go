@@ -87,24 +87,11 @@ type Service struct {
 	ruleTried bool
 	onRule    func(AmountRule)
 
-	// The ledger (sync.go): nil without one, or once it failed this run
-	// (ledNote says why); ledReset once a corrupt file was started anew.
-	// syncMu makes syncs of one service take turns.
-	// ledOpen opens the ledger beside the start (WithLedgerOpening,
-	// ledEager) or when first needed (WithLedgerOnDemand), once, under
-	// ledOnce; ledStarted once anyone asked, ledDone once it has ended.
-	ledOpen    func() (*ledger.Ledger, string)
-	ledEager   bool
-	ledOnce    sync.Once
-	ledStarted atomic.Bool
-	ledDone    atomic.Bool
-	ledMu      sync.Mutex
-	led        *ledger.Ledger
-	ledNote    string
-	ledReset   bool
-	// ledFailure is why the ledger was given up, in words ("the disk is
-	// full"): a sync asked by name fails with it.
-	ledFailure string
+	// lh is the run's ledger (sync.go), whose open, failure, note and close
+	// are its own (ledger.Handle); nil without one. ruleTaken once the
+	// amount rule it keeps was read (set under ruleMu).
+	lh        *ledger.Handle
+	ruleTaken atomic.Bool
 	// syncs are the charges' and the payments' syncs: each kind syncs one
 	// at a time (on its endpoint's budget), the two side by side.
 	syncs map[string]*kindSync
@@ -173,7 +160,6 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 		o(s)
 	}
 	s.ctx, s.cancel = context.WithCancel(base)
-	s.startLedger()
 	return s
 }
 
@@ -181,9 +167,6 @@ func New(base context.Context, client *api.Client, opts ...Option) *Service {
 func (s *Service) Close() {
 	s.cancel()
 	s.wg.Wait()
-	if s.ledStarted.Load() {
-		s.awaitLedger() // the caller closes the ledger: its open has ended
-	}
 }
 
 // Location is where calendar days begin.

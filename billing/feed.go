@@ -335,7 +335,7 @@ func shareFeed[Q, E any](s *Service, r *entryRules[Q, E], q Q, fresh bool) *feed
 		s: s, q: q, key: k, rules: r, ctx: ctx, cancel: cancel,
 		seen:    map[string]struct{}{},
 		changed: make(chan struct{}),
-		st:      State{Total: -1, Limit: r.limit(q), records: r.records, LedgerNote: s.ledgerNote()},
+		st:      State{Total: -1, Limit: r.limit(q), records: r.records, LedgerNote: s.lh.Note()},
 		refs:    1,
 	}
 	f.pager = r.pager(s, q)

@@ -50,7 +50,7 @@ func BenchmarkLedgerYear(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			return New(context.Background(), c, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led)), led, tr
+			return New(context.Background(), c, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(ledger.Opened(led))), led, tr
 		}
 		q := RangeQuery(now.AddDate(-1, 0, 0), now)
 

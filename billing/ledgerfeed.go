@@ -38,7 +38,7 @@ type ledgerSource[E any] interface {
 // pages the server: no ledger, or the tree format, whose wrappers are the
 // server's to build.
 func ledgerFor(s *Service, q api.ChargesQuery, force bool) ledgerSource[api.Charge] {
-	if !s.mayUseLedger() || s.client == nil || q.Format == api.FormatTree {
+	if !s.lh.MayUse() || s.client == nil || q.Format == api.FormatTree {
 		return nil
 	}
 	return &chargesLedger{s: s, q: q, force: force}
@@ -72,7 +72,7 @@ func (c *chargesLedger) sync(ctx context.Context, report func(SyncState)) (SyncS
 
 // paymentsLedgerFor is the ledger source of a payments query.
 func paymentsLedgerFor(s *Service, q api.InvoicesQuery, force bool) ledgerSource[api.Invoice] {
-	if !s.mayUseLedger() || s.client == nil {
+	if !s.lh.MayUse() || s.client == nil {
 		return nil
 	}
 	return &paymentsLedger{s: s, q: q, force: force}
@@ -182,7 +182,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 		f.mu.Unlock()
 	})
 	var le *ledgerError
-	if errors.As(err, &le) && ctx.Err() == nil && f.s.giveUp(le.err) {
+	if errors.As(err, &le) && ctx.Err() == nil && f.s.lh.GiveUp(le.err) {
 		// A corrupt file moved aside: sync the new one from the server.
 		st, err = src.sync(ctx, nil)
 	}
@@ -212,7 +212,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 		f.st.Skipped = st.Skipped
 		f.st.Total = f.st.Entries
 	}
-	f.st.LedgerNote = f.s.ledgerNote()
+	f.st.LedgerNote = f.s.lh.Note()
 	f.publishLocked()
 }
 
@@ -236,13 +236,13 @@ func (f *feed[Q, E]) dropLedger(err error) bool {
 		return false // the feed was replaced or released: nothing failed
 	}
 	if le != nil {
-		f.s.giveUp(le.err)
+		f.s.lh.GiveUp(le.err)
 	}
 	f.mu.Lock()
 	f.ledger = nil
 	f.pages, f.seen = nil, map[string]struct{}{}
 	f.st = State{Version: f.st.Version, Generation: f.st.Generation + 1, Total: -1, Limit: f.st.Limit,
-		records: f.st.records, Loading: true, LedgerNote: f.s.ledgerNote()}
+		records: f.st.records, Loading: true, LedgerNote: f.s.lh.Note()}
 	f.pager = f.rules.pager(f.s, f.q)
 	f.publishLocked()
 	f.mu.Unlock()

@@ -12,9 +12,10 @@ import (
 	"github.com/vastdash/vastdash/ledger"
 )
 
-// openBeside is a service whose ledger open (WithLedgerOpening) waits for
-// release: what the dashboard does while its first frame is drawn.
-func openBeside(t *testing.T, srv *demoserver.Server, open func() (*ledger.Ledger, string)) (*Service, chan struct{}) {
+// openBeside is a service whose ledger, in dir, is opened beside its start
+// (ledger.Handle.Start) and waits for release before naming whose it is:
+// what the dashboard does while its first frame is drawn.
+func openBeside(t *testing.T, srv *demoserver.Server, dir string, identity func() (ledger.Identity, error)) (*Service, *ledger.Handle, chan struct{}) {
 	t.Helper()
 	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0),
 		api.WithEndpointThreshold(api.InvoicesPath, 0), api.WithTimeout(syncWait))
@@ -22,9 +23,10 @@ func openBeside(t *testing.T, srv *demoserver.Server, open func() (*ledger.Ledge
 		t.Fatal(err)
 	}
 	release := make(chan struct{})
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now),
-		WithLedgerOpening(func() (*ledger.Ledger, string) { <-release; return open() }))
-	return s, release
+	h := ledger.Opening(dir, func() (ledger.Identity, error) { <-release; return identity() }, nil)
+	h.Start()
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(h))
+	return s, h, release
 }
 
 // feedUnblocked is s.Feed(q), failing the test if asking for it waits (on
@@ -56,15 +58,7 @@ func TestLedgerOpenedBesideTheStart(t *testing.T) {
 	srv.ResetRequests()
 
 	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
-	var led *ledger.Ledger
-	s, release := openBeside(t, srv, func() (*ledger.Ledger, string) {
-		l, _, err := ledger.Open(ledger.Path(dir, id), id)
-		if err != nil {
-			t.Error(err)
-		}
-		led = l
-		return l, ""
-	})
+	s, h, release := openBeside(t, srv, dir, func() (ledger.Identity, error) { return id, nil })
 	f := feedUnblocked(t, s, q)
 	if st := f.State(); st.Done {
 		t.Fatalf("the feed is done before the ledger is open: %+v", st)
@@ -88,8 +82,8 @@ func TestLedgerOpenedBesideTheStart(t *testing.T) {
 	}
 	f.Release()
 	s.Close()
-	if led != nil {
-		_ = led.Close()
+	if err := h.Close(); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -97,9 +91,10 @@ func TestLedgerOpenedBesideTheStart(t *testing.T) {
 // meanwhile pages the server, exact, and says why in its warnings.
 func TestLedgerOpenedBesideTheStartFails(t *testing.T) {
 	srv := startServer(t, demoserver.Options{Contracts: 700})
-	s, release := openBeside(t, srv, func() (*ledger.Ledger, string) {
-		return nil, "the ledger is off this run: " + errors.New("read-only folder").Error()
+	s, h, release := openBeside(t, srv, t.TempDir(), func() (ledger.Identity, error) {
+		return ledger.Identity{}, errors.New("read-only folder")
 	})
+	defer func() { _ = h.Close() }()
 	defer s.Close()
 	q := yearQuery(srv.Now())
 	f := feedUnblocked(t, s, q)

@@ -50,82 +50,37 @@ const (
 	day         = 86400
 )
 
-// WithLedger makes the service keep its history in l: feeds read it first
-// and ask the server only what changed; the amount rule is kept in it.
-func WithLedger(l *ledger.Ledger) Option {
-	return func(s *Service) { s.useLedger(l) }
+// WithLedger makes the service keep its history in the ledger h owns:
+// feeds read it first and ask the server only what changed; the amount
+// rule is kept in it. h's maker opens it (or lets the first reader of the
+// ledger or of the amount rule open it), and closes it after the service;
+// the service reads and writes through it, gives it up on a failure, and
+// says its note in every feed's warnings.
+func WithLedger(h *ledger.Handle) Option {
+	return func(s *Service) { s.lh = h }
 }
 
-// WithLedgerOpening makes the service keep its history in the ledger open
-// returns, opened beside the start instead of before it: a dashboard's
-// first frame does not wait on the file (SQLite's open, the schema check
-// and the lock), only the first reader of the ledger or of the amount
-// rule does. note, when not "", is said in every feed's warnings, as
-// WithLedgerNote's. open is called once.
-func WithLedgerOpening(open func() (l *ledger.Ledger, note string)) Option {
-	return func(s *Service) { s.ledOpen, s.ledEager = open, true }
-}
-
-// WithLedgerOnDemand is WithLedgerOpening for a run that may never need
-// the ledger (a command: `credit` reads no history): open is called by the
-// first reader of the ledger or of the amount rule, never before.
-func WithLedgerOnDemand(open func() (l *ledger.Ledger, note string)) Option {
-	return func(s *Service) { s.ledOpen, s.ledEager = open, false }
-}
-
-// useLedger makes l the service's ledger and takes the amount rule it
-// keeps for the account.
-func (s *Service) useLedger(l *ledger.Ledger) {
-	if l == nil {
+// awaitLedger waits until the ledger is open (or known to be unavailable),
+// opening it if nobody has, and takes the amount rule it keeps for the
+// account: what reads the ledger or the rule reads it whole. Later writes
+// of the rule go to the ledger opened, given up since or not. Once the
+// rule is taken it takes no lock: the rule's detection, under ruleMu,
+// reads the ledger (it awaited it first).
+func (s *Service) awaitLedger() {
+	l := s.lh.Wait()
+	if l == nil || s.ruleTaken.Load() {
 		return
 	}
-	s.ledMu.Lock()
-	s.led = l
-	s.ledMu.Unlock()
 	s.ruleMu.Lock()
 	defer s.ruleMu.Unlock()
+	if s.ruleTaken.Load() {
+		return
+	}
+	s.ruleTaken.Store(true)
 	if r := ParseAmountRule(l.Meta("amount_rule")); r != RuleUnknown {
 		s.rule = r
 	}
 	s.onRule = func(r AmountRule) { _ = l.SetMeta(context.Background(), "amount_rule", r.String()) }
-}
-
-// startLedger starts the open of WithLedgerOpening in the background.
-func (s *Service) startLedger() {
-	if s.ledOpen != nil && s.ledEager {
-		s.ledStarted.Store(true)
-		go s.awaitLedger()
-	}
-}
-
-// awaitLedger opens the ledger of WithLedgerOpening or WithLedgerOnDemand
-// if nobody has yet, and waits until it is open (or known to be
-// unavailable): what reads the ledger or the rule it keeps reads it whole.
-func (s *Service) awaitLedger() {
-	if s.ledOpen == nil {
-		return
-	}
-	s.ledStarted.Store(true)
-	s.ledOnce.Do(func() {
-		defer s.ledDone.Store(true)
-		l, note := s.ledOpen()
-		if note != "" {
-			s.ledMu.Lock()
-			s.ledNote = note
-			s.ledMu.Unlock()
-		}
-		s.useLedger(l)
-	})
-}
-
-// mayUseLedger reports, without waiting or opening, that the service has a
-// ledger or may have one: a feed made meanwhile takes the ledger's way
-// (whose first read opens it) and pages the server if the open fails.
-func (s *Service) mayUseLedger() bool {
-	if s.ledOpen != nil && !s.ledDone.Load() {
-		return true
-	}
-	return s.Ledger() != nil
 }
 
 // ruleFromMeta takes the amount rule another process learnt for the
@@ -147,27 +102,11 @@ func (s *Service) ruleFromMeta(led *ledger.Ledger) {
 	}
 }
 
-// WithLedgerNote says why the run has no ledger (it could not be opened),
-// in every feed's warnings: the dashboard's status line.
-func WithLedgerNote(note string) Option {
-	return func(s *Service) { s.ledNote = note }
-}
-
 // Ledger is the service's ledger (nil without one, or once it failed). A
 // ledger still being opened is waited for.
 func (s *Service) Ledger() *ledger.Ledger {
 	s.awaitLedger()
-	s.ledMu.Lock()
-	defer s.ledMu.Unlock()
-	return s.led
-}
-
-// ledgerNote is why the ledger was given up this run ("" while in use, or
-// still being opened: it never waits).
-func (s *Service) ledgerNote() string {
-	s.ledMu.Lock()
-	defer s.ledMu.Unlock()
-	return s.ledNote
+	return s.lh.Ledger()
 }
 
 // ledgerError is a failure of the ledger itself (not of the network): the
@@ -182,38 +121,6 @@ func ledgerErr(err error) error {
 		return nil
 	}
 	return &ledgerError{err}
-}
-
-// giveUp handles a failed ledger: a corrupt file is moved aside and a new
-// one started (retry says to sync again, as does a window begun in the
-// file moved aside); anything else (disk full, read-only, a lock held too
-// long) drops the ledger for the rest of the run, what it holds left as
-// it is. The note is said once, in the feeds' warnings, in words
-// (ledger.Describe), never SQLite's.
-func (s *Service) giveUp(err error) (retry bool) {
-	s.ledMu.Lock()
-	defer s.ledMu.Unlock()
-	if s.led == nil || ledger.IsInterrupted(err) {
-		// Cut short by its caller (a feed replaced while it wrote, a
-		// command interrupted): no fault of the file, which stays in use.
-		return false
-	}
-	if errors.Is(err, ledger.ErrMoved) {
-		return true
-	}
-	if ledger.IsCorrupt(err) && !s.ledReset {
-		s.ledReset = true
-		moved, rerr := s.led.Reset()
-		if rerr == nil {
-			s.ledNote = "the ledger " + s.led.Path() + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
-			return true
-		}
-		err = rerr
-	}
-	s.ledNote = "the ledger " + s.led.Path() + " cannot be used (" + ledger.Describe(err) + "): this run reads the server"
-	s.ledFailure = ledger.Describe(err)
-	s.led = nil
-	return false
 }
 
 // SyncState is where a sync stands: pages asked, of how many the window

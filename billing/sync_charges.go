@@ -351,28 +351,26 @@ func (s *Service) syncExplicit(run func() (SyncState, error)) (SyncState, error)
 	}
 	st, err := run()
 	var le *ledgerError
-	if errors.As(err, &le) && s.giveUp(le.err) {
+	if errors.As(err, &le) && s.lh.GiveUp(le.err) {
 		st, err = run()
 	}
 	switch {
 	case errors.As(err, &le) && ledger.IsInterrupted(le.err):
 		return st, le.err // interrupted (ctrl+c, --deadline): the ledger is as it was
 	case errors.As(err, &le):
-		s.giveUp(le.err)
+		s.lh.GiveUp(le.err)
 		return st, s.syncFailed(path, le.err)
 	case errors.Is(err, errNoLedger) && path != "":
 		return st, s.syncFailed(path, err)
 	}
-	st.Note = s.ledgerNote()
+	st.Note = s.lh.Note()
 	return st, err
 }
 
 // syncFailed is the error of a sync asked by name whose ledger was given
 // up: why, in words.
 func (s *Service) syncFailed(path string, err error) error {
-	s.ledMu.Lock()
-	why := s.ledFailure
-	s.ledMu.Unlock()
+	why := s.lh.Failure()
 	if why == "" {
 		why = ledger.Describe(err)
 	}

@@ -52,7 +52,7 @@ func openRun(t *testing.T, srv *demoserver.Server, dir string, opts ...ledger.Op
 	if err != nil || moved != "" {
 		t.Fatalf("ledger: %v %q", err, moved)
 	}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led))
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(ledger.Opened(led)))
 	r := ledgerRun{s: s, led: led}
 	t.Cleanup(r.close)
 	return r
@@ -532,7 +532,7 @@ func TestLedgerFullFallsBackToTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer led.Close()
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led))
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(ledger.Opened(led)))
 	defer s.Close()
 	q := yearQuery(srv.Now())
 	got, st := load(t, s, q)

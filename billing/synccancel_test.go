@@ -62,7 +62,7 @@ func TestLedgerKeptWhenAFeedIsReplacedMidSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer led.Close()
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led), WithAmountRule(RuleTotals))
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(ledger.Opened(led)), WithAmountRule(RuleTotals))
 	defer s.Close()
 
 	q := yearQuery(srv.Now())
@@ -79,7 +79,7 @@ func TestLedgerKeptWhenAFeedIsReplacedMidSync(t *testing.T) {
 		}
 	}
 	if s.Ledger() == nil {
-		t.Fatalf("the ledger was given up for a feed replaced mid-sync: %q", s.ledgerNote())
+		t.Fatalf("the ledger was given up for a feed replaced mid-sync: %q", s.lh.Note())
 	}
 	got, st := load(t, s, q)
 	sameAsServer(t, srv, q, got)
@@ -110,7 +110,7 @@ func TestStatementSaysTheLedgersNoteOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	const note = "the ledger /x/ledger.db cannot be used (the disk is full): this run reads the server"
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedgerNote(note))
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(ledger.Off(note)))
 	defer s.Close()
 	st, err := s.Statement(context.Background(), srv.Now().AddDate(0, -2, 0), srv.Now(), nil)
 	if err != nil {
@@ -145,7 +145,7 @@ func TestLedgerLocalClockAheadOfTheServer(t *testing.T) {
 	}
 	defer led.Close()
 	ahead := func() time.Time { return srv.Now().Add(3 * time.Hour) }
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(ahead), WithLedger(led), WithAmountRule(RuleTotals))
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(ahead), WithLedger(ledger.Opened(led)), WithAmountRule(RuleTotals))
 	defer s.Close()
 	// The range to now, as the dashboard's: to this machine's now.
 	q := RangeQuery(srv.Now().AddDate(0, -1, 0), ahead())
@@ -238,7 +238,7 @@ func TestLedgerAnotherWriterFillsTheRangeMeanwhile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer led.Close()
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(led), WithAmountRule(RuleTotals))
+	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithLedger(ledger.Opened(led)), WithAmountRule(RuleTotals))
 	defer s.Close()
 	// Its first request: the other process finishes the range first.
 	finish := func() {

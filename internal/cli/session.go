@@ -10,8 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -53,9 +51,10 @@ type Session struct {
 	// KeySource says where the key came from: "env VAST_API_KEY" or a
 	// file's path ("" for --demo and a key being signed in with).
 	KeySource string
-	// LedgerPath is where the account's ledger is (or would be); "" when
-	// there is no home to keep one in, or --no-ledger keeps this run away
-	// from it.
+	// LedgerPath is where the account's ledger is (or would be), named
+	// for --demo at once and by findLedger for the commands that open the
+	// file themselves; "" before that, when there is no home to keep one
+	// in, or --no-ledger keeps this run away from it.
 	LedgerPath string
 	// noLedger is --no-ledger, for the commands that need the ledger to
 	// refuse it (needLedger).
@@ -66,12 +65,10 @@ type Session struct {
 	Account      string
 	accountNamed bool
 
-	// ledgerOpened is the account's ledger once its open has ended (nil
-	// when it could not be opened); ledgerTried once the open began. The
-	// billing layer opens it (Billing.Ledger), beside the dashboard's start
-	// or when a command first reads history.
-	ledgerOpened func() *ledger.Ledger
-	ledgerTried  atomic.Bool
+	// ledger owns the account's ledger this run (nil without one): the
+	// billing layer opens it through the handle, beside the dashboard's
+	// start or when a command first reads history; Close closes it.
+	ledger *ledger.Handle
 	// ledgerIdentity is whose ledger this run's is (ledger_account.go);
 	// ledgerDir the folder it is in.
 	ledgerIdentity func() (ledger.Identity, error)
@@ -307,45 +304,26 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}
-	open := func() (*ledger.Ledger, string) {
-		id, err := s.ledgerIdentity()
-		if err != nil {
-			return nil, "the ledger is off this run: " + err.Error()
-		}
-		s.LedgerPath = ledger.Path(dir, id)
-		l, moved, err := ledger.Open(s.LedgerPath, id)
-		switch {
-		case err != nil:
-			return nil, "the ledger is off this run: " + err.Error()
-		case moved != "":
-			return l, "the ledger " + s.LedgerPath + " was unreadable: moved to " + moved + "; it is rebuilt from the server"
-		}
-		return l, ""
-	}
-	opened := sync.OnceValues(func() (*ledger.Ledger, string) {
-		s.ledgerTried.Store(true)
-		l, note := open()
-		if note != "" && !o.dashboard {
-			// A command says it before its answer, on stderr; the
-			// dashboard on its status line.
-			if s.progress != nil {
-				s.progress.warn(note)
-			} else {
-				warn(s.stderr, note)
-			}
-			note = ""
-		}
-		return l, note
-	})
-	s.ledgerOpened = func() *ledger.Ledger { l, _ := opened(); return l }
 	if o.dashboard {
-		// The dashboard opens it beside its first frame, which nothing of
-		// the ledger's is needed for.
-		return []billing.Option{billing.WithLedgerOpening(opened)}
+		// The dashboard says a ledger that cannot be used on its status
+		// line, through the feeds' warnings (the handle's note), and opens
+		// it beside its first frame, which nothing of the ledger's is
+		// needed for.
+		s.ledger = ledger.Opening(dir, s.ledgerIdentity, nil)
+		s.ledger.Start()
+		return []billing.Option{billing.WithLedger(s.ledger)}
 	}
-	// A command opens it when it first reads history: credit, auth or
-	// webhooks never pay for it.
-	return []billing.Option{billing.WithLedgerOnDemand(opened)}
+	// A command says it before its answer, on stderr, and opens the ledger
+	// when it first reads history: credit, auth or webhooks never pay for
+	// it.
+	s.ledger = ledger.Opening(dir, s.ledgerIdentity, func(note string) {
+		if s.progress != nil {
+			s.progress.warn(note)
+		} else {
+			warn(s.stderr, note)
+		}
+	})
+	return []billing.Option{billing.WithLedger(s.ledger)}
 }
 
 // needLedger refuses a command that works on the ledger in a run the user
@@ -377,10 +355,6 @@ func (s *Session) Close() {
 	if s.paceGate != nil {
 		_ = s.paceGate.Close()
 	}
-	if s.ledgerTried.Load() {
-		// Billing.Close waited for the open.
-		if l := s.ledgerOpened(); l != nil {
-			_ = l.Close()
-		}
-	}
+	// After the billing layer: nothing reads the ledger any more.
+	_ = s.ledger.Close()
 }

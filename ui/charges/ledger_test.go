@@ -29,7 +29,7 @@ func ledgerScreen(t *testing.T, srv *demoserver.Server, dir string) *Model {
 		t.Fatal(err)
 	}
 	base, cancel := context.WithCancel(context.Background())
-	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithLedger(led))
+	svc := billing.New(base, client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithLedger(ledger.Opened(led)))
 	t.Cleanup(func() {
 		cancel()
 		svc.Close()

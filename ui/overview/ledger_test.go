@@ -74,7 +74,7 @@ func ledgerService(tb testing.TB, srv *demoserver.Server, dir string, clock func
 		tb.Fatal(err)
 	}
 	base, cancel := context.WithCancel(context.Background())
-	svc := billing.New(base, client, billing.WithClock(clock), billing.WithLocation(time.UTC), billing.WithLedger(led))
+	svc := billing.New(base, client, billing.WithClock(clock), billing.WithLocation(time.UTC), billing.WithLedger(ledger.Opened(led)))
 	tb.Cleanup(func() {
 		cancel()
 		svc.Close()
