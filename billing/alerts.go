@@ -18,8 +18,8 @@ var LowCredit = []struct {
 	Path  api.PrefPath
 	Label string
 }{
-	{api.LowCreditEmail, "low credit by email"},
-	{api.LowCreditWebhooks, "low credit by webhooks"},
+	{api.LowCreditEmail, "Low credit by email"},
+	{api.LowCreditWebhooks, "Low credit by webhooks"},
 }
 
 // ErrPrefsUnreadable is returned by SaveSwitches when the server cannot

@@ -41,7 +41,7 @@ func TestListAlertsNamesGroupsAndLocks(t *testing.T) {
 		t.Fatalf("%d switches listed, the document holds %d:\n%s", len(got), len(doc.Paths()), strings.Join(got, "\n"))
 	}
 	want := []string{
-		"client: low credit by email", "client: low credit by webhooks",
+		"client: Low credit by email", "client: Low credit by webhooks",
 		"client: Payment receipt by email",
 	}
 	for i, w := range want {
@@ -145,7 +145,7 @@ func TestListAlertsBoundsAndSanitizes(t *testing.T) {
 			}
 		}
 	}
-	if got := labels(as)[0]; got != "client: low credit by email" {
+	if got := labels(as)[0]; got != "client: Low credit by email" {
 		t.Errorf("first switch %q", got)
 	}
 }

@@ -158,7 +158,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 
 	prog.Send(keyPress('3', "3"))
-	p.waitFor(t, "the switches", contains("low credit by email"))
+	p.waitFor(t, "the switches", contains("Low credit by email"))
 	// The demo's document has low-credit email on: the toggle turns it
 	// off, and checkRequests expects exactly that document back.
 	if on, ok := api.NewPrefs(before).Get(api.LowCreditEmail); !on || !ok {
@@ -168,7 +168,7 @@ func TestEndToEnd(t *testing.T) {
 	prog.Send(keyPress(tea.KeySpace, " "))
 	p.waitFor(t, "the saved switch", func(s string) bool {
 		for _, line := range strings.Split(s, "\n") {
-			if strings.Contains(line, "low credit by email") {
+			if strings.Contains(line, "Low credit by email") {
 				return strings.Contains(line, wantState)
 			}
 		}

@@ -366,7 +366,7 @@ func TestFaultHang(t *testing.T) {
 		return strings.Contains(s, "[2 Charges]") && strings.Contains(s, "did not answer GET /api/v0/charges/ in time") && strings.Contains(s, "r to reload")
 	})
 	r.press("3")
-	r.waitFor("the switches", contains("low credit by email"))
+	r.waitFor("the switches", contains("Low credit by email"))
 	r.press("1")
 	r.waitFor("the overview", contains("[1 Overview]"))
 	r.quit()
@@ -459,7 +459,7 @@ func TestFaultKeyRevoked(t *testing.T) {
 	r.press("2", "G")
 	r.waitFor("all rows", allLoaded)
 	r.press("3")
-	r.waitFor("the switches", contains("low credit by email"))
+	r.waitFor("the switches", contains("Low credit by email"))
 	r.press("1")
 	r.waitFor("the runway", runwayShown)
 	r.srv.RevokeKey(canaryKey)
@@ -469,7 +469,7 @@ func TestFaultKeyRevoked(t *testing.T) {
 	r.press("2")
 	final := r.waitFor("the charges rows still shown", allLoaded)
 	r.press("3")
-	r.waitFor("the switches still shown", contains("low credit by email"))
+	r.waitFor("the switches still shown", contains("Low credit by email"))
 	r.quit()
 	if n := len(r.srv.Requests()); n > 5 {
 		t.Errorf("%d requests after the key was revoked; want at most 5", n)
@@ -480,7 +480,7 @@ func TestFaultKeyRevoked(t *testing.T) {
 // switchLine is the line of the low-credit email switch.
 func switchLine(s string) string {
 	for _, line := range strings.Split(s, "\n") {
-		if strings.Contains(line, "low credit by email") {
+		if strings.Contains(line, "Low credit by email") {
 			return line
 		}
 	}
@@ -563,7 +563,7 @@ func TestFaultPutAnswerDisagrees(t *testing.T) {
 	r.waitFor("the switches", func(s string) bool { return strings.Contains(switchLine(s), switchState(on)) })
 	r.press("space")
 	r.waitFor("the server's word", func(s string) bool {
-		return strings.Contains(s, "the server kept low credit by email") && strings.Contains(switchLine(s), switchState(on))
+		return strings.Contains(s, "the server kept Low credit by email") && strings.Contains(switchLine(s), switchState(on))
 	})
 	r.quit()
 	if len(putsOf(r.srv)) != 1 {
@@ -749,7 +749,7 @@ func TestFaultCatalogue(t *testing.T) {
 				t.Errorf("a lock without a catalogue:\n%s", s)
 			}
 			r.press("space")
-			r.waitFor("the save", contains("saved: low credit by email"))
+			r.waitFor("the save", contains("saved: Low credit by email"))
 			r.quit()
 			if n := len(r.model.notifications.Help().FullHelp()); n == 0 {
 				t.Error("no help")

@@ -862,7 +862,7 @@ func TestLongStatusWraps(t *testing.T) {
 	m := testModel(t)
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	bodyBefore := m.bodyHeight()
-	long := "could not save low credit by email: this API key lacks the user_write permission — make a key with it at cloud.vast.ai"
+	long := "could not save Low credit by email: this API key lacks the user_write permission — make a key with it at cloud.vast.ai"
 	m.Update(shared.StatusMsg{Source: "prefs", Kind: shared.StatusError, Text: long})
 	out := screenText(m)
 	golden.AssertFits(t, m.render(), 80, 24)

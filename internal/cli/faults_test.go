@@ -102,12 +102,12 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 		out, want string
 	}{
 		{"put hangs", demoserver.Fault{Method: "PUT", Hang: true}, exitRuntime,
-			"low credit by email: on\nlow credit by webhooks: off\n", "in time — check the network (--timeout sets how long to wait)); read again, the server does not hold the change: not saved"},
+			"Low credit by email: on\nLow credit by webhooks: off\n", "in time — check the network (--timeout sets how long to wait)); read again, the server does not hold the change: not saved"},
 		{"put lands, answer garbled", demoserver.Fault{Method: "PUT", Mutate: func(b []byte) []byte { return b[:len(b)/2] }}, exitOK,
-			"low credit by email: off\nlow credit by webhooks: off\n", "unexpected response from the server: the response is cut short); read again, the server holds the change: saved"},
+			"Low credit by email: off\nLow credit by webhooks: off\n", "unexpected response from the server: the response is cut short); read again, the server holds the change: saved"},
 		{"put lands, a gateway answers 502 in HTML", demoserver.Fault{Method: "PUT", Applied: true, Status: 502,
 			ContentType: "text/html", Body: "<html><h1>502 Bad Gateway</h1></html>"}, exitOK,
-			"low credit by email: off\nlow credit by webhooks: off\n", "(HTTP 502)"},
+			"Low credit by email: off\nLow credit by webhooks: off\n", "(HTTP 502)"},
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
@@ -123,7 +123,7 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 				t.Errorf("stderr %q, want one line saying the answer was lost and whether the change took (%s)", res.errOut, row.want)
 			}
 			// What was printed is what the server holds.
-			if got := "low credit by email: " + billing.SwitchState(api.NewPrefs(srv.Prefs()), api.LowCreditEmail) + "\n"; !strings.HasPrefix(res.out, got) {
+			if got := "Low credit by email: " + billing.SwitchState(api.NewPrefs(srv.Prefs()), api.LowCreditEmail) + "\n"; !strings.HasPrefix(res.out, got) {
 				t.Errorf("the server holds %q, stdout says %q", got, res.out)
 			}
 		})

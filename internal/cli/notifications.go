@@ -118,7 +118,7 @@ func newNotificationsCommand(x *execution) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "notifications",
 		Short: "print or switch the alerts and the low-balance threshold",
-		Long: `Print the low-credit alert switches, one per line (low credit by email: on), or switch them; --all prints every alert of the account, --set switches any of them, --threshold sets the low-balance threshold the low-credit alerts fire below.
+		Long: `Print the low-credit alert switches, one per line (Low credit by email: on), or switch them; --all prints every alert of the account, --set switches any of them, --threshold sets the low-balance threshold the low-credit alerts fire below.
 
 A change reads the whole preferences document right before the save, changes only the switches given, saves it and prints what the server confirmed: a save replaces every notification preference, so the others are kept. Asking for the state a switch already has sends nothing. A threshold change sends only the threshold and whether it is enabled, then reads the account again and prints what the server holds. A threshold and switches given together are saved both or neither where that can be known before a write; otherwise the error names what was saved. When a save's answer is lost (a timeout, a cut connection, a 5xx), vastdash reads the server again, prints what it holds and says whether the change took (exit 0 when it did, 1 when not or when that cannot be told).`,
 		Example: `

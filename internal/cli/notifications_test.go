@@ -40,8 +40,8 @@ func TestNotificationsAll(t *testing.T) {
 	}
 	for i, want := range []string{
 		"low-balance threshold: $50.00, enabled",
-		"client.low_credit.email: on (low credit by email)",
-		"client.low_credit.webhooks: off (low credit by webhooks)",
+		"client.low_credit.email: on (Low credit by email)",
+		"client.low_credit.webhooks: off (Low credit by webhooks)",
 	} {
 		if lines[i] != want {
 			t.Errorf("line %d %q, want %q", i, lines[i], want)
@@ -76,7 +76,7 @@ func TestNotificationsSet(t *testing.T) {
 	res := headless(t, srv, demoserver.DemoKey, "notifications",
 		"--set", "client.instance_outbid.email=off", "--set", "host.payout_sent.webhooks=on")
 	res.ok(t)
-	want := "low credit by email: on\nlow credit by webhooks: off\nInstance outbid by email: off\nPayout sent by webhooks: on\n"
+	want := "Low credit by email: on\nLow credit by webhooks: off\nInstance outbid by email: off\nPayout sent by webhooks: on\n"
 	if res.out != want {
 		t.Fatalf("stdout %q, want %q", res.out, want)
 	}
@@ -195,14 +195,14 @@ func TestNotificationsPutsTheWholeDocument(t *testing.T) {
 
 	res := headless(t, srv, demoserver.DemoKey, "notifications")
 	res.ok(t)
-	if res.out != "low credit by email: on\nlow credit by webhooks: off\n" {
+	if res.out != "Low credit by email: on\nLow credit by webhooks: off\n" {
 		t.Fatalf("stdout %q", res.out)
 	}
 
 	srv.ResetRequests()
 	res = headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on")
 	res.ok(t)
-	if res.out != "low credit by email: on\nlow credit by webhooks: on\n" {
+	if res.out != "Low credit by email: on\nLow credit by webhooks: on\n" {
 		t.Fatalf("stdout %q", res.out)
 	}
 	next, err := api.NewPrefs(before).With(api.LowCreditWebhooks, true)
@@ -257,7 +257,7 @@ func TestNotificationsWithoutGETNeedForce(t *testing.T) {
 
 	res := headless(t, srv, demoserver.DemoKey, "notifications", "--email", "off", "--force")
 	res.ok(t)
-	if res.out != "low credit by email: off\nlow credit by webhooks: not set\n" {
+	if res.out != "Low credit by email: off\nLow credit by webhooks: not set\n" {
 		t.Fatalf("stdout %q", res.out)
 	}
 	want := map[string]any{"client": map[string]any{"low_credit": map[string]any{"email": false}}}
@@ -339,7 +339,7 @@ func TestWebhooksSwitchWithNoWebhookSaysSo(t *testing.T) {
 		"vastdash webhooks add registers one for it; vastdash webhooks edit ID --event (its events and this one) gives it to one\n"
 	res := headless(t, srv, demoserver.DemoKey, "notifications", "--webhooks", "on")
 	res.ok(t)
-	if !strings.Contains(res.out, "low credit by webhooks: on") || res.errOut != want {
+	if !strings.Contains(res.out, "Low credit by webhooks: on") || res.errOut != want {
 		t.Fatalf("stdout %q, stderr %q; want the switch on and %q", res.out, res.errOut, want)
 	}
 	listed := headless(t, srv, demoserver.DemoKey, "notifications")

@@ -438,8 +438,8 @@ func mustSay(t *testing.T, s *screen, kind shared.StatusKind, parts ...string) {
 }
 
 const (
-	email    = "low credit by email"
-	webhooks = "low credit by webhooks"
+	email    = "Low credit by email"
+	webhooks = "Low credit by webhooks"
 )
 
 // fullDoc has contexts, types, channels and values vastdash does not show;
@@ -519,7 +519,7 @@ func TestToggleSendsWholeDocument(t *testing.T) {
 	if got := stateOf(t, s, webhooks); got != "… saving on" || !s.Loading() {
 		t.Errorf("during the save: %q, loading %v", got, s.Loading())
 	}
-	mustSay(t, s, shared.StatusInfo, "saving low credit by webhooks on…")
+	mustSay(t, s, shared.StatusInfo, "saving Low credit by webhooks on…")
 	s.deliver()
 	if n := f.count(http.MethodPut); n != 1 {
 		t.Fatalf("%d PUTs", n)
@@ -532,7 +532,7 @@ func TestToggleSendsWholeDocument(t *testing.T) {
 	if got := stateOf(t, s, webhooks); got != "[x] on" {
 		t.Errorf("after the save: %q", got)
 	}
-	mustSay(t, s, shared.StatusOK, "saved: low credit by webhooks on")
+	mustSay(t, s, shared.StatusOK, "saved: Low credit by webhooks on")
 	if s.status.TTL <= 0 {
 		t.Error("a success needs nothing of the user: it should pass")
 	}
@@ -569,7 +569,7 @@ func TestSaveKeepsChangesMadeElsewhere(t *testing.T) {
 	if stateOf(t, s, email) != "[ ] off" {
 		t.Errorf("after the save:\n%s", view(s))
 	}
-	mustSay(t, s, shared.StatusOK, "saved: low credit by email off")
+	mustSay(t, s, shared.StatusOK, "saved: Low credit by email off")
 }
 
 func TestToggleFailureRollsBack(t *testing.T) {
@@ -584,7 +584,7 @@ func TestToggleFailureRollsBack(t *testing.T) {
 	if got := stateOf(t, s, email); got != "[x] on" {
 		t.Errorf("after a failed save email = %q, want the server's [x] on", got)
 	}
-	mustSay(t, s, shared.StatusError, "could not save low credit by email:", "body refused", "still on")
+	mustSay(t, s, shared.StatusError, "could not save Low credit by email:", "body refused", "still on")
 	if s.status.TTL != 0 {
 		t.Error("an error must stay until replaced")
 	}
@@ -609,7 +609,7 @@ func TestQueuedToggleRunsAfter(t *testing.T) {
 	if got := stateOf(t, s, webhooks); got != "… queued on" {
 		t.Errorf("queued row = %q", got)
 	}
-	mustSay(t, s, shared.StatusInfo, "queued: low credit by webhooks on")
+	mustSay(t, s, shared.StatusInfo, "queued: Low credit by webhooks on")
 	if n := s.step(); n != 1 || f.count(http.MethodPut) != 2 {
 		t.Fatalf("the queued save should start after the first: started=%d puts=%d", n, f.count(http.MethodPut))
 	}
@@ -696,7 +696,7 @@ func TestServerAnswersOtherState(t *testing.T) {
 	if got := stateOf(t, s, email); got != "[x] on" {
 		t.Errorf("email = %q, want what the server says", got)
 	}
-	mustSay(t, s, shared.StatusWarn, "the server kept low credit by email on (vastdash asked for off)")
+	mustSay(t, s, shared.StatusWarn, "the server kept Low credit by email on (vastdash asked for off)")
 }
 
 func TestNothingToSave(t *testing.T) {
@@ -714,7 +714,7 @@ func TestNothingToSave(t *testing.T) {
 	if stateOf(t, s, email) != "[ ] off" {
 		t.Errorf("the screen should show what the server holds:\n%s", view(s))
 	}
-	mustSay(t, s, shared.StatusOK, "nothing to save: the server already holds low credit by email off")
+	mustSay(t, s, shared.StatusOK, "nothing to save: the server already holds Low credit by email off")
 }
 
 // A save whose answer is lost (a timeout, a reset, a 502 after the
@@ -735,28 +735,28 @@ func TestUnknownOutcome(t *testing.T) {
 	}{
 		{
 			name: "timeout, took", then: putHang,
-			kind: shared.StatusOK, say: []string{"saved: low credit by email off — the save's answer was lost", "in time", "a read says the change took"},
+			kind: shared.StatusOK, say: []string{"saved: Low credit by email off — the save's answer was lost", "in time", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{
 			name: "reset, took", then: putReset,
-			kind: shared.StatusOK, say: []string{"saved: low credit by email off", "cannot reach", "a read says the change took"},
+			kind: shared.StatusOK, say: []string{"saved: Low credit by email off", "cannot reach", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{
 			name: "502 after saving, took", then: putGateway,
-			kind: shared.StatusOK, say: []string{"saved: low credit by email off", "(HTTP 502)", "a read says the change took"},
+			kind: shared.StatusOK, say: []string{"saved: Low credit by email off", "(HTTP 502)", "a read says the change took"},
 			state: "[ ] off",
 		},
 		{
 			name: "502 without saving, did not take", then: putGatewayUnsaved, queue: true,
-			kind: shared.StatusWarn, say: []string{"not saved: the answer to the save of low credit by email off was lost", "(HTTP 502)",
-				"read again, the server holds low credit by email on", "(1 queued change dropped)"},
+			kind: shared.StatusWarn, say: []string{"not saved: the answer to the save of Low credit by email off was lost", "(HTTP 502)",
+				"read again, the server holds Low credit by email on", "(1 queued change dropped)"},
 			state: "[x] on",
 		},
 		{
 			name: "timeout, read fails too", then: putHang, failGet: true, queue: true,
-			kind: shared.StatusError, say: []string{"no answer to the save of low credit by email off, and reading again failed too", "its state is unknown, r to reload", "no response in time", "(1 queued change dropped)"},
+			kind: shared.StatusError, say: []string{"no answer to the save of Low credit by email off, and reading again failed too", "its state is unknown, r to reload", "no response in time", "(1 queued change dropped)"},
 			state: "[?] unknown",
 		},
 	} {
@@ -816,7 +816,7 @@ func TestDocumentVastdashWouldDamage(t *testing.T) {
 	if n := f.count(http.MethodPut); n != 0 {
 		t.Fatalf("%d PUTs", n)
 	}
-	mustSay(t, s, shared.StatusError, "could not save low credit by email:", `"client" is not an object`)
+	mustSay(t, s, shared.StatusError, "could not save Low credit by email:", `"client" is not an object`)
 	if stateOf(t, s, email) != "[?] unknown" {
 		t.Errorf("the screen should show the document the save read:\n%s", view(s))
 	}
@@ -837,7 +837,7 @@ func TestGetUnavailableConfirmFlow(t *testing.T) {
 		t.Fatal("a save without confirmation")
 	}
 	mustShow(t, s, "replaces the server's whole preferences document",
-		"Set low credit by email to [x] on and replace all notification preferences?", "y save · n cancel")
+		"Set Low credit by email to [x] on and replace all notification preferences?", "y save · n cancel")
 	if n := s.press("n"); n != 0 {
 		t.Fatal("n saved")
 	}
@@ -849,7 +849,7 @@ func TestGetUnavailableConfirmFlow(t *testing.T) {
 	// Space in the prompt flips the proposal; y sends exactly that switch.
 	s.press("space")
 	s.press("space")
-	mustShow(t, s, "Set low credit by email to [ ] off")
+	mustShow(t, s, "Set Low credit by email to [ ] off")
 	s.do("y")
 	puts := f.puts()
 	if len(puts) != 1 || !reflect.DeepEqual(puts[0], decode(t, `{"client":{"low_credit":{"email":false}}}`)) {
@@ -865,14 +865,14 @@ func TestGetUnavailableConfirmFlow(t *testing.T) {
 	if n := s.press("space"); n != 0 {
 		t.Fatal("a replacing save without confirmation")
 	}
-	mustShow(t, s, "Set low credit by email to [x] on and replace all notification preferences?")
+	mustShow(t, s, "Set Low credit by email to [x] on and replace all notification preferences?")
 	s.do("y")
 	if f.count(http.MethodPut) != 2 || stateOf(t, s, email) != "[x] on" {
 		t.Fatalf("second save:\n%s", view(s))
 	}
 	s.press("j")
 	s.press("space")
-	mustShow(t, s, "Set low credit by webhooks to [x] on and replace all")
+	mustShow(t, s, "Set Low credit by webhooks to [x] on and replace all")
 	s.press("esc")
 	if f.count(http.MethodPut) != 2 {
 		t.Fatal("esc saved")
@@ -891,7 +891,7 @@ func TestReadableThenUnreadable(t *testing.T) {
 	}
 	mustSay(t, s, shared.StatusWarn, "not saved:", "cannot read the current notification preferences")
 	s.press("space")
-	mustShow(t, s, "Set low credit by email to [ ] off and replace all notification preferences?")
+	mustShow(t, s, "Set Low credit by email to [ ] off and replace all notification preferences?")
 	s.do("y")
 	if got := f.lastPut(); got != body(`{"client":{"low_credit":{"email":false}}}`) {
 		t.Errorf("forced save sent %s", got)
@@ -910,7 +910,7 @@ func TestMissingSwitchAsksForValue(t *testing.T) {
 	s.press("j")
 	s.press("space")
 	v := view(s)
-	if !strings.Contains(v, "Set low credit by webhooks to [x] on?") || strings.Contains(v, "replace all") {
+	if !strings.Contains(v, "Set Low credit by webhooks to [x] on?") || strings.Contains(v, "replace all") {
 		t.Errorf("prompt for a missing switch:\n%s", v)
 	}
 	s.do("y")
@@ -928,7 +928,7 @@ func TestPutPermissionMakesReadOnly(t *testing.T) {
 	})
 	s.do("space")
 	mustShow(t, s, "this API key lacks the user_write permission — switches are read-only")
-	mustSay(t, s, shared.StatusError, "could not save low credit by email: this API key lacks the user_write permission")
+	mustSay(t, s, shared.StatusError, "could not save Low credit by email: this API key lacks the user_write permission")
 	if stateOf(t, s, email) != "[x] on" || stateOf(t, s, webhooks) != "[ ] off" {
 		t.Errorf("states should be kept:\n%s", view(s))
 	}
@@ -1039,7 +1039,7 @@ func TestSmallSizes(t *testing.T) {
 	// At 20×5 the switches and the question stay; the long warning goes.
 	s.SetSize(20, 5)
 	v := view(s)
-	if !strings.Contains(v, "[?] unknown") || !strings.Contains(v, "Set low credit by") {
+	if !strings.Contains(v, "[?] unknown") || !strings.Contains(v, "Set Low credit by") {
 		t.Errorf("20×5:\n%s", v)
 	}
 	s.SetSize(1, 1)

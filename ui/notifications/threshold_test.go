@@ -253,7 +253,7 @@ func TestScrollsSmall(t *testing.T) {
 	for i := 0; i < rows; i++ {
 		s.press("k")
 	}
-	if !strings.Contains(view(s), "› [x] on       low credit by") || !strings.Contains(view(s), "client") {
+	if !strings.Contains(view(s), "› [x] on       Low credit by") || !strings.Contains(view(s), "client") {
 		t.Errorf("back at the top:\n%s", view(s))
 	}
 }

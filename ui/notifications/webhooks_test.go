@@ -96,7 +96,7 @@ func TestWebhooksSectionAndUnheard(t *testing.T) {
 			t.Errorf("lacks %q:\n%s", want, v)
 		}
 	}
-	for _, quiet := range []string{"Payment failed by webhooks ·", "Instance status changed by webhooks ·", "low credit by webhooks ·", "Payout sent by webhooks ·", "by email · !"} {
+	for _, quiet := range []string{"Payment failed by webhooks ·", "Instance status changed by webhooks ·", "Low credit by webhooks ·", "Payout sent by webhooks ·", "by email · !"} {
 		if strings.Contains(v, quiet) {
 			t.Errorf("%q warns:\n%s", quiet, v)
 		}
