@@ -101,21 +101,16 @@ func backoff(attempts int) time.Duration {
 // every delivery due, the earlier ones kept from past runs first. The
 // state is read and written under the account's lock.
 func (a *Alerter) Check(ctx context.Context, f *Figures, withDigest bool) (Result, error) {
-	res := Result{Sent: map[string]int{}}
-	lctx, cancel := context.WithTimeout(ctx, a.o.LockWait)
-	lock, err := lockState(lctx, a.o.Path)
-	cancel()
-	if err != nil {
-		return res, err
-	}
-	defer lock.release()
-	st, err := readState(a.o.Path)
-	if err != nil {
-		return res, err
-	}
+	return a.locked(ctx, func(st *accountState, res *Result) error {
+		return a.check(ctx, f, withDigest, st, res)
+	})
+}
+
+// check is Check under the account's lock, on its state st.
+func (a *Alerter) check(ctx context.Context, f *Figures, withDigest bool, st *accountState, res *Result) error {
 	now := a.o.Now()
-	fired := evaluate(a.o.Rules, f, &st, a.o.Location)
-	if withDigest && a.digestDue(&st, now) {
+	fired := evaluate(a.o.Rules, f, st, a.o.Location)
+	if withDigest && a.digestDue(st, now) {
 		t, b := Digest(f, a.o.Location)
 		fired = append(fired, alert{RuleDigest, t, b})
 	}
@@ -131,18 +126,24 @@ func (a *Alerter) Check(ctx context.Context, f *Figures, withDigest bool) (Resul
 	}
 	// What fired is on disk before anything is sent: a crash now loses
 	// nothing and sends nothing twice.
-	if err := writeState(a.o.Path, &st); err != nil {
-		return res, err
+	if err := writeState(a.o.Path, st); err != nil {
+		return err
 	}
-	err = a.deliver(ctx, &st, &res, now)
-	res.Pending = len(st.Pending)
-	return res, err
+	return a.deliver(ctx, st, res, now)
 }
 
 // Retry delivers the deliveries kept from past runs that are due, without
 // evaluating any rule: the run that cannot read the figures (the API is
 // down) still sends what waits.
 func (a *Alerter) Retry(ctx context.Context) (Result, error) {
+	return a.locked(ctx, func(st *accountState, res *Result) error {
+		return a.deliver(ctx, st, res, a.o.Now())
+	})
+}
+
+// locked runs do on the account's state, read under its lock, and says
+// how many deliveries wait once it is done.
+func (a *Alerter) locked(ctx context.Context, do func(st *accountState, res *Result) error) (Result, error) {
 	res := Result{Sent: map[string]int{}}
 	lctx, cancel := context.WithTimeout(ctx, a.o.LockWait)
 	lock, err := lockState(lctx, a.o.Path)
@@ -155,7 +156,7 @@ func (a *Alerter) Retry(ctx context.Context) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	err = a.deliver(ctx, &st, &res, a.o.Now())
+	err = do(&st, &res)
 	res.Pending = len(st.Pending)
 	return res, err
 }
