@@ -3,12 +3,15 @@
 // routing of messages to the screens in ui/overview, ui/charges,
 // ui/notifications and ui/statement.
 //
-// The root holds each screen as a typed field and talks to them only with
-// messages: the account (shared.UserMsg), the range the Charges screen shows
-// (shared.RangeMsg, which the Overview follows), the runway the Overview
+// The root holds each screen as a typed field and owns what they share: the
+// dashboard's range (the Charges screen's range picker chooses it; the root
+// reads the choice after the key it routed there, keeps it and sets it on
+// each screen that follows it, by its SetRange) and which screen is active
+// (a screen hears of a switch, and only of a switch, by its Shown). Otherwise it talks to
+// them with messages: the account (shared.UserMsg), the runway the Overview
 // estimates (shared.RunwayMsg, which colours the header), feed changes
-// (shared.FeedMsg) and status lines (shared.StatusMsg). Nothing is polled in
-// View, and nothing ticks when nothing loads.
+// (shared.FeedMsg) and status lines (shared.StatusMsg). Nothing is polled
+// in View, and nothing ticks when nothing loads.
 package ui
 
 import (
@@ -22,6 +25,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/accounts"
 	"github.com/vastdash/vastdash/ui/audit"
 	"github.com/vastdash/vastdash/ui/charges"
@@ -109,6 +113,11 @@ type Model struct {
 	accounts      *accounts.Model
 	switchAccount string
 	active        screenID
+	// rng is the dashboard's range: the Charges screen's filters and the
+	// Overview's figures show it, the Notifications' suggestion reads it.
+	// It starts as the Charges filters were restored (the state file
+	// remembers it per account, with the other filters).
+	rng spend.Range
 
 	width, height int
 	// termW, termH is the terminal's real size when Run reports it
@@ -252,11 +261,11 @@ func (m *Model) SwitchTo() string { return m.switchAccount }
 // Init requests the account (under Run: hands over the answer of the
 // request Run already sent), starts every screen's first load and asks the
 // terminal for its background colour. Nothing waits on anything else: the
-// credit shows as soon as the account arrives. The Charges screen's Init
-// announces its range (a RangeMsg), which the Overview then loads: both read
-// one shared feed.
+// credit shows as soon as the account arrives. The range is set on the
+// screens that follow it before they start, so the Overview loads the
+// Charges screen's range: both read one shared feed.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.fetchUser(), m.fetchRate(), m.fetchAudit()}
+	cmds := []tea.Cmd{m.fetchUser(), m.fetchRate(), m.fetchAudit(), m.setRange(m.charges.Range())}
 	if m.early != nil {
 		cmds[0] = m.early.cmd()
 	}
@@ -272,8 +281,18 @@ func (m *Model) Init() tea.Cmd {
 	for _, s := range m.screens() {
 		cmds = append(cmds, s.Init())
 	}
-	cmds = append(cmds, m.spinCmd())
+	cmds = append(cmds, m.screen(m.active).Shown(true), m.spinCmd())
 	return tea.Batch(cmds...)
+}
+
+// setRange makes r the dashboard's range and sets it on every screen that
+// follows it; the same range again changes nothing.
+func (m *Model) setRange(r spend.Range) tea.Cmd {
+	if r.From.Equal(m.rng.From) && r.To.Equal(m.rng.To) && r.Preset == m.rng.Preset && r.Open == m.rng.Open {
+		return nil
+	}
+	m.rng = r
+	return tea.Batch(m.charges.SetRange(r), m.overview.SetRange(r), m.notifications.SetRange(r))
 }
 
 func (m *Model) fetchUser() tea.Cmd {
@@ -324,13 +343,6 @@ type statusExpiredMsg struct{ seq int }
 // loading.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	// The Statement screen loads its year the first time it is shown; the
-	// Audit reads the charges for so far while it is.
-	cmd = tea.Batch(cmd, m.stmt.Shown(m.active == screenStatement), m.audit.Shown(m.active == screenAudit))
-	if m.accounts != nil {
-		// The accounts are read the first time the roll-up is shown.
-		cmd = tea.Batch(cmd, m.accounts.Shown(m.active == screenAccounts))
-	}
 	cmd = tea.Batch(cmd, m.liveUpdate(msg), m.spinCmd())
 	if m.statusLineCount() != m.statusH && !m.tooLarge() {
 		m.layout() // a long message came or went: the screens get the rest
@@ -414,8 +426,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 
 	case accounts.SwitchMsg:
 		if msg.Name == m.opts.Accounts.Current {
-			m.switchTo(screenOverview) // already open: its figures are here
-			return nil
+			return m.switchTo(screenOverview) // already open: its figures are here
 		}
 		m.switchAccount = msg.Name
 		return tea.Quit
@@ -423,8 +434,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case shared.RevealMsg:
 		// Only the charges screen can show a contract; the others need
 		// not hear of it.
-		m.switchTo(screenCharges)
-		return m.charges.RevealOf(msg)
+		return tea.Batch(m.switchTo(screenCharges), m.charges.RevealOf(msg))
 
 	case shared.UserMsg:
 		m.userLoading = false
@@ -491,7 +501,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	cur := m.screen(m.active)
 	if cur.Capturing() {
-		return cur.Update(msg)
+		return m.route(msg)
 	}
 	if m.helpOpen {
 		return m.helpKey(msg)
@@ -503,24 +513,32 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.helpOpen, m.helpTop = true, 0
 		return nil
 	case key.Matches(msg, m.keys.Next):
-		m.switchTo(m.step(1))
-		return nil
+		return m.switchTo(m.step(1))
 	case key.Matches(msg, m.keys.Prev):
-		m.switchTo(m.step(-1))
-		return nil
+		return m.switchTo(m.step(-1))
 	case m.accounts != nil && key.Matches(msg, m.keys.Accounts):
-		m.switchTo(screenAccounts)
-		return nil
+		return m.switchTo(screenAccounts)
 	case key.Matches(msg, m.keys.Screens[:]...):
 		id, _ := m.keys.screenKey(msg)
-		m.switchTo(id)
-		return nil
+		return m.switchTo(id)
 	case key.Matches(msg, m.keys.Reload):
 		// The credit is in the header of every screen, so r re-reads it
 		// wherever it is pressed, and the screen still reloads its own.
-		return tea.Batch(m.reloadUser(), m.reloadRate(), m.reloadAudit(), cur.Update(msg))
+		return tea.Batch(m.reloadUser(), m.reloadRate(), m.reloadAudit(), m.route(msg))
 	}
-	return cur.Update(msg)
+	return m.route(msg)
+}
+
+// route hands a key or a click to the active screen. On the Charges screen
+// it may be the range picker's: the range it chose becomes the dashboard's
+// at once, read in the same update, so a quick second choice cannot be
+// overtaken by the first.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
+	cmd := m.screen(m.active).Update(msg)
+	if m.active == screenCharges {
+		cmd = tea.Batch(cmd, m.setRange(m.charges.Range()))
+	}
+	return cmd
 }
 
 // mouse handles a mouse message: a click on a tab switches to it; the
@@ -536,7 +554,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	ev := msg.Mouse()
 	if click, ok := msg.(tea.MouseClickMsg); ok && click.Button == tea.MouseLeft && m.height >= minHeightTabs && ev.Y == 1 {
 		if id, ok := m.tabAt(ev.X); ok {
-			m.switchTo(id)
+			return m.switchTo(id)
 		}
 		return nil
 	}
@@ -553,7 +571,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		return nil // the help covers the screen
 	}
 	if out, ok := m.bodyMouse(msg); ok {
-		return m.screen(m.active).Update(out)
+		return m.route(out)
 	}
 	return nil
 }
@@ -608,14 +626,14 @@ func (m *Model) helpKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.HelpBottom):
 		m.scrollHelp(1 << 20)
 	case key.Matches(msg, m.keys.Next):
-		m.switchTo(m.step(1))
+		return m.switchTo(m.step(1))
 	case key.Matches(msg, m.keys.Prev):
-		m.switchTo(m.step(-1))
+		return m.switchTo(m.step(-1))
 	case m.accounts != nil && key.Matches(msg, m.keys.Accounts):
-		m.switchTo(screenAccounts)
+		return m.switchTo(screenAccounts)
 	case key.Matches(msg, m.keys.Screens[:]...):
 		id, _ := m.keys.screenKey(msg)
-		m.switchTo(id)
+		return m.switchTo(id)
 	}
 	return nil
 }
@@ -625,12 +643,21 @@ func (m *Model) scrollHelp(n int) {
 	m.helpTop = min(max(m.helpTop+n, 0), m.helpMaxTop())
 }
 
-func (m *Model) switchTo(id screenID) {
-	if id >= 0 && id < numScreens || id == screenAccounts && m.accounts != nil {
-		m.active = id
-		m.helpTop = 0
-		m.layout()
+// switchTo makes id the active screen and tells the screens of the switch
+// (Shown): the one left, then the one shown, which may start loading.
+func (m *Model) switchTo(id screenID) tea.Cmd {
+	if !(id >= 0 && id < numScreens || id == screenAccounts && m.accounts != nil) {
+		return nil
 	}
+	m.helpTop = 0
+	if id == m.active {
+		m.layout()
+		return nil
+	}
+	left := m.screen(m.active)
+	m.active = id
+	m.layout()
+	return tea.Batch(left.Shown(false), m.screen(id).Shown(true))
 }
 
 // loading reports whether anything is in flight, for the header spinner.

@@ -330,23 +330,57 @@ func TestRunwayUnderThreeDaysIsLow(t *testing.T) {
 	}
 }
 
-// The range reaches the overview as a message the charges screen sends,
-// not by the root polling either screen.
+// The range the Charges screen's picker chooses is on the Overview in the
+// same update: the root reads it after the key and sets it, no message
+// between the screens.
 func TestOverviewFollowsTheChargesRange(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := testModel(t)
 		m.Update(press("2"))
-		_, cmd := m.Update(press("d"))
-		rng, ok := findMsg[shared.RangeMsg](cmd)
-		if !ok {
-			t.Fatal("changing the range sent no RangeMsg")
+		m.Update(press("d"))
+		r := m.charges.Range()
+		if r.Preset != "90d" || m.rng != r {
+			t.Fatalf("charges shows %v, the root's range is %v", r, m.rng)
 		}
-		if !rng.Range.From.Equal(m.charges.Range().From) {
-			t.Fatalf("RangeMsg %v, charges shows %v", rng.Range, m.charges.Range())
+		if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+r.String()) {
+			t.Fatalf("the overview does not show the range %v:\n%s", r, v)
 		}
-		m.Update(rng)
-		if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+rng.Range.String()) {
-			t.Fatalf("the overview does not show the range %v after the RangeMsg:\n%s", rng.Range, v)
+	})
+}
+
+// The range is the root's: it starts as the Charges filters were restored
+// (the state file remembers it per account) and is on the Overview from
+// Init, with no message between the screens; a range the picker chooses
+// is kept by the root and set on the screens that follow it.
+func TestTheRootOwnsTheRange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
+		svc := billing.New(context.Background(), nil,
+			billing.WithPages(func(api.ChargesQuery) billing.Source[api.Charge] { return onePage() }),
+			billing.WithClock(func() time.Time { return now }), billing.WithLocation(time.UTC))
+		defer svc.Close()
+		base, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		ctx := screentest.Context(base, svc, screentest.Styles(theme.New(true)))
+		ctx.Remembered.Range = "7d"
+		m := New(ctx, Options{Dark: true, Theme: "dark"})
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		m.Init()
+		if m.rng.Preset != "7d" || m.charges.Range().Preset != "7d" {
+			t.Fatalf("the root's range %v, the Charges' %v, want the remembered 7d", m.rng, m.charges.Range())
+		}
+		if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+m.rng.String()) {
+			t.Fatalf("the Overview does not show the remembered range %v from the start:\n%s", m.rng, v)
+		}
+		m.Update(press("2"))
+		m.Update(press("d"))
+		m.Update(press("d"))
+		m.Update(press("D")) // quick choices: the last one holds
+		if m.rng.Preset != "30d" || m.charges.Range().Preset != "30d" {
+			t.Fatalf("the root's range %v, the Charges' %v", m.rng, m.charges.Range())
+		}
+		if v := ansi.Strip(m.overview.View()); !strings.Contains(v, "Spend "+m.rng.String()) {
+			t.Fatalf("the Overview does not follow the root's range %v:\n%s", m.rng, v)
 		}
 	})
 }

@@ -120,8 +120,8 @@ func (m *Model) Capturing() bool { return false }
 // Loading reports the roll-up being read.
 func (m *Model) Loading() bool { return m.reading }
 
-// Shown is called by the root after every update with whether the screen
-// is the active one: the first time it is, the accounts are read.
+// Shown is called by the root when the screen becomes the active one or
+// stops being it: the first time it is shown, the accounts are read.
 func (m *Model) Shown(on bool) tea.Cmd {
 	if !on || m.table != nil || m.reading {
 		return nil

@@ -132,14 +132,22 @@ func (m *Model) Capturing() bool { return m.confirm != nil }
 // far (the root's spinner covers the readings).
 func (m *Model) Loading() bool { return m.sending != nil || !m.refining.IsZero() }
 
-// Shown is called by the root after every update with whether the screen
-// is the active one. While it is, each reading gets its so far from the
+// Shown is called by the root when the screen becomes the active one or
+// stops being it. While it is, each reading gets its so far from the
 // charges: they share the one charges budget with the other screens, so
 // the dashboard reads them only for someone looking.
 func (m *Model) Shown(on bool) tea.Cmd {
 	m.shown = on
+	return m.refine()
+}
+
+// refine reads the so far of the last reading from the charges, while the
+// screen is shown and unless it is read, being read or was read for it:
+// on a switch to the screen, and on each reading (or answer) that comes
+// while it is shown.
+func (m *Model) refine() tea.Cmd {
 	a := m.audit
-	if !on || a == nil || a.SoFarRead || !m.refining.IsZero() || m.refined.Equal(a.AsOf) {
+	if !m.shown || a == nil || a.SoFarRead || !m.refining.IsZero() || m.refined.Equal(a.AsOf) {
 		return nil
 	}
 	m.refining = a.AsOf
@@ -190,9 +198,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if m.confirm != nil && !m.stillPending(m.confirm.pc) {
 			m.confirm = nil
-			return shared.SetStatus(source, shared.StatusInfo, "that price increase is no longer pending", 5*time.Second)
+			return tea.Batch(m.refine(), shared.SetStatus(source, shared.StatusInfo, "that price increase is no longer pending", 5*time.Second))
 		}
 		m.scroll()
+		return m.refine()
 	case soFarMsg:
 		m.refining, m.refined = time.Time{}, msg.asOf
 		if msg.err == nil && m.audit != nil && m.audit.AsOf.Equal(msg.asOf) {
@@ -200,6 +209,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.audit = &a
 			m.scroll()
 		}
+		return m.refine() // a reading that came while this one was read
 	case answeredMsg:
 		m.sending = nil
 		if msg.err == nil || errors.Is(msg.err, api.ErrNotPending) {

@@ -77,7 +77,7 @@ func newHarnessAt(t *testing.T, now time.Time, key string, keys keymap.Bindings,
 }
 
 // read is the root's reading, handed to the screen, which is shown (as
-// the root tells it after every update): its so far is read from the
+// the root tells it on a switch to it): its so far is read from the
 // charges.
 func (h *harness) read() {
 	h.t.Helper()
@@ -380,9 +380,7 @@ func TestAuditScreenReadsSoFarWhenShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.AsOf = a.AsOf.Add(time.Minute) // a new reading
-	h.m.Update(shared.AuditMsg{Audit: a})
-	h.m.Update(shared.AuditMsg{Audit: a})
-	if h.m.Shown(false) != nil || !strings.Contains(h.view(), "≈$22.") {
+	if h.m.Shown(false) != nil || h.m.Update(shared.AuditMsg{Audit: a}) != nil || h.m.Update(shared.AuditMsg{Audit: a}) != nil || !strings.Contains(h.view(), "≈$22.") {
 		t.Fatalf("hidden, it read the charges, or so far is not marked an estimate:\n%s", h.view())
 	}
 	h.srv.ResetRequests()
@@ -402,6 +400,34 @@ func TestAuditScreenReadsSoFarWhenShown(t *testing.T) {
 	}
 	if n != 1 {
 		t.Fatalf("%d charges requests", n)
+	}
+}
+
+// The root tells the screen of a switch only: a reading that comes while
+// it is shown gets its so far read without another word from the root, and
+// one that comes while it is hidden waits for the next switch to it.
+func TestAuditScreenReadsSoFarOfEachReadingWhileShown(t *testing.T) {
+	h := newHarness(t, demoserver.DemoKey, nil) // shown, its first reading read
+	a, err := h.m.ctx.Billing.Audit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.AsOf = a.AsOf.Add(time.Minute) // the refresh's next reading
+	cmd := h.m.Update(shared.AuditMsg{Audit: a})
+	if cmd == nil || !h.m.Loading() {
+		t.Fatal("a new reading while shown: its so far is not read")
+	}
+	h.run(cmd)
+	if !h.m.audit.SoFarRead || !h.m.audit.AsOf.Equal(a.AsOf) || strings.Contains(h.view(), "≈$22.") {
+		t.Fatalf("the new reading's so far is still an estimate:\n%s", h.view())
+	}
+	h.m.Shown(false)
+	a.AsOf = a.AsOf.Add(time.Minute)
+	if h.m.Update(shared.AuditMsg{Audit: a}) != nil || h.m.Loading() {
+		t.Fatal("hidden, a new reading read the charges")
+	}
+	if h.m.Shown(true) == nil {
+		t.Fatal("shown again: the reading that came meanwhile is not read")
 	}
 }
 

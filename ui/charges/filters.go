@@ -97,7 +97,8 @@ func (m *Model) cycleRange(dir int) tea.Cmd {
 	}
 	f := m.f
 	f.preset, f.rng = name, r
-	return m.setFilters(f)
+	m.setFilters(f)
+	return nil
 }
 
 // defaultPreset is ctx.DefaultRange when it names a preset, else "30d".
@@ -144,7 +145,8 @@ func (m *Model) updateInput(msg tea.Msg) tea.Cmd {
 			m.closeModal()
 			f := m.f
 			f.preset, f.rng = "", r
-			return m.setFilters(f)
+			m.setFilters(f)
+			return nil
 		}
 	}
 	cmd := m.input.Update(msg)
@@ -192,7 +194,8 @@ func (m *Model) updatePicker(k tea.KeyPressMsg) tea.Cmd {
 		if allOrNone(f.types) {
 			f.types = [3]bool{} // one spelling of "every type"
 		}
-		return m.setFilters(f)
+		m.setFilters(f)
+		return nil
 	case key.Matches(k, m.keys.PickInstance):
 		m.pick[0], m.pickFocus = !m.pick[0], 0
 	case key.Matches(k, m.keys.PickVolume):

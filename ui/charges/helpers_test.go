@@ -16,7 +16,6 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/money"
-	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -102,7 +101,6 @@ type harness struct {
 
 	status   shared.StatusMsg   // the status line as the root shows it
 	statuses []shared.StatusMsg // every status message, in order
-	ranges   []spend.Range      // every RangeMsg
 }
 
 // plainStyles renders nothing: the View then holds no escape sequences at
@@ -207,8 +205,6 @@ func (hs *harness) root(msg tea.Msg) bool {
 			hs.status = shared.StatusMsg{}
 		}
 		return true
-	case shared.RangeMsg:
-		hs.ranges = append(hs.ranges, msg.Range)
 	}
 	return false
 }

@@ -185,17 +185,34 @@ func (m *Model) styles() *theme.Styles {
 	return m.defStyles
 }
 
-// Init takes the feed of the current filters, asks it for the first page
-// and announces the range (the root hands the RangeMsg to the Overview,
-// which then loads the same feed).
+// Init takes the feed of the current filters and asks it for the first
+// page. The root reads the range the filters start with (Range) as the
+// dashboard's range, and sets it on the Overview, which then loads the
+// same feed.
 func (m *Model) Init() tea.Cmd {
 	notice, kind := m.notice, m.noticeKind // restore's, which attach drops
 	m.attach(m.takeFeed(false))
 	if notice != "" {
 		m.setNotice(kind, notice)
 	}
-	return m.settle(m.rangeCmd())
+	return m.settle()
 }
+
+// SetRange is the root setting the dashboard's range: the filters take it
+// (a preset stays a preset) and the rows follow. The same range changes
+// nothing.
+func (m *Model) SetRange(r spend.Range) tea.Cmd {
+	if sameRange(m.f.rng, r) {
+		return nil
+	}
+	f := m.f
+	f.preset, f.rng = r.Preset, r
+	m.setFilters(f)
+	return m.settle()
+}
+
+// Shown does nothing: the rows load from the start, shown or not.
+func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // Totals returns the totals of the loaded top-level entries, kept up to date
 // as pages arrive. The maps are copies.
@@ -206,8 +223,11 @@ func (m *Model) Totals() spend.Totals {
 	return t
 }
 
-// Range returns the current date range. The root does not poll it: the
-// screen sends a shared.RangeMsg whenever it changes.
+// Range returns the current date range. The root reads it as the
+// dashboard's range at start (the filters restored from the state file)
+// and after each key or click it hands the screen (the range picker's
+// choice): read at once, in order, rather than sent as a message that a
+// later choice could overtake.
 func (m *Model) Range() spend.Range { return m.f.rng }
 
 // Complete reports that every page of the current filters has been loaded.
@@ -240,12 +260,6 @@ func (m *Model) Help() help.KeyMap {
 func (m *Model) SetSize(width, height int) {
 	m.w, m.h = max(width, 0), max(height, 0)
 	m.scrollToCursor()
-}
-
-// rangeCmd announces the current range to the root.
-func (m *Model) rangeCmd() tea.Cmd {
-	r := m.f.rng
-	return func() tea.Msg { return shared.RangeMsg{Range: r} }
 }
 
 // takeFeed takes the feed of the current filters; fresh asks for a new one
@@ -297,19 +311,13 @@ func (m *Model) attach(f *billing.Feed) {
 	m.sorted = m.sort == sortServer
 }
 
-// setFilters applies f: a new range is announced, a new query takes its
-// feed.
-func (m *Model) setFilters(f filters) tea.Cmd {
+// setFilters applies f: a new query takes its feed.
+func (m *Model) setFilters(f filters) {
 	old := m.f
 	m.f = f
-	var cmd tea.Cmd
-	if !sameRange(old.rng, f.rng) {
-		cmd = m.rangeCmd()
-	}
 	if !old.query().Equal(f.query()) {
 		m.attach(m.takeFeed(false))
 	}
-	return cmd
 }
 
 func sameRange(a, b spend.Range) bool {
@@ -689,11 +697,11 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.f.format == api.FormatTree {
 			f.format = api.FormatTable
 		}
-		return m.setFilters(f)
+		m.setFilters(f)
 	case key.Matches(k, m.keys.Order):
 		f := m.f
 		f.oldest = !f.oldest
-		return m.setFilters(f)
+		m.setFilters(f)
 	case key.Matches(k, m.keys.Reload):
 		m.reload()
 	case key.Matches(k, m.keys.Find):

@@ -35,12 +35,11 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 	// hide it goes, and a type filter that hides its type widens to every
 	// type (and says so).
 	m.setFind("")
-	var cmd tea.Cmd
 	widened := false
 	if source != "" && !m.typeShown(source) {
 		f := m.f
 		f.types = [3]bool{}
-		cmd = m.setFilters(f)
+		m.setFilters(f)
 		widened = true
 	}
 	m.seek, m.notice = "", ""
@@ -62,7 +61,7 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 	if widened {
 		m.setNotice(shared.StatusInfo, "types widened to all to show "+shared.Safe(source))
 	}
-	return m.settle(cmd)
+	return m.settle()
 }
 
 // typeShown reports whether the type filter shows source's type, read from

@@ -54,7 +54,7 @@ func suggestedKeys(t *testing.T, w, h int, keys keymap.Bindings) (*demoserver.Se
 	s.send(shared.UserMsg{User: u})
 	s.deliver()
 	now := srv.Now()
-	s.send(shared.RangeMsg{Range: spend.Range{From: now.AddDate(0, 0, -29).Truncate(24 * time.Hour), To: now}})
+	s.exec(s.SetRange(spend.Range{From: now.AddDate(0, 0, -29).Truncate(24 * time.Hour), To: now}))
 	s.deliver()
 	return srv, s
 }

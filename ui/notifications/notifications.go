@@ -30,6 +30,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 	"github.com/vastdash/vastdash/ui/theme"
 )
@@ -163,7 +164,7 @@ type threshold struct {
 
 	// The suggestion: asked for once a range is known (the feed it reads
 	// is the one the Overview shares for that range), and on reload.
-	rng        *shared.RangeMsg
+	rng        *spend.Range
 	suggesting bool
 	suggested  bool
 	sugg       billing.Suggestion
@@ -189,6 +190,10 @@ func New(ctx *shared.Context) *Model {
 
 // Init starts nothing: the GET needs the user id of the first UserMsg.
 func (m *Model) Init() tea.Cmd { return nil }
+
+// Shown does nothing: the switches are read with the account, shown or
+// not.
+func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // SetSize sets the screen's area.
 func (m *Model) SetSize(width, height int) { m.width, m.height = width, height }
@@ -240,8 +245,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case shared.UserMsg:
 		cmd = m.onUser(msg)
-	case shared.RangeMsg:
-		cmd = m.onRange(msg)
 	case prefsReadMsg:
 		cmd = m.onRead(msg)
 	case prefsSavedMsg:

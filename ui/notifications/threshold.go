@@ -9,6 +9,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -213,11 +214,12 @@ func enabledWord(on bool) string {
 	return "disabled"
 }
 
-// onRange notes the range the dashboard shows: the suggestion reads the
-// feed the Overview shares for it. The first one starts the suggestion.
-func (m *Model) onRange(msg shared.RangeMsg) tea.Cmd {
+// SetRange is the root setting the range the dashboard shows: the
+// suggestion reads the feed the Overview shares for it. The first one
+// starts the suggestion.
+func (m *Model) SetRange(r spend.Range) tea.Cmd {
 	first := m.th.rng == nil
-	m.th.rng = &msg
+	m.th.rng = &r
 	if !first {
 		return nil
 	}
@@ -233,7 +235,7 @@ func (m *Model) startSuggestion() tea.Cmd {
 	m.th.suggesting = true
 	m.th.suggSeq++
 	seq, svc, ctx := m.th.suggSeq, m.ctx.Billing, m.base()
-	q := billing.RangeQuery(m.th.rng.Range.From, m.th.rng.Range.To)
+	q := billing.RangeQuery(m.th.rng.From, m.th.rng.To)
 	return func() tea.Msg {
 		if svc == nil {
 			return suggestionMsg{seq: seq, sugg: billing.Suggestion{Reason: errNoBilling.Error()}}

@@ -90,7 +90,7 @@ func chargesRequests(srv *demoserver.Server) []demoserver.Request {
 func TestDemoLoadsEveryPage(t *testing.T) {
 	m, d, srv := demo(t, demoserver.DemoKey, 4000, nil)
 	r := preset(t, "30d")
-	d.send(t, shared.RangeMsg{Range: r})
+	d.run(t, m.SetRange(r))
 
 	want := truth(srv, r.From, r.To)
 	n := len(want)
@@ -154,7 +154,7 @@ func TestDemoLoadsEveryPage(t *testing.T) {
 func TestDemoBurnWindowOfItsOwn(t *testing.T) {
 	m, d, srv := demo(t, demoserver.DemoKey, 4000, nil)
 	r := preset(t, "last-month")
-	d.send(t, shared.RangeMsg{Range: r})
+	d.run(t, m.SetRange(r))
 
 	inRange := truth(srv, r.From, r.To)
 	from, to := time.Date(2026, 11, 14, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 21, 23, 59, 59, 0, time.UTC)
@@ -209,7 +209,7 @@ func TestDemoRetryKeepsWhatLoaded(t *testing.T) {
 	}
 	m, d, srv := demo(t, demoserver.DemoKey, 4000, failSecond)
 	r := preset(t, "30d")
-	d.send(t, shared.RangeMsg{Range: r})
+	d.run(t, m.SetRange(r))
 	v := view(m)
 	if !strings.Contains(v, "✗ charges:") || !strings.Contains(v, "r to reload") || !strings.Contains(v, "500 of ") {
 		t.Fatalf("after a failed second page:\n%s", v)
@@ -232,9 +232,9 @@ func TestDemoRetryKeepsWhatLoaded(t *testing.T) {
 
 func TestDemoRangeChangeMidLoad(t *testing.T) {
 	m, d, srv := demo(t, demoserver.DemoKey, 4000, nil)
-	late := feedMsg(t, m.Update(shared.RangeMsg{Range: preset(t, "90d")})) // news of 90d
+	late := feedMsg(t, m.SetRange(preset(t, "90d"))) // news of 90d
 	r := preset(t, "30d")
-	next := m.Update(shared.RangeMsg{Range: r})
+	next := m.SetRange(r)
 	if m.Update(late) != nil || m.totals.Contracts != 0 {
 		t.Fatal("an answer for the old range was used")
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/spend"
-	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // BenchmarkReopenFromLedger: the dashboard reopens a covered 90 days of a
@@ -49,7 +48,7 @@ func BenchmarkReopenFromLedger(b *testing.B) {
 			m.SetSize(120, 40)
 			d := newDriver(m)
 			start := time.Now()
-			d.runUntil(b, m.Update(shared.RangeMsg{Range: r}), func() bool {
+			d.runUntil(b, m.SetRange(r), func() bool {
 				return m.main != nil && m.main.st.Whole() && m.totals.Contracts == len(rows) && m.meter != nil
 			})
 			b.ReportMetric(float64(time.Since(start).Milliseconds()), "rows-ms")

@@ -11,7 +11,6 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/spend"
-	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // A reopen shows the ledger's rows with how old they are, and when the
@@ -34,7 +33,7 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	}
 	r := preset(t, "30d")
 	m, d := run()
-	d.send(t, shared.RangeMsg{Range: r})
+	d.run(t, m.SetRange(r))
 	if !m.main.st.Done {
 		t.Fatal("the first run did not load")
 	}
@@ -42,7 +41,7 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	srv.Advance(2*time.Hour, 12)
 	m, d = run()
 	early := ""
-	d.runUntil(t, m.Update(shared.RangeMsg{Range: r}), func() bool {
+	d.runUntil(t, m.SetRange(r), func() bool {
 		if early == "" && m.main != nil && m.main.st.Ledger && !m.main.st.Done {
 			early = view(m)
 		}

@@ -26,7 +26,7 @@ func TestOverviewChartsARangeLongerThanTenYears(t *testing.T) {
 		return &billingtest.Pager[api.Charge]{Pages: [][]api.Charge{{one}}, Matching: 1}
 	})
 	d.run(t, m.Update(shared.UserMsg{User: testUser()}))
-	d.run(t, m.Update(shared.RangeMsg{Range: r}))
+	d.run(t, m.SetRange(r))
 	v := view(m)
 	if !strings.Contains(v, "Spend 2015-01-01.. · all 1 contract loaded") {
 		t.Fatalf("not loaded:\n%s", v)

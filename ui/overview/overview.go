@@ -11,8 +11,9 @@
 // of keeping the pages. When the range does not cover the burn window it
 // follows that window's feed too, for the burn figures only. Paging, pacing,
 // retries after a 429 and the restart after a refused page token are the
-// feed's; the account and the range arrive as messages (shared.UserMsg,
-// shared.RangeMsg), and the runway leaves as one (shared.RunwayMsg).
+// feed's; the account arrives as a message (shared.UserMsg), the range is
+// set by the root, which owns it (SetRange), and the runway leaves as a
+// message (shared.RunwayMsg).
 package overview
 
 import (
@@ -158,7 +159,7 @@ type Model struct {
 
 var _ shared.Screen = (*Model)(nil)
 
-// New returns the screen. Nothing is fetched until Init or a RangeMsg.
+// New returns the screen. Nothing is fetched until Init or SetRange.
 func New(ctx *shared.Context) *Model {
 	if ctx == nil {
 		ctx = &shared.Context{}
@@ -172,7 +173,8 @@ func New(ctx *shared.Context) *Model {
 }
 
 // Init starts loading the default range (ctx.DefaultRange, else 30d), the
-// one the Charges screen starts with, unless a RangeMsg came first.
+// one the Charges screen starts with, unless the root set a range first
+// (under the root it always has: this is the screen on its own).
 func (m *Model) Init() tea.Cmd {
 	if m.main != nil {
 		return nil
@@ -187,6 +189,16 @@ func (m *Model) Init() tea.Cmd {
 	}
 	return tea.Batch(m.setRange(r), m.announce())
 }
+
+// SetRange is the root setting the dashboard's range (the one the Charges
+// screen shows): the screen loads it, and says what changed outside its
+// area.
+func (m *Model) SetRange(r spend.Range) tea.Cmd {
+	return tea.Batch(m.setRange(r), m.announce())
+}
+
+// Shown does nothing: the screen loads from the start, shown or not.
+func (m *Model) Shown(bool) tea.Cmd { return nil }
 
 // setRange makes r the screen's range. A range of other days follows the
 // feed of r (loading every page) and drops the old one; the same days (say
@@ -323,8 +335,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			a := msg.Audit
 			m.audit = &a
 		}
-	case shared.RangeMsg:
-		cmd = m.setRange(msg.Range)
 	case shared.FeedMsg:
 		cmd = m.onFeed(msg)
 	case tea.KeyPressMsg:

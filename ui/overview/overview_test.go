@@ -417,7 +417,7 @@ func TestRangeChangeDropsLateAnswers(t *testing.T) {
 
 	// 7d starts a day after the burn window: the window is loaded too.
 	r7 := preset(t, "7d")
-	next := m.Update(shared.RangeMsg{Range: r7})
+	next := m.SetRange(r7)
 	if qs.n() != 3 {
 		t.Fatalf("a new range starts a new query, and 7d one for the burn window: %d", qs.n())
 	}
@@ -434,8 +434,8 @@ func TestRangeChangeDropsLateAnswers(t *testing.T) {
 
 	// A load still running when the range changes is stopped; that it was
 	// cancelled is not shown.
-	inflight := m.Update(shared.RangeMsg{Range: preset(t, "30d")})
-	again := m.Update(shared.RangeMsg{Range: r7})
+	inflight := m.SetRange(preset(t, "30d"))
+	again := m.SetRange(r7)
 	d.run(t, tea.Batch(inflight, again))
 	if v := view(m); strings.Contains(v, "✗") || strings.Contains(v, "canceled") || !strings.Contains(v, "all 42 contracts loaded") {
 		t.Errorf("a cancelled load shows an error:\n%s", v)
@@ -447,12 +447,12 @@ func TestSameDaysDoNotReload(t *testing.T) {
 		return &billingtest.Pager[api.Charge]{Pages: paged(fixture(), 50), Matching: 42}
 	})
 	r := preset(t, "30d")
-	d.send(t, shared.RangeMsg{Range: r})
+	d.run(t, m.SetRange(r))
 	if m.Init() != nil {
-		t.Error("Init after a RangeMsg must not load again")
+		t.Error("Init after SetRange must not load again")
 	}
 	r.Preset = ""
-	if m.Update(shared.RangeMsg{Range: r}) != nil || qs.n() != 1 {
+	if m.SetRange(r) != nil || qs.n() != 1 {
 		t.Errorf("the same days must not reload (%d queries)", qs.n())
 	}
 	if !strings.Contains(view(m), "Spend 2026-10-23..2026-11-21") {
@@ -470,7 +470,7 @@ func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 		return &billingtest.Pager[api.Charge]{Pages: paged(rangeData, 3), Matching: len(rangeData)}
 	})
 	d.send(t, shared.UserMsg{User: testUser()})
-	d.send(t, shared.RangeMsg{Range: preset(t, "last-month")})
+	d.run(t, m.SetRange(preset(t, "last-month")))
 	if qs.n() != 2 {
 		t.Fatalf("want the range and the burn window, got %d queries", qs.n())
 	}
@@ -493,7 +493,7 @@ func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 		t.Errorf("range totals %v, want %v", m.totals.Total, tot.Total)
 	}
 	// Another range that misses the window keeps the window's load.
-	d.send(t, shared.RangeMsg{Range: spend.Range{From: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 9, 30, 23, 59, 59, 0, time.UTC)}})
+	d.run(t, m.SetRange(spend.Range{From: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 9, 30, 23, 59, 59, 0, time.UTC)}))
 	if qs.n() != 3 {
 		t.Errorf("the burn window should be kept, not loaded again: %d queries", qs.n())
 	}
@@ -501,7 +501,7 @@ func TestBurnWindowLoadedWhenRangeMissesIt(t *testing.T) {
 		t.Errorf("the kept window's figures should stay: %q", l)
 	}
 	// A range that covers it drops it.
-	d.send(t, shared.RangeMsg{Range: preset(t, "30d")})
+	d.run(t, m.SetRange(preset(t, "30d")))
 	if m.burn != nil {
 		t.Error("30d covers the window; its own load should go")
 	}
@@ -800,7 +800,7 @@ func TestBurnKeptWhileANewRangeLoads(t *testing.T) {
 	runways := len(d.runways)
 
 	// 90d also covers the window: while it loads, the 30d figures stand.
-	cmd := m.Update(shared.RangeMsg{Range: preset(t, "90d")})
+	cmd := m.SetRange(preset(t, "90d"))
 	ninety.Allow(1)
 	d.runUntil(t, cmd, pagesIn(m, 1))
 	if !strings.Contains(view(m), "loading charges:") {
@@ -899,7 +899,7 @@ func TestRunwayMsgOnChange(t *testing.T) {
 	}
 	d.send(t, shared.UserMsg{User: testUser()})
 	d.key(t, "j")
-	d.send(t, shared.RangeMsg{Range: m.rng}) // the same days
+	d.run(t, m.SetRange(m.rng)) // the same days
 	if len(d.runways) != 2 {
 		t.Errorf("nothing changed, yet the root was told: %+v", d.runways[2:])
 	}

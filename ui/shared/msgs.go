@@ -13,12 +13,6 @@ import (
 	"github.com/vastdash/vastdash/spend"
 )
 
-// RangeMsg says the Charges screen now shows r. The root hands it to every
-// screen; the Overview loads the same range, so both read one feed.
-type RangeMsg struct {
-	Range spend.Range
-}
-
 // RunwayMsg is the Overview's current estimate of how long the credit lasts
 // (OK false while there is none; Runway.Reason says why). The root colours
 // the header credit by it.

@@ -69,6 +69,12 @@ type Screen interface {
 	Capturing() bool
 	// Loading reports a request in flight (the header shows a spinner).
 	Loading() bool
+	// Shown tells the screen it became the active one (true) or stopped
+	// being it (false). The root calls it on a switch only, never after
+	// other messages: a screen that loads for someone looking (the
+	// Statement's year, the Audit's so far, the Accounts' roll-up) starts
+	// here, and one that needs nothing returns nil.
+	Shown(active bool) tea.Cmd
 }
 
 // UserMsg carries the account record, or why it could not be read. The root

@@ -135,8 +135,8 @@ func New(ctx *shared.Context) *Model {
 // Init does nothing: the screen loads when first shown.
 func (m *Model) Init() tea.Cmd { return nil }
 
-// Shown is called by the root after every update with whether the screen
-// is the active one; the first time it is, the year starts loading.
+// Shown is called by the root when the screen becomes the active one or
+// stops being it; the first time it is shown, the year starts loading.
 func (m *Model) Shown(active bool) tea.Cmd {
 	if !active || m.started || m.ctx.Billing == nil {
 		return nil
