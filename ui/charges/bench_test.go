@@ -28,8 +28,8 @@ func benchModel(b *testing.B, n int, expandAll bool) *Model {
 	m := New(ctx)
 	m.SetSize(120, 40)
 	m.Init() // its listener is never run: the loop below waits instead
-	m.feed.WantAll()
-	for st := m.feed.State(); !st.Done || st.Loading; st = m.feed.Wait(ctx.Base, st.Version) {
+	m.fl.Feed().WantAll()
+	for st := m.fl.Feed().State(); !st.Done || st.Loading; st = m.fl.Feed().Wait(ctx.Base, st.Version) {
 		if st.Err != nil {
 			b.Fatal(st.Err)
 		}
@@ -149,7 +149,6 @@ func BenchmarkFindKeystroke(b *testing.B) {
 // BenchmarkSort100k sorts 100,000 loaded contracts by amount.
 func BenchmarkSort100k(b *testing.B) {
 	m := benchModel(b, 100000, false)
-	m.st.Done = true
 	b.ResetTimer()
 	for b.Loop() {
 		m.sort, m.sorted = sortAmount, true

@@ -36,16 +36,16 @@ func (m *Model) exportName() string {
 // not done loads the rest first (paced, as the footer shows) and the file
 // is written when it is; the status line says so meanwhile.
 func (m *Model) startExport() tea.Cmd {
-	if m.feed == nil {
+	if !m.fl.Held() {
 		m.setNotice(shared.StatusError, "nothing to export: "+errNoService.Error())
 		return nil
 	}
 	m.exporting = true
-	if !m.st.Done {
-		if m.st.Err != nil {
-			m.feed.Retry()
+	if !m.fl.State().Done {
+		if m.fl.State().Err != nil {
+			m.fl.Retry()
 		}
-		m.feed.WantAll()
+		m.fl.WantAll()
 		return nil
 	}
 	return m.exportCmd()
@@ -93,9 +93,9 @@ func (m *Model) exportDue() tea.Cmd {
 	switch {
 	case !m.exporting:
 		return nil
-	case m.st.Done:
+	case m.fl.State().Done:
 		return m.exportCmd()
-	case m.st.Err != nil || m.st.Closed:
+	case m.fl.State().Err != nil || m.fl.State().Closed:
 		m.exporting = false
 		m.setNotice(shared.StatusError, "export stopped: the range did not load ("+m.ctx.Key("reload")+" to reload, then "+m.ctx.Key("export")+")")
 	}

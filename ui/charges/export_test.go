@@ -2,6 +2,7 @@ package charges
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/export"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // TestExportWritesWhatIsShown: e on a partly loaded range loads the rest
@@ -26,7 +29,7 @@ func TestExportWritesWhatIsShown(t *testing.T) {
 	hs.m.Update(keyMsg("/"))
 	hs.typeText("a100")
 	hs.settle(hs.press("enter"))
-	hs.m.listening = false // typeText dropped the listener with the blink
+	hs.m.fl.Unlisten() // typeText dropped the listener with the blink
 	cmd = hs.press("e")
 	// The status line the screen sent with e (not yet run).
 	if !strings.HasPrefix(hs.m.sent.text, "exporting: loading the rest of the range first: page 2") {
@@ -63,12 +66,23 @@ func TestExportWritesWhatIsShown(t *testing.T) {
 // status line said only the wait, and the first e seemed to do nothing
 // for seconds.
 func TestExportSaidDuringRateWait(t *testing.T) {
-	hs := newHarness(t, 100, 24, gated(contracts(1, 300), 100))
+	hs := newHarness(t, 100, 24, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
+		return billingtest.Paged(contracts(1, 300), 100).With(map[int]error{1: &api.Error{Kind: api.ErrRateLimited, Status: 429, Threshold: time.Minute}})
+	})
 	hs.m.exportDir = t.TempDir()
-	cmd := hs.m.Init()
-	hs.pager(0).Allow(1)
-	hs.settle(cmd)
-	hs.m.st.Loading, hs.m.st.WaitUntil = true, time.Now().Add(time.Minute)
+	hs.settle(hs.m.Init())
+	// The second page is refused: the feed waits out the minute (the
+	// test's end stops it), and the screen takes the wait.
+	f := hs.m.fl.Feed()
+	f.WantAll()
+	ctx, cancel := context.WithTimeout(hs.m.ctx.Base, 10*time.Second)
+	defer cancel()
+	for st := f.State(); st.WaitUntil.IsZero(); st = f.Wait(ctx, st.Version) {
+		if ctx.Err() != nil {
+			t.Fatal("the feed never waited out the 429")
+		}
+	}
+	hs.m.Update(shared.FeedMsg{Feed: f})
 	if s := hs.m.wantedStatus(); s.text != msgRateWait {
 		t.Fatalf("before e: %q", s.text)
 	}

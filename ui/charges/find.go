@@ -129,8 +129,8 @@ func (m *Model) findFooter() string {
 	b.WriteString(": ")
 	b.WriteString(money.Group(int64(m.matchN)))
 	b.WriteString(" of ")
-	b.WriteString(money.Group(int64(m.entries)))
-	if m.st.Done {
+	b.WriteString(money.Group(int64(m.fl.Entries())))
+	if m.fl.State().Done {
 		b.WriteString(" match · ")
 	} else {
 		b.WriteString(" loaded match · ")
@@ -141,9 +141,9 @@ func (m *Model) findFooter() string {
 		b.WriteString(m.matchAmt.String())
 	}
 	switch {
-	case m.st.Err != nil:
+	case m.fl.State().Err != nil:
 		b.WriteString(" · stopped")
-	case !m.st.Done:
+	case !m.fl.State().Done:
 		b.WriteString(" · more still loading")
 	}
 	return b.String()
@@ -152,7 +152,7 @@ func (m *Model) findFooter() string {
 // orderedTops lists the loaded top-level entries the find filter keeps, in
 // the order of the sort.
 func (m *Model) orderedTops() []*api.Charge {
-	tops := make([]*api.Charge, 0, m.entries)
+	tops := make([]*api.Charge, 0, m.fl.Entries())
 	for _, p := range m.pages {
 		for i := range p {
 			if matches(&p[i], m.findLow) {

@@ -32,8 +32,8 @@ func TestFindFiltersAsYouType(t *testing.T) {
 	cmd := hs.m.Init()
 	hs.pager(0).Allow(1)
 	hs.settle(cmd)
-	if hs.m.entries != 100 {
-		t.Fatalf("%d entries loaded, want the first page", hs.m.entries)
+	if hs.m.fl.Entries() != 100 {
+		t.Fatalf("%d entries loaded, want the first page", hs.m.fl.Entries())
 	}
 	hs.press("/") // not settled: the field's cursor blinks forever
 	if !hs.m.Capturing() {
@@ -69,11 +69,11 @@ func TestFindFiltersAsYouType(t *testing.T) {
 	// the range; the next page's match joins the rows.
 	// typeText dropped the commands of the keys typed, the listener
 	// among them (with the field's blink, which never ends): forget it.
-	hs.m.listening = false
+	hs.m.fl.Unlisten()
 	hs.pager(0).Allow(1)
 	hs.settle(hs.press("G"))
-	if !hs.m.st.Done || hs.m.tree.Len() != 3 {
-		t.Fatalf("done %v, rows %v", hs.m.st.Done, hs.rowNames())
+	if !hs.m.fl.State().Done || hs.m.tree.Len() != 3 {
+		t.Fatalf("done %v, rows %v", hs.m.fl.State().Done, hs.rowNames())
 	}
 	foot = hs.lines()[len(hs.lines())-1]
 	if !strings.Contains(foot, "/a100: 3 of 150 match") || strings.Contains(foot, "loading") {

@@ -42,8 +42,8 @@ func TestReloadKeepsCursorAndOpenRows(t *testing.T) {
 	}
 	hs.settle(hs.press("enter")) // and the cursor's contract
 	want := hs.m.tree.At(hs.m.cursor).node.Source
-	if hs.m.entries < 200 || want == "" {
-		t.Fatalf("setup: %d entries, cursor on %q", hs.m.entries, want)
+	if hs.m.fl.Entries() < 200 || want == "" {
+		t.Fatalf("setup: %d entries, cursor on %q", hs.m.fl.Entries(), want)
 	}
 	hs.statuses = nil
 	hs.settle(hs.press("r"))

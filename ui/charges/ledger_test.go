@@ -61,7 +61,7 @@ func TestLedgerRowsThenTheSync(t *testing.T) {
 	)
 	update := func(msg tea.Msg) tea.Cmd {
 		cmd := m.Update(msg)
-		if early == "" && m.st.Ledger && !m.st.Done && m.tree.Len() > 10 {
+		if early == "" && m.fl.State().Ledger && !m.fl.State().Done && m.tree.Len() > 10 {
 			lines := strings.Split(m.View(), "\n")
 			early = lines[len(lines)-1]
 			for range 5 {
@@ -97,7 +97,7 @@ func TestLedgerRowsThenTheSync(t *testing.T) {
 		}
 		seen[src] = true
 	}
-	if m.st.Generation < 2 {
-		t.Errorf("the new rows came in generation %d", m.st.Generation)
+	if m.fl.State().Generation < 2 {
+		t.Errorf("the new rows came in generation %d", m.fl.State().Generation)
 	}
 }

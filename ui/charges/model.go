@@ -20,7 +20,6 @@ package charges
 
 import (
 	"cmp"
-	"errors"
 	"maps"
 	"strings"
 	"time"
@@ -49,7 +48,7 @@ const noticeTTL = 10 * time.Second
 
 // errNoService is the screen's error when it was built without a billing
 // layer (a misconfigured test).
-var errNoService = errors.New("no API client configured")
+var errNoService = shared.ErrNoService
 
 // status is one status line as the screen last asked the root for it.
 type status struct {
@@ -107,17 +106,10 @@ type Model struct {
 	// for now; it lands without a "sorted by" on the status line.
 	quietSort bool
 
-	// The feed of the current filters and how far the screen has followed
-	// it: seen is the last version folded, entries the top-level entries
-	// folded (len(pages) is the number of the feed's pages folded), st the
-	// feed's state at version seen, which the body and footer show.
-	feed      *billing.Feed
-	listener  int
-	listening bool // a Follow command of this hold is pending
-	seen      uint64
-	gen       uint64 // the State.Generation whose pages are folded
-	entries   int
-	st        billing.State
+	// fl follows the feed of the current filters: the pages it took are
+	// folded into the rows, and its state as taken is what the body and
+	// footer show.
+	fl shared.ChargesFollower
 
 	// Loaded data: the feed's pages, shared and read-only; rows point into
 	// them.
@@ -165,7 +157,6 @@ func New(ctx *shared.Context) *Model {
 		ctx:    ctx,
 		keys:   KeyMapOf(ctx.Keys),
 		tree:   newTree(),
-		st:     billing.State{Total: -1},
 		sorted: true, // the server's order needs nothing
 	}
 	m.f.preset = m.defaultPreset()
@@ -231,13 +222,13 @@ func (m *Model) Totals() spend.Totals {
 func (m *Model) Range() spend.Range { return m.f.rng }
 
 // Complete reports that every page of the current filters has been loaded.
-func (m *Model) Complete() bool { return m.st.Done }
+func (m *Model) Complete() bool { return m.fl.State().Done }
 
 // Query returns the current filters as the API query of the screen's feed.
 func (m *Model) Query() api.ChargesQuery { return m.f.query() }
 
 // Err returns why the feed stopped before its end, or nil.
-func (m *Model) Err() error { return m.st.Err }
+func (m *Model) Err() error { return m.fl.State().Err }
 
 // Capturing reports that a text field (the custom range or the find field)
 // has the keyboard: q and the digits are typed into it.
@@ -247,7 +238,7 @@ func (m *Model) Capturing() bool { return m.mode == modeInput || m.mode == modeF
 // rate-limit wait. It asks the feed itself, so the header's spinner starts
 // the moment the screen asks for a page and stops the moment the feed is
 // idle.
-func (m *Model) Loading() bool { return m.feed != nil && m.feed.State().Loading }
+func (m *Model) Loading() bool { return m.fl.Loading() }
 
 // Help returns the bindings of the current mode.
 func (m *Model) Help() help.KeyMap {
@@ -277,22 +268,18 @@ func (m *Model) takeFeed(fresh bool) *billing.Feed {
 
 // attach drops everything shown, releases the feed held (its loader stops
 // unless another screen holds it too) and starts following f from its
-// beginning. Pages f already holds (the Overview loaded them) are folded at
-// the next settle.
+// beginning (a nil f, without a billing layer, says so rather than
+// "loading" forever). Pages f already holds (the Overview loaded them) are
+// folded at the next settle.
 func (m *Model) attach(f *billing.Feed) {
-	if m.feed != nil {
-		m.feed.Release()
-	}
-	m.feed = f
+	m.fl.Hold(f)
+	m.clear()
+}
+
+// clear drops every row shown and what was built from them, for a new
+// feed or the feed's entries replaced as a whole.
+func (m *Model) clear() {
 	m.asOf = m.ctx.Clock()
-	// A new number per feed taken, so a late answer of a listener of an
-	// earlier hold is not taken for the current one.
-	m.listener = shared.NewListener()
-	m.listening, m.seen, m.entries, m.gen = false, 0, 0, 0
-	m.st = billing.State{Total: -1}
-	if f == nil {
-		m.st.Err = errNoService // say so rather than "loading" forever
-	}
 	m.pages = nil
 	if m.mode == modeDetail {
 		m.mode = modeTree // its node is being dropped
@@ -353,49 +340,36 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 // arrived that the screen has not folded yet, and asking again then would
 // load a page nobody is near.
 func (m *Model) want() {
-	if m.feed == nil || m.st.Err != nil || m.st.Done || m.st.Closed {
+	if st := m.fl.State(); !m.fl.Held() || st.Err != nil || st.Done || st.Closed {
 		return
 	}
 	if m.exporting || m.sort != sortServer {
-		m.feed.WantAll() // the file, or the sort, needs every page
+		m.fl.WantAll() // the file, or the sort, needs every page
 		return
 	}
 	if m.seek != "" || m.tree.Len()-1-m.cursor <= m.frame().body {
-		m.feed.Want(m.entries + 1)
+		m.fl.Want(m.fl.Entries() + 1)
 	}
 }
 
 // sync folds the pages the feed has added since the last sync, exactly up
-// to the state it reads, so the footer's counts always match the rows. It
-// reports whether rows were added.
+// to the state it reads (Follower.Next), so the footer's counts always
+// match the rows. It reports whether rows were added.
 func (m *Model) sync() bool {
-	if m.feed == nil {
+	pages, renewed, changed := m.fl.Next()
+	if !changed {
 		return false
 	}
-	st := m.feed.State()
-	if st.Version <= m.seen {
-		return false
-	}
-	if st.Generation != m.gen {
+	if renewed {
 		// The feed's entries were replaced as a whole (the ledger's rows
 		// read again after a sync brought something new): fold them again
 		// from the first, keeping the open rows and the cursor's contract.
-		m.gen = st.Generation
-		if m.entries > 0 {
-			m.refold()
-		}
+		m.refold()
 	}
-	grew := false
-	if st.Entries > m.entries {
-		for _, p := range m.feed.Pages(len(m.pages)) {
-			if m.entries+len(p) > st.Entries {
-				break // stored after st was read: the next change brings it
-			}
-			m.fold(p)
-			grew = true
-		}
+	for _, p := range pages {
+		m.fold(p)
 	}
-	m.seen, m.st = st.Version, st
+	st := m.fl.State()
 	if st.Restarted && !m.restarted {
 		m.restarted = true
 		m.setNotice(shared.StatusWarn, noticeRestarted)
@@ -412,14 +386,13 @@ func (m *Model) sync() bool {
 			m.notFound(m.seek)
 		}
 	}
-	return grew
+	return len(pages) > 0
 }
 
 // fold appends one page of the feed to the rows.
 func (m *Model) fold(res []api.Charge) {
 	onLast := m.tree.Len() == 0 || m.cursor == m.tree.Len()-1
 	m.pages = append(m.pages, res)
-	m.entries += len(res)
 	if m.find == "" {
 		m.tree.AppendTop(res)
 		m.matchN += len(res)
@@ -446,12 +419,7 @@ func (m *Model) fold(res []api.Charge) {
 // listen returns a command waiting for the feed's next change, unless one
 // is pending or nothing will change.
 func (m *Model) listen() tea.Cmd {
-	if m.listening || m.feed == nil {
-		return nil
-	}
-	cmd := shared.Follow(m.ctx.Base, m.feed, m.seen, m.listener) // a nil Base is the background
-	m.listening = cmd != nil
-	return cmd
+	return m.fl.Listen(m.ctx.Base) // a nil Base is the background
 }
 
 // noticeRestarted is the notice after the feed paged again from the first
@@ -468,8 +436,8 @@ func (m *Model) setNotice(kind shared.StatusKind, text string) {
 // says it), a search under way, else the last notice.
 func (m *Model) wantedStatus() status {
 	switch {
-	case m.tree.Len() > 0 && m.st.Err != nil:
-		return status{kind: shared.StatusError, text: m.errText(m.st.Err)}
+	case m.tree.Len() > 0 && m.fl.State().Err != nil:
+		return status{kind: shared.StatusError, text: m.errText(m.fl.State().Err)}
 	case m.exporting:
 		// Before the wait: e is answered at once, the wait said with it.
 		return status{kind: shared.StatusInfo, text: m.exportStatus()}
@@ -497,15 +465,15 @@ func (m *Model) statusCmd() tea.Cmd {
 }
 
 // waiting reports a rate-limit wait of the feed in progress.
-func (m *Model) waiting() bool { return m.st.Loading && !m.st.WaitUntil.IsZero() }
+func (m *Model) waiting() bool { return m.fl.State().Loading && !m.fl.State().WaitUntil.IsZero() }
 
 // reload is r: after a failure the feed asks for the failed page again,
 // keeping the rows loaded (after a refused page token it pages again from
 // the first page by itself); otherwise the screen starts over with a fresh
 // feed.
 func (m *Model) reload() {
-	if m.feed != nil && m.feed.State().Err != nil {
-		m.feed.Retry()
+	if m.fl.Held() && m.fl.Feed().State().Err != nil {
+		m.fl.Retry()
 		return
 	}
 	// Start over, then put back what the user had: the rows that were
@@ -531,10 +499,7 @@ func (m *Model) refold() {
 	if m.tree.Len() > 0 {
 		at = m.sourceOf(m.cursor)
 	}
-	f, gen := m.feed, m.gen
-	m.feed = nil // kept, not released
-	m.attach(f)
-	m.gen = gen
+	m.clear()
 	m.reopen = open
 	m.seek, m.seekQuiet = at, at != ""
 	m.seekWhat, m.seekEP = "", 0
@@ -590,11 +555,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	switch msg := msg.(type) {
 	case shared.FeedMsg:
-		if m.feed == nil || msg.Feed != m.feed {
+		if !m.fl.Heard(msg) {
 			return nil // a feed the screen no longer holds, or never did
-		}
-		if msg.Listener == m.listener {
-			m.listening = false
 		}
 	case tea.KeyPressMsg:
 		switch m.mode {
@@ -668,7 +630,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.move(-m.cursor)
 	case key.Matches(k, m.keys.End):
 		m.move(m.tree.Len() - 1 - m.cursor)
-		m.follow = !m.st.Done
+		m.follow = !m.fl.State().Done
 	case key.Matches(k, m.keys.Toggle):
 		if m.tree.Len() > 0 && !m.tree.Collapse(m.cursor) {
 			m.tree.Expand(m.cursor)

@@ -221,7 +221,7 @@ func TestFilterChangeDropsRowsAndStaleAnswers(t *testing.T) {
 	if hs.m.Range().Preset != "30d" {
 		t.Fatalf("Init: range %v, want 30d", hs.m.Range())
 	}
-	old, oldFeed := hs.press("G"), hs.m.feed // page 2 of the 30d range, in flight
+	old, oldFeed := hs.press("G"), hs.m.fl.Feed() // page 2 of the 30d range, in flight
 	fresh := hs.press("d")
 	if hs.m.tree.Len() != 0 || hs.m.Totals().Contracts != 0 {
 		t.Fatalf("d kept %d rows", hs.m.tree.Len())
@@ -290,11 +290,11 @@ func TestTheRootSetsTheRange(t *testing.T) {
 func TestQuickFilterChangesLeaveOneFeed(t *testing.T) {
 	hs := newHarness(t, 120, 30, servePages(contracts(1, 300), 100))
 	cmds := []tea.Cmd{hs.m.Init()}
-	feeds := []*billing.Feed{hs.m.feed}
+	feeds := []*billing.Feed{hs.m.fl.Feed()}
 	for _, k := range []string{"d", "d", "o", "f", "D", "o", "f", "d"} {
 		cmds = append(cmds, hs.press(k))
-		if feeds[len(feeds)-1] != hs.m.feed {
-			feeds = append(feeds, hs.m.feed)
+		if feeds[len(feeds)-1] != hs.m.fl.Feed() {
+			feeds = append(feeds, hs.m.fl.Feed())
 		}
 	}
 	if len(feeds) != 9 {
@@ -368,9 +368,9 @@ func TestReloadStartsOver(t *testing.T) {
 	hs := newHarness(t, 80, 24, servePages(contracts(1, 10), 100))
 	hs.settle(hs.m.Init())
 	hs.press("j", "enter")
-	old := hs.m.feed
+	old := hs.m.fl.Feed()
 	hs.settle(hs.press("r"))
-	if hs.m.feed == old || hs.numPagers() != 2 || hs.pager(1).Calls() != 1 {
+	if hs.m.fl.Feed() == old || hs.numPagers() != 2 || hs.pager(1).Calls() != 1 {
 		t.Fatalf("r did not take a fresh feed: %d pagers", hs.numPagers())
 	}
 	waitClosed(t, old)
@@ -493,8 +493,7 @@ func TestDroppedEntriesAreCounted(t *testing.T) {
 // A sum too large to hold is never shown wrapped.
 func TestFooterNeverShowsAnOverflowedTotal(t *testing.T) {
 	m := New(testContext(plainStyles()))
-	m.st = billing.State{Contracts: 12, Total: 12, Amount: -123, Overflow: true, Done: true}
-	f := m.footer()
+	f := m.footerOf(billing.State{Contracts: 12, Total: 12, Amount: -123, Overflow: true, Done: true})
 	if !strings.Contains(f, "12 of 12 contracts · total too large · all loaded") || strings.Contains(f, "$") {
 		t.Errorf("footer %q", f)
 	}
@@ -812,24 +811,24 @@ func TestSharedFeedShowsWhatTheOtherScreenLoaded(t *testing.T) {
 	// The other screen: it asks for the range as the Overview does, and
 	// gets the feed this screen holds.
 	r := hs.m.Range()
-	other := hs.svc.Feed(billing.RangeQuery(r.From, r.To))
+	var other shared.ChargesFollower
+	other.Hold(hs.svc.Feed(billing.RangeQuery(r.From, r.To)))
 	defer other.Release()
-	if other != hs.m.feed {
+	if other.Feed() != hs.m.fl.Feed() {
 		t.Fatal("the Overview's query of the same range got a feed of its own")
 	}
 	other.WantAll()
 	// The root hands the other screen's feed messages to every screen; this
 	// screen's own commands are not run, so only the other's listener
 	// drives it.
-	const otherListener = 7
-	var seen uint64
 	for {
-		cmd := shared.Follow(hs.m.ctx.Base, other, seen, otherListener)
+		cmd := other.Listen(hs.m.ctx.Base)
 		if cmd == nil {
-			t.Fatalf("the feed stopped changing at version %d before it was whole", seen)
+			t.Fatalf("the feed stopped changing at version %d before it was whole", other.State().Version)
 		}
 		msg := cmd().(shared.FeedMsg)
-		seen = msg.State.Version
+		other.Heard(msg)
+		other.Next()
 		hs.m.Update(msg)
 		if msg.State.Done && !msg.State.Loading {
 			break

@@ -232,18 +232,18 @@ func (m *Model) messageLines(body int) []string {
 	lines := make([]string, 0, body)
 	var msg []string
 	switch {
-	case m.find != "" && m.entries > 0:
+	case m.find != "" && m.fl.Entries() > 0:
 		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), m.ctx.Key("search-clear") + " clears the filter"}
-		if !m.st.Done {
+		if !m.fl.State().Done {
 			msg[0] += " (more still loading)"
 		}
-	case m.st.Err != nil:
+	case m.fl.State().Err != nil:
 		// Wrapped, not cut: the body has the room, and the end of an
 		// error is often its cause.
-		msg = strings.Split(ansi.Wrap(m.errText(m.st.Err), max(m.w-2, 10), ""), "\n")
+		msg = strings.Split(ansi.Wrap(m.errText(m.fl.State().Err), max(m.w-2, 10), ""), "\n")
 	case m.waiting():
 		msg = []string{msgRateWait}
-	case m.st.Done:
+	case m.fl.State().Done:
 		msg = []string{"No charges " + m.f.rng.Days(m.ctx.Clock()), "press " + m.ctx.Key("range-next") + " to widen the range"}
 	default:
 		// A slow first page (or pages the feed dropped as repeats after
@@ -271,9 +271,9 @@ func (m *Model) errText(err error) string { return m.ctx.RetryText("charges", er
 // server has not said how many match, or when its pages are shorter than
 // asked and the count no longer fits).
 func (m *Model) pageText() string {
-	n := m.st.Pages + 1
+	n := m.fl.State().Pages + 1
 	s := "page " + strconv.Itoa(n)
-	if t := m.st.PagesTotal(); t >= n {
+	if t := m.fl.State().PagesTotal(); t >= n {
 		s += " of " + strconv.Itoa(t)
 	}
 	return s
@@ -282,8 +282,10 @@ func (m *Model) pageText() string {
 // footer is "1,200 of 12,345 contracts · $4,321.000 loaded · loading page
 // 4 of 25…": the feed's count of what it kept, the server's total, the sum
 // of the kept amounts, what it dropped, and what it is doing.
-func (m *Model) footer() string {
-	st := &m.st
+func (m *Model) footer() string { return m.footerOf(m.fl.State()) }
+
+// footerOf is the footer of the feed's state st.
+func (m *Model) footerOf(st billing.State) string {
 	var b strings.Builder
 	// The server's total counts top-level entries in the tree format (the
 	// demo server counts a wrapper as one), contracts in the table format:

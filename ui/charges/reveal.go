@@ -46,7 +46,7 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 	m.seekWhat, m.seekEP = msg.What, msg.Endpoint
 	switch {
 	case source == "" || m.revealLoaded(source):
-	case m.st.Done:
+	case m.fl.State().Done:
 		m.notFound(source)
 	default:
 		m.seek = source
@@ -81,7 +81,7 @@ func (m *Model) typeShown(source string) bool {
 
 // ServerTotal is the server's count of the entries matching the current
 // filters, -1 while unknown.
-func (m *Model) ServerTotal() int { return m.st.Total }
+func (m *Model) ServerTotal() int { return m.fl.State().Total }
 
 // notFound ends a search that loaded everything without finding source.
 // After r (a quiet search) the row has simply gone: nothing to say.

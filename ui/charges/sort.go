@@ -33,7 +33,7 @@ var sortNames = [numSorts]string{"server order", "amount, largest first", "durat
 func (m *Model) cycleSort() {
 	m.sort = (m.sort + 1) % numSorts
 	m.sorted, m.quietSort = false, false
-	if m.sort == sortServer || m.st.Done {
+	if m.sort == sortServer || m.fl.State().Done {
 		m.applySort()
 	}
 }
@@ -57,7 +57,7 @@ func (m *Model) applySort() {
 
 // sortDue applies a sort that was waiting for the range once it is loaded.
 func (m *Model) sortDue() {
-	if m.sort != sortServer && !m.sorted && m.st.Done {
+	if m.sort != sortServer && !m.sorted && m.fl.State().Done {
 		m.applySort()
 	}
 }

@@ -23,13 +23,13 @@ func TestSortCycles(t *testing.T) {
 	// s was handled (the feed may run ahead of the screen under a loaded
 	// scheduler, and the key folds what it brought), the screen says it
 	// loads the rest first. Read right after the key, before any command.
-	loaded := hs.m.st.Done
+	loaded := hs.m.fl.State().Done
 	hs.settle(cmd)
 	if !loaded && !hs.sentStatus("sorting by amount, largest first once the range is loaded") {
 		t.Errorf("statuses %v", hs.statuses)
 	}
-	if !hs.m.st.Done || hs.statusText() != "sorted by amount, largest first" {
-		t.Fatalf("done %v, status %q", hs.m.st.Done, hs.statusText())
+	if !hs.m.fl.State().Done || hs.statusText() != "sorted by amount, largest first" {
+		t.Fatalf("done %v, status %q", hs.m.fl.State().Done, hs.statusText())
 	}
 	if top := hs.m.tree.At(0).node; top.Source != "instance-201" {
 		t.Fatalf("first row %s", top.Source)
@@ -90,7 +90,7 @@ func TestSortWithFind(t *testing.T) {
 	hs.m.Update(keyMsg("/"))
 	hs.typeText("a100")
 	hs.settle(hs.press("enter"))
-	hs.m.listening = false // typeText dropped the listener with the blink
+	hs.m.fl.Unlisten() // typeText dropped the listener with the blink
 	hs.settle(hs.press("s"))
 	got := hs.rowNames()
 	want := []string{"0:instance-41", "0:instance-A100x", "0:instance-4"}

@@ -34,7 +34,7 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	r := preset(t, "30d")
 	m, d := run()
 	d.run(t, m.SetRange(r))
-	if !m.main.st.Done {
+	if !m.main.State().Done {
 		t.Fatal("the first run did not load")
 	}
 
@@ -42,10 +42,10 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	m, d = run()
 	early := ""
 	d.runUntil(t, m.SetRange(r), func() bool {
-		if early == "" && m.main != nil && m.main.st.Ledger && !m.main.st.Done {
+		if early == "" && m.main != nil && m.main.State().Ledger && !m.main.State().Done {
 			early = view(m)
 		}
-		return m.main != nil && m.main.st.Done
+		return m.main != nil && m.main.State().Done
 	})
 	d.run(t, nil)
 	if !strings.Contains(early, "synced") || !strings.Contains(early, "syncing") {

@@ -45,7 +45,7 @@ const monthEvery = 5 * time.Minute
 
 // monthPanel is the screen's part for the month. The zero value is ready.
 type monthPanel struct {
-	fl *follow // the feed of OutlookQuery; nil before Init
+	fl *shared.ChargesFollower // the feed of OutlookQuery; nil before Init
 	// out is the outlook, nil until the feed ended; told is set once the
 	// watch has seen it.
 	out   *billing.Outlook
@@ -78,9 +78,9 @@ func (m *Model) rateForMonth() tea.Cmd {
 func (m *Model) monthAgain() (cmd tea.Cmd, due bool) {
 	fl, clock := m.month.fl, m.ctx.Clock()
 	switch {
-	case fl == nil || fl.f == nil || !fl.done():
+	case fl == nil || !fl.Held() || !fl.State().Whole():
 		return nil, false
-	case !fl.f.Query().Equal(m.ctx.Billing.OutlookQuery(clock)):
+	case !fl.Feed().Query().Equal(m.ctx.Billing.OutlookQuery(clock)):
 		return m.takeMonth(false), true
 	case m.month.out != nil && clock.Sub(m.month.out.AsOf) >= monthEvery:
 		// Afresh (through the ledger: only what changed), the last
@@ -98,7 +98,7 @@ func (m *Model) monthAgain() (cmd tea.Cmd, due bool) {
 // has ended loading (done or stopped), so the charges the user looks at
 // first have the pacing to themselves; nil until then, and once started.
 func (m *Model) startMonth() tea.Cmd {
-	ended := func(fl *follow) bool { return fl == nil || fl.st.Done || fl.st.Err != nil }
+	ended := func(fl *shared.ChargesFollower) bool { return fl == nil || fl.State().Done || fl.State().Err != nil }
 	if m.month.fl != nil || (m.rate == nil && m.rateErr == nil) || m.main == nil || !ended(m.main) || !ended(m.burn) {
 		return nil
 	}
@@ -141,7 +141,7 @@ func (m *Model) foldMonth(st billing.State) {
 // rate reading; nothing before the feed ended.
 func (m *Model) buildOutlook() {
 	fl := m.month.fl
-	if fl == nil || fl.f == nil || !(fl.st.Done || fl.st.Err != nil) {
+	if fl == nil || !fl.Held() || !(fl.State().Done || fl.State().Err != nil) {
 		return
 	}
 	asOf := m.ctx.Clock()
@@ -152,7 +152,7 @@ func (m *Model) buildOutlook() {
 	if m.rate == nil {
 		rateErr = m.rateErr
 	}
-	o := m.ctx.Billing.OutlookOf(fl.f, m.rate, rateErr, asOf, asOf, m.ctx.Budget)
+	o := m.ctx.Billing.OutlookOf(fl.Feed(), m.rate, rateErr, asOf, asOf, m.ctx.Budget)
 	m.month.out, m.month.told = &o, false
 	m.ver++
 }
@@ -184,15 +184,15 @@ func (m *Model) monthLines(w int) []line {
 	muted := func(s string) []line { return []line{{text: label + st.Muted.Render(s), prio: prioMonthHead}} }
 	o := m.month.out
 	switch {
-	case fl.st.Err != nil && errors.Is(fl.st.Err, api.ErrPermission):
-		return muted("— " + billing.FailReason(fl.st.Err))
-	case fl.st.Err != nil && fl.st.Entries == 0:
+	case fl.State().Err != nil && errors.Is(fl.State().Err, api.ErrPermission):
+		return muted("— " + billing.FailReason(fl.State().Err))
+	case fl.State().Err != nil && fl.State().Entries == 0:
 		// Nothing read: no figure, not $0 (the status line says why).
 		return muted("— charges unavailable (" + m.ctx.Key("reload") + " to reload)")
 	case o == nil:
 		s := "— loading this month and last"
-		if fl.st.Pages > 0 {
-			s += ": " + fl.st.Progress()
+		if fl.State().Pages > 0 {
+			s += ": " + fl.State().Progress()
 		}
 		return muted(s)
 	case o.TooLarge:

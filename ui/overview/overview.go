@@ -46,7 +46,7 @@ const noteTTL = 5 * time.Second
 
 // errNoService stands in for every load when the screen was built without
 // a billing layer (a misconfigured test): a message rather than a panic.
-var errNoService = errors.New("no API client configured")
+var errNoService = shared.ErrNoService
 
 // topEntry is one of the most expensive contracts: only what the list
 // shows, so no page is kept for it.
@@ -81,20 +81,6 @@ func insertTop(top []topEntry, e topEntry) []topEntry {
 	return top
 }
 
-// follow is the screen's hold on one feed: what it has folded of it and
-// whether a Follow command of its own is pending.
-type follow struct {
-	f         *billing.Feed // nil without a billing layer
-	seen      uint64        // the last State.Version folded
-	gen       uint64        // the State.Generation whose pages are folded
-	consumed  int           // pages folded
-	listening bool
-	st        billing.State // the state the folded pages came with
-}
-
-// done reports that everything of the query has been folded.
-func (fl *follow) done() bool { return fl.st.Whole() }
-
 // burnFigures is a meter and the state of the feed that filled it: what
 // the burn line and the runway are computed from.
 type burnFigures struct {
@@ -109,7 +95,6 @@ type Model struct {
 	ctx           *shared.Context
 	keys          KeyMap
 	width, height int
-	listener      int // the number this screen's Follow commands carry
 
 	user    *api.User // from the last successful UserMsg
 	userErr error     // why the account could not be read (no user yet)
@@ -127,7 +112,7 @@ type Model struct {
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
 	// are folded into totals, top and daily.
-	main   *follow
+	main   *shared.ChargesFollower
 	totals spend.Totals
 	labels *billing.Grouping // spend per label, the split users ask for by job
 	top    []topEntry
@@ -137,7 +122,7 @@ type Model struct {
 	// meter measures the burn rate. It is fed from main when the range
 	// covers the burn window, else from burn, the window's own feed.
 	meter *billing.Meter
-	burn  *follow
+	burn  *shared.ChargesFollower
 	// kept is the last complete measurement. It stands in while a new
 	// range loads, as long as it measured the same day, so the figures do
 	// not blank on every range change.
@@ -166,7 +151,6 @@ func New(ctx *shared.Context) *Model {
 	}
 	m := &Model{
 		ctx: ctx, keys: KeyMapOf(ctx.Keys),
-		listener:   shared.NewListener(),
 		sentStatus: shared.StatusMsg{Source: statusSource}, // nothing to clear yet
 	}
 	return m
@@ -228,7 +212,8 @@ func (m *Model) take(fresh bool) tea.Cmd {
 		m.release(old)
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
-		m.main = &follow{st: billing.State{Total: -1, Err: errNoService}}
+		m.main = &shared.ChargesFollower{}
+		m.main.Hold(nil) // stopped: no service to load with
 		return nil
 	}
 	q := billing.RangeQuery(m.rng.From, m.rng.To)
@@ -245,7 +230,7 @@ func (m *Model) take(fresh bool) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	bq := svc.BurnQuery()
-	if m.burn != nil && !fresh && m.burn.f.Query().Equal(bq) {
+	if m.burn != nil && !fresh && m.burn.Feed().Query().Equal(bq) {
 		return tea.Batch(cmds...) // still the same window: keep what it measured
 	}
 	oldBurn := m.burn
@@ -255,46 +240,38 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	return tea.Batch(append(cmds, m.want(m.burn))...)
 }
 
-// hold takes the feed of q.
-func (m *Model) hold(q api.ChargesQuery, fresh bool) *follow {
+// hold follows the feed of q.
+func (m *Model) hold(q api.ChargesQuery, fresh bool) *shared.ChargesFollower {
+	fl := &shared.ChargesFollower{}
 	if fresh {
-		return &follow{f: m.ctx.Billing.FreshFeed(q), st: billing.State{Total: -1}}
+		fl.Hold(m.ctx.Billing.FreshFeed(q))
+	} else {
+		fl.Hold(m.ctx.Billing.Feed(q))
 	}
-	return &follow{f: m.ctx.Billing.Feed(q), st: billing.State{Total: -1}}
+	return fl
 }
 
 // release drops the screen's hold on fl's feed: its late messages are
 // ignored from now on, since they no longer match a held feed.
-func (m *Model) release(fl *follow) {
-	if fl != nil && fl.f != nil {
-		fl.f.Release()
+func (m *Model) release(fl *shared.ChargesFollower) {
+	if fl != nil {
+		fl.Release()
 	}
 }
 
 // want asks fl's feed for every page and listens for them.
-func (m *Model) want(fl *follow) tea.Cmd {
-	if fl == nil || fl.f == nil {
+func (m *Model) want(fl *shared.ChargesFollower) tea.Cmd {
+	if fl == nil {
 		return nil
 	}
-	fl.f.WantAll()
-	return m.listen(fl)
-}
-
-// listen returns a Follow command for fl unless one is pending or the feed
-// will not change.
-func (m *Model) listen(fl *follow) tea.Cmd {
-	if fl.listening || fl.f == nil {
-		return nil
-	}
-	cmd := shared.Follow(m.ctx.Base, fl.f, fl.seen, m.listener) // a nil Base is the background
-	fl.listening = cmd != nil
-	return cmd
+	fl.WantAll()
+	return fl.Listen(m.ctx.Base) // a nil Base is the background
 }
 
 // follows lists the held feeds.
-func (m *Model) follows() []*follow {
-	var fs []*follow
-	for _, fl := range []*follow{m.main, m.burn, m.month.fl} {
+func (m *Model) follows() []*shared.ChargesFollower {
+	var fs []*shared.ChargesFollower
+	for _, fl := range []*shared.ChargesFollower{m.main, m.burn, m.month.fl} {
 		if fl != nil {
 			fs = append(fs, fl)
 		}
@@ -351,35 +328,28 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, fl := range m.follows() {
-		if fl.f == nil || msg.Feed != fl.f {
+		if !fl.Heard(msg) {
 			continue
 		}
-		if msg.Listener == m.listener {
-			fl.listening = false
-		}
-		if msg.State.Version > fl.seen {
+		if pages, renewed, changed := fl.Next(); changed {
 			m.ver++
-			m.fold(fl, msg.State)
+			m.fold(fl, pages, renewed)
 		}
-		cmds = append(cmds, m.listen(fl))
+		cmds = append(cmds, fl.Listen(m.ctx.Base))
 	}
 	return tea.Batch(append(cmds, m.startMonth())...)
 }
 
-// fold takes the pages fl's feed added into the accumulators. The pages may
-// be newer than st (the feed moved on since the message was sent), never
-// older: a feed stores a page before it announces it.
-func (m *Model) fold(fl *follow, st billing.State) {
-	if st.Generation != fl.gen {
+// fold takes the pages fl took (Next) into the accumulators; renewed: the
+// feed's entries were replaced, and pages start again from the first.
+func (m *Model) fold(fl *shared.ChargesFollower, pages [][]api.Charge, renewed bool) {
+	if renewed {
 		m.refold(fl)
-		fl.gen = st.Generation
 	}
-	pages := fl.f.Pages(fl.consumed)
-	fl.consumed += len(pages)
-	fl.seen, fl.st = st.Version, st
+	st := fl.State()
 	meterFed := fl == m.burn || (fl == m.main && m.burn == nil)
 	for _, p := range pages {
-		sp := fl.f.Spreadable(p) // what the daily figures spread
+		sp := fl.Feed().Spreadable(p) // what the daily figures spread
 		if fl == m.main {
 			m.totals.Add(p)
 			m.daily.Add(sp)
@@ -415,8 +385,7 @@ func (m *Model) startFigures() {
 // refold drops what was folded of fl's feed, whose entries were replaced
 // as a whole (the ledger's rows read again after a sync brought something
 // new): its pages are folded again from the first.
-func (m *Model) refold(fl *follow) {
-	fl.consumed = 0
+func (m *Model) refold(fl *shared.ChargesFollower) {
 	if fl == m.main {
 		m.startFigures()
 	}
@@ -459,12 +428,12 @@ func (m *Model) reload() tea.Cmd {
 	var cmds []tea.Cmd
 	failed := false
 	for _, fl := range m.follows() {
-		if fl.st.Err == nil || fl.f == nil {
+		if fl.State().Err == nil || !fl.Held() {
 			continue
 		}
 		failed = true
-		fl.f.Retry()
-		cmds = append(cmds, m.listen(fl))
+		fl.Retry()
+		cmds = append(cmds, fl.Listen(m.ctx.Base))
 	}
 	if failed {
 		return tea.Batch(cmds...)
@@ -494,10 +463,10 @@ func (m *Model) burnSource() *burnFigures {
 	if cur == nil || m.meter == nil {
 		return nil
 	}
-	if !cur.done() && m.kept != nil && sameDay(m.kept.meter.AsOf(), m.meter.AsOf()) {
+	if !cur.State().Whole() && m.kept != nil && sameDay(m.kept.meter.AsOf(), m.meter.AsOf()) {
 		return m.kept
 	}
-	return &burnFigures{meter: m.meter, st: cur.st, own: own}
+	return &burnFigures{meter: m.meter, st: cur.State(), own: own}
 }
 
 // sameDay reports that two clocks fall on the same calendar day, so their
@@ -555,7 +524,7 @@ func (m *Model) status() shared.StatusMsg {
 	sm := shared.StatusMsg{Source: statusSource}
 	var warns []string
 	for _, fl := range m.follows() {
-		st := fl.st
+		st := fl.State()
 		switch {
 		case st.Err != nil && sm.Kind != shared.StatusError:
 			sm.Kind, sm.Text = shared.StatusError, m.errorText(st.Err)
@@ -568,7 +537,7 @@ func (m *Model) status() shared.StatusMsg {
 			}
 		}
 	}
-	if m.main != nil && !m.main.st.Overflow && m.totalsOverflow() {
+	if m.main != nil && !m.main.State().Overflow && m.totalsOverflow() {
 		// A split overflowed though the feed's sum did not: say it in the
 		// feed's words.
 		warns = append(warns, billing.State{Overflow: true}.Warnings()...)
@@ -598,7 +567,7 @@ func (m *Model) errorText(err error) string {
 // totalsOverflow reports range totals that left what an amount can hold:
 // they must read "too large to add up", never a wrapped figure.
 func (m *Model) totalsOverflow() bool {
-	return m.totals.Overflow || (m.main != nil && m.main.st.Overflow)
+	return m.totals.Overflow || (m.main != nil && m.main.State().Overflow)
 }
 
 // SetSize sets the screen's area.
@@ -614,7 +583,7 @@ func (m *Model) Capturing() bool { return false }
 // wait.
 func (m *Model) Loading() bool {
 	for _, fl := range m.follows() {
-		if fl.f != nil && fl.f.State().Loading {
+		if fl.Loading() {
 			return true
 		}
 	}

@@ -65,7 +65,7 @@ func loaded(tb testing.TB, w, h int, cs []api.Charge) (*Model, *driver) {
 
 // pagesIn waits for the range to have folded n pages.
 func pagesIn(m *Model, n int) func() bool {
-	return func() bool { return m.main != nil && m.main.st.Pages >= n }
+	return func() bool { return m.main != nil && m.main.State().Pages >= n }
 }
 
 func TestAccountStates(t *testing.T) {
@@ -424,7 +424,7 @@ func TestRangeChangeDropsLateAnswers(t *testing.T) {
 	if cmd := m.Update(late); cmd != nil {
 		t.Error("a late answer must not ask for more")
 	}
-	if m.totals.Contracts != 0 || m.main.consumed != 0 {
+	if m.totals.Contracts != 0 || m.main.Entries() != 0 {
 		t.Fatalf("the late page was folded into the new range: %d contracts", m.totals.Contracts)
 	}
 	d.run(t, next)
@@ -589,7 +589,7 @@ func TestRateLimitedRetriesLater(t *testing.T) {
 	m, d, _ := modelWith(t, 100, 30, func(api.ChargesQuery) *billingtest.Pager[api.Charge] {
 		return &billingtest.Pager[api.Charge]{Pages: paged(cs, 10), Matching: len(cs), Errs: map[int]error{1: limited(time.Minute)}}
 	})
-	d.runUntil(t, m.Init(), func() bool { return !m.main.st.WaitUntil.IsZero() })
+	d.runUntil(t, m.Init(), func() bool { return !m.main.State().WaitUntil.IsZero() })
 	if !m.Loading() || !strings.Contains(view(m), "rate limited: retrying shortly") {
 		t.Errorf("waiting for the retry (loading=%v):\n%s", m.Loading(), view(m))
 	}

@@ -401,7 +401,7 @@ func (m *Model) chargesHead() []line {
 			{text: st.Muted.Render("No range chosen yet"), prio: prioAccount},
 		}
 	}
-	fs := m.main.st
+	fs := m.main.State()
 	title := st.Bold.Render("Spend "+shared.Safe(m.rng.String())) + " · " + m.loadedText()
 	if fs.Skipped > 0 {
 		title += " · " + st.Warning.Render(billing.Plural(fs.Skipped, "malformed entry", "malformed entries")+" skipped")
@@ -460,7 +460,7 @@ func (m *Model) statusLines() []line {
 	seen := map[string]bool{}
 	for _, fl := range m.follows() {
 		var s string
-		fs := fl.st
+		fs := fl.State()
 		switch {
 		case fs.Err != nil && errors.Is(fs.Err, api.ErrPermission):
 			s = st.Error.Render("✗ "+billing.FailReason(fs.Err)) + st.Muted.Render(" · the credit still shows")
@@ -498,7 +498,7 @@ func (m *Model) saidAbove(err error) bool {
 // partial".
 func (m *Model) loadedText() string {
 	st := m.styles()
-	fs := m.main.st
+	fs := m.main.State()
 	n := fs.Contracts
 	switch {
 	case fs.Done:
@@ -536,7 +536,7 @@ func (m *Model) topLines(w int) []line {
 	st := m.styles()
 	top := m.top
 	head := "Top " + strconv.Itoa(len(top)) + " " + plural(len(top), "contract") + " by amount"
-	if !m.main.done() {
+	if !m.main.State().Whole() {
 		head += " (so far)"
 	}
 	hint := " · " + m.ctx.Key("up") + "/" + m.ctx.Key("down") + " choose · " + m.ctx.Key("reveal") + " shows it in Charges"
@@ -616,7 +616,7 @@ func (m *Model) splitLines(w int) []line {
 	st := m.styles()
 	t, total := m.totals, m.rangeTotal()
 	suffix := ""
-	if !m.main.done() {
+	if !m.main.State().Whole() {
 		suffix = " (partial)"
 	}
 	item := func(r row) string {
@@ -659,7 +659,7 @@ func (m *Model) labelLines(w int) []line {
 	}
 	st := m.styles()
 	suffix := ""
-	if !m.main.done() {
+	if !m.main.State().Whole() {
 		suffix = " (partial)"
 	}
 	var items []string
@@ -695,7 +695,7 @@ func (m *Model) tableLines(w int) []line {
 	cols := layout(w, byType, byItem, total)
 
 	suffix := ""
-	if !m.main.done() {
+	if !m.main.State().Whole() {
 		suffix = " (partial)"
 	}
 	ls := []line{{text: st.ColHeader.Render("By contract type" + suffix), prio: prioTypes, sec: secTypes, head: true}}

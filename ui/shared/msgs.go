@@ -65,11 +65,13 @@ func SetStatus(source string, kind StatusKind, text string, ttl time.Duration) t
 	return func() tea.Msg { return StatusMsg{Source: source, Kind: kind, Text: text, TTL: ttl} }
 }
 
-// FeedMsg says a feed changed. Listener is the number the listening screen
-// gave Follow, so a screen re-listens only to its own messages (another
-// screen may listen to the same shared feed).
+// FeedMsg says a feed changed: Feed is the feed (a *billing.Feed or a
+// *billing.PaymentsFeed), State its state then, and Listener the number of
+// the Follower whose listen reported it. The root hands it to every screen:
+// each Follower holding that feed takes what came (Follower.Heard, Next),
+// and only the one whose listen answered listens again.
 type FeedMsg struct {
-	Feed     *billing.Feed
+	Feed     any
 	State    billing.State
 	Listener int
 }
@@ -77,43 +79,20 @@ type FeedMsg struct {
 // listeners hands out listener numbers.
 var listeners atomic.Int64
 
-// NewListener returns a listener number no other caller gets, for a
-// screen's Follow calls.
+// NewListener returns a listener number no other caller gets: each hold of
+// a Follower takes one, so a late answer of an earlier hold is not taken
+// for the current one's.
 func NewListener() int { return int(listeners.Add(1)) }
 
-// Follow is how a screen keeps up with a feed: a command that waits for the
-// feed's next change after version seen (or ctx's end) and reports it as a
-// FeedMsg, when the feed has something the screen has not seen or is
-// loading (a change will come), else nil, so no goroutine waits on a feed
-// that will not change until someone asks it for more. Call it after every
-// FeedMsg of the screen's own listener and after More, WantAll or Retry.
-func Follow(ctx context.Context, f *billing.Feed, seen uint64, listener int) tea.Cmd {
-	if f == nil {
-		return nil
-	}
-	return FollowWith(ctx, f, seen, func(st billing.State) tea.Msg { return FeedMsg{Feed: f, State: st, Listener: listener} })
-}
-
-// Waiter is what Follow needs of a feed of any kind of entry.
-type Waiter interface {
-	State() billing.State
+// waiter is what a listen needs of a feed of any kind of entry.
+type waiter interface {
 	Wait(ctx context.Context, after uint64) billing.State
 }
 
-// FollowWith is Follow for any feed (the payments feed too): a command
-// reporting the next change as msg(state), or nil when none will come.
-func FollowWith(ctx context.Context, f Waiter, seen uint64, msg func(billing.State) tea.Msg) tea.Cmd {
-	st := f.State()
-	if st.Closed || (st.Version <= seen && !st.Loading) {
-		return nil
-	}
-	return wait(ctx, f, seen, msg)
-}
-
-// wait is the command of FollowWith: it blocks a goroutine, not a timer
-// (an idle dashboard costs nothing), until f passes version after and
-// reports msg(state), or nothing once ctx ends (a nil ctx never does).
-func wait(ctx context.Context, f Waiter, after uint64, msg func(billing.State) tea.Msg) tea.Cmd {
+// wait is the command of Follower.Listen: it blocks a goroutine, not a
+// timer (an idle dashboard costs nothing), until f passes version after
+// and reports msg(state), or nothing once ctx ends (a nil ctx never does).
+func wait(ctx context.Context, f waiter, after uint64, msg func(billing.State) tea.Msg) tea.Cmd {
 	if ctx == nil {
 		ctx = context.Background()
 	}

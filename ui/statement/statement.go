@@ -79,25 +79,16 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Records, k.Find, k.Sort}, {k.Reload, k.Copy, k.Export}}
 }
 
-// payMsg says the payments feed changed.
-type payMsg struct {
-	f        *billing.PaymentsFeed
-	st       billing.State
-	listener int
-}
-
 // Model is the Statement screen.
 type Model struct {
-	ctx      *shared.Context
-	keys     KeyMap
-	listener int
+	ctx  *shared.Context
+	keys KeyMap
 
 	started bool
 	from    time.Time // the first month shown
-	pf      *billing.PaymentsFeed
-	cf      *billing.Feed
-	pst     billing.State
-	cst     billing.State
+	// The two feeds the statement reads, payment records and charges.
+	pf shared.PaymentsFollower
+	cf shared.ChargesFollower
 
 	credit    money.Amount
 	hasCredit bool
@@ -129,7 +120,7 @@ type exportedMsg struct {
 
 // New returns the screen; nothing loads until Shown(true).
 func New(ctx *shared.Context) *Model {
-	return &Model{ctx: ctx, keys: KeyMapOf(ctx.Keys), listener: shared.NewListener(), cursor: Months - 1}
+	return &Model{ctx: ctx, keys: KeyMapOf(ctx.Keys), cursor: Months - 1}
 }
 
 // Init does nothing: the screen loads when first shown.
@@ -150,57 +141,39 @@ func (m *Model) Shown(active bool) tea.Cmd {
 // side by side.
 func (m *Model) load(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
-	m.release()
 	m.from, _ = billing.LastMonths(m.ctx.Clock(), svc.Location(), Months)
 	pq, cq := svc.StatementQueries(m.from)
 	if fresh {
-		m.pf, m.cf = svc.FreshPaymentsFeed(pq), svc.FreshFeed(cq)
+		m.pf.Hold(svc.FreshPaymentsFeed(pq))
+		m.cf.Hold(svc.FreshFeed(cq))
 	} else {
-		m.pf, m.cf = svc.PaymentsFeed(pq), svc.Feed(cq)
+		m.pf.Hold(svc.PaymentsFeed(pq))
+		m.cf.Hold(svc.Feed(cq))
 	}
 	m.pf.WantAll()
 	m.cf.WantAll()
-	m.pst, m.cst = m.pf.State(), m.cf.State()
 	m.st, m.err = nil, nil
-	return tea.Batch(m.followPay(), m.followCharges())
+	return m.follow()
 }
 
-func (m *Model) release() {
-	m.pf.Release()
-	m.cf.Release()
-	m.pf, m.cf = nil, nil
-}
-
-func (m *Model) followCharges() tea.Cmd {
-	return shared.Follow(m.ctx.Base, m.cf, m.cst.Version, m.listener)
-}
-
-// followPay is shared.Follow for the payments feed.
-func (m *Model) followPay() tea.Cmd {
-	f, listener := m.pf, m.listener
-	if f == nil {
-		return nil
-	}
-	return shared.FollowWith(m.ctx.Base, f, m.pst.Version, func(st billing.State) tea.Msg {
-		return payMsg{f: f, st: st, listener: listener}
-	})
+// follow takes the feeds' states now and listens for their next changes.
+// The statement reads every page from the feeds once both have ended
+// (StatementOf): only their states are followed.
+func (m *Model) follow() tea.Cmd {
+	m.pf.Next()
+	m.cf.Next()
+	return tea.Batch(m.pf.Listen(m.ctx.Base), m.cf.Listen(m.ctx.Base))
 }
 
 // Update handles the feeds, the account and the keys.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case payMsg:
-		if msg.listener != m.listener || msg.f != m.pf {
-			return nil
-		}
-		m.pst = msg.st
-		return tea.Batch(m.settle(), m.followPay())
 	case shared.FeedMsg:
-		if msg.Listener != m.listener || msg.Feed != m.cf {
+		if !m.pf.Heard(msg) && !m.cf.Heard(msg) {
 			return nil
 		}
-		m.cst = msg.State
-		return tea.Batch(m.settle(), m.followCharges())
+		cmd := m.follow()
+		return tea.Batch(m.settle(), cmd)
 	case shared.UserMsg:
 		credit, err := msg.User.Credit, msg.Err
 		if err == nil {
@@ -269,7 +242,8 @@ func (m *Model) settle() tea.Cmd {
 	// A feed with the ledger's rows of the whole year is as good as done
 	// until its sync says otherwise: the statement shows at once.
 	ended := func(st billing.State) bool { return st.Whole() || st.Err != nil }
-	if !m.started || !ended(m.pst) || !ended(m.cst) {
+	pst, cst := m.pf.State(), m.cf.State()
+	if !m.started || !ended(pst) || !ended(cst) {
 		return nil
 	}
 	if !m.hasCredit {
@@ -281,14 +255,14 @@ func (m *Model) settle() tea.Cmd {
 		m.err = fmt.Errorf("the statement runs back from the credit, which could not be read: %w", m.creditErr)
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	}
-	m.err = errors.Join(m.pst.Err, m.cst.Err)
+	m.err = errors.Join(pst.Err, cst.Err)
 	if shared.Permission(m.err) != "" || shared.Refused(m.err) {
 		// Not a figure of the year could be read: no months of $0.000
 		// drawn as if they were; the permission is said in their place.
 		m.st = nil
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	}
-	st := m.ctx.Billing.StatementOf(m.pf, m.cf, m.credit, m.from, m.ctx.Clock())
+	st := m.ctx.Billing.StatementOf(m.pf.Feed(), m.cf.Feed(), m.credit, m.from, m.ctx.Clock())
 	m.st = &st
 	m.cursor = min(m.cursor, len(st.Months)-1)
 	switch {
@@ -298,8 +272,8 @@ func (m *Model) settle() tea.Cmd {
 		// What the feeds skipped is left out of the figures: said as the
 		// commands say it.
 		return m.feedStatus(shared.StatusWarn, strings.Join(st.Warnings, "; "))
-	case !m.pst.Done || !m.cst.Done:
-		return m.feedStatus(shared.StatusInfo, "the year from the ledger, "+oldestSync(m.ctx.Clock(), m.pst, m.cst)+" · syncing…")
+	case !pst.Done || !cst.Done:
+		return m.feedStatus(shared.StatusInfo, "the year from the ledger, "+oldestSync(m.ctx.Clock(), pst, cst)+" · syncing…")
 	}
 	return m.feedStatus(shared.StatusInfo, "")
 }
@@ -343,14 +317,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.started = true
-		if m.err != nil && m.pf != nil {
+		if m.err != nil && m.pf.Held() {
 			// Resume where each feed stopped (a refused token pages
 			// again from the first page).
 			m.pf.Retry()
 			m.cf.Retry()
 			m.st, m.err = nil, nil
-			m.pst, m.cst = m.pf.State(), m.cf.State()
-			return tea.Batch(m.followPay(), m.followCharges(), m.feedStatus(shared.StatusInfo, ""))
+			return tea.Batch(m.follow(), m.feedStatus(shared.StatusInfo, ""))
 		}
 		return m.load(true)
 	}
@@ -398,14 +371,14 @@ func (h findHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHel
 func (m *Model) Capturing() bool { return m.finding }
 
 // Loading reports that a feed is loading.
-func (m *Model) Loading() bool { return m.started && m.st == nil && m.err == nil && m.pf != nil }
+func (m *Model) Loading() bool { return m.started && m.st == nil && m.err == nil && m.pf.Held() }
 
 // Statement is the statement shown, nil while loading (tests).
 func (m *Model) Statement() *billing.Statement { return m.st }
 
 // progress reads "payments 1 of 2 · charges 4 of 12".
 func (m *Model) progress() string {
-	return billing.StatementProgress{Payments: m.pst, Charges: m.cst}.String()
+	return billing.StatementProgress{Payments: m.pf.State(), Charges: m.cf.State()}.String()
 }
 
 // recordLine is one payment record for the list under the months. Its
