@@ -385,6 +385,31 @@ func TestTheRootOwnsTheRange(t *testing.T) {
 	})
 }
 
+// A screen hears of a switch, and only of a switch: the Audit reads the
+// charges for its reading's so far once shown, not while hidden; a switch
+// from the help pane tells the screen too (the Statement starts its year).
+func TestScreensHearOfASwitch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := testModel(t)
+		m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)}})
+		if m.audit.Loading() {
+			t.Fatal("hidden, the Audit read the charges for its so far")
+		}
+		m.Update(press("5"))
+		if !m.audit.Loading() {
+			t.Fatal("shown, the Audit does not read the charges for its so far")
+		}
+		m.Update(press("?"))
+		if m.stmt.Loading() {
+			t.Fatal("the Statement loads before it is shown")
+		}
+		m.Update(press("4"))
+		if m.active != screenStatement || !m.helpOpen || !m.stmt.Loading() {
+			t.Fatalf("4 from the help: active %d, help %v, the Statement loading %v", m.active, m.helpOpen, m.stmt.Loading())
+		}
+	})
+}
+
 // awaitMsg runs cmd, and every command of its batches at once, until one
 // yields a T or within seconds: for what must come (a listener fires when
 // its feed changes, later on a loaded machine).
