@@ -127,7 +127,7 @@ func switchesResult(r SaveResult, sw []Switch, err error) (SaveResult, error) {
 // matching ErrPrefsUnreadable.
 func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error) {
 	if s.client == nil {
-		return api.Prefs{}, errNoClient
+		return api.Prefs{}, ErrNoClient
 	}
 	p, err := s.client.NotificationPrefs(ctx, userID)
 	if PrefsUnreadable(err) {
@@ -172,7 +172,7 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 	if err == nil {
 		return switchesResult(SaveResult{Prefs: got}, sw, nil)
 	}
-	if !outcomeUnknown(err) || ctx.Err() != nil {
+	if !OutcomeUnknown(err) || ctx.Err() != nil {
 		return switchesResult(SaveResult{Prefs: cur}, sw, err)
 	}
 	// The PUT may have landed: ask the server what it holds now.
@@ -189,7 +189,7 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 // forced save without the document.
 func (s *Service) prepareSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (cur api.Prefs, readable bool, err error) {
 	if s.client == nil {
-		return cur, false, errNoClient
+		return cur, false, ErrNoClient
 	}
 	if err := s.checkLocks(ctx, sw); err != nil {
 		return cur, false, err
@@ -239,15 +239,6 @@ func IsLowCredit(p api.PrefPath) bool {
 		}
 	}
 	return false
-}
-
-// outcomeUnknown reports a failed write that may have reached the server:
-// no complete answer came back, or a 5xx came back after the request was
-// sent — a server (or a gateway before it, with an HTML page) that failed
-// while or after applying it. Only a read tells what it holds.
-func outcomeUnknown(err error) bool {
-	return errors.Is(err, api.ErrTimeout) || errors.Is(err, api.ErrTransport) || errors.Is(err, api.ErrMalformed) ||
-		errors.Is(err, api.ErrServer)
 }
 
 // LockedText is the state of a switch the platform always sends (the

@@ -264,9 +264,6 @@ const (
 	sectionWorkers = "workers"
 )
 
-// NeedsMisc is the permission the serverless endpoints need.
-const NeedsMisc = "misc"
-
 // maxAuditChargePages bounds the charges an audit reads for its stopped
 // instances' and orphan volumes' disk items: 4 pages of 500, 4 s at the
 // charges' pacing. Past them (or without billing_read) so far is
@@ -291,7 +288,7 @@ var (
 // console (the network, the server) is the error.
 func (s *Service) Audit(ctx context.Context) (Audit, error) {
 	if s.client == nil && s.instances == nil {
-		return Audit{}, errNoClient
+		return Audit{}, ErrNoClient
 	}
 	a := Audit{AsOf: s.Now()}
 	rd, err := s.readInstances(ctx)
@@ -838,7 +835,7 @@ func (e *NotPendingError) Is(target error) bool { return target == api.ErrNotPen
 // *NotPendingError.
 func (s *Service) PendingIncrease(ctx context.Context, instanceID int64) (PriceChange, error) {
 	if s.client == nil {
-		return PriceChange{}, errNoClient
+		return PriceChange{}, ErrNoClient
 	}
 	p, err := s.client.PendingPriceIncreases(ctx)
 	if err != nil {
@@ -894,7 +891,7 @@ func (e *answerUnknownError) Is(target error) bool { return target == ErrAnswerU
 // matches ErrAnswerUnknown.
 func (s *Service) AnswerIncrease(ctx context.Context, pc PriceChange, accept bool) error {
 	if s.client == nil {
-		return errNoClient
+		return ErrNoClient
 	}
 	var err error
 	if accept {
@@ -905,7 +902,7 @@ func (s *Service) AnswerIncrease(ctx context.Context, pc PriceChange, accept boo
 	switch {
 	case errors.Is(err, api.ErrNotPending):
 		return &NotPendingError{InstanceID: pc.InstanceID}
-	case err != nil && ctx.Err() == nil && outcomeUnknown(err):
+	case err != nil && ctx.Err() == nil && OutcomeUnknown(err):
 		return &answerUnknownError{instanceID: pc.InstanceID, accept: accept, err: err}
 	}
 	return err

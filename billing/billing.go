@@ -19,9 +19,6 @@
 //     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
-//   - what a key may do (CheckAccess: the account and one read-only probe
-//     per permission vastdash uses) and a key for vastdash alone
-//     (MakeScopedKey: made, verified by the same probes, deleted if short).
 //
 // The anchor is soft-serve's pkg/backend: one backend that its SSH commands
 // and its UI alike call.
@@ -69,8 +66,6 @@ type Service struct {
 	// first is the instances' first page last read or being read: the
 	// access probe and the reading share it (see instancesFirstPage).
 	first *firstPageCall
-	// access is what CheckAccess last found of the key; nil before.
-	access *Access
 
 	cat catalogueCache
 
@@ -200,7 +195,7 @@ func CreditOf(u api.User) (money.Amount, error) {
 // Account reads the key owner's account record.
 func (s *Service) Account(ctx context.Context) (api.User, error) {
 	if s.client == nil {
-		return api.User{}, errNoClient
+		return api.User{}, ErrNoClient
 	}
 	return s.client.CurrentUser(ctx)
 }

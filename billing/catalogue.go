@@ -44,7 +44,7 @@ type catalogueCache struct {
 // until the next refresh.
 func (s *Service) Catalogue(ctx context.Context, refresh bool) (api.NotificationCatalogue, error) {
 	if s.client == nil {
-		return api.NotificationCatalogue{}, errNoClient
+		return api.NotificationCatalogue{}, ErrNoClient
 	}
 	s.cat.mu.Lock()
 	defer s.cat.mu.Unlock()

@@ -24,9 +24,9 @@ const maxRateRounds = 3
 // names: a broken server must not park the program.
 const maxWait = api.MaxWait
 
-// errNoClient is the failure of every call of a Service built without a
+// ErrNoClient is the failure of every call of a Service built without a
 // client (a misconfigured test), rather than a panic.
-var errNoClient = errors.New("no API client configured")
+var ErrNoClient = errors.New("no API client configured")
 
 // State is what a feed has done so far. Listeners get a copy.
 type State struct {
@@ -536,7 +536,7 @@ func (f *feed[Q, E]) startLocked() {
 		return
 	}
 	if f.pager == nil {
-		f.st.Err = errNoClient
+		f.st.Err = ErrNoClient
 		f.publishLocked()
 		return
 	}

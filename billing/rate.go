@@ -35,6 +35,10 @@ const RunwayShortTenths = 10
 // list instances.
 const NeedsInstanceRead = "instance_read"
 
+// NeedsMisc is the permission the serverless endpoints need (the audit's
+// idle endpoints, a key's misc probe).
+const NeedsMisc = "misc"
+
 // CurrentRate is what the account's instances cost per hour right now.
 // Every sum is of exact millionths: dph_total has more decimals than a
 // mill, and a float sum would drift.
@@ -239,7 +243,7 @@ func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
 			return s.instancesPage(ctx, token, false)
 		})
 	default:
-		return instanceReading{}, errNoClient
+		return instanceReading{}, ErrNoClient
 	}
 	var rd instanceReading
 	for pages := 0; !src.Done(); pages++ {
@@ -320,6 +324,18 @@ func (s *Service) instancesPage(ctx context.Context, token string, probe bool) (
 	page := call.page
 	page.Results = slices.Clone(page.Results)
 	return page, call.err
+}
+
+// ProbeInstances reads the instances' first page as a key's access probe
+// (may it list instances?) and says how that went: the page is shared
+// with a reading of the rate or the audit made at the same moment (see
+// instancesPage), so the opening asks the endpoint once.
+func (s *Service) ProbeInstances(ctx context.Context) error {
+	if s.client == nil {
+		return ErrNoClient
+	}
+	_, err := s.instancesPage(ctx, "", true)
+	return err
 }
 
 // Alarm is one reason to tell the user at once that the money is running

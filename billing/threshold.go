@@ -221,7 +221,7 @@ var errReread = errors.New("saved, but reading the account again failed")
 func (s *Service) saveThreshold(ctx context.Context, ch ThresholdChange) (ThresholdResult, error) {
 	res := ThresholdResult{Sent: ch}
 	if s.client == nil {
-		return res, errNoClient
+		return res, ErrNoClient
 	}
 	if ch.Amount == nil && ch.Enabled == nil {
 		return res, errors.New("nothing to change")
@@ -243,7 +243,7 @@ func (s *Service) saveThreshold(ctx context.Context, ch ThresholdChange) (Thresh
 		return res, err
 	}
 	err := s.client.SetBalanceThreshold(ctx, *amount, ch.Enabled)
-	if err != nil && (!outcomeUnknown(err) || ctx.Err() != nil) {
+	if err != nil && (!OutcomeUnknown(err) || ctx.Err() != nil) {
 		return res, err
 	}
 	res.Lost = err != nil

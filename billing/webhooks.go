@@ -390,7 +390,7 @@ func (s *Service) CheckWebhook(ctx context.Context, in WebhookInput) (api.Webhoo
 // Webhooks reads the account's webhooks.
 func (s *Service) Webhooks(ctx context.Context) (api.WebhookList, error) {
 	if s.client == nil {
-		return api.WebhookList{}, errNoClient
+		return api.WebhookList{}, ErrNoClient
 	}
 	return s.client.Webhooks(ctx)
 }
@@ -546,7 +546,7 @@ func decide(op webhookOp, res WebhookResult, spec api.WebhookSpec, err error) (W
 // reread reads the list after a change (err: the change's error) and
 // fills res: Read and List, and Webhook/Found for id ("" for none).
 func (s *Service) reread(ctx context.Context, res *WebhookResult, id string, err error) error {
-	res.Unknown = err != nil && outcomeUnknown(err)
+	res.Unknown = err != nil && OutcomeUnknown(err)
 	l, rerr := s.client.Webhooks(ctx)
 	if rerr == nil {
 		res.List, res.Read = l, true
@@ -567,7 +567,7 @@ func (s *Service) reread(ctx context.Context, res *WebhookResult, id string, err
 // refusal ends here with nothing read (nothing changed); success, an
 // unknown outcome and a webhook that is already gone read the list again.
 func (s *Service) afterChange(ctx context.Context, res *WebhookResult, id string, err error) error {
-	if err != nil && (ctx.Err() != nil || !outcomeUnknown(err) && !errors.Is(err, api.ErrNotFound)) {
+	if err != nil && (ctx.Err() != nil || !OutcomeUnknown(err) && !errors.Is(err, api.ErrNotFound)) {
 		return err
 	}
 	return s.reread(ctx, res, id, err)
@@ -581,7 +581,7 @@ func (s *Service) afterChange(ctx context.Context, res *WebhookResult, id string
 // is lost (rotate it).
 func (s *Service) AddWebhook(ctx context.Context, in WebhookInput, held *api.WebhookList) (WebhookResult, error) {
 	if s.client == nil {
-		return WebhookResult{}, errNoClient
+		return WebhookResult{}, ErrNoClient
 	}
 	spec, err := s.CheckWebhook(ctx, in)
 	if err != nil {
@@ -625,7 +625,7 @@ func (s *Service) AddWebhook(ctx context.Context, in WebhookInput, held *api.Web
 // (Unchanged).
 func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) (WebhookResult, error) {
 	if s.client == nil {
-		return WebhookResult{}, errNoClient
+		return WebhookResult{}, ErrNoClient
 	}
 	if err := api.CheckWebhookID(id); err != nil {
 		return WebhookResult{}, err
@@ -684,7 +684,7 @@ func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) 
 // reports it still listed.
 func (s *Service) DeleteWebhook(ctx context.Context, id string) (WebhookResult, error) {
 	if s.client == nil {
-		return WebhookResult{}, errNoClient
+		return WebhookResult{}, ErrNoClient
 	}
 	var res WebhookResult
 	err := s.afterChange(ctx, &res, id, s.client.DeleteWebhook(ctx, id))
@@ -695,7 +695,7 @@ func (s *Service) DeleteWebhook(ctx context.Context, id string) (WebhookResult, 
 // the result (show it: it comes once), then reads the list again.
 func (s *Service) RotateWebhookSecret(ctx context.Context, id string) (WebhookResult, error) {
 	if s.client == nil {
-		return WebhookResult{}, errNoClient
+		return WebhookResult{}, ErrNoClient
 	}
 	secret, err := s.client.RotateWebhookSecret(ctx, id)
 	res := WebhookResult{Secret: secret}
@@ -706,7 +706,7 @@ func (s *Service) RotateWebhookSecret(ctx context.Context, id string) (WebhookRe
 // TestWebhook asks for a test delivery to webhook id.
 func (s *Service) TestWebhook(ctx context.Context, id string) (api.WebhookTest, error) {
 	if s.client == nil {
-		return api.WebhookTest{}, errNoClient
+		return api.WebhookTest{}, ErrNoClient
 	}
 	res, err := s.client.TestWebhook(ctx, id)
 	return res, missing(id, err)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
@@ -121,7 +122,7 @@ type Model struct {
 	// one line that sends to the Audit screen; nil before the first.
 	audit *billing.Audit
 	// access is what the key may do, probed at start; nil before.
-	access *billing.Access
+	access *access.Access
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
