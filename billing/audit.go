@@ -291,21 +291,21 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 		return Audit{}, ErrNoClient
 	}
 	a := Audit{AsOf: s.Now()}
-	rd, err := s.readInstances(ctx)
+	rd, err := s.Instances(ctx)
 	if err != nil {
 		return Audit{}, err
 	}
-	if rd.needsPermission != "" {
-		a.unreadable(sectionInstances, rd.needsPermission)
+	if rd.NeedsPermission != "" {
+		a.unreadable(sectionInstances, rd.NeedsPermission)
 	}
-	if rd.partial {
-		a.Notes = append(a.Notes, "only the first "+Plural(len(rd.instances), "instance", "instances")+" read")
+	if rd.Partial {
+		a.Notes = append(a.Notes, "only the first "+Plural(len(rd.Instances), "instance", "instances")+" read")
 	}
-	if rd.skipped > 0 {
-		a.Notes = append(a.Notes, Plural(rd.skipped, "instance", "instances")+" the server sent could not be read")
+	if rd.Skipped > 0 {
+		a.Notes = append(a.Notes, Plural(rd.Skipped, "instance", "instances")+" the server sent could not be read")
 	}
-	byID := make(map[int64]api.Instance, len(rd.instances))
-	for _, in := range rd.instances {
+	byID := make(map[int64]api.Instance, len(rd.Instances))
+	for _, in := range rd.Instances {
 		byID[in.ID] = in
 	}
 	var vols []api.Volume
@@ -332,7 +332,7 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 	// Without the endpoints (no misc) or some endpoint's workers, any
 	// instance may be a worker: an instance record does not say.
 	_, endpointsUnread := a.missing[sectionServerless]
-	for _, in := range rd.instances {
+	for _, in := range rd.Instances {
 		if workers[in.ID] {
 			continue // counted under its endpoint
 		}
@@ -845,12 +845,12 @@ func (s *Service) PendingIncrease(ctx context.Context, instanceID int64) (PriceC
 	if i < 0 {
 		return PriceChange{}, &NotPendingError{InstanceID: instanceID}
 	}
-	rd, err := s.readInstances(ctx)
+	rd, err := s.Instances(ctx)
 	if err != nil {
 		return PriceChange{}, err
 	}
 	byID := map[int64]api.Instance{}
-	for _, in := range rd.instances {
+	for _, in := range rd.Instances {
 		if in.ID == instanceID {
 			byID[in.ID] = in
 		}

@@ -31,6 +31,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/money"
@@ -59,13 +61,12 @@ type Service struct {
 
 	mu    sync.Mutex
 	feeds map[string]any // *feed[Q, E] by kind and query
-	// reading is the instance reading in flight, which a second reader
-	// (the rate and the audit start together) waits for and shares
-	// instead of paging the instances again beside it; nil when none.
-	reading *instanceCall
-	// first is the instances' first page last read or being read: the
-	// access probe and the reading share it (see instancesFirstPage).
-	first *firstPageCall
+	// flight shares the instances' reading, and their first page, among
+	// the readers that ask while one is read (see Instances).
+	flight singleflight.Group
+	// first is the instances' first page last answered: the access
+	// probe and a reading made a moment apart share it (instancesPage).
+	first *firstPage
 
 	cat catalogueCache
 
