@@ -247,6 +247,14 @@ func source[Q, E any](s *Service, fake func(Q) Source[E], pager func(*api.Client
 	return nil
 }
 
+// ChargePages pages the charges of q as the server sends them, on the
+// client's pacing (or the pages WithPages stands in); nil without a
+// client. Nothing is shared or kept: the audit reads a few pages of disk
+// items with it, not a feed.
+func (s *Service) ChargePages(q api.ChargesQuery) Source[api.Charge] {
+	return source(s, s.pages, (*api.Client).ChargePager, q)
+}
+
 // chargePages is a charges source that learns the amount rule before the
 // first entry whose amount depends on it is handed out (see ruleFor).
 type chargePages struct {

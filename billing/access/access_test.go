@@ -14,6 +14,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 )
 
 // accessOpts are a demo server and client with no pacing anywhere.
@@ -164,7 +165,7 @@ func TestMakeScopedKey(t *testing.T) {
 	}
 	own := billing.New(ctx, client, billing.WithClock(s.Now))
 	defer own.Close()
-	if a, err := own.Audit(ctx); err != nil || !a.Complete() {
+	if a, err := leaks.Read(ctx, own); err != nil || !a.Complete() {
 		t.Fatalf("the scoped key's audit: %v, unreadable %q", err, a.Unreadable)
 	}
 	// With user_write: the answer's permissions say it, no probe does.
