@@ -7,18 +7,22 @@
 //   - charges feeds (Feed): one loader per query, shared by every listener of
 //     that query, with the pager, the refused-token restart, the 429 policy,
 //     progress, cancellation and the value bounds;
-//   - alert saves (Service.SaveSwitches): read the current preferences,
-//     change only the switches asked for, write, and re-read when the
-//     outcome is unknown;
-//   - webhooks (webhooks.go): what a webhook may be, one request per
-//     change with the list read again, and the switch that is on while no
-//     webhook carries its event (Unheard);
+//   - the instances, read once for every reader that asks at the same
+//     moment (Instances, the rate's CurrentRate);
+//   - the notification catalogue, read once a session (Catalogue), and
+//     the low-balance threshold as the account record holds it
+//     (ThresholdOf);
 //   - burn rate, runway and the query they need (Meter, BurnQuery);
 //   - payment records (PaymentsFeed, on the same loader as the charges
 //     feed), their effect on the credit (Effect) and the monthly statement
 //     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
+//
+// It is the core the features stand on, each a package of its own above
+// it that takes the Service: billing/notices (alert switches, the
+// threshold's saves, webhooks), billing/leaks (the audit) and
+// billing/access (what a key may do, a key for vastdash alone).
 //
 // The anchor is soft-serve's pkg/backend: one backend that its SSH commands
 // and its UI alike call.

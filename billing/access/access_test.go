@@ -14,6 +14,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/demotest"
 	"github.com/vastdash/vastdash/billing/leaks"
 )
 
@@ -51,7 +52,7 @@ func TestCheckAccessPerKey(t *testing.T) {
 		demoserver.KeyNoAccount: "✓✗?✓?✗",
 		demoserver.KeyScoped:    "✓✓?✓?✓",
 	} {
-		srv, s, _ := startDemo(t, accessOpts, key, accessClientOpts()...)
+		srv, s, _ := demotest.Start(t, accessOpts, key, accessClientOpts()...)
 		a, err := Probe(context.Background(), s)
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
@@ -74,7 +75,7 @@ func TestCheckAccessPerKey(t *testing.T) {
 }
 
 func TestCheckAccessWrongKey(t *testing.T) {
-	_, s, _ := startDemo(t, accessOpts, "no-such-key", accessClientOpts()...)
+	_, s, _ := demotest.Start(t, accessOpts, "no-such-key", accessClientOpts()...)
 	_, err := Probe(context.Background(), s)
 	if !errors.Is(err, api.ErrInvalidKey) {
 		t.Fatalf("got %v, want ErrInvalidKey", err)
@@ -82,7 +83,7 @@ func TestCheckAccessWrongKey(t *testing.T) {
 }
 
 func TestCheckAccessServerDown(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	srv.Close()
 	_, err := Probe(context.Background(), s)
 	if !errors.Is(err, api.ErrTransport) || !strings.Contains(s.Explain(err), "cannot reach") {
@@ -93,7 +94,7 @@ func TestCheckAccessServerDown(t *testing.T) {
 // A 403 on one probe is that permission lacking; a 500 on another leaves
 // that one unknown, saying why; the rest still answer.
 func TestCheckAccessOneProbeRefused(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Status: 403, Body: `{"success":false,"error":"forbidden","msg":"permission denied"}`})
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Status: 500, Body: `{"msg":"boom"}`})
 	a, err := Probe(context.Background(), s)
@@ -138,7 +139,7 @@ func opener(srv *demoserver.Server) func(string) (*api.Client, error) {
 }
 
 func TestMakeScopedKey(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	ctx := context.Background()
 	base, err := Probe(ctx, s)
 	if err != nil {
@@ -177,7 +178,7 @@ func TestMakeScopedKey(t *testing.T) {
 
 // A key that may not make keys is kept, and its user_write is now known.
 func TestMakeScopedKeyRefused(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.KeyScoped, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.KeyScoped, accessClientOpts()...)
 	ctx := context.Background()
 	base, _ := Probe(ctx, s)
 	got := MakeScopedKey(ctx, s, base, "vastdash", ScopedPermissions(base, false), opener(srv))
@@ -204,7 +205,7 @@ func TestMakeScopedKeyDeletedWhenAProbeFails(t *testing.T) {
 		}}, "more than asked (billing_write)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+			srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 			ctx := context.Background()
 			base, err := Probe(ctx, s)
 			if err != nil {
@@ -227,7 +228,7 @@ func TestMakeScopedKeyDeletedWhenAProbeFails(t *testing.T) {
 
 // When the delete fails too, the user is told to delete it by name.
 func TestMakeScopedKeyCannotDelete(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	ctx := context.Background()
 	base, _ := Probe(ctx, s)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`})
@@ -437,28 +438,10 @@ func TestMakeScopedKeyChecksTheRights(t *testing.T) {
 // key's access, verified.
 func verifiedDemo(t *testing.T) (*demoserver.Server, *billing.Service, Access) {
 	t.Helper()
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	base, err := Probe(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return srv, s, base
-}
-
-// startDemo is a demo server, a client of it with key and a billing core
-// on that client in UTC on the server's clock, each closed when t ends.
-func startDemo(t *testing.T, opts demoserver.Options, key string, copts ...api.Option) (*demoserver.Server, *billing.Service, *api.Client) {
-	t.Helper()
-	srv, err := demoserver.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, copts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := billing.New(context.Background(), client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
-	t.Cleanup(s.Close)
-	return srv, s, client
 }

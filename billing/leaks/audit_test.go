@@ -15,6 +15,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/demotest"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -26,7 +27,7 @@ var auditNow = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 func auditDemo(t *testing.T, key string, opts ...api.Option) (*demoserver.Server, *billing.Service) {
 	t.Helper()
 	const th = 30 * time.Millisecond
-	srv, s, _ := startDemo(t, demoserver.Options{Contracts: 300, Now: auditNow, Leaks: true,
+	srv, s, _ := demotest.Start(t, demoserver.Options{Contracts: 300, Now: auditNow, Leaks: true,
 		Threshold: th, InstancesThreshold: th, VolumesThreshold: 2 * th, EndpointsThreshold: th, WorkerGroupsThreshold: th},
 		key, append([]api.Option{api.WithChargesThreshold(th), api.WithEndpointThreshold(api.InstancesPath, th),
 			api.WithEndpointThreshold(api.VolumesPath, 2*th), api.WithEndpointThreshold(api.EndpointJobsPath, th),
@@ -654,22 +655,4 @@ func TestPriceChangeKeepsTodaysRate(t *testing.T) {
 			t.Errorf("increase %d: %q, want %q", pc.ID, got, want[pc.ID])
 		}
 	}
-}
-
-// startDemo is a demo server, a client of it with key and a billing core
-// on that client in UTC on the server's clock, each closed when t ends.
-func startDemo(t *testing.T, opts demoserver.Options, key string, copts ...api.Option) (*demoserver.Server, *billing.Service, *api.Client) {
-	t.Helper()
-	srv, err := demoserver.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, copts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := billing.New(context.Background(), client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now))
-	t.Cleanup(s.Close)
-	return srv, s, client
 }
