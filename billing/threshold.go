@@ -8,6 +8,10 @@ import (
 	"github.com/vastdash/vastdash/spend"
 )
 
+// The low-balance threshold as the account record holds it, which the
+// core's alarms read (LowBalance), and the threshold the meter suggests;
+// parsing, checking and saving it is billing/notices'.
+
 // MaxThreshold is the largest threshold vastdash sends or believes:
 // api.MaxBalanceThreshold ($1,000,000). A larger figure is a typo (cents
 // typed as dollars) or a broken server.

@@ -12,8 +12,10 @@ import (
 )
 
 // The low-balance threshold: the account level below which the low_credit
-// notification fires. Both front ends parse, check, save and suggest it
-// through this file only.
+// notification fires. Both front ends parse, check, save and ask for a
+// suggestion through this file only; what the account holds
+// (billing.ThresholdOf) and the suggestion's arithmetic (the meter's
+// Suggest) are the core's, which its own rules read too.
 
 // ParseThreshold reads a threshold the user typed: dollars, optionally
 // with a leading "$", at most two decimals, from
