@@ -175,8 +175,9 @@ func (s *Service) Location() *time.Location { return s.loc }
 // Now is the service's clock in its location.
 func (s *Service) Now() time.Time { return s.now().In(s.loc) }
 
-// Client is the wire client, for the few calls that need nothing of the
-// domain (none of the front ends should need it).
+// Client is the wire client: the features on the core (billing/notices,
+// billing/leaks, billing/access) make their requests through it, paced on
+// the session's one budget; the front ends never need it.
 func (s *Service) Client() *api.Client { return s.client }
 
 // ErrNoCredit is the error of an account record that holds no credit
