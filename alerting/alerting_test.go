@@ -16,6 +16,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/notify"
@@ -100,18 +101,18 @@ func targets(t *testing.T, in *inbox) []notify.Target {
 }
 
 // figures is a reading with credit and a rate of $1/h, and leaks.
-func figures(c *clock, credit money.Amount, leaks ...billing.Leak) *Figures {
+func figures(c *clock, credit money.Amount, found ...leaks.Leak) *Figures {
 	u := &api.User{ID: 42, Credit: credit}
 	rate := &billing.CurrentRate{PerHour: api.Rate(1_000_000), AsOf: c.t}
 	var total api.Rate
-	for _, l := range leaks {
+	for _, l := range found {
 		total += l.PerHour
 	}
-	a := &billing.Audit{Leaks: leaks, Total: total, AsOf: c.t}
+	a := &leaks.Audit{Leaks: found, Total: total, AsOf: c.t}
 	return &Figures{UserID: 42, Host: "console.vast.ai", AsOf: c.t, User: u, Rate: rate, Audit: a}
 }
 
-var idleGPU = billing.Leak{Kind: billing.LeakIdleGPU, ID: 7, Source: "instance-7", PerHour: 400_000, PerHourKnown: true}
+var idleGPU = leaks.Leak{Kind: leaks.LeakIdleGPU, ID: 7, Source: "instance-7", PerHour: 400_000, PerHourKnown: true}
 
 func newAlerter(t *testing.T, dir string, c *clock, in *inbox, more ...string) *Alerter {
 	rules := config.DefaultAlerts()
@@ -284,7 +285,7 @@ func TestDigestAtItsTimeWithItsFigures(t *testing.T) {
 		day := money.Amount(23_500)
 		f.Day = &day
 		f.Outlook = &billing.Outlook{SoFar: 512_000, Forecast: 1_400_000, Basis: billing.BasisRate, Budget: 1_000_000_000 / 1000, Used: 512, ForecastUsed: 1400}
-		f.Audit.Increases = []billing.PriceChange{{ID: 3, InstanceID: 9}}
+		f.Audit.Increases = []leaks.PriceChange{{ID: 3, InstanceID: 9}}
 		return f
 	}
 	check(t, a, f())
@@ -310,15 +311,15 @@ func TestDigestAtItsTimeWithItsFigures(t *testing.T) {
 // refresh (issue 37), with fifty leaks and increases.
 func BenchmarkEvaluate(b *testing.B) {
 	c := &clock{t: time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)}
-	var leaks []billing.Leak
+	var found []leaks.Leak
 	for i := range 50 {
 		l := idleGPU
 		l.ID = int64(i)
-		leaks = append(leaks, l)
+		found = append(found, l)
 	}
-	f := figures(c, 10_000, leaks...)
+	f := figures(c, 10_000, found...)
 	for i := range 50 {
-		f.Audit.Increases = append(f.Audit.Increases, billing.PriceChange{ID: int64(i), InstanceID: int64(i)})
+		f.Audit.Increases = append(f.Audit.Increases, leaks.PriceChange{ID: int64(i), InstanceID: int64(i)})
 	}
 	f.Month = &billing.MonthSpend{Start: c.t, Spend: 900_000}
 	f.Budget = 1_000_000

@@ -22,6 +22,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
@@ -52,7 +53,7 @@ type Figures struct {
 	// Rate is the current rate; nil when not read.
 	Rate *billing.CurrentRate
 	// Audit is the leaks and price increases; nil when not read.
-	Audit *billing.Audit
+	Audit *leaks.Audit
 	// Month is this month's spend so far; nil when not read.
 	Month *billing.MonthSpend
 	// Outlook is the month's outlook (the digest's forecast); nil when not
@@ -154,7 +155,7 @@ func evaluate(rules config.Alerts, f *Figures, st *accountState, loc *time.Locat
 				}
 			}
 			st.forget("leak ", seen, func(k string) bool {
-				kind := billing.LeakKind(strings.Fields(k)[1])
+				kind := leaks.LeakKind(strings.Fields(k)[1])
 				return a.Knows(kind)
 			})
 			if len(lines) > 0 {
@@ -207,7 +208,7 @@ func evaluate(rules config.Alerts, f *Figures, st *accountState, loc *time.Locat
 }
 
 // leakLine is one leak in a message: kind, what, $/h, since when.
-func leakLine(l billing.Leak, loc *time.Location) string {
+func leakLine(l leaks.Leak, loc *time.Location) string {
 	s := l.Kind.Title() + " " + l.Source
 	if lbl := sanitize.Short(l.Label, 40); lbl != "" {
 		s += " (" + lbl + ")"
@@ -225,7 +226,7 @@ func leakLine(l billing.Leak, loc *time.Location) string {
 }
 
 // increaseLine is one price increase in a message.
-func increaseLine(p billing.PriceChange, loc *time.Location) string {
+func increaseLine(p leaks.PriceChange, loc *time.Location) string {
 	s := "instance " + strconv.FormatInt(p.InstanceID, 10)
 	if lbl := sanitize.Short(p.Label, 40); lbl != "" {
 		s += " (" + lbl + ")"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/notify"
@@ -88,16 +89,16 @@ func TestCreditRuleUsesTheThresholdWithAMargin(t *testing.T) {
 func TestBudgetSharesOnceAMonthAndIncreasesOnce(t *testing.T) {
 	c := &clock{t: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
 	a, fs := fakeAlerter(t, c, config.DefaultAlerts())
-	at := func(spend money.Amount, incr ...billing.PriceChange) {
+	at := func(spend money.Amount, incr ...leaks.PriceChange) {
 		c.t = c.t.Add(time.Hour)
 		f := &Figures{UserID: 1, Host: "h", AsOf: c.t, User: &api.User{ID: 1, Credit: 1_000_000},
 			Month:  &billing.MonthSpend{Start: time.Date(c.t.Year(), c.t.Month(), 1, 0, 0, 0, 0, time.UTC), Spend: spend},
-			Budget: 100_000, Audit: &billing.Audit{Increases: incr}}
+			Budget: 100_000, Audit: &leaks.Audit{Increases: incr}}
 		if _, err := a.Check(context.Background(), f, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	inc := billing.PriceChange{ID: 5, InstanceID: 77}
+	inc := leaks.PriceChange{ID: 5, InstanceID: 77}
 	at(70_000, inc)
 	at(85_000, inc)
 	at(86_000, inc)

@@ -7,21 +7,22 @@
 //   - charges feeds (Feed): one loader per query, shared by every listener of
 //     that query, with the pager, the refused-token restart, the 429 policy,
 //     progress, cancellation and the value bounds;
-//   - alert saves (Service.SaveSwitches): read the current preferences,
-//     change only the switches asked for, write, and re-read when the
-//     outcome is unknown;
-//   - webhooks (webhooks.go): what a webhook may be, one request per
-//     change with the list read again, and the switch that is on while no
-//     webhook carries its event (Unheard);
+//   - the instances, read once for every reader that asks at the same
+//     moment (Instances, the rate's CurrentRate);
+//   - the notification catalogue, read once a session (Catalogue), and
+//     the low-balance threshold as the account record holds it
+//     (ThresholdOf);
 //   - burn rate, runway and the query they need (Meter, BurnQuery);
 //   - payment records (PaymentsFeed, on the same loader as the charges
 //     feed), their effect on the credit (Effect) and the monthly statement
 //     reconstructed back from today's credit (Statement, BuildStatement);
 //   - the bounds a value from the server must meet before anything uses it
 //     (CheckCharge).
-//   - what a key may do (CheckAccess: the account and one read-only probe
-//     per permission vastdash uses) and a key for vastdash alone
-//     (MakeScopedKey: made, verified by the same probes, deleted if short).
+//
+// It is the core the features stand on, each a package of its own above
+// it that takes the Service: billing/notices (alert switches, the
+// threshold's saves, webhooks), billing/leaks (the audit) and
+// billing/access (what a key may do, a key for vastdash alone).
 //
 // The anchor is soft-serve's pkg/backend: one backend that its SSH commands
 // and its UI alike call.
@@ -33,6 +34,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
@@ -62,15 +65,12 @@ type Service struct {
 
 	mu    sync.Mutex
 	feeds map[string]any // *feed[Q, E] by kind and query
-	// reading is the instance reading in flight, which a second reader
-	// (the rate and the audit start together) waits for and shares
-	// instead of paging the instances again beside it; nil when none.
-	reading *instanceCall
-	// first is the instances' first page last read or being read: the
-	// access probe and the reading share it (see instancesFirstPage).
-	first *firstPageCall
-	// access is what CheckAccess last found of the key; nil before.
-	access *Access
+	// flight shares the instances' reading, and their first page, among
+	// the readers that ask while one is read (see Instances).
+	flight singleflight.Group
+	// first is the instances' first page last answered: the access
+	// probe and a reading made a moment apart share it (instancesPage).
+	first *firstPage
 
 	cat catalogueCache
 
@@ -175,8 +175,9 @@ func (s *Service) Location() *time.Location { return s.loc }
 // Now is the service's clock in its location.
 func (s *Service) Now() time.Time { return s.now().In(s.loc) }
 
-// Client is the wire client, for the few calls that need nothing of the
-// domain (none of the front ends should need it).
+// Client is the wire client: the features on the core (billing/notices,
+// billing/leaks, billing/access) make their requests through it, paced on
+// the session's one budget; the front ends never need it.
 func (s *Service) Client() *api.Client { return s.client }
 
 // ErrNoCredit is the error of an account record that holds no credit
@@ -200,7 +201,7 @@ func CreditOf(u api.User) (money.Amount, error) {
 // Account reads the key owner's account record.
 func (s *Service) Account(ctx context.Context) (api.User, error) {
 	if s.client == nil {
-		return api.User{}, errNoClient
+		return api.User{}, ErrNoClient
 	}
 	return s.client.CurrentUser(ctx)
 }

@@ -102,3 +102,14 @@ func (s *Service) Server() string {
 	}
 	return sanitize.String(host)
 }
+
+// OutcomeUnknown reports a failed write that may have reached the server:
+// no complete answer came back, or a 5xx came back after the request was
+// sent — a server (or a gateway before it, with an HTML page) that failed
+// while or after applying it. Only a read tells what it holds. Every
+// write of the features above the core (saves, webhooks, keys, answers)
+// reads its failures the same way.
+func OutcomeUnknown(err error) bool {
+	return errors.Is(err, api.ErrTimeout) || errors.Is(err, api.ErrTransport) || errors.Is(err, api.ErrMalformed) ||
+		errors.Is(err, api.ErrServer)
+}

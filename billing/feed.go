@@ -24,9 +24,9 @@ const maxRateRounds = 3
 // names: a broken server must not park the program.
 const maxWait = api.MaxWait
 
-// errNoClient is the failure of every call of a Service built without a
+// ErrNoClient is the failure of every call of a Service built without a
 // client (a misconfigured test), rather than a panic.
-var errNoClient = errors.New("no API client configured")
+var ErrNoClient = errors.New("no API client configured")
 
 // State is what a feed has done so far. Listeners get a copy.
 type State struct {
@@ -245,6 +245,14 @@ func source[Q, E any](s *Service, fake func(Q) Source[E], pager func(*api.Client
 		return pager(s.client, q)
 	}
 	return nil
+}
+
+// ChargePages pages the charges of q as the server sends them, on the
+// client's pacing (or the pages WithPages stands in); nil without a
+// client. Nothing is shared or kept: the audit reads a few pages of disk
+// items with it, not a feed.
+func (s *Service) ChargePages(q api.ChargesQuery) Source[api.Charge] {
+	return source(s, s.pages, (*api.Client).ChargePager, q)
 }
 
 // chargePages is a charges source that learns the amount rule before the
@@ -536,7 +544,7 @@ func (f *feed[Q, E]) startLocked() {
 		return
 	}
 	if f.pager == nil {
-		f.st.Err = errNoClient
+		f.st.Err = ErrNoClient
 		f.publishLocked()
 		return
 	}

@@ -35,6 +35,10 @@ const RunwayShortTenths = 10
 // list instances.
 const NeedsInstanceRead = "instance_read"
 
+// NeedsMisc is the permission the serverless endpoints need (the audit's
+// idle endpoints, a key's misc probe).
+const NeedsMisc = "misc"
+
 // CurrentRate is what the account's instances cost per hour right now.
 // Every sum is of exact millionths: dph_total has more decimals than a
 // mill, and a float sum would drift.
@@ -133,15 +137,15 @@ func (r CurrentRate) Note() string {
 // NeedsPermission set, so each front end can say so in its place and go on.
 func (s *Service) CurrentRate(ctx context.Context) (CurrentRate, error) {
 	r := CurrentRate{AsOf: s.Now()}
-	rd, err := s.readInstances(ctx)
+	rd, err := s.Instances(ctx)
 	if err != nil {
 		return CurrentRate{}, err
 	}
-	if rd.needsPermission != "" {
-		return CurrentRate{AsOf: r.AsOf, NeedsPermission: rd.needsPermission}, nil
+	if rd.NeedsPermission != "" {
+		return CurrentRate{AsOf: r.AsOf, NeedsPermission: rd.NeedsPermission}, nil
 	}
-	r.Partial, r.Skipped = rd.partial, rd.skipped
-	r.add(rd.instances)
+	r.Partial, r.Skipped = rd.Partial, rd.Skipped
+	r.add(rd.Instances)
 	slices.SortFunc(r.Billing, func(a, b api.Instance) int {
 		if a.Running() != b.Running() {
 			if a.Running() {
@@ -175,61 +179,41 @@ func (r *CurrentRate) add(instances []api.Instance) {
 	}
 }
 
-// instanceReading is every instance one reading took: up to MaxRatePages
-// pages (partial when the server had more), the entries the server sent
-// that vastdash refused (skipped), or the permission the key lacks.
-type instanceReading struct {
-	instances       []api.Instance
-	skipped         int
-	partial         bool
-	needsPermission string
+// InstanceReading is every instance one reading took: up to MaxRatePages
+// pages (Partial when the server had more), the entries the server sent
+// that vastdash refused (Skipped), or the permission the key lacks
+// (NeedsPermission, the reading otherwise empty).
+type InstanceReading struct {
+	Instances       []api.Instance
+	Skipped         int
+	Partial         bool
+	NeedsPermission string
 }
 
-// instanceCall is one instance reading, shared by the readers that ask
-// while it runs.
-type instanceCall struct {
-	done chan struct{}
-	rd   instanceReading
-	err  error
-}
-
-// readInstances reads the account's instances, paced by the client; a key
+// Instances reads the account's instances, paced by the client; a key
 // without instance_read is not an error but a reading that says so. A
 // reader arriving while a reading runs shares it (its own ctx still ends
-// its wait): two readers side by side would page the same endpoint twice
-// and, interleaved on one pacing budget, provoke a 429 on a loaded network.
-func (s *Service) readInstances(ctx context.Context) (instanceReading, error) {
-	s.mu.Lock()
-	call := s.reading
-	owner := call == nil
-	if owner {
-		call = &instanceCall{done: make(chan struct{})}
-		s.reading = call
-	}
-	s.mu.Unlock()
-	if owner {
-		call.rd, call.err = s.pageInstances(ctx)
-		s.mu.Lock()
-		s.reading = nil
-		s.mu.Unlock()
-		close(call.done)
-	}
+// its wait): two readers side by side (the rate and the audit start
+// together) would page the same endpoint twice and, interleaved on one
+// pacing budget, provoke a 429 on a loaded network. Each reader gets a
+// copy of its own to append to or sort.
+func (s *Service) Instances(ctx context.Context) (InstanceReading, error) {
+	ch := s.flight.DoChan("instances", func() (any, error) { return s.pageInstances(ctx) })
 	select {
-	case <-call.done:
+	case r := <-ch:
+		if r.Err != nil {
+			return InstanceReading{}, r.Err
+		}
+		rd := r.Val.(InstanceReading)
+		rd.Instances = slices.Clone(rd.Instances)
+		return rd, nil
 	case <-ctx.Done():
-		return instanceReading{}, ctx.Err()
+		return InstanceReading{}, ctx.Err()
 	}
-	if call.err != nil {
-		return instanceReading{}, call.err
-	}
-	// A copy: each reader may append to or sort its own.
-	rd := call.rd
-	rd.instances = slices.Clone(rd.instances)
-	return rd, nil
 }
 
 // pageInstances pages the instances, up to MaxRatePages pages.
-func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
+func (s *Service) pageInstances(ctx context.Context) (InstanceReading, error) {
 	var src Source[api.Instance]
 	switch {
 	case s.instances != nil:
@@ -239,12 +223,12 @@ func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
 			return s.instancesPage(ctx, token, false)
 		})
 	default:
-		return instanceReading{}, errNoClient
+		return InstanceReading{}, ErrNoClient
 	}
-	var rd instanceReading
+	var rd InstanceReading
 	for pages := 0; !src.Done(); pages++ {
 		if pages == MaxRatePages {
-			rd.partial = true
+			rd.Partial = true
 			break
 		}
 		page, err := src.Next(ctx)
@@ -254,25 +238,24 @@ func (s *Service) pageInstances(ctx context.Context) (instanceReading, error) {
 		if errors.Is(err, api.ErrPermission) {
 			// The endpoint needs nothing else: a refusal that names no
 			// permission is still this one.
-			return instanceReading{needsPermission: NeedsInstanceRead}, nil
+			return InstanceReading{NeedsPermission: NeedsInstanceRead}, nil
 		}
 		if err != nil {
-			return instanceReading{}, err
+			return InstanceReading{}, err
 		}
-		rd.instances = append(rd.instances, page.Results...)
-		rd.skipped += page.Skipped
+		rd.Instances = append(rd.Instances, page.Results...)
+		rd.Skipped += page.Skipped
 	}
 	return rd, nil
 }
 
-// firstPageCall is one read of the instances' first page, shared by the
-// readers that ask while it runs or soon after.
-type firstPageCall struct {
-	done chan struct{}
+// firstPage is the instances' first page as last answered, kept for a
+// moment to serve a reader of the other kind (see instancesPage).
+type firstPage struct {
 	page api.InstancesPage
 	err  error
 	at   time.Time // when the answer came (monotonic)
-	// probe: the access probe made it, not a reading.
+	// probe: the access probe asked for it, not a reading.
 	probe bool
 }
 
@@ -291,35 +274,40 @@ func (s *Service) instancesPage(ctx context.Context, token string, probe bool) (
 	}
 	fresh := max(s.client.Interval(api.InstancesPath), 0)
 	s.mu.Lock()
-	call := s.first
-	if call != nil {
-		select {
-		case <-call.done:
-			if call.err != nil || call.probe == probe || time.Since(call.at) >= fresh {
-				call = nil
-			}
-		default: // in flight
-		}
-	}
-	owner := call == nil
-	if owner {
-		call = &firstPageCall{done: make(chan struct{}), probe: probe}
-		s.first = call
-	}
+	last := s.first
 	s.mu.Unlock()
-	if owner {
-		call.page, call.err = s.client.Instances(ctx, "")
-		call.at = time.Now()
-		close(call.done)
+	if last != nil && last.err == nil && last.probe != probe && time.Since(last.at) < fresh {
+		page := last.page
+		page.Results = slices.Clone(page.Results)
+		return page, nil
 	}
+	ch := s.flight.DoChan("instances first page", func() (any, error) {
+		page, err := s.client.Instances(ctx, "")
+		s.mu.Lock()
+		s.first = &firstPage{page: page, err: err, at: time.Now(), probe: probe}
+		s.mu.Unlock()
+		return page, err
+	})
 	select {
-	case <-call.done:
+	case r := <-ch:
+		page := r.Val.(api.InstancesPage)
+		page.Results = slices.Clone(page.Results)
+		return page, r.Err
 	case <-ctx.Done():
 		return api.InstancesPage{}, ctx.Err()
 	}
-	page := call.page
-	page.Results = slices.Clone(page.Results)
-	return page, call.err
+}
+
+// ProbeInstances reads the instances' first page as a key's access probe
+// (may it list instances?) and says how that went: the page is shared
+// with a reading of the rate or the audit made at the same moment (see
+// instancesPage), so the opening asks the endpoint once.
+func (s *Service) ProbeInstances(ctx context.Context) error {
+	if s.client == nil {
+		return ErrNoClient
+	}
+	_, err := s.instancesPage(ctx, "", true)
+	return err
 }
 
 // Alarm is one reason to tell the user at once that the money is running

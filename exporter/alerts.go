@@ -7,6 +7,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 )
 
 // Readings are what one refresh read, for the alerts: a nil part was not
@@ -15,7 +16,7 @@ import (
 type Readings struct {
 	User  *api.User
 	Rate  *billing.CurrentRate
-	Audit *billing.Audit
+	Audit *leaks.Audit
 	Month *billing.MonthSpend
 }
 

@@ -28,6 +28,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 )
@@ -150,7 +151,7 @@ type reading struct {
 	rate    *billing.CurrentRate
 	month   *billing.MonthSpend
 	// leaks is the last audit (without so far: the metric is per hour).
-	leaks *billing.Audit
+	leaks *leaks.Audit
 	// monthRead is when month was last read (monotonic clock).
 	monthRead time.Time
 	// budget is the settings' budget; 0 when none.
@@ -249,7 +250,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 		user      api.User
 		rate      billing.CurrentRate
 		month     billing.MonthSpend
-		leaks     billing.Audit
+		audit     leaks.Audit
 		errs      [numParts]error
 		readMonth = e.monthDue(prev, svc)
 		fails     []string
@@ -257,7 +258,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 	wg.Go(func() { user, errs[partAccount] = svc.Account(ctx) })
 	wg.Go(func() { rate, errs[partRate] = svc.CurrentRate(ctx) })
 	// The audit shares the rate's reading of the instances.
-	wg.Go(func() { leaks, errs[partLeaks] = svc.Audit(ctx) })
+	wg.Go(func() { audit, errs[partLeaks] = leaks.Read(ctx, svc) })
 	if readMonth {
 		wg.Go(func() { month, errs[partMonth] = svc.MonthSoFar(ctx, nil) })
 	}
@@ -298,18 +299,18 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 		e.granted(partRate)
 	}
 	if errs[partLeaks] == nil {
-		next.leaks = &leaks
+		next.leaks = &audit
 		// Each kind the audit sums whole is exported. The audit's own
 		// permission is misc, said when the endpoints themselves were
 		// refused (not when the autoscaler failed: tellUnknown says
 		// that); a key without instance_read is said once, for the
 		// instances.
-		if leaks.Lacks(billing.NeedsMisc) {
+		if audit.Lacks(billing.NeedsMisc) {
 			e.refused(partLeaks, nil)
 		} else {
 			e.granted(partLeaks)
 		}
-		e.tellUnknown(leaks)
+		e.tellUnknown(audit)
 	}
 	if readMonth {
 		switch err := errs[partMonth]; {
@@ -347,7 +348,7 @@ func (e *Exporter) Refresh(ctx context.Context, svc *billing.Service) {
 		r.Rate = &rate
 	}
 	if errs[partLeaks] == nil {
-		r.Audit = &leaks
+		r.Audit = &audit
 	}
 	e.runAlerts(ctx, r)
 }
@@ -395,9 +396,9 @@ func (e *Exporter) granted(p part) {
 // for a reason other than a permission (refused says those) when they
 // change: a leak not priced, an endpoint's workers not listed. Once per
 // change, not per refresh.
-func (e *Exporter) tellUnknown(a billing.Audit) {
+func (e *Exporter) tellUnknown(a leaks.Audit) {
 	var kinds []string
-	for _, k := range billing.LeakKinds {
+	for _, k := range leaks.LeakKinds {
 		if _, known := a.PerKind(k); !known && !a.Refused(k) {
 			kinds = append(kinds, string(k))
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -607,17 +608,17 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestLeakMetric(t *testing.T) {
 	r := newRig(t, demoserver.Options{Leaks: true}, demoserver.DemoKey, Options{})
 	r.refresh()
-	a, err := r.svc.Audit(context.Background())
+	a, err := leaks.Read(context.Background(), r.svc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, fams := r.scrape(t)
 	fam := fams["vast_leak_dollars_per_hour"]
-	if fam == nil || len(fam.GetMetric()) != len(billing.LeakKinds) {
+	if fam == nil || len(fam.GetMetric()) != len(leaks.LeakKinds) {
 		t.Fatalf("leak metric %v", fam)
 	}
 	for _, m := range fam.GetMetric() {
-		kind := billing.LeakKind(m.GetLabel()[0].GetValue())
+		kind := leaks.LeakKind(m.GetLabel()[0].GetValue())
 		sum, known := a.PerKind(kind)
 		if want := dollarsPerHour(sum); m.GetGauge().GetValue() != want || want == 0 || !known {
 			t.Errorf("%s: %v, want %v", kind, m.GetGauge().GetValue(), want)
@@ -693,7 +694,7 @@ func TestLeakMetricLeavesOutUnknownKinds(t *testing.T) {
 	}
 	r.srv.ClearFaults()
 	r.refresh()
-	if _, fams = r.scrape(t); len(fams["vast_leak_dollars_per_hour"].GetMetric()) != len(billing.LeakKinds) || r.log.lines("priced whole again") != 1 {
+	if _, fams = r.scrape(t); len(fams["vast_leak_dollars_per_hour"].GetMetric()) != len(leaks.LeakKinds) || r.log.lines("priced whole again") != 1 {
 		t.Errorf("after the prices came back: %v\n%s", fams["vast_leak_dollars_per_hour"], r.log)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
 )
@@ -169,7 +170,7 @@ func (r *reading) build() []sample {
 		out = append(out, gauge(descBudget, dollars(r.budget)))
 	}
 	if a := r.leaks; a != nil {
-		for _, k := range billing.LeakKinds {
+		for _, k := range leaks.LeakKinds {
 			if sum, known := a.PerKind(k); known {
 				out = append(out, gauge(descLeaks, dollarsPerHour(sum), string(k)))
 			}

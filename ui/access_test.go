@@ -7,6 +7,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -28,14 +29,14 @@ func TestAccessProbedOnceOrTakenFromTheSignIn(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("no probe")
 	}
-	if msg := cmd().(shared.AccessMsg); msg.Err != nil || msg.Access.Verdict(billing.BillingRead) != billing.Unsure {
+	if msg := cmd().(shared.AccessMsg); msg.Err != nil || msg.Access.Verdict(access.BillingRead) != access.Unsure {
 		t.Fatalf("the probes of an unreachable server: %+v", msg)
 	}
 	if m.checkAccess(shared.UserMsg{}) != nil {
 		t.Fatal("probed twice")
 	}
 
-	known := billing.Access{Email: "a@b.c", Checks: []billing.Check{{Permission: billing.BillingRead, Verdict: billing.Denied}}}
+	known := access.Access{Email: "a@b.c", Checks: []access.Check{{Permission: access.BillingRead, Verdict: access.Denied}}}
 	opts := startOpts
 	opts.Access = &known
 	m = New(ctx, opts)

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -32,7 +33,7 @@ type liveState struct {
 	// asked (after an answer to a price increase) while one was: that
 	// reading may have begun before the answer landed, so another follows
 	// it.
-	audit        *billing.Audit
+	audit        *leaks.Audit
 	auditErr     error
 	auditLoading bool
 	auditOwed    bool
@@ -84,7 +85,7 @@ func (m *Model) fetchAudit() tea.Cmd {
 		if svc == nil {
 			return shared.AuditMsg{Err: errors.New("no API client configured")}
 		}
-		a, err := svc.Audit(base)
+		a, err := leaks.Read(base, svc)
 		return shared.AuditMsg{Audit: a, Err: err}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -44,7 +45,7 @@ func round(m *Model, u shared.UserMsg, r shared.RateMsg) []tea.Cmd {
 	m.userLoading, m.live.rateLoading, m.live.auditLoading = true, true, true
 	_, c1 := m.Update(u)
 	_, c2 := m.Update(r)
-	_, c3 := m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: r.Rate.AsOf}})
+	_, c3 := m.Update(shared.AuditMsg{Audit: leaks.Audit{AsOf: r.Rate.AsOf}})
 	return []tea.Cmd{c1, c2, c3}
 }
 
@@ -163,7 +164,7 @@ func TestNoTickWhenIdleWithRefresh(t *testing.T) {
 		}
 		_, c1 := m.Update(lowUser(100_000))
 		_, c2 := m.Update(oneDollar(*clock))
-		_, c3 := m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: *clock}})
+		_, c3 := m.Update(shared.AuditMsg{Audit: leaks.Audit{AsOf: *clock}})
 		settle(m, c1, c2, c3)
 		if m.loading() || !m.live.timer {
 			t.Fatal("not idle after the second round")
@@ -330,14 +331,14 @@ func TestAuditReloadOwedWhileReading(t *testing.T) {
 		m, clock := liveModel(t, time.Minute, false)
 		m.live.auditLoading = true // the refresh's reading, begun before the PUT landed
 		m.Update(shared.AuditReloadMsg{})
-		_, cmd := m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: *clock}})
+		_, cmd := m.Update(shared.AuditMsg{Audit: leaks.Audit{AsOf: *clock}})
 		if !m.live.auditLoading {
 			t.Fatal("the reload asked during a reading was dropped")
 		}
 		if _, ok := findMsg[shared.AuditMsg](cmd); !ok {
 			t.Fatal("no reading of the audit after the stale one landed")
 		}
-		m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: *clock}})
+		m.Update(shared.AuditMsg{Audit: leaks.Audit{AsOf: *clock}})
 		if m.live.auditLoading {
 			t.Fatal("read again with no reload owed")
 		}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/accounts"
 	"github.com/vastdash/vastdash/ui/audit"
@@ -64,7 +65,7 @@ type Options struct {
 	Warning string
 	// Access is what the key may do when the sign-in has just verified
 	// it: the dashboard does not probe it again.
-	Access *billing.Access
+	Access *access.Access
 	// Accounts, with two accounts or more in the settings, adds the
 	// Accounts screen (key 0, the first tab): the roll-up, where enter
 	// ends Run with a SwitchAccount for the caller to open. nil: none.
@@ -325,7 +326,7 @@ func (m *Model) checkAccess(u shared.UserMsg) tea.Cmd {
 		return func() tea.Msg { return shared.AccessMsg{Access: *known} }
 	}
 	return func() tea.Msg {
-		a, err := svc.AccessWith(base, u.User, u.Err)
+		a, err := access.ProbeWith(base, svc, u.User, u.Err)
 		return shared.AccessMsg{Access: a, Err: err}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/billing/billingtest"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
@@ -391,7 +392,7 @@ func TestTheRootOwnsTheRange(t *testing.T) {
 func TestScreensHearOfASwitch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := testModel(t)
-		m.Update(shared.AuditMsg{Audit: billing.Audit{AsOf: time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)}})
+		m.Update(shared.AuditMsg{Audit: leaks.Audit{AsOf: time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)}})
 		if m.audit.Loading() {
 			t.Fatal("hidden, the Audit read the charges for its so far")
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/ui/internal/hang"
 	"github.com/vastdash/vastdash/ui/signin"
@@ -83,31 +84,31 @@ func startSignIn(t *testing.T, setup func(*demoserver.Server), held func(*http.R
 			api.WithBackoff(time.Millisecond, 2*time.Millisecond), api.WithEndpointThreshold(api.InvoicesPath, 0),
 			api.WithEndpointThreshold(api.InstancesPath, 0), api.WithEndpointThreshold(api.APIKeysPath, 0))
 	}
-	var access billing.Access
+	var verified access.Access
 	funcs := signin.Funcs{
-		Verify: func(ctx context.Context, k config.Secret) (billing.Access, error) {
+		Verify: func(ctx context.Context, k config.Secret) (access.Access, error) {
 			c, err := open(k.Reveal())
 			if err != nil {
-				return billing.Access{}, err
+				return access.Access{}, err
 			}
 			svc := billing.New(base, c)
-			a, err := svc.CheckAccess(ctx)
+			a, err := access.Probe(ctx, svc)
 			if err != nil {
 				svc.Close()
-				return billing.Access{}, errors.New(svc.Explain(err))
+				return access.Access{}, errors.New(svc.Explain(err))
 			}
 			if last != nil {
 				last.Close()
 			}
-			last, access = svc, a
+			last, verified = svc, a
 			return a, nil
 		},
-		Scope: func(ctx context.Context, write bool) billing.Scoped {
-			return last.MakeScopedKey(ctx, access, "vastdash test", billing.ScopedPermissions(access, write), open)
+		Scope: func(ctx context.Context, write bool) access.Scoped {
+			return access.MakeScopedKey(ctx, last, verified, "vastdash test", access.ScopedPermissions(verified, write), open)
 		},
 		Check:   func() error { return config.CheckKeyTarget(r.env) },
 		Save:    func(k config.Secret, replace bool) (string, error) { return config.SaveKey(r.env, k, replace) },
-		Discard: func(ctx context.Context, id int64) error { return last.DeleteKey(ctx, id) },
+		Discard: func(ctx context.Context, id int64) error { return access.DeleteKey(ctx, last, id) },
 	}
 	r.m = signin.New(base, signin.Options{Funcs: funcs, Path: "~/.config/vastai/vast_api_key"})
 	r.prog = newProgram(base, siProbe{Model: r.m, r: r}, nil,

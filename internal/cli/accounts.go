@@ -15,6 +15,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
@@ -213,11 +214,11 @@ func readAccountRow(ctx context.Context, s *Session, name string) accountRow {
 		g       errgroup.Group
 		rate    billing.CurrentRate
 		outlook billing.Outlook
-		audit   billing.Audit
+		audit   leaks.Audit
 	)
 	g.Go(func() (err error) { rate, err = svc.CurrentRate(ctx); return err })
 	g.Go(func() (err error) { outlook, err = svc.Outlook(ctx, time.Time{}, s.Settings.Budget, nil); return err })
-	g.Go(func() (err error) { audit, err = svc.Audit(ctx); return err })
+	g.Go(func() (err error) { audit, err = leaks.Read(ctx, svc); return err })
 	if err := g.Wait(); err != nil {
 		row.Error = s.explain(err)
 		return row

@@ -17,6 +17,7 @@ import (
 	"github.com/vastdash/vastdash/alerting"
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/exporter"
 	"github.com/vastdash/vastdash/notify"
@@ -106,7 +107,7 @@ func readFigures(ctx context.Context, s *Session, month, day bool) (*alerting.Fi
 		wg            sync.WaitGroup
 		user          api.User
 		rate          billing.CurrentRate
-		audit         billing.Audit
+		audit         leaks.Audit
 		userErr       error
 		rateErr       error
 		auditErr      error
@@ -119,7 +120,7 @@ func readFigures(ctx context.Context, s *Session, month, day bool) (*alerting.Fi
 	wg.Go(func() { user, userErr = svc.Account(ctx) })
 	wg.Go(func() { rate, rateErr = svc.CurrentRate(ctx) })
 	if rules.Leaks || rules.PriceIncreases || day {
-		wg.Go(func() { audit, auditErr = svc.Audit(ctx) })
+		wg.Go(func() { audit, auditErr = leaks.Read(ctx, svc) })
 	}
 	if month {
 		wg.Go(func() { outlook, outlookErr = svc.Outlook(ctx, time.Time{}, budget, nil) })

@@ -14,6 +14,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/sanitize"
@@ -115,8 +116,8 @@ type auditJSON struct {
 }
 
 type leakJSON struct {
-	Kind billing.LeakKind `json:"kind"`
-	ID   int64            `json:"id"`
+	Kind leaks.LeakKind `json:"kind"`
+	ID   int64          `json:"id"`
 	// Label is "" when none.
 	Label string `json:"label"`
 	// PerHour is null when no part of it could be priced.
@@ -152,7 +153,7 @@ func timeJSON(t time.Time, loc *time.Location) *string {
 	return &s
 }
 
-func newIncreaseJSON(pc billing.PriceChange, loc *time.Location) increaseJSON {
+func newIncreaseJSON(pc leaks.PriceChange, loc *time.Location) increaseJSON {
 	j := increaseJSON{ID: pc.ID, InstanceID: pc.InstanceID, AppliesAt: timeJSON(pc.AppliesAt, loc)}
 	if pc.NowKnown {
 		j.OldPerHour = rateNumber(pc.OldPerHour)
@@ -172,9 +173,9 @@ func (e *errLeaks) Error() string { return e.msg }
 // audit is the audit command, after its flags were parsed.
 func audit(ctx context.Context, s *Session, a auditArgs) error {
 	s.progress.show("auditing: instances, volumes, serverless endpoints, price increases")
-	res, err := s.Billing.Audit(ctx)
+	res, err := leaks.Read(ctx, s.Billing)
 	if err == nil {
-		res, err = s.Billing.ExactSoFar(ctx, res)
+		res, err = leaks.ExactSoFar(ctx, s.Billing, res)
 	}
 	s.progress.done()
 	if err != nil {
@@ -204,7 +205,7 @@ func audit(ctx context.Context, s *Session, a auditArgs) error {
 	return nil
 }
 
-func newAuditJSON(res billing.Audit, loc *time.Location) auditJSON {
+func newAuditJSON(res leaks.Audit, loc *time.Location) auditJSON {
 	out := auditJSON{Leaks: []leakJSON{}, TotalPerHour: *rateNumber(res.Total), TotalAtLeast: res.Partial,
 		PriceIncreases: []increaseJSON{}, Unreadable: []string{}}
 	for _, l := range res.Leaks {
@@ -252,7 +253,7 @@ func auditCSV(j auditJSON) [][]string {
 // terminal, then the label shrinks and the since goes.
 var (
 	leakColumns = []column{{header: "KIND"}, {header: "ID"}, {header: "LABEL", most: 32}, {header: "$/H", right: true},
-		{header: billing.CreatedHeader}, {header: "SO FAR", right: true}, {header: "WHY", most: 80}}
+		{header: leaks.CreatedHeader}, {header: "SO FAR", right: true}, {header: "WHY", most: 80}}
 	leaksFit     = []fitStep{{6, 0}, {2, 12}, {4, 0}}
 	increaseCols = []column{{header: "INSTANCE"}, {header: "LABEL", most: 32}, {header: "NOW", right: true}, {header: "THEN", right: true},
 		{header: "FROM"}, {header: "IF IGNORED"}}
@@ -261,7 +262,7 @@ var (
 
 // writeAudit writes the text answer: the leaks and their total, the
 // sections not read, the price increases.
-func writeAudit(w io.Writer, res billing.Audit, when func(time.Time) string, width int) error {
+func writeAudit(w io.Writer, res leaks.Audit, when func(time.Time) string, width int) error {
 	bw := &errWriter{w: w}
 	if len(res.Leaks) == 0 {
 		if res.Complete() {
@@ -307,7 +308,7 @@ func writeAudit(w io.Writer, res billing.Audit, when func(time.Time) string, wid
 }
 
 // leakRow is one leak as the text table shows it.
-func leakRow(l billing.Leak, when func(time.Time) string) []string {
+func leakRow(l leaks.Leak, when func(time.Time) string) []string {
 	rate, since, soFar := "unknown", "unknown", "unknown"
 	if l.PerHourKnown {
 		rate = l.PerHour.String()
@@ -335,7 +336,7 @@ func leakRow(l billing.Leak, when func(time.Time) string) []string {
 }
 
 // increaseRow is one price increase as the text table shows it.
-func increaseRow(pc billing.PriceChange, when func(time.Time) string) []string {
+func increaseRow(pc leaks.PriceChange, when func(time.Time) string) []string {
 	now, then, from := pc.NowText(), pc.ThenText(), "unknown"
 	if !pc.AppliesAt.IsZero() {
 		from = when(pc.AppliesAt)
@@ -384,7 +385,7 @@ func (a answerArgs) action() action {
 // argument were parsed: read the increase, ask (on a terminal, without
 // --yes), send the one answer, say what it means.
 func answerIncrease(ctx context.Context, s *Session, a answerArgs, e *env) error {
-	pc, err := s.Billing.PendingIncrease(ctx, a.instanceID)
+	pc, err := leaks.PendingIncrease(ctx, s.Billing, a.instanceID)
 	if err != nil {
 		return err
 	}
@@ -397,7 +398,7 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, e *env) error
 	if err := e.confirm(a.yes, verb+" "+what+"?", a.action()); err != nil {
 		return err
 	}
-	if err := s.Billing.AnswerIncrease(ctx, pc, a.accept); errors.Is(err, billing.ErrAnswerUnknown) {
+	if err := leaks.AnswerIncrease(ctx, s.Billing, pc, a.accept); errors.Is(err, leaks.ErrAnswerUnknown) {
 		// Not sent again: a second answer would find it answered.
 		return fmt.Errorf("%w; vastdash audit shows whether it is still pending", err)
 	} else if err != nil {
@@ -422,7 +423,7 @@ func answerIncrease(ctx context.Context, s *Session, a answerArgs, e *env) error
 
 // describeIncrease is "the price increase of instance 9100104 (pretrain):
 // $2.151/h → $2.351/h from 29 Nov 12:05".
-func describeIncrease(pc billing.PriceChange, when func(time.Time) string) string {
+func describeIncrease(pc leaks.PriceChange, when func(time.Time) string) string {
 	s := "the price increase of instance " + strconv.FormatInt(pc.InstanceID, 10)
 	if l := sanitize.String(pc.Label); l != "" {
 		s += " (" + cut(l, 40) + ")"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
-	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 )
 
 // auditServer is a demo server whose account has the leaks and decoys,
@@ -75,7 +75,7 @@ func TestAuditText(t *testing.T) {
 	}
 	// The creation, named as the Audit screen names it: "SINCE" read as
 	// "leaking since".
-	if head := strings.Fields(strings.SplitN(res.out, "\n", 2)[0]); !slices.Contains(head, billing.CreatedHeader) || slices.Contains(head, "SINCE") {
+	if head := strings.Fields(strings.SplitN(res.out, "\n", 2)[0]); !slices.Contains(head, leaks.CreatedHeader) || slices.Contains(head, "SINCE") {
 		t.Errorf("header %q", head)
 	}
 	for _, want := range []string{"\ntotal $", "Price increases waiting for an answer", "the contract ends then"} {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/ui/signin"
@@ -202,7 +203,7 @@ type loginJSON struct {
 }
 
 // permissionsOf is each permission of a key as the JSON answers write it.
-func permissionsOf(a billing.Access) []permissionJSON {
+func permissionsOf(a access.Access) []permissionJSON {
 	out := make([]permissionJSON, 0, len(a.Checks))
 	for _, c := range a.Checks {
 		out = append(out, permissionJSON{
@@ -261,11 +262,11 @@ func (x *execution) keyOverride() string {
 
 // accessLines are a key's permissions, one a line: the name, ✓ ✗ or ?,
 // what it unlocks, and why when it is not ✓.
-func accessLines(a billing.Access) []string {
+func accessLines(a access.Access) []string {
 	out := make([]string, 0, len(a.Checks))
 	for _, c := range a.Checks {
 		l := fmt.Sprintf("%-14s %s  %s", c.Permission, c.Verdict.Mark(), c.Permission.Unlocks())
-		if c.Verdict != billing.Granted && c.Why != "" {
+		if c.Verdict != access.Granted && c.Why != "" {
 			l += " — " + c.Why
 		}
 		out = append(out, l)
@@ -336,7 +337,7 @@ func authStatus(ctx context.Context, x *execution, s *Session, f statusFlags) er
 			where += ", which wins over the key saved in " + config.DefaultEnv().Shown(saved)
 		}
 	}
-	access, err := s.Billing.CheckAccess(ctx)
+	access, err := access.Probe(ctx, s.Billing)
 	if err != nil {
 		// Not "auth status shows the key in use" to a user running it,
 		// with or without the account's name in it.
@@ -493,9 +494,9 @@ type signIn struct {
 	closed bool       // close began: no call starts
 	gen    int        // of the verification begun last
 	sess   *Session
-	access billing.Access
+	access access.Access
 	// pending is a key Scope made that is neither saved nor deleted yet.
-	pending *billing.Scoped
+	pending *access.Scoped
 }
 
 // errSignInEnded refuses a call that starts once the sign-in has ended.
@@ -529,11 +530,11 @@ func (si *signIn) end(keys bool) {
 	}
 }
 
-// verify checks key with a session of its own (billing.CheckAccess). Its
+// verify checks key with a session of its own (access.Probe). Its
 // error is in the user's words.
-func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access, error) {
+func (si *signIn) verify(ctx context.Context, key config.Secret) (access.Access, error) {
 	if !si.begin(false) {
-		return billing.Access{}, errSignInEnded
+		return access.Access{}, errSignInEnded
 	}
 	defer si.end(false)
 	si.mu.Lock()
@@ -544,16 +545,16 @@ func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access
 	// would land on stderr, under the sign-in screen.
 	s, err := openSession(si.x.env, si.x.globals, sessionOptions{base: si.base, key: &key, noLedger: true})
 	if err != nil {
-		return billing.Access{}, err
+		return access.Access{}, err
 	}
-	a, err := s.Billing.CheckAccess(ctx)
+	a, err := access.Probe(ctx, s.Billing)
 	if err != nil {
 		s.Close()
 		if errors.Is(err, api.ErrInvalidKey) || errors.Is(err, api.ErrNotLoggedIn) {
 			// Said while signing in: what to check, not "sign in again".
-			return billing.Access{}, &explained{err, wrongKeyWords}
+			return access.Access{}, &explained{err, wrongKeyWords}
 		}
-		return billing.Access{}, &explained{err, s.Billing.Explain(err)}
+		return access.Access{}, &explained{err, s.Billing.Explain(err)}
 	}
 	si.mu.Lock()
 	defer si.mu.Unlock()
@@ -561,7 +562,7 @@ func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access
 		// A newer verification began (this one was cancelled): its key
 		// is the one to keep.
 		s.Close()
-		return billing.Access{}, context.Canceled
+		return access.Access{}, context.Canceled
 	}
 	if si.sess != nil {
 		si.sess.Close()
@@ -571,7 +572,7 @@ func (si *signIn) verify(ctx context.Context, key config.Secret) (billing.Access
 }
 
 // session is the session of the key that verified last, and its access.
-func (si *signIn) session() (*Session, billing.Access) {
+func (si *signIn) session() (*Session, access.Access) {
 	si.mu.Lock()
 	defer si.mu.Unlock()
 	return si.sess, si.access
@@ -580,16 +581,16 @@ func (si *signIn) session() (*Session, billing.Access) {
 // scope makes a key for vastdash alone with the verified key, named for
 // this machine and day. The key made is pending until it is saved or
 // deleted.
-func (si *signIn) scope(ctx context.Context, write bool) billing.Scoped {
+func (si *signIn) scope(ctx context.Context, write bool) access.Scoped {
 	if !si.begin(true) {
-		return billing.Scoped{Kept: true, Why: errSignInEnded.Error() + "; no key was made"}
+		return access.Scoped{Kept: true, Why: errSignInEnded.Error() + "; no key was made"}
 	}
 	defer si.end(true)
-	sess, access := si.session()
+	sess, base := si.session()
 	svc := sess.Billing
 	host, _ := os.Hostname()
-	name := billing.ScopedName(host, write, svc.Now())
-	sc := svc.MakeScopedKey(ctx, access, name, billing.ScopedPermissions(access, write), sess.clientFor)
+	name := access.ScopedName(host, write, svc.Now())
+	sc := access.MakeScopedKey(ctx, svc, base, name, access.ScopedPermissions(base, write), sess.clientFor)
 	si.mu.Lock()
 	defer si.mu.Unlock()
 	if sc.Kept {
@@ -632,7 +633,7 @@ func (si *signIn) discard(ctx context.Context, id int64) error {
 	}
 	defer si.end(true)
 	sess, _ := si.session()
-	err := sess.Billing.DeleteKey(context.WithoutCancel(ctx), id)
+	err := access.DeleteKey(context.WithoutCancel(ctx), sess.Billing, id)
 	si.mu.Lock()
 	defer si.mu.Unlock()
 	if err == nil && si.pending != nil && si.pending.Key.ID == id {
@@ -682,7 +683,7 @@ func (si *signIn) close() {
 	name := strconv.Quote(sanitize.String(pending.Name))
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(si.base), pendingTimeout)
 	defer cancel()
-	if err := sess.Billing.DeleteKey(ctx, pending.Key.ID); err != nil {
+	if err := access.DeleteKey(ctx, sess.Billing, pending.Key.ID); err != nil {
 		warn(si.x.env.stderr, "the key made for vastdash, "+name+", was not saved, and it could not be deleted ("+sess.Billing.Explain(err)+"): delete it on the console's Keys page, "+config.ConsoleKeysURL)
 		return
 	}

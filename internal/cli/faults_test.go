@@ -13,6 +13,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -123,7 +124,7 @@ func TestHeadlessSaveOutcomeUnknown(t *testing.T) {
 				t.Errorf("stderr %q, want one line saying the answer was lost and whether the change took (%s)", res.errOut, row.want)
 			}
 			// What was printed is what the server holds.
-			if got := "Low credit by email: " + billing.SwitchState(api.NewPrefs(srv.Prefs()), api.LowCreditEmail) + "\n"; !strings.HasPrefix(res.out, got) {
+			if got := "Low credit by email: " + notices.SwitchState(api.NewPrefs(srv.Prefs()), api.LowCreditEmail) + "\n"; !strings.HasPrefix(res.out, got) {
 				t.Errorf("the server holds %q, stdout says %q", got, res.out)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -49,7 +50,7 @@ func (v *switchValue) Set(s string) error {
 
 func (v *switchValue) Type() string { return "on|off" }
 
-// thresholdValue is --threshold: an amount billing.ParseThreshold takes,
+// thresholdValue is --threshold: an amount notices.ParseThreshold takes,
 // checked when the flag is parsed.
 type thresholdValue struct {
 	set    bool
@@ -64,7 +65,7 @@ func (v *thresholdValue) String() string {
 }
 
 func (v *thresholdValue) Set(s string) error {
-	a, err := billing.ParseThreshold(s)
+	a, err := notices.ParseThreshold(s)
 	if err != nil {
 		return badValue("--threshold %s: %v", argText(s), err)
 	}
@@ -75,19 +76,19 @@ func (v *thresholdValue) Set(s string) error {
 func (v *thresholdValue) Type() string { return "dollars" }
 
 // setValues is --set, repeatable: CONTEXT.TYPE.CHANNEL=on|off, read by
-// billing.ParseSwitch when the flag is parsed.
-type setValues struct{ sw []billing.Switch }
+// notices.ParseSwitch when the flag is parsed.
+type setValues struct{ sw []notices.Switch }
 
 func (v *setValues) String() string {
 	parts := make([]string, len(v.sw))
 	for i, w := range v.sw {
-		parts[i] = billing.PathString(w.Path) + "=" + word(w.On)
+		parts[i] = notices.PathString(w.Path) + "=" + word(w.On)
 	}
 	return strings.Join(parts, ",")
 }
 
 func (v *setValues) Set(s string) error {
-	w, err := billing.ParseSwitch(s)
+	w, err := notices.ParseSwitch(s)
 	if err != nil {
 		return badValue("--set %s: %v", argText(s), err)
 	}
@@ -101,7 +102,7 @@ func (v *setValues) Type() string { return "context.type.channel=on|off" }
 type notificationsArgs struct {
 	email, webhooks, thEnabled switchFlag
 	threshold                  thresholdValue
-	set                        []billing.Switch
+	set                        []notices.Switch
 	all, force                 bool
 	output                     string // text or json
 }
@@ -160,14 +161,14 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 	}
 	sw := a.set
 	if a.email.set {
-		sw = append(sw, billing.Switch{Path: api.LowCreditEmail, On: a.email.on})
+		sw = append(sw, notices.Switch{Path: api.LowCreditEmail, On: a.email.on})
 	}
 	if a.webhooks.set {
-		sw = append(sw, billing.Switch{Path: api.LowCreditWebhooks, On: a.webhooks.on})
+		sw = append(sw, notices.Switch{Path: api.LowCreditWebhooks, On: a.webhooks.on})
 	}
-	var th *billing.ThresholdChange
+	var th *notices.ThresholdChange
 	if a.threshold.set || a.thEnabled.set {
-		th = &billing.ThresholdChange{}
+		th = &notices.ThresholdChange{}
 		if a.threshold.set {
 			th.Amount = &a.threshold.amount
 		}
@@ -180,8 +181,8 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 		out.threshold(billing.ThresholdOf(user), a.all)
 	}
 	if th == nil && len(sw) == 0 {
-		prefs, err := svc.ReadPrefs(ctx, user.ID)
-		if errors.Is(err, billing.ErrPrefsUnreadable) {
+		prefs, err := notices.ReadPrefs(ctx, svc, user.ID)
+		if errors.Is(err, notices.ErrPrefsUnreadable) {
 			return fmt.Errorf("%w; set the switches with --email/--webhooks and --force", err)
 		}
 		if err != nil {
@@ -192,8 +193,8 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 	}
 
 	// Both or neither where that can be known before a write; else the
-	// error names what was saved (billing.SaveAlerts).
-	res, err := svc.SaveAlerts(ctx, user.ID, billing.AlertsChange{Threshold: th, Switches: sw, Force: a.force})
+	// error names what was saved (notices.SaveAlerts).
+	res, err := notices.SaveAlerts(ctx, svc, user.ID, notices.AlertsChange{Threshold: th, Switches: sw, Force: a.force})
 	// The threshold first: its line leads the answer. One not read again
 	// after its save is unknown (null in JSON), never the one before.
 	if th != nil && res.Threshold.Read {
@@ -204,7 +205,7 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 			if len(sw) > 0 {
 				terr = fmt.Errorf("%w; the switches were not sent", terr)
 			}
-			if res.Threshold.Outcome == billing.Failed {
+			if res.Threshold.Outcome == notices.Failed {
 				return terr // nothing changed: stdout stays empty
 			}
 			return s.partial(out, terr)
@@ -214,7 +215,7 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 		if !a.all {
 			return s.answer(out.write)
 		}
-		prefs, err := svc.ReadPrefs(ctx, user.ID)
+		prefs, err := notices.ReadPrefs(ctx, svc, user.ID)
 		if err != nil {
 			return s.partial(out, fmt.Errorf("the threshold was saved, but the switches could not be read: %w", err))
 		}
@@ -222,25 +223,25 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 		return s.answerHeard(ctx, out, prefs)
 	}
 	sr := res.Switches
-	if res.SwitchesSent && !sr.Prefs.IsZero() && sr.Outcome != billing.Failed {
+	if res.SwitchesSent && !sr.Prefs.IsZero() && sr.Outcome != notices.Failed {
 		s.switches(ctx, out, sr.Prefs, a.all, sw)
 	}
 	switch {
-	case errors.Is(err, billing.ErrPartial):
+	case errors.Is(err, notices.ErrPartial):
 		return s.partial(out, err)
-	case errors.Is(err, billing.ErrPrefsUnreadable):
+	case errors.Is(err, notices.ErrPrefsUnreadable):
 		return fmt.Errorf("not saved: %w (alerts other than low credit would be reset); add --force to save only the switches given", err)
-	case errors.Is(err, billing.ErrNoSuchSwitch):
+	case errors.Is(err, notices.ErrNoSuchSwitch):
 		return fmt.Errorf("not saved: %w (vastdash notifications --all lists them)", err)
 	case !res.SwitchesSent:
 		return err
 	}
 	switch sr.Outcome {
-	case billing.Failed:
+	case notices.Failed:
 		return err
-	case billing.Unknown:
+	case notices.Unknown:
 		return s.partial(out, fmt.Errorf("the outcome of the save is unknown (%w), and the preferences could not be read again", err))
-	case billing.Differs:
+	case notices.Differs:
 		if sr.Lost {
 			return s.partial(out, fmt.Errorf("the save's answer was lost (%w); read again, the server does not hold the change: not saved", err))
 		}
@@ -254,7 +255,7 @@ func notifications(ctx context.Context, s *Session, a notificationsArgs) error {
 
 // answerHeard writes the answer, then says on stderr, in one line, when a
 // webhooks switch it lists is on while no webhook carries its event: the
-// alert is delivered nowhere (billing.Unheard), as the dashboard says
+// alert is delivered nowhere (notices.Unheard), as the dashboard says
 // beside the switch. That takes one read of the webhooks, only when such a
 // switch is listed on; a list that cannot be read claims nothing, and the
 // exit code is the answer's.
@@ -271,11 +272,11 @@ func (s *Session) answerHeard(ctx context.Context, out *alertsOut, prefs api.Pre
 	if len(on) == 0 {
 		return nil
 	}
-	l, err := s.Billing.Webhooks(ctx)
+	l, err := notices.Webhooks(ctx, s.Billing)
 	var events []string
 	for _, p := range on {
-		if billing.Unheard(prefs, l, err == nil, p) {
-			events = append(events, billing.EventOf(p))
+		if notices.Unheard(prefs, l, err == nil, p) {
+			events = append(events, notices.EventOf(p))
 		}
 	}
 	if len(events) == 0 {
@@ -290,7 +291,7 @@ func (s *Session) answerHeard(ctx context.Context, out *alertsOut, prefs api.Pre
 		which = strings.Join(events[:n-1], ", ") + " and " + events[n-1]
 	}
 	if len(l.Webhooks) == 0 {
-		warn(s.stderr, strings.ToLower(billing.NoWebhookText)+" carries "+which+": "+what+" delivered nowhere — vastdash webhooks add registers one")
+		warn(s.stderr, strings.ToLower(notices.NoWebhookText)+" carries "+which+": "+what+" delivered nowhere — vastdash webhooks add registers one")
 		return nil
 	}
 	// Webhooks are registered, for other alerts: "no webhook registered"
@@ -303,19 +304,19 @@ func (s *Session) answerHeard(ctx context.Context, out *alertsOut, prefs api.Pre
 // thresholdOutcome says a threshold save that did not come to what was
 // sent as an error (nil when it did), and warns of a lost answer whose
 // change took.
-func thresholdOutcome(s *Session, r billing.ThresholdResult, err error) error {
+func thresholdOutcome(s *Session, r notices.ThresholdResult, err error) error {
 	switch r.Outcome {
-	case billing.Saved:
+	case notices.Saved:
 		if r.Lost {
 			warn(s.stderr, "the threshold save's answer was lost ("+s.Billing.Explain(err)+"); read again, the server holds it: saved")
 		}
 		return nil
-	case billing.Differs:
+	case notices.Differs:
 		if r.Lost {
 			return fmt.Errorf("the threshold save's answer was lost (%w); read again, the server holds the low-balance threshold %s, not what was sent (%s): not saved", err, r.Held(), r.Sent)
 		}
 		return fmt.Errorf("the server holds the low-balance threshold %s, not what was sent (%s)", r.Held(), r.Sent)
-	case billing.Unknown:
+	case notices.Unknown:
 		return fmt.Errorf("the outcome of the threshold save is unknown (%w), and the account could not be read again", err)
 	}
 	return err
@@ -395,7 +396,7 @@ func (o *alertsOut) write(w io.Writer) error {
 // those just set (Name by channel: on), under the catalogue's names, or
 // the raw keys when it cannot be read (said on stderr with all, and in
 // JSON, whose names always come from the catalogue).
-func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all bool, set []billing.Switch) {
+func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all bool, set []notices.Switch) {
 	var cat api.NotificationCatalogue
 	var cerr error
 	if all || len(set) > 0 || out.json {
@@ -404,23 +405,23 @@ func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all
 			warn(s.stderr, "the notification catalogue could not be read ("+cerr.Error()+"): raw keys shown")
 		}
 	}
-	as := billing.ListAlerts(p, cat, cerr)
+	as := notices.ListAlerts(p, cat, cerr)
 	for _, sw := range as.Switches() {
 		path := sw.Channel.Path
 		switch {
 		case all:
-			state := billing.SwitchState(p, path)
+			state := notices.SwitchState(p, path)
 			if sw.Channel.Locked {
-				state = billing.LockedText
+				state = notices.LockedText
 			}
-			out.lines = append(out.lines, fmt.Sprintf("%s: %s (%s)", billing.PathString(path), state, sw.Label))
-		case billing.IsLowCredit(path) || setHas(set, path):
-			out.lines = append(out.lines, sw.Label+": "+billing.SwitchState(p, path))
+			out.lines = append(out.lines, fmt.Sprintf("%s: %s (%s)", notices.PathString(path), state, sw.Label))
+		case notices.IsLowCredit(path) || setHas(set, path):
+			out.lines = append(out.lines, sw.Label+": "+notices.SwitchState(p, path))
 		default:
 			continue
 		}
 		out.listed = append(out.listed, path)
-		j := switchJSON{Path: billing.PathString(path), Name: sw.Alert.Name, Channel: sw.Channel.Name, Locked: sw.Channel.Locked}
+		j := switchJSON{Path: notices.PathString(path), Name: sw.Alert.Name, Channel: sw.Channel.Name, Locked: sw.Channel.Locked}
 		if on, ok := p.Get(path); ok {
 			j.On = &on
 		}
@@ -431,7 +432,7 @@ func (s *Session) switches(ctx context.Context, out *alertsOut, p api.Prefs, all
 	}
 }
 
-func setHas(set []billing.Switch, p api.PrefPath) bool {
+func setHas(set []notices.Switch, p api.PrefPath) bool {
 	for _, w := range set {
 		if w.Path == p {
 			return true

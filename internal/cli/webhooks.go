@@ -12,6 +12,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/export"
 	"github.com/vastdash/vastdash/sanitize"
 )
@@ -85,7 +86,7 @@ func webhookID(a *webhooksArgs) cobra.PositionalArgs {
 func specFlags(cmd *cobra.Command, a *webhooksArgs, verb string) {
 	fs := cmd.Flags()
 	fs.Var(&checkedValue{typ: "text", parse: func(s string) error {
-		n, err := billing.CheckWebhookName(s)
+		n, err := notices.CheckWebhookName(s)
 		if err != nil {
 			return badValue("--name: %v", err)
 		}
@@ -98,7 +99,7 @@ func specFlags(cmd *cobra.Command, a *webhooksArgs, verb string) {
 			// given twice, one of them was meant for the API.
 			return badValue("--url given twice: here --url is the webhook's URL; set the API's base URL with VAST_URL")
 		}
-		u, err := billing.ParseWebhookURL(s)
+		u, err := notices.ParseWebhookURL(s)
 		if err != nil {
 			// The URL is not repeated: it may hold credentials.
 			return badValue("--url: %v", err)
@@ -182,7 +183,7 @@ vastdash webhooks add --name all --url https://hooks.example.com/all --event cli
 			case a.url == nil:
 				return errors.New("--url is required: the https URL deliveries go to")
 			}
-			_, err := billing.PickedEvents(a.events)
+			_, err := notices.PickedEvents(a.events)
 			return err
 		}, func(ctx context.Context, s *Session) error { return addWebhook(ctx, s, a) }),
 	}
@@ -211,7 +212,7 @@ vastdash webhooks edit 3 --event client:low_credit --event client:payment_failed
 				return errors.New("nothing to change: give --name, --url or --event")
 			}
 			if a.eventsGiven {
-				_, err := billing.PickedEvents(a.events)
+				_, err := notices.PickedEvents(a.events)
 				return err
 			}
 			return nil
@@ -291,7 +292,7 @@ type webhookRow struct {
 }
 
 func (s *Session) webhookRow(w api.Webhook) webhookRow {
-	r := webhookRow{ID: w.ID, Name: sanitize.String(w.Name), URL: sanitize.String(w.URL), Host: billing.WebhookHost(w.URL), Events: []string{}}
+	r := webhookRow{ID: w.ID, Name: sanitize.String(w.Name), URL: sanitize.String(w.URL), Host: notices.WebhookHost(w.URL), Events: []string{}}
 	for _, e := range w.Events {
 		r.Events = append(r.Events, sanitize.String(e))
 	}
@@ -304,7 +305,7 @@ func (s *Session) webhookRow(w api.Webhook) webhookRow {
 
 // listWebhooks is `vastdash webhooks`.
 func listWebhooks(ctx context.Context, s *Session, a webhooksArgs) error {
-	l, err := s.Billing.Webhooks(ctx)
+	l, err := notices.Webhooks(ctx, s.Billing)
 	if err != nil {
 		return err
 	}
@@ -395,7 +396,7 @@ func writeWebhook(output string, r *webhookRow, secret api.WebhookSecret) func(w
 // changed prints the webhook a change left (the one found, else none) and
 // its secret, and returns err after it: the outcome of a change that did
 // not go as asked is still what the server holds, printed.
-func (s *Session) changed(a webhooksArgs, res billing.WebhookResult, err error) error {
+func (s *Session) changed(a webhooksArgs, res notices.WebhookResult, err error) error {
 	var row *webhookRow
 	if res.Found {
 		r := s.webhookRow(res.Webhook)
@@ -418,9 +419,9 @@ func (s *Session) changed(a webhooksArgs, res billing.WebhookResult, err error) 
 // and points a webhook that does not exist at the list.
 func inputError(err error) error {
 	switch {
-	case errors.Is(err, billing.ErrWebhookInput):
+	case errors.Is(err, notices.ErrWebhookInput):
 		return usageError(err)
-	case errors.Is(err, billing.ErrNoSuchWebhook):
+	case errors.Is(err, notices.ErrNoSuchWebhook):
 		return fmt.Errorf("%w (vastdash webhooks lists them)", err)
 	}
 	return err
@@ -428,20 +429,20 @@ func inputError(err error) error {
 
 // addWebhook is `vastdash webhooks add`.
 func addWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
-	res, err := s.Billing.AddWebhook(ctx, billing.WebhookInput{Name: *a.name, URL: *a.url, Events: a.events}, nil)
+	res, err := notices.AddWebhook(ctx, s.Billing, notices.WebhookInput{Name: *a.name, URL: *a.url, Events: a.events}, nil)
 	switch res.Outcome {
-	case billing.WebhookLostTook:
+	case notices.WebhookLostTook:
 		err = fmt.Errorf("the outcome of the add is unknown (%w); read again, the server holds webhook %s, but its secret never came: vastdash webhooks rotate %s gives one", err, res.Webhook.ID, res.Webhook.ID)
-	case billing.WebhookHalfDone:
+	case notices.WebhookHalfDone:
 		if !res.Secret.IsZero() {
 			err = fmt.Errorf("%w; its secret is printed", err)
 		}
-	case billing.WebhookLostNotTaken:
+	case notices.WebhookLostNotTaken:
 		err = fmt.Errorf("the outcome of the add is unknown (%w); read again, the server holds no such webhook: nothing was added", err)
-	case billing.WebhookUnread:
+	case notices.WebhookUnread:
 		err = fmt.Errorf("the outcome of the add is unknown (%w), and the webhooks could not be read again: vastdash webhooks lists them", err)
-	case billing.WebhookRefused:
-		if errors.Is(err, billing.ErrWebhookLimit) {
+	case notices.WebhookRefused:
+		if errors.Is(err, notices.ErrWebhookLimit) {
 			err = fmt.Errorf("not added: %w (vastdash webhooks delete ID)", err)
 		} else {
 			err = inputError(err)
@@ -452,21 +453,21 @@ func addWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 
 // editWebhook is `vastdash webhooks edit`.
 func editWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
-	ch := billing.WebhookChange{Name: a.name, URL: a.url}
+	ch := notices.WebhookChange{Name: a.name, URL: a.url}
 	if a.eventsGiven {
 		ch.Events = a.events
 	}
-	res, err := s.Billing.EditWebhook(ctx, a.id, ch)
+	res, err := notices.EditWebhook(ctx, s.Billing, a.id, ch)
 	switch res.Outcome {
-	case billing.WebhookUnchanged:
+	case notices.WebhookUnchanged:
 		warn(s.stderr, "nothing to change: the server already holds that; nothing was sent")
-	case billing.WebhookDiffers:
+	case notices.WebhookDiffers:
 		err = fmt.Errorf("saved, but the list read again no longer holds webhook %s", a.id)
-	case billing.WebhookLostTook, billing.WebhookLostNotTaken:
+	case notices.WebhookLostTook, notices.WebhookLostNotTaken:
 		err = fmt.Errorf("the outcome of the edit is unknown (%w); the webhook printed is what the server holds now", err)
-	case billing.WebhookLost, billing.WebhookUnread:
+	case notices.WebhookLost, notices.WebhookUnread:
 		err = fmt.Errorf("the outcome of the edit is unknown (%w), and webhook %s could not be read again", err, a.id)
-	case billing.WebhookRefused, billing.WebhookHalfDone:
+	case notices.WebhookRefused, notices.WebhookHalfDone:
 		return inputError(err)
 	}
 	return s.changed(a, res, err)
@@ -489,7 +490,7 @@ func confirmWebhook(ctx context.Context, s *Session, e *env, a webhooksArgs, que
 	if a.yes {
 		return nil
 	}
-	l, err := s.Billing.Webhooks(ctx)
+	l, err := notices.Webhooks(ctx, s.Billing)
 	if err != nil {
 		return err
 	}
@@ -509,16 +510,16 @@ func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) erro
 	if err != nil {
 		return err
 	}
-	res, err := s.Billing.DeleteWebhook(ctx, a.id)
+	res, err := notices.DeleteWebhook(ctx, s.Billing, a.id)
 	switch res.Outcome {
-	case billing.WebhookDone:
-	case billing.WebhookDiffers:
+	case notices.WebhookDone:
+	case notices.WebhookDiffers:
 		return fmt.Errorf("deleted, but the list read again still holds webhook %s", a.id)
-	case billing.WebhookLostTook:
+	case notices.WebhookLostTook:
 		warn(s.stderr, "no answer to the delete ("+s.Billing.Explain(err)+"), but the list read again no longer holds it")
-	case billing.WebhookLostNotTaken:
+	case notices.WebhookLostNotTaken:
 		return fmt.Errorf("the outcome of the delete is unknown (%w); read again, the server still holds webhook %s", err, a.id)
-	case billing.WebhookUnread:
+	case notices.WebhookUnread:
 		return fmt.Errorf("the outcome of the delete is unknown (%w), and the webhooks could not be read again", err)
 	default:
 		return inputError(err)
@@ -535,7 +536,7 @@ func deleteWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) erro
 
 // testWebhook is `vastdash webhooks test`.
 func testWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
-	res, err := s.Billing.TestWebhook(ctx, a.id)
+	res, err := notices.TestWebhook(ctx, s.Billing, a.id)
 	if err != nil {
 		return inputError(err)
 	}
@@ -553,7 +554,7 @@ func testWebhook(ctx context.Context, s *Session, a webhooksArgs) error {
 			}
 			return writeJSON(w, v)
 		}
-		return linesOf([]string{"webhook " + a.id + ": " + billing.TestText(res)})(w)
+		return linesOf([]string{"webhook " + a.id + ": " + notices.TestText(res)})(w)
 	}
 	if res.Known && !res.Delivered {
 		err := errors.New("the test delivery did not reach webhook " + a.id + "'s endpoint")
@@ -575,18 +576,18 @@ func rotateWebhook(ctx context.Context, s *Session, a webhooksArgs, e *env) erro
 	if err != nil {
 		return err
 	}
-	res, err := s.Billing.RotateWebhookSecret(ctx, a.id)
+	res, err := notices.RotateWebhookSecret(ctx, s.Billing, a.id)
 	switch res.Outcome {
-	case billing.WebhookDone:
+	case notices.WebhookDone:
 		if res.Secret.IsZero() {
 			return errors.New("the server sent no new secret")
 		}
-	case billing.WebhookHalfDone:
+	case notices.WebhookHalfDone:
 		if res.Secret.IsZero() {
 			return inputError(err)
 		}
 		warn(s.stderr, "the secret was rotated, but "+s.Billing.Explain(err))
-	case billing.WebhookLost, billing.WebhookUnread:
+	case notices.WebhookLost, notices.WebhookUnread:
 		return fmt.Errorf("the outcome of the rotation is unknown (%w): the old secret may no longer work; rotate again for a new one", err)
 	default:
 		return inputError(err)

@@ -19,6 +19,11 @@ var Floors = [][]string{
 	{"spend", "ledger"},
 	// Every rule of the domain, once.
 	{"billing"},
+	// The features carved out of billing, each on the core's service: the
+	// audit and the notifications; and what a key may do, whose test runs
+	// the audit with a key made for vastdash alone.
+	{"billing/leaks", "billing/notices", "billing/demotest"},
+	{"billing/access"},
 	{"billing/billingtest", "export", "exporter", "alerting"},
 	// The dashboard: what the screens share, the screens, the root model.
 	{"ui/shared"},
@@ -35,9 +40,12 @@ var Floors = [][]string{
 // (spend's arithmetic is billing's business), and the wire's stand-in
 // serves tests and --demo only. Test files are exempt.
 var Forbidden = map[string][]string{
-	"internal/cli": {"spend"},
-	"ui":           {"api/demoserver"},
-	"billing":      {"api/demoserver", "config"},
+	"internal/cli":    {"spend"},
+	"ui":              {"api/demoserver"},
+	"billing":         {"api/demoserver", "config"},
+	"billing/access":  {"api/demoserver", "config"},
+	"billing/leaks":   {"api/demoserver", "config"},
+	"billing/notices": {"api/demoserver", "config"},
 	// The exporter's figures are billing's; it never reads the settings
 	// itself (the serve command hands it what it needs).
 	"exporter": {"spend", "config"},
@@ -47,7 +55,7 @@ var Forbidden = map[string][]string{
 // use, the packages they stand in for or build on included (api's tests run
 // against api/demoserver, the screens' tests take their context from
 // ui/internal/screentest).
-var Doubles = []string{"api/demoserver", "billing/billingtest", "ui/internal/screentest"}
+var Doubles = []string{"api/demoserver", "billing/billingtest", "billing/demotest", "ui/internal/screentest"}
 
 // This package itself is outside the layering: nothing imports it.
 const self = "internal/layers"

@@ -3,7 +3,7 @@
 // screen's header, and beside them the hosts' price increases waiting for
 // an answer, which a and x accept or reject behind a confirmation. enter
 // shows a row's contract on the Charges screen. The figures are
-// billing.Audit, which the root reads with the current rate (at start, on
+// leaks.Audit, which the root reads with the current rate (at start, on
 // r, on every refresh) and broadcasts as shared.AuditMsg; the screen only
 // shows them and sends the one answer.
 package audit
@@ -20,7 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
-	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -62,7 +62,7 @@ func (p promptKeys) FullHelp() [][]key.Binding { return [][]key.Binding{{p.yes, 
 // answer is a price increase the user asked to accept or reject, waiting
 // for the confirmation or for the server.
 type answer struct {
-	pc     billing.PriceChange
+	pc     leaks.PriceChange
 	accept bool
 }
 
@@ -77,8 +77,8 @@ type Model struct {
 	ctx  *shared.Context
 	keys KeyMap
 
-	audit *billing.Audit // the last reading; nil before one
-	err   error          // why the last reading failed
+	audit *leaks.Audit // the last reading; nil before one
+	err   error        // why the last reading failed
 
 	cursor        int // the selected row: the increases, then the leaks
 	top           int // the first line of the scrolled part shown
@@ -93,10 +93,10 @@ type Model struct {
 	refining, refined time.Time
 }
 
-// soFarMsg is a reading with so far from the charges (billing.ExactSoFar),
+// soFarMsg is a reading with so far from the charges (leaks.ExactSoFar),
 // for the reading of asOf.
 type soFarMsg struct {
-	audit billing.Audit
+	audit leaks.Audit
 	asOf  time.Time
 	err   error
 }
@@ -156,7 +156,7 @@ func (m *Model) refine() tea.Cmd {
 		if svc == nil {
 			return soFarMsg{asOf: reading.AsOf, err: errors.New("no API client configured")}
 		}
-		out, err := svc.ExactSoFar(base, reading)
+		out, err := leaks.ExactSoFar(base, svc, reading)
 		return soFarMsg{audit: out, asOf: reading.AsOf, err: err}
 	}
 }
@@ -171,17 +171,17 @@ func (m *Model) rows() int {
 
 // increase is the price increase under the cursor, if it is one. The
 // increases come first: they wait for an answer, and there are few.
-func (m *Model) increase() (billing.PriceChange, bool) {
+func (m *Model) increase() (leaks.PriceChange, bool) {
 	if m.audit == nil || m.cursor >= len(m.audit.Increases) {
-		return billing.PriceChange{}, false
+		return leaks.PriceChange{}, false
 	}
 	return m.audit.Increases[m.cursor], true
 }
 
 // leak is the leak under the cursor, if it is one.
-func (m *Model) leak() (billing.Leak, bool) {
+func (m *Model) leak() (leaks.Leak, bool) {
 	if m.audit == nil || m.cursor < len(m.audit.Increases) || m.cursor >= m.rows() {
-		return billing.Leak{}, false
+		return leaks.Leak{}, false
 	}
 	return m.audit.Leaks[m.cursor-len(m.audit.Increases)], true
 }
@@ -225,19 +225,19 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 // drop takes an answered increase off the list at once: it stayed listed
 // until the next reading came, seconds later, as if still waiting. The
 // reading is shared with the other screens: the list is copied, not cut.
-func (m *Model) drop(pc billing.PriceChange) {
+func (m *Model) drop(pc leaks.PriceChange) {
 	if m.audit == nil {
 		return
 	}
 	a := *m.audit
-	a.Increases = slices.DeleteFunc(slices.Clone(a.Increases), func(p billing.PriceChange) bool { return p.ID == pc.ID })
+	a.Increases = slices.DeleteFunc(slices.Clone(a.Increases), func(p leaks.PriceChange) bool { return p.ID == pc.ID })
 	m.audit = &a
 	m.cursor = max(min(m.cursor, m.rows()-1), 0)
 	m.scroll()
 }
 
 // stillPending reports pc among the increases of the last reading.
-func (m *Model) stillPending(pc billing.PriceChange) bool {
+func (m *Model) stillPending(pc leaks.PriceChange) bool {
 	if m.audit == nil {
 		return false
 	}
@@ -295,7 +295,7 @@ func (m *Model) reveal() shared.RevealMsg {
 		if label := shared.Safe(l.Label); label != "" {
 			r.What = l.Kind.Title() + " " + label + " (" + strconv.FormatInt(l.ID, 10) + ")"
 		}
-		if l.Kind == billing.LeakIdleEndpoint {
+		if l.Kind == leaks.LeakIdleEndpoint {
 			r.Endpoint = l.ID
 		}
 	}
@@ -323,7 +323,7 @@ func (m *Model) send() tea.Cmd {
 		if svc == nil {
 			return answeredMsg{answer: a, err: errors.New("no API client configured")}
 		}
-		return answeredMsg{answer: a, err: svc.AnswerIncrease(base, a.pc, a.accept)}
+		return answeredMsg{answer: a, err: leaks.AnswerIncrease(base, svc, a.pc, a.accept)}
 	}
 }
 
@@ -343,7 +343,7 @@ func (m *Model) answered(msg answeredMsg) tea.Cmd {
 		return shared.SetStatus(source, shared.StatusOK, verb+" the price increase of instance "+id+": "+then, 8*time.Second)
 	case errors.Is(msg.err, api.ErrNotPending):
 		return shared.SetStatus(source, shared.StatusWarn, "the price increase of instance "+id+" is no longer pending", 8*time.Second)
-	case errors.Is(msg.err, billing.ErrAnswerUnknown):
+	case errors.Is(msg.err, leaks.ErrAnswerUnknown):
 		// Not sent again: the reading that follows every answer shows
 		// whether it went through.
 		return shared.SetStatus(source, shared.StatusWarn, m.ctx.ErrorText(msg.err)+"; the audit is read again: see whether it is still pending", 0)

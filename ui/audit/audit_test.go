@@ -16,6 +16,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/internal/screentest"
@@ -81,7 +82,7 @@ func newHarnessAt(t *testing.T, now time.Time, key string, keys keymap.Bindings,
 // charges.
 func (h *harness) read() {
 	h.t.Helper()
-	a, err := h.m.ctx.Billing.Audit(context.Background())
+	a, err := leaks.Read(context.Background(), h.m.ctx.Billing)
 	h.run(func() tea.Msg { return shared.AuditMsg{Audit: a, Err: err} })
 	h.run(h.m.Shown(true))
 }
@@ -187,7 +188,7 @@ func TestAuditScreenReveals(t *testing.T) {
 	// An idle endpoint asks for any of its workers' rows, named as the
 	// row the user chose.
 	for h.m.cursor < h.m.rows()-1 {
-		if l, ok := h.m.leak(); ok && l.Kind == billing.LeakIdleEndpoint {
+		if l, ok := h.m.leak(); ok && l.Kind == leaks.LeakIdleEndpoint {
 			break
 		}
 		h.press("down")
@@ -201,7 +202,7 @@ func TestAuditScreenReveals(t *testing.T) {
 			got = append(got, r)
 		}
 	}
-	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || ep.Kind != billing.LeakIdleEndpoint {
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || ep.Kind != leaks.LeakIdleEndpoint {
 		t.Fatalf("reveals %v, want %v", got, want)
 	}
 }
@@ -375,7 +376,7 @@ func TestAuditScreenHostile(t *testing.T) {
 // are read for it once, and the disk items replace the estimate.
 func TestAuditScreenReadsSoFarWhenShown(t *testing.T) {
 	h := newHarness(t, demoserver.DemoKey, nil)
-	a, err := h.m.ctx.Billing.Audit(context.Background())
+	a, err := leaks.Read(context.Background(), h.m.ctx.Billing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func TestAuditScreenReadsSoFarWhenShown(t *testing.T) {
 // one that comes while it is hidden waits for the next switch to it.
 func TestAuditScreenReadsSoFarOfEachReadingWhileShown(t *testing.T) {
 	h := newHarness(t, demoserver.DemoKey, nil) // shown, its first reading read
-	a, err := h.m.ctx.Billing.Audit(context.Background())
+	a, err := leaks.Read(context.Background(), h.m.ctx.Billing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,10 +468,10 @@ func TestCreatedColumnNamed(t *testing.T) {
 	h := newHarness(t, demoserver.DemoKey, nil)
 	h.m.SetSize(100, 60)
 	v := h.view()
-	if strings.Contains(v, "SINCE") || !strings.Contains(v, "  "+billing.CreatedHeader+"  ") {
+	if strings.Contains(v, "SINCE") || !strings.Contains(v, "  "+leaks.CreatedHeader+"  ") {
 		t.Errorf("the column is not named CREATED:\n%s", v)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(v), " "), strings.Join(strings.Fields(billing.CreatedNote), " ")) {
+	if !strings.Contains(strings.Join(strings.Fields(v), " "), strings.Join(strings.Fields(leaks.CreatedNote), " ")) {
 		t.Errorf("no note of what CREATED and SO FAR are:\n%s", v)
 	}
 }
@@ -484,7 +485,7 @@ func TestAnsweredIncreaseGoesAtOnce(t *testing.T) {
 	first := shared.Increases[0]
 	n := len(shared.Increases)
 	h.m.Update(answeredMsg{answer: answer{pc: first, accept: true}}) // its commands not run: no reading yet
-	if got := h.m.audit.Increases; len(got) != n-1 || slices.ContainsFunc(got, func(p billing.PriceChange) bool { return p.ID == first.ID }) {
+	if got := h.m.audit.Increases; len(got) != n-1 || slices.ContainsFunc(got, func(p leaks.PriceChange) bool { return p.ID == first.ID }) {
 		t.Fatalf("still listed: %+v", got)
 	}
 	if strings.Contains(h.view(), "› "+strconv.FormatInt(first.InstanceID, 10)) || len(shared.Increases) != n {

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -165,23 +166,23 @@ type columns struct {
 }
 
 // kindText is a kind as the table shows it.
-func kindText(k billing.LeakKind, short bool) string {
+func kindText(k leaks.LeakKind, short bool) string {
 	if !short {
 		return k.Title()
 	}
 	switch k {
-	case billing.LeakStoppedInstance:
+	case leaks.LeakStoppedInstance:
 		return "stopped"
-	case billing.LeakOrphanVolume:
+	case leaks.LeakOrphanVolume:
 		return "volume"
-	case billing.LeakIdleEndpoint:
+	case leaks.LeakIdleEndpoint:
 		return "endpoint"
 	}
 	return "idle GPU"
 }
 
 // cells is a leak's cells: rate, so far, since.
-func (m *Model) cells(l billing.Leak) (rate, soFar, since string) {
+func (m *Model) cells(l leaks.Leak) (rate, soFar, since string) {
 	rate, soFar, since = "unknown", "unknown", "—"
 	if l.PerHourKnown {
 		rate = l.PerHour.String()
@@ -208,7 +209,7 @@ func (m *Model) cells(l billing.Leak) (rate, soFar, since string) {
 // then the so far; the label takes what is left; kinds shorten below 64
 // cells.
 func (m *Model) layout(w int) columns {
-	c := columns{short: w < 64, kind: len("KIND"), id: len("ID"), rate: len("$/H"), soFar: len("SO FAR"), since: len(billing.CreatedHeader)}
+	c := columns{short: w < 64, kind: len("KIND"), id: len("ID"), rate: len("$/H"), soFar: len("SO FAR"), since: len(leaks.CreatedHeader)}
 	for _, l := range m.audit.Leaks {
 		rate, soFar, since := m.cells(l)
 		c.kind = max(c.kind, shared.Width(kindText(l.Kind, c.short)))
@@ -268,7 +269,7 @@ func (m *Model) lines() []line {
 		}
 	} else {
 		c := m.layout(w)
-		add(st.ColHeader.Render(m.leakRow(c, "KIND", "ID", "$/H", "SO FAR", billing.CreatedHeader, "LABEL")))
+		add(st.ColHeader.Render(m.leakRow(c, "KIND", "ID", "$/H", "SO FAR", leaks.CreatedHeader, "LABEL")))
 		off := len(a.Increases)
 		for i, l := range a.Leaks {
 			rate, soFar, since := m.cells(l)
@@ -283,7 +284,7 @@ func (m *Model) lines() []line {
 	if len(a.Leaks) > 0 && m.layout(w).since > 0 {
 		// The column is the creation, not the leak's start: said, so that
 		// $/h × the time since it is not read as so far.
-		for _, l := range strings.Split(ansi.Wrap(billing.CreatedNote, w, ""), "\n") {
+		for _, l := range strings.Split(ansi.Wrap(leaks.CreatedNote, w, ""), "\n") {
 			add(st.Muted.Render(l))
 		}
 	}

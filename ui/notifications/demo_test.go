@@ -10,7 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
-	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -165,7 +165,7 @@ func TestDemoKeepsConsoleChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sw := range []billing.Switch{
+	for _, sw := range []notices.Switch{
 		{Path: api.PrefPath{"host", "payout_sent", "email"}, On: false},
 		{Path: api.PrefPath{"team", "invite", "email"}, On: true},
 	} {

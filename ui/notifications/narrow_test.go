@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/internal/golden"
@@ -19,7 +20,7 @@ import (
 // explanation kept and the figure cut.
 func TestThresholdAmountsWholeWhenNarrow(t *testing.T) {
 	_, s := suggested(t, 40, 12)
-	want, err := s.ctx.Billing.SuggestThreshold(context.Background(), api.ChargesQuery{})
+	want, err := notices.SuggestThreshold(context.Background(), s.ctx.Billing, api.ChargesQuery{})
 	if err != nil || want.Reason != "" {
 		t.Fatalf("billing's suggestion %+v %v", want, err)
 	}

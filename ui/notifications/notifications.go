@@ -5,11 +5,11 @@
 // The server replaces the whole preferences document on every PUT, and the
 // document may change behind the screen's back (the web console, another
 // vastdash). So the screen never sends a copy of its own: every save goes
-// through billing.Service.SaveSwitches, which reads the current document,
+// through notices.SaveSwitches, which reads the current document,
 // changes only the toggled switch and writes it back, and the screen then
 // shows what the server holds. Only one save runs at a time; toggles made
 // meanwhile are queued (see Model). The threshold is saved through
-// billing.Service.SaveThreshold, which reads the account again afterwards:
+// notices.SaveThreshold, which reads the account again afterwards:
 // the screen shows that, never what it sent. Below the alerts, the
 // Webhooks section (webhooks.go) lists where the webhooks switches deliver
 // and manages them. The screen speaks through the root's one status line
@@ -29,6 +29,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -80,7 +81,7 @@ type prefsReadMsg struct {
 type prefsSavedMsg struct {
 	seq  int
 	want intent
-	res  billing.SaveResult
+	res  notices.SaveResult
 	err  error
 }
 
@@ -121,8 +122,8 @@ type Model struct {
 	catErr error
 	// alerts is every switch of doc, named by cat; rebuilt when either
 	// changes.
-	alerts   billing.Alerts
-	switches []billing.AlertSwitch
+	alerts   notices.Alerts
+	switches []notices.AlertSwitch
 	// unsure marks switches whose save had an unknown outcome that no
 	// read could settle: doc's value for them may be wrong.
 	unsure map[api.PrefPath]bool
@@ -157,7 +158,7 @@ type threshold struct {
 	// input is the text field, made when it opens: the model of a
 	// field is kilobytes a screen that is never edited need not carry.
 	input  *shared.Field
-	saving *billing.ThresholdChange
+	saving *notices.ThresholdChange
 	seq    int
 	// unknown is set after a save whose outcome no read settled.
 	unknown bool
@@ -363,9 +364,9 @@ func (m *Model) startRead(refresh bool) tea.Cmd {
 		}()
 		go func() {
 			defer wg.Done()
-			msg.hooks, msg.hooksErr = svc.Webhooks(ctx)
+			msg.hooks, msg.hooksErr = notices.Webhooks(ctx, svc)
 		}()
-		msg.prefs, msg.err = svc.ReadPrefs(ctx, id)
+		msg.prefs, msg.err = notices.ReadPrefs(ctx, svc, id)
 		wg.Wait()
 		return msg
 	}
@@ -387,11 +388,11 @@ func (m *Model) onRead(msg prefsReadMsg) tea.Cmd {
 		if m.readSaid {
 			m.say(shared.StatusInfo, "", 0)
 		}
-	case errors.Is(err, billing.ErrPrefsUnreadable) && errors.Is(err, api.ErrNotFound):
+	case errors.Is(err, notices.ErrPrefsUnreadable) && errors.Is(err, api.ErrNotFound):
 		m.read = readUnavailable
 		m.sayRead(shared.StatusWarn, "this server does not let vastdash read the preferences; the states are unknown", 0)
-	case errors.Is(err, billing.ErrPrefsUnreadable):
-		// Refused to this key (billing.PrefsUnreadable): the cause says
+	case errors.Is(err, notices.ErrPrefsUnreadable):
+		// Refused to this key (notices.PrefsUnreadable): the cause says
 		// which permission.
 		m.read = readDenied
 		m.sayRead(shared.StatusError, m.ctx.ErrorText(errors.Unwrap(err))+" — the preferences can't be read; a toggle asks before replacing them", 0)
@@ -412,7 +413,7 @@ func (m *Model) rebuild() {
 	if i, ok := m.switchAt(m.cursor); ok {
 		was, wasSwitch = m.switches[i].Channel.Path, true
 	}
-	m.alerts = billing.ListAlerts(m.doc, m.cat, m.catErr)
+	m.alerts = notices.ListAlerts(m.doc, m.cat, m.catErr)
 	m.switches = m.alerts.Switches()
 	if !wasSwitch {
 		return
@@ -432,7 +433,7 @@ func (m *Model) rebuild() {
 // thresholdRow is the row index of the threshold.
 func (m *Model) thresholdRow() int {
 	n := 0
-	for n < len(m.switches) && billing.IsLowCredit(m.switches[n].Channel.Path) {
+	for n < len(m.switches) && notices.IsLowCredit(m.switches[n].Channel.Path) {
 		n++
 	}
 	return n
@@ -480,7 +481,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			if !m.canChangeThreshold() {
 				return nil
 			}
-			return m.saveThreshold(billing.ThresholdChange{Amount: a}, "the suggested threshold "+a.Credit())
+			return m.saveThreshold(notices.ThresholdChange{Amount: a}, "the suggested threshold "+a.Credit())
 		case key.Matches(msg, m.keys.No):
 			m.th.ask = nil
 			m.say(shared.StatusInfo, "threshold not changed", noteTTL)
@@ -549,7 +550,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // toggle flips the state the switch is heading for: the queued intent,
 // else the save in flight, else what the server holds.
-func (m *Model) toggle(sw billing.AlertSwitch) tea.Cmd {
+func (m *Model) toggle(sw notices.AlertSwitch) tea.Cmd {
 	switch {
 	case !m.haveUser:
 		return nil
@@ -640,12 +641,12 @@ func (m *Model) startSave(in intent) tea.Cmd {
 	if m.user != nil {
 		id = m.user.ID
 	}
-	set := []billing.Switch{{Path: in.path, On: in.on}}
+	set := []notices.Switch{{Path: in.path, On: in.on}}
 	return func() tea.Msg {
 		if svc == nil {
 			return prefsSavedMsg{seq: seq, want: in, err: errNoBilling}
 		}
-		res, err := svc.SaveSwitches(ctx, id, set, in.force)
+		res, err := notices.SaveSwitches(ctx, svc, id, set, in.force)
 		return prefsSavedMsg{seq: seq, want: in, res: res, err: err}
 	}
 }
@@ -656,7 +657,7 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 	}
 	m.saving = nil
 	res, w := msg.res, msg.want
-	if res.Outcome == billing.Failed || res.Outcome == billing.Unknown {
+	if res.Outcome == notices.Failed || res.Outcome == notices.Unknown {
 		m.saveFailed(msg)
 		m.rebuild()
 		return nil
@@ -670,13 +671,13 @@ func (m *Model) onSaved(msg prefsSavedMsg) tea.Cmd {
 	m.rebuild()
 	got, ok := m.doc.Get(w.path)
 	switch {
-	case res.Lost && res.Outcome == billing.Saved:
+	case res.Lost && res.Outcome == notices.Saved:
 		m.say(shared.StatusOK, fmt.Sprintf("saved: %s %s — the save's answer was lost (%s), and a read says the change took",
 			w.label, word(got), m.ctx.ErrorText(msg.err)), noteTTL)
 	case res.Lost:
 		suffix := m.dropQueue()
 		m.say(shared.StatusWarn, fmt.Sprintf("not saved: the answer to the save of %s %s was lost; read again, the server holds %s %s (%s)%s",
-			w.label, word(w.on), w.label, billing.SwitchState(m.doc, w.path), m.ctx.ErrorText(msg.err), suffix), 0)
+			w.label, word(w.on), w.label, notices.SwitchState(m.doc, w.path), m.ctx.ErrorText(msg.err), suffix), 0)
 		return nil
 	case res.Unchanged:
 		m.say(shared.StatusOK, "nothing to save: the server already holds "+w.label+" "+word(got), noteTTL)
@@ -710,9 +711,9 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 	reason := shared.Safe(err.Error())
 	var ae *api.Error
 	switch {
-	case errors.Is(err, billing.ErrLocked):
+	case errors.Is(err, notices.ErrLocked):
 		m.say(shared.StatusError, reason+suffix, 0)
-	case res.Outcome == billing.Unknown:
+	case res.Outcome == notices.Unknown:
 		// The write may have landed and the read after it failed: say
 		// so rather than show a state the server may no longer hold.
 		if m.unsure == nil {
@@ -725,7 +726,7 @@ func (m *Model) saveFailed(msg prefsSavedMsg) {
 		// what just failed.
 		m.readOnly = true
 		m.say(shared.StatusError, "could not save "+w.label+": "+reason+suffix, 0)
-	case errors.Is(err, billing.ErrPrefsUnreadable):
+	case errors.Is(err, notices.ErrPrefsUnreadable):
 		// The server could read the document before and no longer can:
 		// from now on a save replaces it, which the user must confirm.
 		m.read = readUnavailable

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -64,7 +65,7 @@ func TestEveryKeyAsBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv, s := suggestedKeys(t, 100, 30, b)
-	want, err := s.ctx.Billing.SuggestThreshold(context.Background(), api.ChargesQuery{})
+	want, err := notices.SuggestThreshold(context.Background(), s.ctx.Billing, api.ChargesQuery{})
 	if err != nil || want.Reason != "" {
 		t.Fatalf("billing's suggestion %+v %v", want, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -22,7 +23,7 @@ import (
 // thresholdSavedMsg is the result of a threshold save.
 type thresholdSavedMsg struct {
 	seq int
-	res billing.ThresholdResult
+	res notices.ThresholdResult
 	err error
 }
 
@@ -96,13 +97,13 @@ func (m *Model) editKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.say(shared.StatusInfo, "threshold not changed", noteTTL)
 		return nil
 	case key.Matches(msg, m.keys.Save):
-		a, err := billing.ParseThreshold(m.th.input.Value())
+		a, err := notices.ParseThreshold(m.th.input.Value())
 		if err != nil {
 			m.say(shared.StatusError, "threshold: "+err.Error(), 0)
 			return nil
 		}
 		m.th.editing = false
-		return m.saveThreshold(billing.ThresholdChange{Amount: &a}, "the threshold "+a.Credit())
+		return m.saveThreshold(notices.ThresholdChange{Amount: &a}, "the threshold "+a.Credit())
 	}
 	return m.th.input.Update(msg)
 }
@@ -117,7 +118,7 @@ func (m *Model) toggleThreshold() tea.Cmd {
 	if e := m.held().Enabled; e != nil {
 		on = !*e
 	}
-	return m.saveThreshold(billing.ThresholdChange{Enabled: &on}, "the threshold "+enabledWord(on))
+	return m.saveThreshold(notices.ThresholdChange{Enabled: &on}, "the threshold "+enabledWord(on))
 }
 
 // applySuggestion works the suggestion out again from the figures loaded
@@ -141,7 +142,7 @@ func (m *Model) applySuggestion() tea.Cmd {
 }
 
 // saveThreshold sends ch through the billing layer.
-func (m *Model) saveThreshold(ch billing.ThresholdChange, what string) tea.Cmd {
+func (m *Model) saveThreshold(ch notices.ThresholdChange, what string) tea.Cmd {
 	m.th.saving = &ch
 	m.th.seq++
 	m.say(shared.StatusInfo, "saving "+what+"…", 0)
@@ -150,7 +151,7 @@ func (m *Model) saveThreshold(ch billing.ThresholdChange, what string) tea.Cmd {
 		if svc == nil {
 			return thresholdSavedMsg{seq: seq, err: errNoBilling}
 		}
-		res, err := svc.SaveThreshold(ctx, ch)
+		res, err := notices.SaveThreshold(ctx, svc, ch)
 		return thresholdSavedMsg{seq: seq, res: res, err: err}
 	}
 }
@@ -173,20 +174,20 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 	held := m.held().String()
 	var ae *api.Error
 	switch res.Outcome {
-	case billing.Saved:
+	case notices.Saved:
 		text := "saved: the server holds the threshold " + held
 		if res.Lost {
 			text += " — the save's answer was lost (" + m.ctx.ErrorText(err) + "), and a read says the change took"
 		}
 		m.say(shared.StatusOK, text, noteTTL)
-	case billing.Differs:
+	case notices.Differs:
 		text := "the server holds the threshold " + held + " (vastdash sent " + res.Sent.String() + ")"
 		if res.Lost {
 			text = "not saved: the threshold save's answer was lost; read again, the server holds " + held +
 				" (vastdash sent " + res.Sent.String() + "; " + m.ctx.ErrorText(err) + ")"
 		}
 		m.say(shared.StatusWarn, text, 0)
-	case billing.Unknown:
+	case notices.Unknown:
 		m.th.unknown = true
 		what := "no answer to the threshold save, and reading again failed too"
 		if !res.Lost {
@@ -198,7 +199,7 @@ func (m *Model) onThresholdSaved(msg thresholdSavedMsg) tea.Cmd {
 		case errors.As(err, &ae) && ae.Kind == api.ErrPermission && ae.Permission == "user_write":
 			m.readOnly = true
 			m.say(shared.StatusError, "could not save the threshold: "+shared.Safe(err.Error()), 0)
-		case errors.Is(err, billing.ErrNoThreshold):
+		case errors.Is(err, notices.ErrNoThreshold):
 			m.say(shared.StatusError, err.Error()+" — "+m.editKeyName()+" edits it", 0)
 		default:
 			m.say(shared.StatusError, "could not save the threshold: "+m.ctx.ErrorText(err), 0)
@@ -240,7 +241,7 @@ func (m *Model) startSuggestion() tea.Cmd {
 		if svc == nil {
 			return suggestionMsg{seq: seq, sugg: billing.Suggestion{Reason: errNoBilling.Error()}}
 		}
-		g, _ := svc.SuggestThreshold(ctx, q) // the Reason says why there is none
+		g, _ := notices.SuggestThreshold(ctx, svc, q) // the Reason says why there is none
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -156,7 +157,7 @@ func TestThresholdToggle(t *testing.T) {
 // alone, y saves it.
 func TestThresholdSuggestion(t *testing.T) {
 	srv, s := suggested(t, 100, 30)
-	want, err := s.ctx.Billing.SuggestThreshold(context.Background(), api.ChargesQuery{})
+	want, err := notices.SuggestThreshold(context.Background(), s.ctx.Billing, api.ChargesQuery{})
 	if err != nil || want.Reason != "" {
 		t.Fatalf("billing's suggestion %+v %v", want, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -181,7 +182,7 @@ func (m *Model) bottomLines(w int) []line {
 	}
 	if n := m.alerts.Hidden; n > 0 {
 		add(prioBlank, "")
-		addPara(prioNote, prioBlank, st.Warning, fmt.Sprintf("! %d more switch%s in the document not listed: vastdash lists at most %d types of %d channels.", n, pluralES(n), billing.MaxAlertTypes, billing.MaxAlertChannels))
+		addPara(prioNote, prioBlank, st.Warning, fmt.Sprintf("! %d more switch%s in the document not listed: vastdash lists at most %d types of %d channels.", n, pluralES(n), notices.MaxAlertTypes, notices.MaxAlertChannels))
 	}
 	if m.confirm != nil {
 		add(prioBlank, "")
@@ -216,7 +217,7 @@ func pluralES(n int) string {
 
 // row renders switch sw on row r: cursor mark, state as symbol and word,
 // label.
-func (m *Model) row(r int, sw billing.AlertSwitch) string {
+func (m *Model) row(r int, sw notices.AlertSwitch) string {
 	st := m.styles()
 	state, style := m.stateText(sw)
 	cur, label, warn := "  ", sw.Label, ""
@@ -275,7 +276,7 @@ func (m *Model) thresholdRowText(selected bool) string {
 }
 
 // stateText is what the row of sw shows and its style; never colour alone.
-func (m *Model) stateText(sw billing.AlertSwitch) (string, lipgloss.Style) {
+func (m *Model) stateText(sw notices.AlertSwitch) (string, lipgloss.Style) {
 	st := m.styles()
 	p := sw.Channel.Path
 	if m.saving != nil && m.saving.path == p {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -43,7 +44,7 @@ type hookDoneMsg struct {
 	seq  int
 	op   hookOp
 	name string
-	res  billing.WebhookResult
+	res  notices.WebhookResult
 	test api.WebhookTest
 	err  error
 }
@@ -156,8 +157,8 @@ func (m *Model) clampCursor() {
 	m.cursor = max(0, min(m.cursor, m.rowCount()-1))
 }
 
-// hookName names a webhook for a line of text (see billing.WebhookName).
-func hookName(w api.Webhook) string { return billing.WebhookName(w) }
+// hookName names a webhook for a line of text (see notices.WebhookName).
+func hookName(w api.Webhook) string { return notices.WebhookName(w) }
 
 // canChangeHooks says why the webhooks cannot change now, on the status
 // line; true when they can.
@@ -208,7 +209,7 @@ func (m *Model) hookKey(msg tea.KeyPressMsg) (cmd tea.Cmd, handled bool) {
 			return nil, true
 		}
 		return m.startHook(opTest, hookName(w), func(ctx context.Context, svc *billing.Service) hookDoneMsg {
-			t, err := svc.TestWebhook(ctx, w.ID)
+			t, err := notices.TestWebhook(ctx, svc, w.ID)
 			return hookDoneMsg{test: t, err: err}
 		}), true
 	}
@@ -224,12 +225,12 @@ func (m *Model) askKey(msg tea.KeyPressMsg) tea.Cmd {
 		w := a.hook
 		if a.op == opDelete {
 			return m.startHook(opDelete, hookName(w), func(ctx context.Context, svc *billing.Service) hookDoneMsg {
-				res, err := svc.DeleteWebhook(ctx, w.ID)
+				res, err := notices.DeleteWebhook(ctx, svc, w.ID)
 				return hookDoneMsg{res: res, err: err}
 			})
 		}
 		return m.startHook(opRotate, hookName(w), func(ctx context.Context, svc *billing.Service) hookDoneMsg {
-			res, err := svc.RotateWebhookSecret(ctx, w.ID)
+			res, err := notices.RotateWebhookSecret(ctx, svc, w.ID)
 			return hookDoneMsg{res: res, err: err}
 		})
 	case key.Matches(msg, m.keys.No):
@@ -287,7 +288,7 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 	if !res.Secret.IsZero() {
 		m.hooks.secret = &secretPanel{name: name, secret: res.Secret, added: msg.op == opAdd}
 	}
-	if f := m.hooks.form; f != nil && res.Outcome != billing.WebhookRefused {
+	if f := m.hooks.form; f != nil && res.Outcome != notices.WebhookRefused {
 		m.hooks.form = nil // done, or done as far as anyone knows: the list shows it
 	}
 	if f := m.hooks.form; f != nil {
@@ -316,51 +317,51 @@ func (m *Model) onHookDone(msg hookDoneMsg) {
 // sayTest says how a test delivery went.
 func (m *Model) sayTest(name string, t api.WebhookTest, reason string, err error) {
 	switch {
-	case err != nil && errors.Is(err, billing.ErrWebhookInput):
+	case err != nil && errors.Is(err, notices.ErrWebhookInput):
 		m.say(shared.StatusError, reason, 0)
 	case err != nil:
 		m.say(shared.StatusError, "could not test "+name+": "+reason, 0)
 	case t.Known && !t.Delivered:
-		m.say(shared.StatusError, "test delivery to "+name+": "+billing.TestText(t), 0)
+		m.say(shared.StatusError, "test delivery to "+name+": "+notices.TestText(t), 0)
 	default:
-		m.say(shared.StatusOK, "test delivery to "+name+": "+billing.TestText(t), 0)
+		m.say(shared.StatusOK, "test delivery to "+name+": "+notices.TestText(t), 0)
 	}
 }
 
 // sayHookOutcome puts billing's outcome of a change on the status line.
-func (m *Model) sayHookOutcome(op hookOp, name string, res billing.WebhookResult, reason string, err error) {
+func (m *Model) sayHookOutcome(op hookOp, name string, res notices.WebhookResult, reason string, err error) {
 	switch res.Outcome {
-	case billing.WebhookLostTook:
+	case notices.WebhookLostTook:
 		if op == opAdd {
 			m.say(shared.StatusError, fmt.Sprintf("no answer to the add (%s); read again, the server holds %s, but its secret never came — %s on it rotates one", reason, name, m.ctx.Key("webhook-rotate")), 0)
 			return
 		}
 		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the %s of %s (%s); read again, the list shows what the server holds", opWord(op), name, reason), 0)
-	case billing.WebhookLostNotTaken, billing.WebhookLost:
+	case notices.WebhookLostNotTaken, notices.WebhookLost:
 		m.say(shared.StatusWarn, fmt.Sprintf("no answer to the %s of %s (%s); read again, the list shows what the server holds", opWord(op), name, reason), 0)
-	case billing.WebhookUnread:
+	case notices.WebhookUnread:
 		m.say(shared.StatusError, fmt.Sprintf("no answer to the %s of %s, and reading the webhooks again failed — %s reloads (%s)", opWord(op), name, m.ctx.Key("reload"), reason), 0)
-	case billing.WebhookHalfDone:
+	case notices.WebhookHalfDone:
 		if !res.Secret.IsZero() {
 			m.say(shared.StatusWarn, "the secret of "+name+" is below, but "+reason, 0)
 		} else {
 			m.say(shared.StatusWarn, name+": "+reason, 0)
 		}
-	case billing.WebhookRefused:
-		if errors.Is(err, billing.ErrWebhookInput) {
+	case notices.WebhookRefused:
+		if errors.Is(err, notices.ErrWebhookInput) {
 			m.say(shared.StatusError, reason, 0)
 		} else {
 			m.say(shared.StatusError, "could not "+opWord(op)+" "+name+": "+reason, 0)
 		}
-	case billing.WebhookUnchanged:
+	case notices.WebhookUnchanged:
 		m.say(shared.StatusOK, "nothing to save: the server already holds "+name+" as it is", noteTTL)
-	case billing.WebhookDiffers:
+	case notices.WebhookDiffers:
 		if op == opDelete {
 			m.say(shared.StatusWarn, "deleted, but the list read again still holds "+name, 0)
 		} else {
 			m.say(shared.StatusWarn, "saved, but the list read again no longer holds "+name, 0)
 		}
-	case billing.WebhookDone:
+	case notices.WebhookDone:
 		m.say(shared.StatusOK, [...]string{"added " + name + " — its secret is shown this once", "saved " + name, "deleted " + name,
 			"rotated the secret of " + name + ": the old one no longer works"}[op], noteTTL)
 	}

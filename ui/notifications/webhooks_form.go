@@ -9,6 +9,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -61,13 +62,13 @@ func (m *Model) openAdd() tea.Cmd {
 	if !m.canChangeHooks() || !m.canPickEvents() {
 		return nil
 	}
-	if l := m.hooks.list; len(l.Webhooks)+l.Skipped >= billing.MaxWebhooksPerAccount {
-		m.say(shared.StatusError, billing.ErrWebhookLimit.Error(), 0)
+	if l := m.hooks.list; len(l.Webhooks)+l.Skipped >= notices.MaxWebhooksPerAccount {
+		m.say(shared.StatusError, notices.ErrWebhookLimit.Error(), 0)
 		return nil
 	}
 	var picked []string
 	if i, ok := m.switchAt(m.cursor); ok && m.cursor < m.switchRows() && m.switches[i].Channel.Path[2] == "webhooks" {
-		picked = []string{billing.EventOf(m.switches[i].Channel.Path)}
+		picked = []string{notices.EventOf(m.switches[i].Channel.Path)}
 	}
 	f := &hookForm{name: m.newInput("", 4*api.MaxWebhookName), url: m.newInput("https://", 4*api.MaxWebhookURL), events: m.formEvents(picked)}
 	f.url.Deselect() // a start to type after, not a value to replace
@@ -106,7 +107,7 @@ func (m *Model) formHint() string {
 func (m *Model) formEvents(picked []string) []formEvent {
 	var out []formEvent
 	for _, t := range m.cat.Types {
-		out = append(out, formEvent{key: t.Key, name: billing.EventName(m.cat, m.catErr, t.Key), on: slices.Contains(picked, t.Key)})
+		out = append(out, formEvent{key: t.Key, name: notices.EventName(m.cat, m.catErr, t.Key), on: slices.Contains(picked, t.Key)})
 	}
 	for _, p := range picked {
 		if !slices.ContainsFunc(out, func(e formEvent) bool { return e.key == p }) {
@@ -188,15 +189,15 @@ func (f *hookForm) typeInto(msg tea.Msg) tea.Cmd {
 // and saves it: one create, or for an edit the fields that changed.
 func (m *Model) saveForm() tea.Cmd {
 	f := m.hooks.form
-	name, err := billing.CheckWebhookName(f.name.Value())
+	name, err := notices.CheckWebhookName(f.name.Value())
 	if err != nil {
 		return m.formRefused(fieldName, err)
 	}
-	u, err := billing.ParseWebhookURL(f.url.Value())
+	u, err := notices.ParseWebhookURL(f.url.Value())
 	if err != nil {
 		return m.formRefused(fieldURL, err)
 	}
-	events, err := billing.PickedEvents(f.picked())
+	events, err := notices.PickedEvents(f.picked())
 	if err != nil {
 		return m.formRefused(fieldEvents, err)
 	}
@@ -207,14 +208,14 @@ func (m *Model) saveForm() tea.Cmd {
 	f.saving = true
 	if f.edit == nil {
 		held := m.hooks.list
-		in := billing.WebhookInput{Name: name, URL: u, Events: events}
+		in := notices.WebhookInput{Name: name, URL: u, Events: events}
 		return m.startHook(opAdd, name, func(ctx context.Context, svc *billing.Service) hookDoneMsg {
-			res, err := svc.AddWebhook(ctx, in, &held)
+			res, err := notices.AddWebhook(ctx, svc, in, &held)
 			return hookDoneMsg{res: res, err: err}
 		})
 	}
 	w := *f.edit
-	var ch billing.WebhookChange
+	var ch notices.WebhookChange
 	if name != shared.Safe(w.Name) {
 		ch.Name = &name
 	}
@@ -230,7 +231,7 @@ func (m *Model) saveForm() tea.Cmd {
 		return nil
 	}
 	return m.startHook(opEdit, hookName(w), func(ctx context.Context, svc *billing.Service) hookDoneMsg {
-		res, err := svc.EditWebhook(ctx, w.ID, ch)
+		res, err := notices.EditWebhook(ctx, svc, w.ID, ch)
 		return hookDoneMsg{res: res, err: err}
 	})
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
-	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -104,7 +104,7 @@ func TestWebhooksSectionAndUnheard(t *testing.T) {
 	// Switched on with none carrying it: the warning, and the detail.
 	toRow(t, s, webhooks)
 	s.do("space")
-	if !strings.Contains(cursorLine(s), webhooks+" · ! No webhook takes this alert") || strings.Contains(view(s), billing.NoWebhookText) {
+	if !strings.Contains(cursorLine(s), webhooks+" · ! No webhook takes this alert") || strings.Contains(view(s), notices.NoWebhookText) {
 		t.Fatalf("switched on:\n%s", view(s))
 	}
 	mustShow(t, s, "! No webhook takes client:low_credit (those registered carry other alerts): this alert is delivered nowhere")
@@ -136,7 +136,7 @@ func TestWebhooksListOfAnotherShape(t *testing.T) {
 	srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: "/api/v0/webhooks", Status: 200, Body: `{"success":true,"hooks":[]}`})
 	s := demoScreenSized(t, srv, demoserver.DemoKey, 120, 60)
 	mustShow(t, s, "✗ the webhooks could not be read: GET /api/v0/webhooks/: unexpected response from the server: the response holds no list of webhooks")
-	if v := view(s); strings.Contains(v, billing.NoWebhookText) {
+	if v := view(s); strings.Contains(v, notices.NoWebhookText) {
 		t.Fatalf("said none registered:\n%s", v)
 	}
 	// Entries it cannot read: no switch is said to go nowhere either.
@@ -144,7 +144,7 @@ func TestWebhooksListOfAnotherShape(t *testing.T) {
 	srv.AddFault(demoserver.Fault{Method: http.MethodGet, Path: "/api/v0/webhooks", Status: 200, Body: `[{"id":"no/slash"}]`})
 	s.do("r")
 	mustShow(t, s, "! 1 webhook the server sent could not be read")
-	if v := view(s); strings.Contains(v, billing.NoWebhookText) {
+	if v := view(s); strings.Contains(v, notices.NoWebhookText) {
 		t.Fatalf("said none registered with an unreadable entry:\n%s", v)
 	}
 }

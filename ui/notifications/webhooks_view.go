@@ -11,6 +11,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/notices"
 	"github.com/vastdash/vastdash/ui/shared"
 )
 
@@ -23,7 +24,7 @@ func (m *Model) hookLines() (out []string, cur int) {
 	h := m.hooks
 	cur = -1
 	head := "Webhooks"
-	count := fmt.Sprintf(" · %d of %d", len(h.list.Webhooks)+h.list.Skipped, billing.MaxWebhooksPerAccount)
+	count := fmt.Sprintf(" · %d of %d", len(h.list.Webhooks)+h.list.Skipped, notices.MaxWebhooksPerAccount)
 	note := shared.FirstFit(m.width-len(head), " · where the webhooks switches deliver"+count, " · where alerts go"+count, count)
 	if h.busy != nil {
 		note = shared.Truncate(" · "+opDoing(*h.busy)+"…", m.width-len(head))
@@ -43,7 +44,7 @@ func (m *Model) hookLines() (out []string, cur int) {
 	case h.err != nil:
 		para(st.Warning, "! reading again failed ("+m.ctx.ErrorText(h.err)+"): the list is the one read before")
 	case len(h.list.Webhooks) == 0 && h.list.Skipped == 0:
-		para(st.Muted, billing.NoWebhookText+": a webhooks switch delivers nowhere")
+		para(st.Muted, notices.NoWebhookText+": a webhooks switch delivers nowhere")
 	}
 	if n := h.list.Skipped; n > 0 {
 		para(st.Warning, fmt.Sprintf("! %s the server sent could not be read", billing.Plural(n, "webhook", "webhooks")))
@@ -68,13 +69,13 @@ func (m *Model) hookLines() (out []string, cur int) {
 func (m *Model) hookRowText(w api.Webhook, selected bool) string {
 	st := m.styles()
 	avail := max(1, m.width-2)
-	name, host := hookName(w), billing.WebhookHost(w.URL)
+	name, host := hookName(w), notices.WebhookHost(w.URL)
 	if host == "" {
 		host = "(no host)"
 	}
 	var events []string
 	for _, e := range w.Events {
-		events = append(events, billing.EventName(m.cat, m.catErr, e))
+		events = append(events, notices.EventName(m.cat, m.catErr, e))
 	}
 	ev := strings.Join(events, ", ")
 	changed := ""
@@ -113,7 +114,7 @@ func (m *Model) addRowText(selected bool) string {
 	st := m.styles()
 	l := m.hooks.list
 	text := "+ add a webhook"
-	if l.Skipped+len(l.Webhooks) >= billing.MaxWebhooksPerAccount {
+	if l.Skipped+len(l.Webhooks) >= notices.MaxWebhooksPerAccount {
 		text = shared.FirstFit(m.width-2, text+" — the account has 4, the most allowed", text+" — 4 is the most")
 		return "  " + st.Muted.Render(text)
 	}
@@ -127,13 +128,13 @@ func (m *Model) addRowText(selected bool) string {
 // unheard reports a webhooks switch that is on while no webhook carries
 // its event: its alert goes nowhere.
 func (m *Model) unheard(p api.PrefPath) bool {
-	return m.hooks.read && billing.Unheard(m.doc, m.hooks.list, true, p)
+	return m.hooks.read && notices.Unheard(m.doc, m.hooks.list, true, p)
 }
 
 // unheardLabel is label with the warning beside it, fitted to w cells:
 // the warning shortens before the label is cut.
 func (m *Model) unheardLabel(label string, w int) (string, string) {
-	for _, s := range []string{" · ! " + billing.UnheardText(m.hooks.list), " · ! no webhook", " !"} {
+	for _, s := range []string{" · ! " + notices.UnheardText(m.hooks.list), " · ! no webhook", " !"} {
 		if shared.Width(label+s) <= w {
 			return label, s
 		}
@@ -151,7 +152,7 @@ func (m *Model) hookBottom(add func(prio int, s string), addPara func(prio, rest
 		add(prioBlank, "")
 		name := hookName(a.hook)
 		if a.op == opDelete {
-			addPara(prioQuestion, prioDetail, bold, "Delete "+name+" → "+billing.WebhookHost(a.hook.URL)+"? The alerts it carries go nowhere unless another webhook carries them too.")
+			addPara(prioQuestion, prioDetail, bold, "Delete "+name+" → "+notices.WebhookHost(a.hook.URL)+"? The alerts it carries go nowhere unless another webhook carries them too.")
 		} else {
 			addPara(prioQuestion, prioDetail, bold, "Rotate the secret of "+name+"? The old secret stops working at once; the new one is shown once.")
 		}
@@ -184,9 +185,9 @@ func (m *Model) hookBottom(add func(prio int, s string), addPara func(prio, rest
 	if i, ok := m.switchAt(m.cursor); ok && m.cursor < m.switchRows() && m.unheard(m.switches[i].Channel.Path) {
 		p := m.switches[i].Channel.Path
 		add(prioBlank, "")
-		event := shared.Safe(billing.EventOf(p))
+		event := shared.Safe(notices.EventOf(p))
 		if len(m.hooks.list.Webhooks) == 0 {
-			addPara(prioWarning, prioDetail, warn, "! "+billing.NoWebhookText+" carries "+event+": this alert is delivered nowhere — "+m.hk.Add.Help().Key+" adds a webhook for it")
+			addPara(prioWarning, prioDetail, warn, "! "+notices.NoWebhookText+" carries "+event+": this alert is delivered nowhere — "+m.hk.Add.Help().Key+" adds a webhook for it")
 		} else {
 			addPara(prioWarning, prioDetail, warn, "! No webhook takes "+event+" (those registered carry other alerts): this alert is delivered nowhere — "+
 				m.hk.Add.Help().Key+" adds a webhook for it, "+m.hk.Edit.Help().Key+" on a webhook gives it this alert")

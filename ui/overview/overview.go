@@ -28,6 +28,8 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
+	"github.com/vastdash/vastdash/billing/leaks"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/money"
 	"github.com/vastdash/vastdash/spend"
@@ -105,9 +107,9 @@ type Model struct {
 	rateErr error
 	// audit is the last reading of the leaks (shared.AuditMsg), for the
 	// one line that sends to the Audit screen; nil before the first.
-	audit *billing.Audit
+	audit *leaks.Audit
 	// access is what the key may do, probed at start; nil before.
-	access *billing.Access
+	access *access.Access
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/spend"
 )
 
@@ -22,10 +23,10 @@ type RunwayMsg struct {
 }
 
 // AccessMsg is what the key may do, probed once at start
-// (billing.Service.CheckAccess): the Overview says up front which
+// (access.ProbeWith): the Overview says up front which
 // permission is lacking, instead of each screen finding out on its own.
 type AccessMsg struct {
-	Access billing.Access
+	Access access.Access
 	Err    error
 }
 

@@ -1,6 +1,9 @@
 package shared
 
-import "github.com/vastdash/vastdash/billing"
+import (
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/leaks"
+)
 
 // RateMsg carries a reading of what is billing now (billing.CurrentRate),
 // or why it could not be taken. The root reads it at start, on r and on
@@ -13,12 +16,12 @@ type RateMsg struct {
 }
 
 // AuditMsg carries a reading of the money leaks and pending price
-// increases (billing.Audit), or why it could not be taken. The root reads
+// increases (leaks.Audit), or why it could not be taken. The root reads
 // it with the rate — at start, on r and on every refresh — and broadcasts
 // it: the Audit screen shows it whole, the Overview its one line. A
 // section the key may not read is part of the reading, not an error.
 type AuditMsg struct {
-	Audit billing.Audit
+	Audit leaks.Audit
 	Err   error
 }
 

@@ -23,7 +23,7 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/keymap"
 	"github.com/vastdash/vastdash/ui/shared"
@@ -33,12 +33,12 @@ import (
 // Funcs are the sign-in's ways to the world, given by the command line.
 type Funcs struct {
 	// Verify checks key with the account lookup and one probe per
-	// permission (billing.Service.CheckAccess). Its error's text is in the
+	// permission (access.Probe). Its error's text is in the
 	// user's words and never holds the key.
-	Verify func(ctx context.Context, key config.Secret) (billing.Access, error)
-	// Scope makes a key for vastdash alone (billing.MakeScopedKey) with
+	Verify func(ctx context.Context, key config.Secret) (access.Access, error)
+	// Scope makes a key for vastdash alone (access.MakeScopedKey) with
 	// the key Verify last accepted; write adds user_write.
-	Scope func(ctx context.Context, write bool) billing.Scoped
+	Scope func(ctx context.Context, write bool) access.Scoped
 	// Check judges the key file before anything is made or written: nil
 	// when it is free, config.ErrKeyExists when a file is there, else why
 	// it cannot be written.
@@ -75,7 +75,7 @@ type Result struct {
 	Note string
 	// Access is what the saved key may do, as just verified: the
 	// dashboard need not probe it again.
-	Access *billing.Access
+	Access *access.Access
 	// Left is set when the user quit (ctrl+c): the dashboard is not
 	// wanted now. A key saved (Saved) stays saved; ctrl+c while a key
 	// for vastdash was made, saved or deleted left once that was
@@ -160,7 +160,7 @@ type Model struct {
 	tainted bool
 	// pasted is the key that verified; access what it may do.
 	pasted *secret
-	access billing.Access
+	access access.Access
 	// scopedTried: the offer was taken once; it is not made again.
 	scopedTried bool
 	// next is what the replace question leads to; replace the answer.
@@ -208,15 +208,15 @@ type (
 	verifiedMsg struct {
 		seq    int
 		key    *secret
-		access billing.Access
+		access access.Access
 		err    error
 	}
-	scopedMsg    struct{ sc billing.Scoped }
+	scopedMsg    struct{ sc access.Scoped }
 	discardedMsg struct{ text string }
 	savedMsg     struct {
 		path   string
 		err    error
-		scoped *billing.Scoped // the key saved was made for vastdash
+		scoped *access.Scoped // the key saved was made for vastdash
 	}
 )
 
@@ -427,7 +427,7 @@ func (m *Model) verified(msg verifiedMsg) tea.Cmd {
 // offer reports whether the least-privilege offer stands: not tried yet,
 // and the key is not known to lack user_write (making a key needs it).
 func (m *Model) offer() bool {
-	return !m.scopedTried && m.access.Verdict(billing.UserWrite) != billing.Denied
+	return !m.scopedTried && m.access.Verdict(access.UserWrite) != access.Denied
 }
 
 // confirm starts p, after asking whether to replace a key file there.
@@ -455,7 +455,7 @@ func (m *Model) proceed(p plan) tea.Cmd {
 	return tea.Batch(m.spin.Tick, func() tea.Msg { return scopedMsg{sc: scope(base, write)} })
 }
 
-func (m *Model) save(k *secret, sc *billing.Scoped) tea.Cmd {
+func (m *Model) save(k *secret, sc *access.Scoped) tea.Cmd {
 	m.state = saving
 	save, replace, key := m.o.Save, m.replace, k.reveal()
 	return func() tea.Msg {
@@ -464,7 +464,7 @@ func (m *Model) save(k *secret, sc *billing.Scoped) tea.Cmd {
 	}
 }
 
-func (m *Model) scoped(sc billing.Scoped) tea.Cmd {
+func (m *Model) scoped(sc access.Scoped) tea.Cmd {
 	switch {
 	case sc.Kept:
 		m.state, m.access = verified, sc.Access
@@ -515,7 +515,7 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 
 // discard deletes the key made for vastdash in sc, which will not be
 // used (text: why), and says how that went; the screen waits meanwhile.
-func (m *Model) discard(sc *billing.Scoped, text string) tea.Cmd {
+func (m *Model) discard(sc *access.Scoped, text string) tea.Cmd {
 	m.state = deleting
 	discard, base, id := m.o.Discard, m.base, sc.Key.ID
 	return tea.Batch(m.spin.Tick, func() tea.Msg {
@@ -651,7 +651,7 @@ func (m *Model) accessLines(w, room int) []string {
 	switch {
 	case a.Email != "":
 		who += ": " + shared.Safe(a.Email)
-	case a.Verdict(billing.UserRead) == billing.Denied:
+	case a.Verdict(access.UserRead) == access.Denied:
 		who += " (it may not read the account)"
 	default:
 		who += " (the account could not be read)"
@@ -662,15 +662,15 @@ func (m *Model) accessLines(w, room int) []string {
 	for _, c := range a.Checks {
 		mark := c.Verdict.Mark()
 		switch c.Verdict {
-		case billing.Granted:
+		case access.Granted:
 			mark = m.st.OK.Render(mark)
-		case billing.Denied:
+		case access.Denied:
 			mark = m.st.Error.Render(mark)
 		default:
 			mark = m.st.Warning.Render(mark)
 		}
 		text := c.Permission.Unlocks()
-		if c.Verdict != billing.Granted && c.Why != "" {
+		if c.Verdict != access.Granted && c.Why != "" {
 			text += m.st.Muted.Render(" — " + shared.Safe(c.Why))
 		}
 		name := mark + " " + shared.PadRight(string(c.Permission), nameW-2)

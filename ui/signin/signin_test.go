@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/vastdash/vastdash/api"
-	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/access"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/ui/internal/golden"
 )
@@ -30,35 +30,35 @@ func leaked(s string) bool { return strings.Contains(s, "CANARY") || strings.Con
 type fakes struct {
 	mu        sync.Mutex
 	verifyErr error
-	access    billing.Access
+	access    access.Access
 	checkErr  error
-	scoped    billing.Scoped
+	scoped    access.Scoped
 	saveErr   error
 	saved     []string // the keys saved, "replace:" marked
 	verified  []string
 	discarded []int64
 }
 
-func fullAccess(email string) billing.Access {
-	return billing.Access{Email: email, UserID: 7, Checks: []billing.Check{
-		{Permission: billing.BillingRead, Verdict: billing.Granted},
-		{Permission: billing.UserRead, Verdict: billing.Granted},
-		{Permission: billing.UserWrite, Verdict: billing.Unsure, Why: "not tested: every call that needs it changes the account"},
-		{Permission: billing.InstanceRead, Verdict: billing.Granted},
-		{Permission: billing.InstanceWrite, Verdict: billing.Unsure, Why: "not tested: every call that needs it changes the account"},
-		{Permission: billing.Misc, Verdict: billing.Granted},
+func fullAccess(email string) access.Access {
+	return access.Access{Email: email, UserID: 7, Checks: []access.Check{
+		{Permission: access.BillingRead, Verdict: access.Granted},
+		{Permission: access.UserRead, Verdict: access.Granted},
+		{Permission: access.UserWrite, Verdict: access.Unsure, Why: "not tested: every call that needs it changes the account"},
+		{Permission: access.InstanceRead, Verdict: access.Granted},
+		{Permission: access.InstanceWrite, Verdict: access.Unsure, Why: "not tested: every call that needs it changes the account"},
+		{Permission: access.Misc, Verdict: access.Granted},
 	}}
 }
 
 func (f *fakes) funcs() Funcs {
 	return Funcs{
-		Verify: func(_ context.Context, k config.Secret) (billing.Access, error) {
+		Verify: func(_ context.Context, k config.Secret) (access.Access, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			f.verified = append(f.verified, k.Reveal())
 			return f.access, f.verifyErr
 		},
-		Scope: func(context.Context, bool) billing.Scoped { return f.scoped },
+		Scope: func(context.Context, bool) access.Scoped { return f.scoped },
 		Check: func() error { return f.checkErr },
 		Save: func(k config.Secret, replace bool) (string, error) {
 			f.mu.Lock()
@@ -293,7 +293,7 @@ func TestPasteRefusesWhatIsNotAKey(t *testing.T) {
 // A 403 on one probe is shown as ✗ with what it would unlock.
 func TestLackingPermissionShown(t *testing.T) {
 	a := fullAccess("a@b.c")
-	a.Checks[0] = billing.Check{Permission: billing.BillingRead, Verdict: billing.Denied, Why: "refused: this key lacks billing_read"}
+	a.Checks[0] = access.Check{Permission: access.BillingRead, Verdict: access.Denied, Why: "refused: this key lacks billing_read"}
 	s := newScreen(t, &fakes{access: a}, 80, 24)
 	s.paste(canary)
 	s.key("enter")
@@ -347,7 +347,7 @@ func TestScopedKey(t *testing.T) {
 	const newKey = "CANARY-new-9d4e-made"
 	made := api.CreatedKey{ID: 42}
 	t.Run("made and saved", func(t *testing.T) {
-		f := &fakes{access: fullAccess("a@b.c"), scoped: billing.Scoped{Key: withKey(made, newKey), Access: fullAccess("a@b.c"), Name: "vastdash (read-only)"}}
+		f := &fakes{access: fullAccess("a@b.c"), scoped: access.Scoped{Key: withKey(made, newKey), Access: fullAccess("a@b.c"), Name: "vastdash (read-only)"}}
 		s := newScreen(t, f, 80, 24)
 		s.paste(canary)
 		s.key("enter")
@@ -366,8 +366,8 @@ func TestScopedKey(t *testing.T) {
 	})
 	t.Run("kept", func(t *testing.T) {
 		kept := fullAccess("a@b.c")
-		kept.Checks[2].Verdict = billing.Denied
-		f := &fakes{access: fullAccess("a@b.c"), scoped: billing.Scoped{Kept: true, Access: kept, Why: "the new key's instance_read did not pass its probe; it was deleted, keeping the pasted key"}}
+		kept.Checks[2].Verdict = access.Denied
+		f := &fakes{access: fullAccess("a@b.c"), scoped: access.Scoped{Kept: true, Access: kept, Why: "the new key's instance_read did not pass its probe; it was deleted, keeping the pasted key"}}
 		s := newScreen(t, f, 80, 24)
 		s.paste(canary)
 		s.key("enter")
@@ -382,7 +382,7 @@ func TestScopedKey(t *testing.T) {
 		}
 	})
 	t.Run("save fails, new key deleted", func(t *testing.T) {
-		f := &fakes{access: fullAccess("a@b.c"), scoped: billing.Scoped{Key: withKey(made, newKey), Access: fullAccess("a@b.c")}, saveErr: errors.New("cannot save: permission denied")}
+		f := &fakes{access: fullAccess("a@b.c"), scoped: access.Scoped{Key: withKey(made, newKey), Access: fullAccess("a@b.c")}, saveErr: errors.New("cannot save: permission denied")}
 		s := newScreen(t, f, 80, 24)
 		s.paste(canary)
 		s.key("enter")
@@ -443,7 +443,7 @@ func TestQuit(t *testing.T) {
 func TestCtrlCWhileAKeyIsMadeLeavesWhenSettled(t *testing.T) {
 	const newKey = "CANARY-new-9d4e-made"
 	ctrlC := tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	made := billing.Scoped{Key: api.NewCreatedKey(42, newKey, nil), Access: fullAccess("a@b.c"), Name: "vastdash (read-only)"}
+	made := access.Scoped{Key: api.NewCreatedKey(42, newKey, nil), Access: fullAccess("a@b.c"), Name: "vastdash (read-only)"}
 	for _, tc := range []struct {
 		name string
 		// steps is how far the work goes before ctrl+c (step).
@@ -547,7 +547,7 @@ func TestEveryPermissionSaysWhatItUnlocks(t *testing.T) {
 	s.paste(canary)
 	s.key("enter")
 	fr := flat(s.frame())
-	for _, p := range billing.Permissions {
+	for _, p := range access.Permissions {
 		if !strings.Contains(fr, flat(p.Unlocks())) {
 			t.Errorf("%s: %q not whole in\n%s", p, p.Unlocks(), s.frame())
 		}

@@ -1,4 +1,4 @@
-package billing
+package leaks
 
 // The words both front ends use for a leak's Since: it is the instance's
 // or volume's creation (its disk billed from then), not when it began to

@@ -1,4 +1,10 @@
-package billing
+// Package access is what a key may do, asked of the server: the account
+// and one read-only probe per permission vastdash uses (Probe, ProbeWith),
+// and a key for vastdash alone (MakeScopedKey: made, verified by the same
+// probes, deleted if short). It stands on the billing core, whose client,
+// clock and words it uses, and shares the instances' first page with the
+// core's readings.
+package access
 
 import (
 	"context"
@@ -10,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/sanitize"
 )
 
@@ -23,7 +30,7 @@ const (
 	UserWrite     Permission = "user_write"
 	InstanceRead  Permission = "instance_read"
 	InstanceWrite Permission = "instance_write"
-	Misc          Permission = NeedsMisc
+	Misc          Permission = billing.NeedsMisc
 )
 
 // Permissions are the ones vastdash uses, in the order both front ends
@@ -154,36 +161,35 @@ const noMiscProbe = "not tested at start: the Audit says whether the endpoints c
 // for: one day, so the answer is small.
 const probeWindow = 24 * time.Hour
 
-// CheckAccess verifies the service's key: the account lookup and, side by
+// Probe verifies the core's key: the account lookup and, side by
 // side, one cheap read per permission vastdash uses — payment records of
 // the last day (billing_read), the account itself (user_read), the first
 // page of instances (instance_read), the serverless endpoints (misc).
 // None of them changes anything, so user_write and instance_write, which
 // no call tests without a change, stay Unsure. A key
 // the server rejects, or a server that answered none of the probes, is an
-// error (explained); otherwise each permission gets its verdict. The
-// result is remembered (Service.KnownAccess).
-func (s *Service) CheckAccess(ctx context.Context) (Access, error) {
-	return s.checkAccess(ctx, nil, nil, true)
+// error (explained); otherwise each permission gets its verdict.
+func Probe(ctx context.Context, core *billing.Service) (Access, error) {
+	return probe(ctx, core, nil, nil, true)
 }
 
-// AccessWith is CheckAccess around an account lookup already made (the
+// ProbeWith is Probe around an account lookup already made (the
 // dashboard reads the account first thing): user and userErr stand for
 // the lookup, which is not made again; a key the lookup found rejected is
 // that error at once, with no probe sent. misc is not probed (Unsure):
 // the dashboard's audit reads the endpoints itself and says a refusal.
-func (s *Service) AccessWith(ctx context.Context, user api.User, userErr error) (Access, error) {
-	return s.checkAccess(ctx, &user, userErr, false)
+func ProbeWith(ctx context.Context, core *billing.Service, user api.User, userErr error) (Access, error) {
+	return probe(ctx, core, &user, userErr, false)
 }
 
-func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr error, probeMisc bool) (Access, error) {
-	if s.client == nil {
-		return Access{}, errNoClient
+func probe(ctx context.Context, core *billing.Service, known *api.User, knownErr error, probeMisc bool) (Access, error) {
+	if core.Client() == nil {
+		return Access{}, billing.ErrNoClient
 	}
 	if rejected(knownErr) {
 		return Access{}, knownErr
 	}
-	now := s.now()
+	now := core.Now()
 	var (
 		wg                       sync.WaitGroup
 		user                     api.User
@@ -200,7 +206,7 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			user, userErr = s.client.CurrentUser(ctx)
+			user, userErr = core.Client().CurrentUser(ctx)
 			if errors.Is(userErr, api.ErrTransport) || errors.Is(userErr, api.ErrTimeout) {
 				stop()
 			}
@@ -209,12 +215,12 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		_, billErr = s.client.Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
+		_, billErr = core.Client().Invoices(probes, api.InvoicesQuery{From: now.Add(-probeWindow), To: now}, "")
 	}()
-	go func() { defer wg.Done(); _, instEr = s.instancesPage(probes, "", true) }()
+	go func() { defer wg.Done(); instEr = core.ProbeInstances(probes) }()
 	if probeMisc {
 		wg.Add(1)
-		go func() { defer wg.Done(); _, miscErr = s.client.Endpoints(probes) }()
+		go func() { defer wg.Done(); _, miscErr = core.Client().Endpoints(probes) }()
 	}
 	wg.Wait()
 
@@ -233,20 +239,19 @@ func (s *Service) checkAccess(ctx context.Context, known *api.User, knownErr err
 		return Access{}, userErr
 	}
 	a := Access{Checks: []Check{
-		s.verdict(BillingRead, billErr),
-		s.verdict(UserRead, userErr),
+		verdict(core, BillingRead, billErr),
+		verdict(core, UserRead, userErr),
 		{Permission: UserWrite, Verdict: Unsure, Why: noWriteProbe},
-		s.verdict(InstanceRead, instEr),
+		verdict(core, InstanceRead, instEr),
 		{Permission: InstanceWrite, Verdict: Unsure, Why: noWriteProbe},
 		{Permission: Misc, Verdict: Unsure, Why: noMiscProbe},
 	}}
 	if probeMisc {
-		a.Checks[5] = s.verdict(Misc, miscErr)
+		a.Checks[5] = verdict(core, Misc, miscErr)
 	}
 	if userErr == nil {
 		a.Email, a.UserID = sanitize.Short(user.Email, 254), user.ID
 	}
-	s.remember(a)
 	return a, nil
 }
 
@@ -256,31 +261,14 @@ func rejected(err error) bool {
 }
 
 // verdict is what a probe's outcome says of p.
-func (s *Service) verdict(p Permission, err error) Check {
+func verdict(core *billing.Service, p Permission, err error) Check {
 	switch {
 	case err == nil:
 		return Check{Permission: p, Verdict: Granted}
 	case errors.Is(err, api.ErrPermission):
 		return Check{Permission: p, Verdict: Denied, Why: "refused: this key lacks " + string(p)}
 	}
-	return Check{Permission: p, Verdict: Unsure, Why: s.Explain(err)}
-}
-
-// remember keeps a as the session's known access.
-func (s *Service) remember(a Access) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.access = &a
-}
-
-// KnownAccess is the access CheckAccess last found; false before it ran.
-func (s *Service) KnownAccess() (Access, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.access == nil {
-		return Access{}, false
-	}
-	return *s.access, true
+	return Check{Permission: p, Verdict: Unsure, Why: core.Explain(err)}
 }
 
 // readPermissions are what a key for vastdash alone is given besides
@@ -337,7 +325,7 @@ type Scoped struct {
 	Why  string
 }
 
-// MakeScopedKey makes a key for vastdash alone with the service's key
+// MakeScopedKey makes a key for vastdash alone with the core's key
 // (base is that key's access), named name, with exactly perms; verifies
 // it with the same probes through a client open makes for it; and deletes
 // it again if any probe of a permission it was given does not pass, or if
@@ -352,15 +340,15 @@ type Scoped struct {
 // read, ctx ended after it was sent), the account's keys listed before
 // and after tell: a key that appeared is this one, and it is deleted;
 // failing that, Why names the key to look for in the console.
-func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, perms []Permission, open func(key string) (*api.Client, error)) Scoped {
+func MakeScopedKey(ctx context.Context, core *billing.Service, base Access, name string, perms []Permission, open func(key string) (*api.Client, error)) Scoped {
 	names := make([]string, len(perms))
 	for i, p := range perms {
 		names[i] = string(p)
 	}
 	// The keys before, for an outcome nobody knows; not being able to
 	// list them only costs the user a look in the console then.
-	before, berr := s.client.APIKeys(ctx)
-	made, err := s.client.CreateAPIKey(ctx, name, names)
+	before, berr := core.Client().APIKeys(ctx)
+	made, err := core.Client().CreateAPIKey(ctx, name, names)
 	switch {
 	case errors.Is(err, api.ErrPermission):
 		base = base.Learn(UserWrite, Denied, "refused: this key may not make keys")
@@ -368,19 +356,19 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	case err != nil && made.ID > 0:
 		// The answer named the key but is no use: the key is there.
 		base = base.Learn(UserWrite, Granted, "")
-		return s.discardMade(ctx, base, made.ID, name, "the answer to making the key could not be used ("+s.Explain(err)+")")
+		return discardMade(ctx, core, base, made.ID, name, "the answer to making the key could not be used ("+core.Explain(err)+")")
 	case err != nil && keyOutcomeUnknown(err):
-		return s.settleMade(ctx, base, name, names, before, berr, err)
+		return settleMade(ctx, core, base, name, names, before, berr, err)
 	case err != nil:
-		return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "); keeping the pasted one"}
+		return Scoped{Access: base, Kept: true, Why: "no key was made (" + core.Explain(err) + "); keeping the pasted one"}
 	}
 	base = base.Learn(UserWrite, Granted, "")
-	fail := func(why string) Scoped { return s.discardMade(ctx, base, made.ID, name, why) }
+	fail := func(why string) Scoped { return discardMade(ctx, core, base, made.ID, name, why) }
 	// What the key may do is the server's word on it, never taken from
 	// what was asked: the create's answer, else the account's list.
 	rights, known := made.Permissions, made.PermissionsKnown
 	if !known {
-		rights, known = s.listedRights(ctx, made.ID)
+		rights, known = listedRights(ctx, core, made.ID)
 	}
 	if !known {
 		return fail("the server could not tell what the new key may do")
@@ -393,13 +381,13 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 	}
 	client, err := open(made.Reveal())
 	if err != nil {
-		return fail("the new key cannot be used (" + s.Explain(err) + ")")
+		return fail("the new key cannot be used (" + core.Explain(err) + ")")
 	}
-	svc := New(ctx, client, WithClock(s.now), WithLocation(s.loc))
+	svc := billing.New(ctx, client, billing.WithClock(core.Now), billing.WithLocation(core.Location()))
 	defer svc.Close()
-	access, err := svc.CheckAccess(ctx)
+	access, err := Probe(ctx, svc)
 	if err != nil {
-		return fail("the new key did not verify (" + s.Explain(err) + ")")
+		return fail("the new key did not verify (" + core.Explain(err) + ")")
 	}
 	// No probe tests user_write; the server's own word on the key it
 	// made does.
@@ -419,9 +407,9 @@ func (s *Service) MakeScopedKey(ctx context.Context, base Access, name string, p
 
 // discardMade deletes key id, made for vastdash and not to be used for
 // why, and says how that went; the pasted key is kept.
-func (s *Service) discardMade(ctx context.Context, base Access, id int64, name, why string) Scoped {
-	if derr := s.DeleteKey(context.WithoutCancel(ctx), id); derr != nil {
-		why += "; it could not be deleted (" + s.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
+func discardMade(ctx context.Context, core *billing.Service, base Access, id int64, name, why string) Scoped {
+	if derr := DeleteKey(context.WithoutCancel(ctx), core, id); derr != nil {
+		why += "; it could not be deleted (" + core.Explain(derr) + "): delete the key named " + sanitize.String(name) + " in the console"
 	} else {
 		why += "; it was deleted"
 	}
@@ -434,18 +422,18 @@ func (s *Service) discardMade(ctx context.Context, base Access, id int64, name, 
 // rights asked, is the key made, deleted; anything else names the key to
 // look for in the console. ctx may have ended (ctrl+c): what is left to
 // ask is asked all the same.
-func (s *Service) settleMade(ctx context.Context, base Access, name string, asked []string, before []api.APIKeyInfo, berr, err error) Scoped {
-	why := "making the key got no usable answer (" + s.Explain(err) + ")"
+func settleMade(ctx context.Context, core *billing.Service, base Access, name string, asked []string, before []api.APIKeyInfo, berr, err error) Scoped {
+	why := "making the key got no usable answer (" + core.Explain(err) + ")"
 	if berr == nil {
-		after, aerr := s.client.APIKeys(context.WithoutCancel(ctx))
+		after, aerr := core.Client().APIKeys(context.WithoutCancel(ctx))
 		if aerr == nil {
 			fresh := newKeys(before, after, asked)
 			switch len(fresh) {
 			case 0:
-				return Scoped{Access: base, Kept: true, Why: "no key was made (" + s.Explain(err) + "; the account's keys show no new one); keeping the pasted one"}
+				return Scoped{Access: base, Kept: true, Why: "no key was made (" + core.Explain(err) + "; the account's keys show no new one); keeping the pasted one"}
 			case 1:
 				base = base.Learn(UserWrite, Granted, "")
-				return s.discardMade(ctx, base, fresh[0], name, why+"; the account's keys show it was made")
+				return discardMade(ctx, core, base, fresh[0], name, why+"; the account's keys show it was made")
 			}
 		}
 	}
@@ -474,20 +462,20 @@ func newKeys(before, after []api.APIKeyInfo, asked []string) []int64 {
 	return ids
 }
 
-// DeleteKey deletes the API key id with the service's key: a key made for
+// DeleteKey deletes the API key id with the core's key: a key made for
 // vastdash that will not be used after all. A delete may be sent twice
 // (its answer lost, it is repeated), and then the repeat finds the key
 // gone: a 404, or an outcome nobody knows, is settled by the account's
 // list of keys — a key it does not hold is deleted.
-func (s *Service) DeleteKey(ctx context.Context, id int64) error {
-	if s.client == nil {
-		return errNoClient
+func DeleteKey(ctx context.Context, core *billing.Service, id int64) error {
+	if core.Client() == nil {
+		return billing.ErrNoClient
 	}
-	err := s.client.DeleteAPIKey(ctx, id)
+	err := core.Client().DeleteAPIKey(ctx, id)
 	if err == nil || !errors.Is(err, api.ErrNotFound) && !keyOutcomeUnknown(err) {
 		return err
 	}
-	keys, lerr := s.client.APIKeys(context.WithoutCancel(ctx))
+	keys, lerr := core.Client().APIKeys(context.WithoutCancel(ctx))
 	if lerr != nil || slices.ContainsFunc(keys, func(k api.APIKeyInfo) bool { return k.ID == id }) {
 		return err
 	}
@@ -498,7 +486,7 @@ func (s *Service) DeleteKey(ctx context.Context, id int64) error {
 // may have reached the server: those of outcomeUnknown, an answer too
 // large to read, and one given up (ctrl+c) after it may have been sent.
 func keyOutcomeUnknown(err error) bool {
-	return outcomeUnknown(err) || errors.Is(err, api.ErrTooLarge) || errors.Is(err, api.ErrCanceled)
+	return billing.OutcomeUnknown(err) || errors.Is(err, api.ErrTooLarge) || errors.Is(err, api.ErrCanceled)
 }
 
 // missingFrom names the permissions of got that want does not hold, ""
@@ -516,8 +504,8 @@ func missingFrom(want, got []string) string {
 // listedRights are key id's rights as the account's list of keys says
 // them; false when the list cannot be read, does not hold the key, or
 // does not say them (a key with full access lists none).
-func (s *Service) listedRights(ctx context.Context, id int64) ([]string, bool) {
-	keys, err := s.client.APIKeys(ctx)
+func listedRights(ctx context.Context, core *billing.Service, id int64) ([]string, bool) {
+	keys, err := core.Client().APIKeys(ctx)
 	if err != nil {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package billing
+package notices
 
 import (
 	"context"
@@ -31,13 +31,13 @@ func TestSaveAnswered5xxIsReadAgain(t *testing.T) {
 		srv.AddFault(gateway502("/api/v0/users", applied))
 		want := map[bool]Outcome{true: Saved, false: Differs}[applied]
 
-		res, err := s.SaveSwitches(context.Background(), id, []Switch{{Path: api.LowCreditWebhooks, On: true}}, false)
+		res, err := SaveSwitches(context.Background(), s, id, []Switch{{Path: api.LowCreditWebhooks, On: true}}, false)
 		on, _ := res.Prefs.Get(api.LowCreditWebhooks)
 		if !errors.Is(err, api.ErrServer) || !res.Lost || res.Outcome != want || on != applied {
 			t.Errorf("applied %v: switches %+v (webhooks %v), %v", applied, res, on, err)
 		}
 		a := money.Amount(25_000)
-		th, err := s.SaveThreshold(context.Background(), ThresholdChange{Amount: &a})
+		th, err := SaveThreshold(context.Background(), s, ThresholdChange{Amount: &a})
 		if !errors.Is(err, api.ErrServer) || !th.Lost || !th.Read || th.Outcome != want || (th.Held().Amount == a) != applied {
 			t.Errorf("applied %v: threshold %+v, %v", applied, th, err)
 		}
@@ -53,7 +53,7 @@ func TestSaveAlertsBothOrNeitherOrSaysWhich(t *testing.T) {
 	id := srv.UserID()
 	a := money.Amount(25_000)
 	ch := AlertsChange{Threshold: &ThresholdChange{Amount: &a}, Switches: []Switch{{Path: api.PrefPath{"client", "instance_outbd", "email"}}}}
-	_, err := s.SaveAlerts(context.Background(), id, ch)
+	_, err := SaveAlerts(context.Background(), s, id, ch)
 	if !errors.Is(err, ErrNoSuchSwitch) {
 		t.Fatalf("a switch the document does not hold: %v", err)
 	}
@@ -66,7 +66,7 @@ func TestSaveAlertsBothOrNeitherOrSaysWhich(t *testing.T) {
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users/" + itoa(id) + "/notification-prefs", Status: http.StatusBadRequest,
 		Body: `{"success":false,"error":"bad_request","msg":"webhooks are not configured"}`})
 	ch.Switches = []Switch{{Path: api.LowCreditWebhooks, On: true}}
-	res, err := s.SaveAlerts(context.Background(), id, ch)
+	res, err := SaveAlerts(context.Background(), s, id, ch)
 	if !errors.Is(err, ErrPartial) || !errors.Is(err, api.ErrBadRequest) || res.Threshold.Outcome != Saved || !res.SwitchesSent || res.Switches.Outcome != Failed {
 		t.Fatalf("switches refused after the threshold: %+v, %v", res, err)
 	}
@@ -82,7 +82,7 @@ func TestSaveAlertsBothOrNeitherOrSaysWhich(t *testing.T) {
 	srv.ClearFaults()
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Status: http.StatusBadRequest, Body: `{"success":false,"msg":"no"}`})
 	before := len(srv.Requests())
-	res, err = s.SaveAlerts(context.Background(), id, ch)
+	res, err = SaveAlerts(context.Background(), s, id, ch)
 	if err == nil || res.SwitchesSent || !strings.Contains(err.Error(), "the switches were not sent") {
 		t.Fatalf("threshold refused: %+v, %v", res, err)
 	}

@@ -1,9 +1,11 @@
-package billing
+package notices
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/vastdash/vastdash/billing"
 )
 
 // AlertsChange is one change of the alerts as a command asks for it: the
@@ -53,19 +55,19 @@ func (e *partialError) Unwrap() error        { return e.cause }
 // (Outcome Saved). A failure of the threshold's save leaves the switches
 // unsent; a failure of the switches' save after it is an error matching
 // ErrPartial, naming the threshold saved.
-func (s *Service) SaveAlerts(ctx context.Context, userID int64, ch AlertsChange) (AlertsResult, error) {
+func SaveAlerts(ctx context.Context, core *billing.Service, userID int64, ch AlertsChange) (AlertsResult, error) {
 	var res AlertsResult
 	if ch.Threshold == nil {
-		r, err := s.SaveSwitches(ctx, userID, ch.Switches, ch.Force)
+		r, err := SaveSwitches(ctx, core, userID, ch.Switches, ch.Force)
 		res.Switches, res.SwitchesSent = r, true
 		return res, err
 	}
 	if len(ch.Switches) > 0 {
-		if _, _, err := s.prepareSwitches(ctx, userID, ch.Switches, ch.Force); err != nil {
+		if _, _, err := prepareSwitches(ctx, core, userID, ch.Switches, ch.Force); err != nil {
 			return res, err // nothing was written
 		}
 	}
-	th, err := s.SaveThreshold(ctx, *ch.Threshold)
+	th, err := SaveThreshold(ctx, core, *ch.Threshold)
 	res.Threshold, res.ThresholdErr = th, err
 	if len(ch.Switches) == 0 {
 		return res, err
@@ -76,7 +78,7 @@ func (s *Service) SaveAlerts(ctx context.Context, userID int64, ch AlertsChange)
 		}
 		return res, fmt.Errorf("%w; the switches were not sent", err)
 	}
-	r, err := s.SaveSwitches(ctx, userID, ch.Switches, ch.Force)
+	r, err := SaveSwitches(ctx, core, userID, ch.Switches, ch.Force)
 	res.Switches, res.SwitchesSent = r, true
 	if r.Outcome == Failed {
 		return res, &partialError{saved: "the low-balance threshold (" + th.Held().String() + ")", cause: err}

@@ -1,4 +1,4 @@
-package billing
+package notices
 
 import (
 	"context"
@@ -12,11 +12,12 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // hooked starts the demo server and a service with nothing paced and the
 // names of fakeDNS resolved.
-func hooked(t *testing.T, timeout time.Duration) (*demoserver.Server, *Service, *fakeDNS) {
+func hooked(t *testing.T, timeout time.Duration) (*demoserver.Server, *billing.Service, *fakeDNS) {
 	t.Helper()
 	srv, err := demoserver.Start(demoserver.Options{Contracts: 40, Threshold: -1, TypesThreshold: -1, WebhooksThreshold: -1})
 	if err != nil {
@@ -34,7 +35,7 @@ func hooked(t *testing.T, timeout time.Duration) (*demoserver.Server, *Service, 
 		"intranet.example.com": {netip.MustParseAddr("93.184.216.35"), netip.MustParseAddr("10.0.0.5")},
 		"rebind.example.com":   {netip.MustParseAddr("::ffff:127.0.0.1")},
 	}}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now), WithResolver(dns.lookup))
+	s := billing.New(context.Background(), client, billing.WithLocation(time.UTC), billing.WithClock(srv.Now), billing.WithResolver(dns.lookup))
 	t.Cleanup(s.Close)
 	return srv, s, dns
 }
@@ -117,7 +118,7 @@ func TestAddWebhookRefusesBadInput(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			srv, s, _ := hooked(t, 5*time.Second)
-			res, err := s.AddWebhook(context.Background(), row.in, nil)
+			res, err := AddWebhook(context.Background(), s, row.in, nil)
 			if err == nil || !strings.Contains(err.Error(), row.want) || !errors.Is(err, ErrWebhookInput) {
 				t.Fatalf("error %v, want an input error saying %q", err, row.want)
 			}
@@ -141,16 +142,16 @@ func TestCheckWebhookLooksUpNames(t *testing.T) {
 	_, s, dns := hooked(t, 5*time.Second)
 	ctx := context.Background()
 	for _, u := range []string{"https://hooks.example.com/a", "https://unknown.example.net/a", "https://93.184.216.34/a", "HTTPS://Hooks.Example.com:8443/a?x=1"} {
-		if _, err := s.CheckWebhook(ctx, WebhookInput{"n", u, lowCredit}); err != nil {
+		if _, err := CheckWebhook(ctx, s, WebhookInput{"n", u, lowCredit}); err != nil {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
 	if strings.Join(dns.asked, ",") != "hooks.example.com,unknown.example.net,hooks.example.com" {
 		t.Fatalf("asked %v", dns.asked)
 	}
-	off := New(context.Background(), s.Client(), WithResolver(nil))
+	off := billing.New(context.Background(), s.Client(), billing.WithResolver(nil))
 	defer off.Close()
-	if _, err := off.CheckWebhook(ctx, WebhookInput{"n", "https://intranet.example.com/a", lowCredit}); err != nil {
+	if _, err := CheckWebhook(ctx, off, WebhookInput{"n", "https://intranet.example.com/a", lowCredit}); err != nil {
 		t.Fatalf("without a resolver: %v", err)
 	}
 	if len(dns.asked) != 3 {
@@ -190,10 +191,10 @@ func TestCheckWebhookNAT64Names(t *testing.T) {
 	dns.names["v6only.example.com"] = []netip.Addr{netip.MustParseAddr("64:ff9b::5db8:d822")}
 	dns.names["v6private.example.com"] = []netip.Addr{netip.MustParseAddr("64:ff9b::a00:5")}
 	ctx := context.Background()
-	if _, err := s.CheckWebhook(ctx, WebhookInput{"n", "https://v6only.example.com/a", lowCredit}); err != nil {
+	if _, err := CheckWebhook(ctx, s, WebhookInput{"n", "https://v6only.example.com/a", lowCredit}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CheckWebhook(ctx, WebhookInput{"n", "https://v6private.example.com/a", lowCredit}); err == nil || !strings.Contains(err.Error(), "private address") {
+	if _, err := CheckWebhook(ctx, s, WebhookInput{"n", "https://v6private.example.com/a", lowCredit}); err == nil || !strings.Contains(err.Error(), "private address") {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -203,7 +204,7 @@ func TestCheckWebhookNAT64Names(t *testing.T) {
 func TestAddWebhookNeedsTheCatalogue(t *testing.T) {
 	srv, s, _ := hooked(t, 5*time.Second)
 	srv.AddFault(demoserver.Fault{Path: "/api/v0/notification-types", Status: 500, Body: `{"msg":"down"}`})
-	_, err := s.AddWebhook(context.Background(), WebhookInput{"n", "https://hooks.example.com/a", lowCredit}, nil)
+	_, err := AddWebhook(context.Background(), s, WebhookInput{"n", "https://hooks.example.com/a", lowCredit}, nil)
 	if err == nil || !strings.Contains(err.Error(), "the events cannot be checked") || errors.Is(err, ErrWebhookInput) {
 		t.Fatalf("error %v", err)
 	}
@@ -216,7 +217,7 @@ func TestAddWebhookNeedsTheCatalogue(t *testing.T) {
 // server's and the webhook comes back as the list holds it.
 func TestAddWebhook(t *testing.T) {
 	srv, s, _ := hooked(t, 5*time.Second)
-	res, err := s.AddWebhook(context.Background(), WebhookInput{" low credit ", "https://hooks.example.com/lc", []string{"client:low_credit", "client:low_credit"}}, nil)
+	res, err := AddWebhook(context.Background(), s, WebhookInput{" low credit ", "https://hooks.example.com/lc", []string{"client:low_credit", "client:low_credit"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestAddWebhook(t *testing.T) {
 		t.Fatalf("requests %s", got)
 	}
 	// With the list the caller holds, the first read is not made.
-	if _, err := s.AddWebhook(context.Background(), WebhookInput{"b", "https://hooks.example.com/b", lowCredit}, &res.List); err != nil {
+	if _, err := AddWebhook(context.Background(), s, WebhookInput{"b", "https://hooks.example.com/b", lowCredit}, &res.List); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(webhookCalls(srv)); n != 5 {
@@ -246,12 +247,12 @@ func TestAddWebhookLimit(t *testing.T) {
 		four = append(four, demoserver.WebhookTruth{ID: i, Name: "w", URL: "https://hooks.example.com/", Events: lowCredit})
 	}
 	srv.SetWebhooks(four)
-	_, err := s.AddWebhook(context.Background(), WebhookInput{"n", "https://hooks.example.com/x", lowCredit}, nil)
+	_, err := AddWebhook(context.Background(), s, WebhookInput{"n", "https://hooks.example.com/x", lowCredit}, nil)
 	if !errors.Is(err, ErrWebhookLimit) || !strings.Contains(err.Error(), "at most") && !strings.Contains(err.Error(), "most the platform allows") {
 		t.Fatalf("error %v", err)
 	}
 	held := api.WebhookList{Webhooks: make([]api.Webhook, 3), Skipped: 1}
-	if _, err := s.AddWebhook(context.Background(), WebhookInput{"n", "https://hooks.example.com/x", lowCredit}, &held); !errors.Is(err, ErrWebhookLimit) {
+	if _, err := AddWebhook(context.Background(), s, WebhookInput{"n", "https://hooks.example.com/x", lowCredit}, &held); !errors.Is(err, ErrWebhookLimit) {
 		t.Fatalf("with a skipped entry: %v", err)
 	}
 	if got := strings.Join(webhookCalls(srv), ","); got != "GET /api/v0/webhooks" {
@@ -264,7 +265,7 @@ func TestAddWebhookLimit(t *testing.T) {
 func TestAddWebhookUnknownOutcome(t *testing.T) {
 	srv, s, _ := hooked(t, 300*time.Millisecond)
 	srv.AddFault(demoserver.Fault{Method: http.MethodPost, Path: "/api/v0/webhooks", Delay: time.Second, Times: 1})
-	res, err := s.AddWebhook(context.Background(), WebhookInput{"late", "https://hooks.example.com/late", lowCredit}, nil)
+	res, err := AddWebhook(context.Background(), s, WebhookInput{"late", "https://hooks.example.com/late", lowCredit}, nil)
 	if !errors.Is(err, api.ErrTimeout) || !res.Unknown || !res.Read || !res.Secret.IsZero() {
 		t.Fatalf("result %+v, error %v", res, err)
 	}
@@ -284,7 +285,7 @@ func TestAddWebhookBadAnswerKeepsSecret(t *testing.T) {
 	srv.AddFault(demoserver.Fault{Method: http.MethodPost, Path: "/api/v0/webhooks", Times: 1, Mutate: func(b []byte) []byte {
 		return []byte(strings.Replace(string(b), `"id":`, `"id":"no/slash",`+`"x":`, 1))
 	}})
-	res, err := s.AddWebhook(context.Background(), WebhookInput{"odd", "https://hooks.example.com/odd", lowCredit}, nil)
+	res, err := AddWebhook(context.Background(), s, WebhookInput{"odd", "https://hooks.example.com/odd", lowCredit}, nil)
 	truth := srv.Webhooks()
 	if !errors.Is(err, api.ErrMalformed) || !res.Unknown || res.Secret.Reveal() != truth[2].Secret || !res.Found || res.Webhook.Name != "odd" {
 		t.Fatalf("result %+v, error %v", res, err)
@@ -297,7 +298,7 @@ func TestAddWebhookBadAnswerKeepsSecret(t *testing.T) {
 func TestEditWebhook(t *testing.T) {
 	srv, s, _ := hooked(t, 5*time.Second)
 	ctx := context.Background()
-	if _, err := s.Webhooks(ctx); err != nil { // what a screen read
+	if _, err := Webhooks(ctx, s); err != nil { // what a screen read
 		t.Fatal(err)
 	}
 	other, _ := api.New(srv.URL(), demoserver.DemoKey)
@@ -305,7 +306,7 @@ func TestEditWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := "https://hooks.example.com/new"
-	res, err := s.EditWebhook(ctx, "1", WebhookChange{URL: &url})
+	res, err := EditWebhook(ctx, s, "1", WebhookChange{URL: &url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,18 +318,18 @@ func TestEditWebhook(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	before := len(webhookCalls(srv))
-	res, err = s.EditWebhook(ctx, "1", WebhookChange{URL: &url})
+	res, err = EditWebhook(ctx, s, "1", WebhookChange{URL: &url})
 	if err != nil || !res.Unchanged || len(webhookCalls(srv)) != before+1 {
 		t.Fatalf("unchanged edit: %+v %v, %d requests", res, err, len(webhookCalls(srv))-before)
 	}
 	bad := "http://hooks.example.com/"
-	if _, err := s.EditWebhook(ctx, "1", WebhookChange{URL: &bad}); err == nil || !strings.Contains(err.Error(), "https") {
+	if _, err := EditWebhook(ctx, s, "1", WebhookChange{URL: &bad}); err == nil || !strings.Contains(err.Error(), "https") {
 		t.Fatalf("bad URL: %v", err)
 	}
-	if _, err := s.EditWebhook(ctx, "1", WebhookChange{Events: []string{}}); err == nil || !strings.Contains(err.Error(), "at least one event") {
+	if _, err := EditWebhook(ctx, s, "1", WebhookChange{Events: []string{}}); err == nil || !strings.Contains(err.Error(), "at least one event") {
 		t.Fatalf("no events: %v", err)
 	}
-	if _, err := s.EditWebhook(ctx, "77", WebhookChange{URL: &url}); !errors.Is(err, ErrNoSuchWebhook) {
+	if _, err := EditWebhook(ctx, s, "77", WebhookChange{URL: &url}); !errors.Is(err, ErrNoSuchWebhook) {
 		t.Fatalf("missing: %v", err)
 	}
 	if n := len(webhookCalls(srv)); n != before+2 {
@@ -342,17 +343,17 @@ func TestDeleteWebhook(t *testing.T) {
 	srv, s, _ := hooked(t, 5*time.Second)
 	ctx := context.Background()
 	srv.AddFault(demoserver.Fault{Method: http.MethodDelete, Status: 400, Body: `{"success":false,"msg":"in use"}`, Times: 1})
-	res, err := s.DeleteWebhook(ctx, "2")
+	res, err := DeleteWebhook(ctx, s, "2")
 	if err == nil || !strings.Contains(err.Error(), "in use") || res.Read || res.Unknown {
 		t.Fatalf("refused: %+v %v", res, err)
 	}
-	res, err = s.DeleteWebhook(ctx, "2")
+	res, err = DeleteWebhook(ctx, s, "2")
 	if err != nil || res.Found || !res.Read || len(res.List.Webhooks) != 1 {
 		t.Fatalf("delete: %+v %v", res, err)
 	}
 	// Already gone: the server's 404 told as no such webhook, and the
 	// list read again shows it.
-	res, err = s.DeleteWebhook(ctx, "2")
+	res, err = DeleteWebhook(ctx, s, "2")
 	if !errors.Is(err, ErrNoSuchWebhook) || !errors.Is(err, api.ErrNotFound) || err.Error() != "the account has no webhook 2" || !res.Read || res.Found {
 		t.Fatalf("second delete: %+v %v", res, err)
 	}
@@ -362,11 +363,11 @@ func TestDeleteWebhook(t *testing.T) {
 func TestRotateWebhookSecret(t *testing.T) {
 	srv, s, _ := hooked(t, 5*time.Second)
 	old := srv.Webhooks()[0].Secret
-	res, err := s.RotateWebhookSecret(context.Background(), "1")
+	res, err := RotateWebhookSecret(context.Background(), s, "1")
 	if err != nil || res.Secret.Reveal() == old || res.Secret.Reveal() != srv.Webhooks()[0].Secret || !res.Read {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if _, err := s.RotateWebhookSecret(context.Background(), "../1"); !errors.Is(err, api.ErrUsage) {
+	if _, err := RotateWebhookSecret(context.Background(), s, "../1"); !errors.Is(err, api.ErrUsage) {
 		t.Fatalf("bad id: %v", err)
 	}
 }
@@ -440,7 +441,7 @@ func TestCheckWebhookInternationalSpellings(t *testing.T) {
 		"https://０ｘ７ｆ.１/",
 		"https://[::1]/", "https://[::ffff:127.0.0.1]/", "https://2130706433/", "https://0177.0.0.1/", "https://0x7f.1/",
 	} {
-		if _, err := s.CheckWebhook(context.Background(), WebhookInput{"n", raw, lowCredit}); err == nil || !errors.Is(err, ErrWebhookInput) {
+		if _, err := CheckWebhook(context.Background(), s, WebhookInput{"n", raw, lowCredit}); err == nil || !errors.Is(err, ErrWebhookInput) {
 			t.Errorf("%s: error %v", raw, err)
 		}
 	}
@@ -448,7 +449,7 @@ func TestCheckWebhookInternationalSpellings(t *testing.T) {
 		t.Fatalf("requests %v", calls)
 	}
 	// A public name in another script still passes.
-	if _, err := s.CheckWebhook(context.Background(), WebhookInput{"n", "https://bücher.example/", lowCredit}); err != nil {
+	if _, err := CheckWebhook(context.Background(), s, WebhookInput{"n", "https://bücher.example/", lowCredit}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -469,36 +470,36 @@ func TestWebhookOutcomes(t *testing.T) {
 		want  WebhookOutcome
 	}{
 		{"add", nil, func() (WebhookResult, error) {
-			return s.AddWebhook(ctx, WebhookInput{"new", "https://hooks.example.com/new", lowCredit}, nil)
+			return AddWebhook(ctx, s, WebhookInput{"new", "https://hooks.example.com/new", lowCredit}, nil)
 		}, WebhookDone},
 		{"add with no answer", &demoserver.Fault{Method: http.MethodPost, Path: hooksPath, Delay: time.Second, Times: 1}, func() (WebhookResult, error) {
-			return s.AddWebhook(ctx, WebhookInput{"late", "https://hooks.example.com/late", lowCredit}, nil)
+			return AddWebhook(ctx, s, WebhookInput{"late", "https://hooks.example.com/late", lowCredit}, nil)
 		}, WebhookLostNotTaken},
 		{"add whose answer is unreadable but holds the secret", &demoserver.Fault{Method: http.MethodPost, Path: hooksPath, Times: 1, Mutate: func(b []byte) []byte {
 			return []byte(strings.Replace(string(b), `"id":`, `"id":"no/slash",`+`"x":`, 1))
 		}}, func() (WebhookResult, error) {
-			return s.AddWebhook(ctx, WebhookInput{"odd", "https://hooks.example.com/odd", lowCredit}, nil)
+			return AddWebhook(ctx, s, WebhookInput{"odd", "https://hooks.example.com/odd", lowCredit}, nil)
 		}, WebhookHalfDone},
 		{"add past the limit", nil, func() (WebhookResult, error) {
-			return s.AddWebhook(ctx, WebhookInput{"fifth", "https://hooks.example.com/5", lowCredit}, nil)
+			return AddWebhook(ctx, s, WebhookInput{"fifth", "https://hooks.example.com/5", lowCredit}, nil)
 		}, WebhookRefused},
 		{"edit to what is held", nil, func() (WebhookResult, error) {
-			return s.EditWebhook(ctx, "1", WebhookChange{URL: &same})
+			return EditWebhook(ctx, s, "1", WebhookChange{URL: &same})
 		}, WebhookUnchanged},
 		{"edit with a 5xx, read again unchanged", &demoserver.Fault{Method: http.MethodPut, Status: 500, Times: 1}, func() (WebhookResult, error) {
-			return s.EditWebhook(ctx, "1", WebhookChange{URL: &url})
+			return EditWebhook(ctx, s, "1", WebhookChange{URL: &url})
 		}, WebhookLostNotTaken},
-		{"edit", nil, func() (WebhookResult, error) { return s.EditWebhook(ctx, "1", WebhookChange{URL: &url}) }, WebhookDone},
+		{"edit", nil, func() (WebhookResult, error) { return EditWebhook(ctx, s, "1", WebhookChange{URL: &url}) }, WebhookDone},
 		{"delete refused", &demoserver.Fault{Method: http.MethodDelete, Status: 400, Body: `{"success":false,"msg":"in use"}`, Times: 1},
-			func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookRefused},
+			func() (WebhookResult, error) { return DeleteWebhook(ctx, s, "2") }, WebhookRefused},
 		{"delete with a 5xx, read again still there", &demoserver.Fault{Method: http.MethodDelete, Status: 500, Times: 1},
-			func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookLostNotTaken},
+			func() (WebhookResult, error) { return DeleteWebhook(ctx, s, "2") }, WebhookLostNotTaken},
 		{"delete whose list cannot be read again", &demoserver.Fault{Method: http.MethodGet, Path: hooksPath, Status: 400, Body: `{"success":false,"msg":"no"}`, Times: 1},
-			func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookHalfDone},
-		{"delete of one gone", nil, func() (WebhookResult, error) { return s.DeleteWebhook(ctx, "2") }, WebhookRefused},
+			func() (WebhookResult, error) { return DeleteWebhook(ctx, s, "2") }, WebhookHalfDone},
+		{"delete of one gone", nil, func() (WebhookResult, error) { return DeleteWebhook(ctx, s, "2") }, WebhookRefused},
 		{"rotate with a 5xx", &demoserver.Fault{Method: http.MethodPost, Path: hooksPath + "/1/rotate-secret", Status: 500, Times: 1},
-			func() (WebhookResult, error) { return s.RotateWebhookSecret(ctx, "1") }, WebhookLost},
-		{"rotate", nil, func() (WebhookResult, error) { return s.RotateWebhookSecret(ctx, "1") }, WebhookDone},
+			func() (WebhookResult, error) { return RotateWebhookSecret(ctx, s, "1") }, WebhookLost},
+		{"rotate", nil, func() (WebhookResult, error) { return RotateWebhookSecret(ctx, s, "1") }, WebhookDone},
 	}
 	for _, row := range rows {
 		if row.fault != nil {

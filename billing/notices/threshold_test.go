@@ -1,4 +1,4 @@
-package billing
+package notices
 
 import (
 	"context"
@@ -11,14 +11,16 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/demotest"
 	"github.com/vastdash/vastdash/money"
 )
 
 // unpaced starts the demo server with no pacing anywhere and a service on
 // it with key.
-func unpaced(t *testing.T, key string, timeout time.Duration) (*demoserver.Server, *Service) {
+func unpaced(t *testing.T, key string, timeout time.Duration) (*demoserver.Server, *billing.Service) {
 	t.Helper()
-	srv, s, _ := startDemo(t, demoserver.Options{Contracts: 40, Threshold: -1,
+	srv, s, _ := demotest.Start(t, demoserver.Options{Contracts: 40, Threshold: -1,
 		SettingsThreshold: -1, TypesThreshold: -1, InstancesThreshold: -1}, key,
 		api.WithChargesThreshold(0), api.WithTimeout(timeout),
 		api.WithBackoff(time.Millisecond, time.Millisecond),
@@ -71,18 +73,18 @@ func TestThresholdOfRefusesImplausible(t *testing.T) {
 	}{
 		{api.User{BalanceThreshold: amt(25000), BalanceThresholdEnabled: &on}, true, ""},
 		{api.User{BalanceThreshold: amt(-5000), BalanceThresholdEnabled: &on}, false, "negative"},
-		{api.User{BalanceThreshold: amt(MaxThreshold + 10), BalanceThresholdEnabled: &on}, false, "beyond"},
+		{api.User{BalanceThreshold: amt(billing.MaxThreshold + 10), BalanceThresholdEnabled: &on}, false, "beyond"},
 		{api.User{BalanceThresholdBad: true, BalanceThresholdEnabled: &on}, false, "not an amount"},
 		{api.User{}, false, ""},
 	}
 	for _, c := range cases {
-		th := ThresholdOf(c.u)
+		th := billing.ThresholdOf(c.u)
 		if th.Known != c.known || (c.bad == "") != (th.Bad == "") || !strings.Contains(th.Bad, c.bad) {
-			t.Errorf("ThresholdOf(%+v) = %+v", c.u, th)
+			t.Errorf("billing.ThresholdOf(%+v) = %+v", c.u, th)
 		}
 		// A threshold not believed never makes the credit "low".
 		c.u.Credit = 1
-		if !c.known && LowBalance(c.u) {
+		if !c.known && billing.LowBalance(c.u) {
 			t.Errorf("LowBalance believed %+v", th)
 		}
 	}
@@ -94,7 +96,7 @@ func TestSaveThresholdSendsTwoFieldsAndRereads(t *testing.T) {
 	srv, s := unpaced(t, demoserver.DemoKey, 5*time.Second)
 	ctx := context.Background()
 	a, off := money.Amount(12500), false
-	res, err := s.SaveThreshold(ctx, ThresholdChange{Amount: &a, Enabled: &off})
+	res, err := SaveThreshold(ctx, s, ThresholdChange{Amount: &a, Enabled: &off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func TestSaveThresholdEnabledKeepsFreshAmount(t *testing.T) {
 		t.Fatal(err)
 	}
 	off := false
-	res, err := s.SaveThreshold(ctx, ThresholdChange{Enabled: &off})
+	res, err := SaveThreshold(ctx, s, ThresholdChange{Enabled: &off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,12 +153,12 @@ func TestSaveThresholdRefusals(t *testing.T) {
 	ctx := context.Background()
 	before, _ := srv.BalanceThreshold()
 	a := money.Amount(5000)
-	_, err := s.SaveThreshold(ctx, ThresholdChange{Amount: &a})
+	_, err := SaveThreshold(ctx, s, ThresholdChange{Amount: &a})
 	if !errors.Is(err, api.ErrPermission) {
 		t.Fatalf("read-only key: %v", err)
 	}
-	for _, bad := range []money.Amount{-10, 1, MaxThreshold + 10} {
-		if _, err := s.SaveThreshold(ctx, ThresholdChange{Amount: &bad}); err == nil {
+	for _, bad := range []money.Amount{-10, 1, billing.MaxThreshold + 10} {
+		if _, err := SaveThreshold(ctx, s, ThresholdChange{Amount: &bad}); err == nil {
 			t.Errorf("%v was sent", bad)
 		}
 	}
@@ -176,7 +178,7 @@ func TestSaveThresholdUnknownOutcome(t *testing.T) {
 	srv, s := unpaced(t, demoserver.DemoKey, 300*time.Millisecond)
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: "/api/v0/users", Hang: true})
 	a := money.Amount(33000)
-	res, err := s.SaveThreshold(context.Background(), ThresholdChange{Amount: &a})
+	res, err := SaveThreshold(context.Background(), s, ThresholdChange{Amount: &a})
 	if !errors.Is(err, api.ErrTimeout) || !res.Lost || !res.Read {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -200,7 +202,7 @@ func TestSaveThresholdServerDisagrees(t *testing.T) {
 		return out
 	}})
 	a := money.Amount(40000)
-	res, err := s.SaveThreshold(context.Background(), ThresholdChange{Amount: &a})
+	res, err := SaveThreshold(context.Background(), s, ThresholdChange{Amount: &a})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,8 +212,8 @@ func TestSaveThresholdServerDisagrees(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	s := New(context.Background(), nil, WithLocation(time.UTC),
-		WithClock(func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }))
+	s := billing.New(context.Background(), nil, billing.WithLocation(time.UTC),
+		billing.WithClock(func() time.Time { return time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC) }))
 	defer s.Close()
 	day := func(d int) int64 { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC).Unix() }
 	// $10.001 a day over the 7 complete days: 3 days is $30.003, up to $30.01.
@@ -221,22 +223,22 @@ func TestSuggest(t *testing.T) {
 	}
 	m := s.NewMeter()
 	m.Add(entries)
-	g := m.Suggest(State{Done: true})
+	g := m.Suggest(billing.State{Done: true})
 	if g.Reason != "" || g.Amount != 30010 || g.String() != "3 days of your spend: $30.01" {
 		t.Fatalf("suggestion %+v %q", g, g)
 	}
-	if g := m.Suggest(State{}); g.Reason != "charges still loading" {
+	if g := m.Suggest(billing.State{}); g.Reason != "charges still loading" {
 		t.Errorf("loading: %+v", g)
 	}
-	if g := m.Suggest(State{Done: true, Skipped: 2}); !strings.Contains(g.Reason, "could not be read") {
+	if g := m.Suggest(billing.State{Done: true, Skipped: 2}); !strings.Contains(g.Reason, "could not be read") {
 		t.Errorf("skipped: %+v", g)
 	}
-	if g := s.NewMeter().Suggest(State{Done: true}); g.Reason != "no spend in the last 7 complete days" {
+	if g := s.NewMeter().Suggest(billing.State{Done: true}); g.Reason != "no spend in the last 7 complete days" {
 		t.Errorf("no spend: %+v", g)
 	}
 	huge := s.NewMeter()
-	huge.Add([]api.Charge{{Type: "instance", Source: "instance-2", Start: day(15), End: day(15) + 86399, Amount: 7 * MaxThreshold}})
-	if g := huge.Suggest(State{Done: true}); !strings.Contains(g.Reason, "beyond") {
+	huge.Add([]api.Charge{{Type: "instance", Source: "instance-2", Start: day(15), End: day(15) + 86399, Amount: 7 * billing.MaxThreshold}})
+	if g := huge.Suggest(billing.State{Done: true}); !strings.Contains(g.Reason, "beyond") {
 		t.Errorf("huge: %+v", g)
 	}
 }
@@ -246,7 +248,7 @@ func TestSuggest(t *testing.T) {
 func TestSuggestThresholdDemo(t *testing.T) {
 	_, s := unpaced(t, demoserver.DemoKey, 5*time.Second)
 	ctx := context.Background()
-	g, err := s.SuggestThreshold(ctx, api.ChargesQuery{})
+	g, err := SuggestThreshold(ctx, s, api.ChargesQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +256,7 @@ func TestSuggestThresholdDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := e.Week.PerDay * SuggestDays
+	want := e.Week.PerDay * billing.SuggestDays
 	if g.Reason != "" || g.Amount < want || g.Amount-want >= 10 || g.Amount%10 != 0 {
 		t.Fatalf("suggestion %+v; week burn %v", g, e.Week.PerDay)
 	}

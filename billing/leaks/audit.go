@@ -1,4 +1,9 @@
-package billing
+// Package leaks is the audit: what the account pays for without using it
+// (money leaks), so far from the charges' disk items, and the hosts' price
+// increases waiting for an answer (PendingIncrease, AnswerIncrease). It
+// stands on the billing core, whose shared reading of the instances it
+// reads beside the rate, and whose client and clock it uses.
+package leaks
 
 import (
 	"cmp"
@@ -12,6 +17,7 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -83,7 +89,7 @@ type Leak struct {
 	Since time.Time
 	// SoFar is what it has cost since then, SoFarKnown false when unknown;
 	// SoFarExact says it is the contract's disk items from the charges
-	// (Service.ExactSoFar) rather than PerHour × age.
+	// (ExactSoFar) rather than PerHour × age.
 	SoFar      money.Amount
 	SoFarKnown bool
 	SoFarExact bool
@@ -264,9 +270,6 @@ const (
 	sectionWorkers = "workers"
 )
 
-// NeedsMisc is the permission the serverless endpoints need.
-const NeedsMisc = "misc"
-
 // maxAuditChargePages bounds the charges an audit reads for its stopped
 // instances' and orphan volumes' disk items: 4 pages of 500, 4 s at the
 // charges' pacing. Past them (or without billing_read) so far is
@@ -280,7 +283,7 @@ var (
 	loadingWorker = []string{"loading", "model_loading"}
 )
 
-// Audit reads the instances, volumes, serverless endpoints (their worker
+// Read reads the instances, volumes, serverless endpoints (their worker
 // groups and workers) and pending price increases, each endpoint paced by
 // the client, and finds the leaks; so far is PerHour × age until
 // ExactSoFar reads the charges (the dashboard does that only while its
@@ -289,39 +292,36 @@ var (
 // error; so is an endpoint whose workers the autoscaler did not list, for
 // whatever reason (it is another server). Any other failure of the
 // console (the network, the server) is the error.
-func (s *Service) Audit(ctx context.Context) (Audit, error) {
-	if s.client == nil && s.instances == nil {
-		return Audit{}, errNoClient
-	}
-	a := Audit{AsOf: s.Now()}
-	rd, err := s.readInstances(ctx)
+func Read(ctx context.Context, core *billing.Service) (Audit, error) {
+	a := Audit{AsOf: core.Now()}
+	rd, err := core.Instances(ctx)
 	if err != nil {
 		return Audit{}, err
 	}
-	if rd.needsPermission != "" {
-		a.unreadable(sectionInstances, rd.needsPermission)
+	if rd.NeedsPermission != "" {
+		a.unreadable(sectionInstances, rd.NeedsPermission)
 	}
-	if rd.partial {
-		a.Notes = append(a.Notes, "only the first "+Plural(len(rd.instances), "instance", "instances")+" read")
+	if rd.Partial {
+		a.Notes = append(a.Notes, "only the first "+billing.Plural(len(rd.Instances), "instance", "instances")+" read")
 	}
-	if rd.skipped > 0 {
-		a.Notes = append(a.Notes, Plural(rd.skipped, "instance", "instances")+" the server sent could not be read")
+	if rd.Skipped > 0 {
+		a.Notes = append(a.Notes, billing.Plural(rd.Skipped, "instance", "instances")+" the server sent could not be read")
 	}
-	byID := make(map[int64]api.Instance, len(rd.instances))
-	for _, in := range rd.instances {
+	byID := make(map[int64]api.Instance, len(rd.Instances))
+	for _, in := range rd.Instances {
 		byID[in.ID] = in
 	}
 	var vols []api.Volume
 	var eps []endpointReading
 	var incs []api.PriceIncrease
-	if s.client != nil {
-		if vols, err = s.readVolumes(ctx, &a); err != nil {
+	if core.Client() != nil {
+		if vols, err = readVolumes(ctx, core, &a); err != nil {
 			return Audit{}, err
 		}
-		if eps, err = s.readServerless(ctx, &a); err != nil {
+		if eps, err = readServerless(ctx, core, &a); err != nil {
 			return Audit{}, err
 		}
-		if incs, err = s.readIncreases(ctx, &a); err != nil {
+		if incs, err = readIncreases(ctx, core, &a); err != nil {
 			return Audit{}, err
 		}
 	}
@@ -335,7 +335,7 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 	// Without the endpoints (no misc) or some endpoint's workers, any
 	// instance may be a worker: an instance record does not say.
 	_, endpointsUnread := a.missing[sectionServerless]
-	for _, in := range rd.instances {
+	for _, in := range rd.Instances {
 		if workers[in.ID] {
 			continue // counted under its endpoint
 		}
@@ -346,7 +346,7 @@ func (s *Service) Audit(ctx context.Context) (Audit, error) {
 				l.Why += "; may be a serverless worker (the endpoints not read)"
 			case a.workersUnknown > 0:
 				l.MaybeWorker = true
-				l.Why += "; may be a serverless worker (" + Plural(a.workersUnknown, "endpoint's", "endpoints'") + " workers not read)"
+				l.Why += "; may be a serverless worker (" + billing.Plural(a.workersUnknown, "endpoint's", "endpoints'") + " workers not read)"
 			}
 			a.Leaks = append(a.Leaks, l)
 		}
@@ -412,13 +412,13 @@ func (a *Audit) readable(section, perm string, err error) (bool, error) {
 	return false, nil
 }
 
-func (s *Service) readVolumes(ctx context.Context, a *Audit) ([]api.Volume, error) {
-	l, err := s.client.Volumes(ctx)
-	if ok, err := a.readable(sectionVolumes, NeedsInstanceRead, err); !ok {
+func readVolumes(ctx context.Context, core *billing.Service, a *Audit) ([]api.Volume, error) {
+	l, err := core.Client().Volumes(ctx)
+	if ok, err := a.readable(sectionVolumes, billing.NeedsInstanceRead, err); !ok {
 		return nil, err
 	}
 	if l.Skipped > 0 {
-		a.Notes = append(a.Notes, Plural(l.Skipped, "volume", "volumes")+" the server sent could not be read")
+		a.Notes = append(a.Notes, billing.Plural(l.Skipped, "volume", "volumes")+" the server sent could not be read")
 	}
 	return l.Volumes, nil
 }
@@ -438,20 +438,20 @@ type endpointReading struct {
 // down, a gateway's 5xx, a refusal) leaves that endpoint's workers unread,
 // a line in Unreadable, never the whole audit failed; only the context
 // ending is an error there.
-func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReading, error) {
-	el, err := s.client.Endpoints(ctx)
-	if ok, err := a.readable(sectionServerless, NeedsMisc, err); !ok {
+func readServerless(ctx context.Context, core *billing.Service, a *Audit) ([]endpointReading, error) {
+	el, err := core.Client().Endpoints(ctx)
+	if ok, err := a.readable(sectionServerless, billing.NeedsMisc, err); !ok {
 		if err == nil {
 			a.Notes = append(a.Notes, "without the serverless endpoints their workers cannot be told from instances")
 		}
 		return nil, err
 	}
 	if el.Skipped > 0 {
-		a.Notes = append(a.Notes, Plural(el.Skipped, "endpoint", "endpoints")+" the server sent could not be read")
+		a.Notes = append(a.Notes, billing.Plural(el.Skipped, "endpoint", "endpoints")+" the server sent could not be read")
 	}
 	groups := map[int64]int{}
-	gl, err := s.client.WorkerGroups(ctx)
-	if ok, err := a.readable("worker groups", NeedsMisc, err); err != nil {
+	gl, err := core.Client().WorkerGroups(ctx)
+	if ok, err := a.readable("worker groups", billing.NeedsMisc, err); err != nil {
 		return nil, err
 	} else if ok {
 		for _, g := range gl.Items {
@@ -461,7 +461,7 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 	out := make([]endpointReading, 0, len(el.Items))
 	failed := 0
 	for _, e := range el.Items {
-		wl, err := s.client.EndpointWorkers(ctx, e.ID)
+		wl, err := core.Client().EndpointWorkers(ctx, e.ID)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -479,28 +479,28 @@ func (s *Service) readServerless(ctx context.Context, a *Audit) ([]endpointReadi
 			// idle; the workers read are still workers.
 			a.miss(sectionWorkers, "")
 			a.workersUnknown++
-			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+Plural(wl.Skipped, "worker", "workers")+
+			a.Notes = append(a.Notes, "endpoint "+strconv.FormatInt(e.ID, 10)+": "+billing.Plural(wl.Skipped, "worker", "workers")+
 				" the autoscaler sent could not be read: whether it is idle is unknown, and a stopped instance or idle GPU may be one of them")
 		}
 		out = append(out, endpointReading{Endpoint: e, groups: groups[e.ID], workers: wl.Items, whole: wl.Skipped == 0})
 	}
 	if failed > 0 {
-		a.Notes = append(a.Notes, "the autoscaler did not list the workers of "+Plural(failed, "endpoint", "endpoints")+
+		a.Notes = append(a.Notes, "the autoscaler did not list the workers of "+billing.Plural(failed, "endpoint", "endpoints")+
 			": whether they are idle is unknown, and a stopped instance or idle GPU may be one of their workers")
 	}
 	return out, nil
 }
 
-func (s *Service) readIncreases(ctx context.Context, a *Audit) ([]api.PriceIncrease, error) {
-	p, err := s.client.PendingPriceIncreases(ctx)
-	if ok, err := a.readable(sectionIncreases, NeedsInstanceRead, err); !ok {
+func readIncreases(ctx context.Context, core *billing.Service, a *Audit) ([]api.PriceIncrease, error) {
+	p, err := core.Client().PendingPriceIncreases(ctx)
+	if ok, err := a.readable(sectionIncreases, billing.NeedsInstanceRead, err); !ok {
 		return nil, err
 	}
 	if p.Truncated {
 		a.Notes = append(a.Notes, "the server listed only some of the pending price increases")
 	}
 	if p.Skipped > 0 {
-		a.Notes = append(a.Notes, Plural(p.Skipped, "price increase", "price increases")+" the server sent could not be read")
+		a.Notes = append(a.Notes, billing.Plural(p.Skipped, "price increase", "price increases")+" the server sent could not be read")
 	}
 	return p.Items, nil
 }
@@ -589,18 +589,18 @@ func endpointLeak(e endpointReading, byID map[int64]api.Instance) (Leak, bool) {
 		l.PerHourKnown = true
 	}
 	l.Partial = unpriced+noPrice > 0 && l.PerHourKnown
-	l.Why = Plural(live, "ready worker", "ready workers") + ", no traffic"
+	l.Why = billing.Plural(live, "ready worker", "ready workers") + ", no traffic"
 	if cold > 0 {
-		l.Why += "; " + Plural(cold, "cold worker pays", "cold workers pay") + " storage"
+		l.Why += "; " + billing.Plural(cold, "cold worker pays", "cold workers pay") + " storage"
 	}
 	if unpriced > 0 {
-		l.Why += "; " + Plural(unpriced, "worker", "workers") + " not among the instances read"
+		l.Why += "; " + billing.Plural(unpriced, "worker", "workers") + " not among the instances read"
 	}
 	if noPrice > 0 {
-		l.Why += "; " + Plural(noPrice, "cold worker's", "cold workers'") + " storage price not sent"
+		l.Why += "; " + billing.Plural(noPrice, "cold worker's", "cold workers'") + " storage price not sent"
 	}
 	if e.groups > 0 {
-		l.Why += " (" + Plural(e.groups, "worker group", "worker groups") + ")"
+		l.Why += " (" + billing.Plural(e.groups, "worker group", "worker groups") + ")"
 	}
 	l.Why += "; idle since: unknown"
 	return l, true
@@ -611,17 +611,17 @@ func endpointLeak(e endpointReading, byID map[int64]api.Instance) (Leak, bool) {
 // contracts since the oldest leak began. Without billing_read, past the
 // bound, or when the charges fail, so far stays the estimate and a note
 // says so; only the context ending is an error.
-func (s *Service) ExactSoFar(ctx context.Context, a Audit) (Audit, error) {
+func ExactSoFar(ctx context.Context, core *billing.Service, a Audit) (Audit, error) {
 	a.Leaks = slices.Clone(a.Leaks)
 	a.Notes = slices.Clone(a.Notes)
-	if err := s.exactSoFar(ctx, &a); err != nil {
+	if err := exactSoFar(ctx, core, &a); err != nil {
 		return Audit{}, err
 	}
 	a.SoFarRead = true
 	return a, nil
 }
 
-func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
+func exactSoFar(ctx context.Context, core *billing.Service, a *Audit) error {
 	want := map[string]int{}
 	var from time.Time
 	for i, l := range a.Leaks {
@@ -637,7 +637,7 @@ func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 	if len(want) == 0 {
 		return nil
 	}
-	src := source(s, s.pages, (*api.Client).ChargePager, api.ChargesQuery{From: from, To: a.AsOf,
+	src := core.ChargePages(api.ChargesQuery{From: from, To: a.AsOf,
 		Types: []api.ContractType{api.TypeInstance, api.TypeVolume}, Format: api.FormatTable, Limit: api.MaxLimit})
 	if src == nil {
 		return nil
@@ -652,7 +652,7 @@ func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 		case errors.Is(err, api.ErrPagerDone):
 			return nil
 		case errors.Is(err, api.ErrPermission):
-			a.Notes = append(a.Notes, "so far is estimated (rate × age): "+FailReason(err))
+			a.Notes = append(a.Notes, "so far is estimated (rate × age): "+billing.FailReason(err))
 			return nil
 		case ctx.Err() != nil:
 			return err
@@ -662,7 +662,7 @@ func (s *Service) exactSoFar(ctx context.Context, a *Audit) error {
 		}
 		for _, c := range page.Results {
 			i, ok := want[c.Source]
-			if !ok || CheckCharge(&c) != nil {
+			if !ok || billing.CheckCharge(&c) != nil {
 				continue
 			}
 			var disk money.Amount
@@ -779,7 +779,7 @@ func (a Audit) Counted() int { return len(a.Leaks) - a.UncertainCount }
 // leaves out as maybe serverless workers: "56 leaks", "10 leaks, 3 maybe
 // workers".
 func (a Audit) CountText() string {
-	s := Plural(a.Counted(), "leak", "leaks")
+	s := billing.Plural(a.Counted(), "leak", "leaks")
 	if a.UncertainCount > 0 {
 		s += ", " + strconv.Itoa(a.UncertainCount) + " maybe workers"
 	}
@@ -790,7 +790,7 @@ func (a Audit) CountText() string {
 // $2.210/h", and the rows left out as maybe serverless workers when there
 // are some.
 func (a Audit) FoundText() string {
-	s := Plural(a.Counted(), "leak", "leaks") + " found: " + a.TotalText()
+	s := billing.Plural(a.Counted(), "leak", "leaks") + " found: " + a.TotalText()
 	if u := a.UncertainText(); u != "" {
 		s += "; " + u
 	}
@@ -836,11 +836,11 @@ func (e *NotPendingError) Is(target error) bool { return target == api.ErrNotPen
 // an answer, priced as the audit prices it (its instance read for that;
 // unpriced when the key may not list instances). None is a
 // *NotPendingError.
-func (s *Service) PendingIncrease(ctx context.Context, instanceID int64) (PriceChange, error) {
-	if s.client == nil {
-		return PriceChange{}, errNoClient
+func PendingIncrease(ctx context.Context, core *billing.Service, instanceID int64) (PriceChange, error) {
+	if core.Client() == nil {
+		return PriceChange{}, billing.ErrNoClient
 	}
-	p, err := s.client.PendingPriceIncreases(ctx)
+	p, err := core.Client().PendingPriceIncreases(ctx)
 	if err != nil {
 		return PriceChange{}, err
 	}
@@ -848,12 +848,12 @@ func (s *Service) PendingIncrease(ctx context.Context, instanceID int64) (PriceC
 	if i < 0 {
 		return PriceChange{}, &NotPendingError{InstanceID: instanceID}
 	}
-	rd, err := s.readInstances(ctx)
+	rd, err := core.Instances(ctx)
 	if err != nil {
 		return PriceChange{}, err
 	}
 	byID := map[int64]api.Instance{}
-	for _, in := range rd.instances {
+	for _, in := range rd.Instances {
 		if in.ID == instanceID {
 			byID[in.ID] = in
 		}
@@ -892,20 +892,20 @@ func (e *answerUnknownError) Is(target error) bool { return target == ErrAnswerU
 // *NotPendingError; a key without instance_write is api.ErrPermission
 // naming it; an answer whose response was lost (it may have gone through)
 // matches ErrAnswerUnknown.
-func (s *Service) AnswerIncrease(ctx context.Context, pc PriceChange, accept bool) error {
-	if s.client == nil {
-		return errNoClient
+func AnswerIncrease(ctx context.Context, core *billing.Service, pc PriceChange, accept bool) error {
+	if core.Client() == nil {
+		return billing.ErrNoClient
 	}
 	var err error
 	if accept {
-		err = s.client.AcceptPriceIncrease(ctx, pc.ID)
+		err = core.Client().AcceptPriceIncrease(ctx, pc.ID)
 	} else {
-		err = s.client.RejectPriceIncrease(ctx, pc.ID)
+		err = core.Client().RejectPriceIncrease(ctx, pc.ID)
 	}
 	switch {
 	case errors.Is(err, api.ErrNotPending):
 		return &NotPendingError{InstanceID: pc.InstanceID}
-	case err != nil && ctx.Err() == nil && outcomeUnknown(err):
+	case err != nil && ctx.Err() == nil && billing.OutcomeUnknown(err):
 		return &answerUnknownError{instanceID: pc.InstanceID, accept: accept, err: err}
 	}
 	return err

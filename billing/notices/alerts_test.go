@@ -1,4 +1,4 @@
-package billing
+package notices
 
 import (
 	"context"
@@ -10,32 +10,15 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/demotest"
 )
 
 // demo starts the demo server and a service on it.
-func demo(t *testing.T) (*demoserver.Server, *Service, *api.Client) {
+func demo(t *testing.T) (*demoserver.Server, *billing.Service, *api.Client) {
 	t.Helper()
-	return startDemo(t, demoserver.Options{Contracts: 40, Threshold: -1}, demoserver.DemoKey,
+	return demotest.Start(t, demoserver.Options{Contracts: 40, Threshold: -1}, demoserver.DemoKey,
 		api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
-}
-
-// startDemo starts the demo server with opts and a service on it for key,
-// through a client with copts, in UTC on the server's clock; both stop
-// with the test.
-func startDemo(t *testing.T, opts demoserver.Options, key string, copts ...api.Option) (*demoserver.Server, *Service, *api.Client) {
-	t.Helper()
-	srv, err := demoserver.Start(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	client, err := api.New(srv.URL(), key, copts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := New(context.Background(), client, WithLocation(time.UTC), WithClock(srv.Now))
-	t.Cleanup(s.Close)
-	return srv, s, client
 }
 
 // The bug that made this layer: a save sent the copy read at start-up, so
@@ -44,7 +27,7 @@ func TestSaveKeepsChangesMadeElsewhere(t *testing.T) {
 	srv, s, _ := demo(t)
 	ctx := context.Background()
 	id := srv.UserID()
-	if _, err := s.ReadPrefs(ctx, id); err != nil { // what a screen read at start-up
+	if _, err := ReadPrefs(ctx, s, id); err != nil { // what a screen read at start-up
 		t.Fatal(err)
 	}
 
@@ -68,7 +51,7 @@ func TestSaveKeepsChangesMadeElsewhere(t *testing.T) {
 	}
 
 	on, _ := doc.Get(api.LowCreditEmail)
-	res, err := s.SaveSwitches(ctx, id, []Switch{{api.LowCreditEmail, !on}}, false)
+	res, err := SaveSwitches(ctx, s, id, []Switch{{api.LowCreditEmail, !on}}, false)
 	if err != nil || res.Lost || res.Unchanged {
 		t.Fatalf("save: %+v %v", res, err)
 	}
@@ -86,10 +69,10 @@ func TestSaveKeepsChangesMadeElsewhere(t *testing.T) {
 
 func TestSaveOfWhatIsAlreadyThereSendsNothing(t *testing.T) {
 	srv, s, _ := demo(t)
-	doc, _ := s.ReadPrefs(context.Background(), srv.UserID())
+	doc, _ := ReadPrefs(context.Background(), s, srv.UserID())
 	on, _ := doc.Get(api.LowCreditWebhooks)
 	srv.ResetRequests()
-	res, err := s.SaveSwitches(context.Background(), srv.UserID(), []Switch{{api.LowCreditWebhooks, on}}, false)
+	res, err := SaveSwitches(context.Background(), s, srv.UserID(), []Switch{{api.LowCreditWebhooks, on}}, false)
 	if err != nil || !res.Unchanged {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -105,10 +88,10 @@ func TestSaveOfWhatIsAlreadyThereSendsNothing(t *testing.T) {
 func TestSaveWithUnknownOutcomeReadsAgain(t *testing.T) {
 	srv, s, _ := demo(t)
 	id := srv.UserID()
-	doc, _ := s.ReadPrefs(context.Background(), id)
+	doc, _ := ReadPrefs(context.Background(), s, id)
 	on, _ := doc.Get(api.LowCreditEmail)
 	srv.AddFault(demoserver.Fault{Method: "PUT", Path: "/api/v0/users/" + itoa(id) + "/notification-prefs", ResetAfterBytes: 3})
-	res, err := s.SaveSwitches(context.Background(), id, []Switch{{api.LowCreditEmail, !on}}, false)
+	res, err := SaveSwitches(context.Background(), s, id, []Switch{{api.LowCreditEmail, !on}}, false)
 	if err == nil || !res.Lost {
 		t.Fatalf("%+v %v: want an unknown outcome", res, err)
 	}
@@ -125,7 +108,7 @@ func TestSaveRefusesToReplaceANonObject(t *testing.T) {
 			return []byte(`{"success":true,"notification_preferences":{"client":5,"host":{}}}`)
 		}})
 	srv.ResetRequests()
-	_, err := s.SaveSwitches(context.Background(), id, []Switch{{api.LowCreditEmail, true}}, false)
+	_, err := SaveSwitches(context.Background(), s, id, []Switch{{api.LowCreditEmail, true}}, false)
 	if err == nil || !strings.Contains(err.Error(), "client") {
 		t.Fatalf("err %v", err)
 	}
@@ -139,10 +122,10 @@ func TestSaveRefusesToReplaceANonObject(t *testing.T) {
 func TestSaveWithoutGETNeedsForce(t *testing.T) {
 	srv, s, _ := demo(t)
 	srv.SetPrefsGET(false)
-	if _, err := s.SaveSwitches(context.Background(), srv.UserID(), []Switch{{api.LowCreditEmail, true}}, false); !errors.Is(err, ErrPrefsUnreadable) {
+	if _, err := SaveSwitches(context.Background(), s, srv.UserID(), []Switch{{api.LowCreditEmail, true}}, false); !errors.Is(err, ErrPrefsUnreadable) {
 		t.Fatalf("err %v", err)
 	}
-	res, err := s.SaveSwitches(context.Background(), srv.UserID(), []Switch{{api.LowCreditEmail, true}}, true)
+	res, err := SaveSwitches(context.Background(), s, srv.UserID(), []Switch{{api.LowCreditEmail, true}}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

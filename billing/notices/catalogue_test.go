@@ -1,4 +1,4 @@
-package billing
+package notices
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func labels(as Alerts) []string {
 func TestListAlertsNamesGroupsAndLocks(t *testing.T) {
 	srv, s := unpaced(t, demoserver.DemoKey, 5*time.Second)
 	ctx := context.Background()
-	doc, err := s.ReadPrefs(ctx, srv.UserID())
+	doc, err := ReadPrefs(ctx, s, srv.UserID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestListAlertsWithoutCatalogue(t *testing.T) {
 			f.Path = "/api/v0/notification-types"
 			srv.AddFault(f)
 			ctx := context.Background()
-			doc, err := s.ReadPrefs(ctx, srv.UserID())
+			doc, err := ReadPrefs(ctx, s, srv.UserID())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestListAlertsWithoutCatalogue(t *testing.T) {
 			}
 			// A save of the switch the catalogue would lock goes ahead: nothing
 			// is known to be locked.
-			if _, err := s.SaveSwitches(ctx, srv.UserID(), []Switch{{Path: api.PrefPath{"client", "payment_failed", "email"}, On: false}}, false); err != nil {
+			if _, err := SaveSwitches(ctx, s, srv.UserID(), []Switch{{Path: api.PrefPath{"client", "payment_failed", "email"}, On: false}}, false); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -155,7 +155,7 @@ func TestListAlertsBoundsAndSanitizes(t *testing.T) {
 func TestSaveSwitchesRefusesLocked(t *testing.T) {
 	srv, s := unpaced(t, demoserver.DemoKey, 5*time.Second)
 	before := srv.Prefs()
-	_, err := s.SaveSwitches(context.Background(), srv.UserID(),
+	_, err := SaveSwitches(context.Background(), s, srv.UserID(),
 		[]Switch{{Path: api.PrefPath{"client", "payment_failed", "email"}, On: false}}, false)
 	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "Payment failed by email is locked") {
 		t.Fatalf("err %v", err)
@@ -183,7 +183,7 @@ func TestSaveAnySwitchFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := api.PrefPath{"host", "machine_offline", "webhooks"}
-	res, err := s.SaveSwitches(ctx, id, []Switch{{Path: p, On: false}}, false)
+	res, err := SaveSwitches(ctx, s, id, []Switch{{Path: p, On: false}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestParseSwitch(t *testing.T) {
 func TestSaveSwitchesRefusesUnknown(t *testing.T) {
 	srv, s := unpaced(t, demoserver.DemoKey, 5*time.Second)
 	ctx := context.Background()
-	_, err := s.SaveSwitches(ctx, srv.UserID(), []Switch{{Path: api.PrefPath{"client", "instance_outbd", "email"}, On: false}}, false)
+	_, err := SaveSwitches(ctx, s, srv.UserID(), []Switch{{Path: api.PrefPath{"client", "instance_outbd", "email"}, On: false}}, false)
 	if !errors.Is(err, ErrNoSuchSwitch) || !strings.Contains(err.Error(), "client.instance_outbd.email") {
 		t.Fatalf("err %v", err)
 	}

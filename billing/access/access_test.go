@@ -1,4 +1,4 @@
-package billing
+package access
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/demotest"
+	"github.com/vastdash/vastdash/billing/leaks"
 )
 
 // accessOpts are a demo server and client with no pacing anywhere.
@@ -49,8 +52,8 @@ func TestCheckAccessPerKey(t *testing.T) {
 		demoserver.KeyNoAccount: "✓✗?✓?✗",
 		demoserver.KeyScoped:    "✓✓?✓?✓",
 	} {
-		srv, s, _ := startDemo(t, accessOpts, key, accessClientOpts()...)
-		a, err := s.CheckAccess(context.Background())
+		srv, s, _ := demotest.Start(t, accessOpts, key, accessClientOpts()...)
+		a, err := Probe(context.Background(), s)
 		if err != nil {
 			t.Fatalf("%s: %v", key, err)
 		}
@@ -65,9 +68,6 @@ func TestCheckAccessPerKey(t *testing.T) {
 				t.Errorf("%s: a probe sent %s %s", key, r.Method, r.Path)
 			}
 		}
-		if known, ok := s.KnownAccess(); !ok || verdicts(known) != want {
-			t.Errorf("%s: not remembered: %v %v", key, known, ok)
-		}
 		if c := a.Checks[2]; c.Permission != UserWrite || !strings.Contains(c.Why, "not tested") {
 			t.Errorf("%s: user_write %+v", key, c)
 		}
@@ -75,20 +75,17 @@ func TestCheckAccessPerKey(t *testing.T) {
 }
 
 func TestCheckAccessWrongKey(t *testing.T) {
-	_, s, _ := startDemo(t, accessOpts, "no-such-key", accessClientOpts()...)
-	_, err := s.CheckAccess(context.Background())
+	_, s, _ := demotest.Start(t, accessOpts, "no-such-key", accessClientOpts()...)
+	_, err := Probe(context.Background(), s)
 	if !errors.Is(err, api.ErrInvalidKey) {
 		t.Fatalf("got %v, want ErrInvalidKey", err)
-	}
-	if _, ok := s.KnownAccess(); ok {
-		t.Fatal("a rejected key's access was remembered")
 	}
 }
 
 func TestCheckAccessServerDown(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	srv.Close()
-	_, err := s.CheckAccess(context.Background())
+	_, err := Probe(context.Background(), s)
 	if !errors.Is(err, api.ErrTransport) || !strings.Contains(s.Explain(err), "cannot reach") {
 		t.Fatalf("got %v (%s)", err, s.Explain(err))
 	}
@@ -97,10 +94,10 @@ func TestCheckAccessServerDown(t *testing.T) {
 // A 403 on one probe is that permission lacking; a 500 on another leaves
 // that one unknown, saying why; the rest still answer.
 func TestCheckAccessOneProbeRefused(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/invoices", Status: 403, Body: `{"success":false,"error":"forbidden","msg":"permission denied"}`})
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Status: 500, Body: `{"msg":"boom"}`})
-	a, err := s.CheckAccess(context.Background())
+	a, err := Probe(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,14 +139,14 @@ func opener(srv *demoserver.Server) func(string) (*api.Client, error) {
 }
 
 func TestMakeScopedKey(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	ctx := context.Background()
-	base, err := s.CheckAccess(ctx)
+	base, err := Probe(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	perms := ScopedPermissions(base, false)
-	got := s.MakeScopedKey(ctx, base, "vastdash (read-only), 2026-11-21", perms, opener(srv))
+	got := MakeScopedKey(ctx, s, base, "vastdash (read-only), 2026-11-21", perms, opener(srv))
 	if got.Kept {
 		t.Fatalf("kept: %s", got.Why)
 	}
@@ -167,13 +164,13 @@ func TestMakeScopedKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	own := New(ctx, client, WithClock(s.now))
+	own := billing.New(ctx, client, billing.WithClock(s.Now))
 	defer own.Close()
-	if a, err := own.Audit(ctx); err != nil || !a.Complete() {
+	if a, err := leaks.Read(ctx, own); err != nil || !a.Complete() {
 		t.Fatalf("the scoped key's audit: %v, unreadable %q", err, a.Unreadable)
 	}
 	// With user_write: the answer's permissions say it, no probe does.
-	got = s.MakeScopedKey(ctx, base, "vastdash (reads, changes alerts)", ScopedPermissions(base, true), opener(srv))
+	got = MakeScopedKey(ctx, s, base, "vastdash (reads, changes alerts)", ScopedPermissions(base, true), opener(srv))
 	if got.Kept || verdicts(got.Access) != "✓✓✓✓✗✓" {
 		t.Fatalf("kept %v (%s), %s", got.Kept, got.Why, verdicts(got.Access))
 	}
@@ -181,10 +178,10 @@ func TestMakeScopedKey(t *testing.T) {
 
 // A key that may not make keys is kept, and its user_write is now known.
 func TestMakeScopedKeyRefused(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.KeyScoped, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.KeyScoped, accessClientOpts()...)
 	ctx := context.Background()
-	base, _ := s.CheckAccess(ctx)
-	got := s.MakeScopedKey(ctx, base, "vastdash", ScopedPermissions(base, false), opener(srv))
+	base, _ := Probe(ctx, s)
+	got := MakeScopedKey(ctx, s, base, "vastdash", ScopedPermissions(base, false), opener(srv))
 	if !got.Kept || !strings.Contains(got.Why, "may not make keys") || got.Access.Verdict(UserWrite) != Denied {
 		t.Fatalf("%+v", got)
 	}
@@ -208,14 +205,14 @@ func TestMakeScopedKeyDeletedWhenAProbeFails(t *testing.T) {
 		}}, "more than asked (billing_write)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+			srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 			ctx := context.Background()
-			base, err := s.CheckAccess(ctx)
+			base, err := Probe(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			srv.AddFault(tc.fault)
-			got := s.MakeScopedKey(ctx, base, "vastdash", ScopedPermissions(base, false), opener(srv))
+			got := MakeScopedKey(ctx, s, base, "vastdash", ScopedPermissions(base, false), opener(srv))
 			if !got.Kept || !strings.Contains(got.Why, tc.why) || !strings.Contains(got.Why, "it was deleted") || !strings.Contains(got.Why, "keeping the pasted key") {
 				t.Fatalf("%+v", got)
 			}
@@ -231,12 +228,12 @@ func TestMakeScopedKeyDeletedWhenAProbeFails(t *testing.T) {
 
 // When the delete fails too, the user is told to delete it by name.
 func TestMakeScopedKeyCannotDelete(t *testing.T) {
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
 	ctx := context.Background()
-	base, _ := s.CheckAccess(ctx)
+	base, _ := Probe(ctx, s)
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`})
 	srv.AddFault(demoserver.Fault{Method: "DELETE", Status: 500, Body: `{"msg":"boom"}`})
-	got := s.MakeScopedKey(ctx, base, "vastdash test key", ScopedPermissions(base, false), opener(srv))
+	got := MakeScopedKey(ctx, s, base, "vastdash test key", ScopedPermissions(base, false), opener(srv))
 	if !got.Kept || !strings.Contains(got.Why, "could not be deleted") || !strings.Contains(got.Why, "vastdash test key") {
 		t.Fatalf("%+v", got)
 	}
@@ -267,9 +264,9 @@ func TestCheckAccessStopsWhenTheServerIsDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(context.Background(), client)
+	s := billing.New(context.Background(), client)
 	defer s.Close()
-	if _, err := s.CheckAccess(context.Background()); !errors.Is(err, api.ErrTransport) {
+	if _, err := Probe(context.Background(), s); !errors.Is(err, api.ErrTransport) {
 		t.Fatalf("got %v", err)
 	}
 	tr.mu.Lock()
@@ -288,7 +285,7 @@ func TestDeleteKeyWhoseAnswerWasLost(t *testing.T) {
 	ctx := context.Background()
 	srv.AddFault(demoserver.Fault{Path: "/api/v1/instances", Times: 1, Status: 403, Body: `{"msg":"permission denied"}`})
 	srv.AddFault(demoserver.Fault{Method: "DELETE", Times: 1, ResetAfterBytes: 1})
-	got := s.MakeScopedKey(ctx, base, "vastdash lost answer", ScopedPermissions(base, false), opener(srv))
+	got := MakeScopedKey(ctx, s, base, "vastdash lost answer", ScopedPermissions(base, false), opener(srv))
 	if !got.Kept || !strings.Contains(got.Why, "it was deleted") || strings.Contains(got.Why, "console") {
 		t.Fatalf("%+v", got)
 	}
@@ -297,12 +294,12 @@ func TestDeleteKeyWhoseAnswerWasLost(t *testing.T) {
 	}
 
 	// A 404 from something else (a proxy) while the key is still there.
-	other := s.MakeScopedKey(ctx, base, "vastdash kept", ScopedPermissions(base, false), opener(srv))
+	other := MakeScopedKey(ctx, s, base, "vastdash kept", ScopedPermissions(base, false), opener(srv))
 	if other.Kept {
 		t.Fatal(other.Why)
 	}
 	srv.AddFault(demoserver.Fault{Method: "DELETE", Times: 1, Status: 404, Body: `{"msg":"no route"}`})
-	if err := s.DeleteKey(ctx, other.Key.ID); err == nil {
+	if err := DeleteKey(ctx, s, other.Key.ID); err == nil {
 		t.Fatal("a key still listed was reported deleted")
 	}
 }
@@ -347,7 +344,7 @@ func TestMakeScopedKeyUnknownOutcome(t *testing.T) {
 			} else {
 				srv.AddFault(tc.fault)
 			}
-			got := s.MakeScopedKey(ctx, base, "vastdash (read-only) on box", ScopedPermissions(base, false), opener(srv))
+			got := MakeScopedKey(ctx, s, base, "vastdash (read-only) on box", ScopedPermissions(base, false), opener(srv))
 			if !got.Kept || !strings.Contains(got.Why, "it was deleted") || strings.Contains(got.Why, "no key was made") {
 				t.Fatalf("%+v", got)
 			}
@@ -366,14 +363,14 @@ func TestMakeScopedKeyUnknownOutcomeUnlisted(t *testing.T) {
 	ctx := context.Background()
 	srv.AddFault(demoserver.Fault{Method: "GET", Path: "/api/v0/auth/apikeys", Status: 500, Body: `{"msg":"boom"}`})
 	srv.AddFault(demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Status: 502, Applied: true, Body: "bad gateway"})
-	got := s.MakeScopedKey(ctx, base, "vastdash (read-only) on box", ScopedPermissions(base, false), opener(srv))
+	got := MakeScopedKey(ctx, s, base, "vastdash (read-only) on box", ScopedPermissions(base, false), opener(srv))
 	if !got.Kept || !strings.Contains(got.Why, "vastdash (read-only) on box") || !strings.Contains(got.Why, "console") || strings.Contains(got.Why, "no key was made") {
 		t.Fatalf("%+v", got)
 	}
 
 	srv.ClearFaults()
 	srv.AddFault(demoserver.Fault{Method: "POST", Path: "/api/v0/auth/apikeys", Times: 1, Status: 400, Body: `{"error":"invalid_permissions","msg":"no"}`})
-	got = s.MakeScopedKey(ctx, base, "vastdash refused", ScopedPermissions(base, false), opener(srv))
+	got = MakeScopedKey(ctx, s, base, "vastdash refused", ScopedPermissions(base, false), opener(srv))
 	if !got.Kept || !strings.Contains(got.Why, "no key was made") {
 		t.Fatalf("%+v", got)
 	}
@@ -419,7 +416,7 @@ func TestMakeScopedKeyChecksTheRights(t *testing.T) {
 			for _, f := range tc.faults {
 				srv.AddFault(f)
 			}
-			got := s.MakeScopedKey(context.Background(), base, "vastdash", ScopedPermissions(base, tc.write), opener(srv))
+			got := MakeScopedKey(context.Background(), s, base, "vastdash", ScopedPermissions(base, tc.write), opener(srv))
 			made := srv.CreatedKeys()
 			if len(made) != 1 {
 				t.Fatalf("made %+v", made)
@@ -439,10 +436,10 @@ func TestMakeScopedKeyChecksTheRights(t *testing.T) {
 
 // verifiedDemo is a demo server, the service of its full key and that
 // key's access, verified.
-func verifiedDemo(t *testing.T) (*demoserver.Server, *Service, Access) {
+func verifiedDemo(t *testing.T) (*demoserver.Server, *billing.Service, Access) {
 	t.Helper()
-	srv, s, _ := startDemo(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
-	base, err := s.CheckAccess(context.Background())
+	srv, s, _ := demotest.Start(t, accessOpts, demoserver.DemoKey, accessClientOpts()...)
+	base, err := Probe(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}

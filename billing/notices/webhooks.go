@@ -1,10 +1,9 @@
-package billing
+package notices
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/sanitize"
 	"github.com/vastdash/vastdash/suggest"
 	"golang.org/x/net/idna"
@@ -54,7 +54,8 @@ var ErrWebhookInput = errors.New("the webhook cannot be saved as typed")
 // inputError is a refusal of the user's input.
 type inputError struct{ msg string }
 
-func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Error() string { return e.msg }
+
 func (e *inputError) Is(target error) bool { return target == ErrWebhookInput }
 
 func bad(msg string) error { return &inputError{msg: msg} }
@@ -64,25 +65,6 @@ func badf(format string, a ...any) error { return bad(fmt.Sprintf(format, a...))
 // resolveTimeout bounds the look-up of a URL's host name: a resolver that
 // hangs must not hold a save.
 const resolveTimeout = 3 * time.Second
-
-// Resolver looks up the addresses of a host name.
-type Resolver func(ctx context.Context, host string) ([]netip.Addr, error)
-
-// WithResolver sets how a webhook URL's host name is looked up before a
-// save, to refuse a name that leads to a private or loopback address. nil
-// looks up nothing: only literal addresses and the localhost names are
-// checked (--demo, which uses no network, and tests). The default is the
-// system's resolver.
-func WithResolver(r Resolver) Option {
-	return func(s *Service) {
-		s.resolve = r
-		s.resolveSet = true
-	}
-}
-
-func systemResolver(ctx context.Context, host string) ([]netip.Addr, error) {
-	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-}
 
 // WebhookInput is a webhook as the user typed it.
 type WebhookInput struct {
@@ -117,7 +99,7 @@ func CheckWebhookName(name string) (string, error) {
 // request: https only, at most 2,048 characters, no credentials, and not
 // a private, loopback or link-local address (a literal one, or one of the
 // localhost names). It returns the URL trimmed. Host names are looked up
-// by Service.CheckWebhook, not here. The error does not repeat the URL,
+// by CheckWebhook, not here. The error does not repeat the URL,
 // which may hold credentials.
 func ParseWebhookURL(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
@@ -333,9 +315,9 @@ func PickedEvents(events []string) ([]string, error) {
 // checkHost looks up a URL's host name and refuses it when any address it
 // leads to is not public. A look-up that fails says nothing: the platform
 // checks too, and a host that does not resolve now may later.
-func (s *Service) checkHost(ctx context.Context, raw string) error {
+func checkHost(ctx context.Context, core *billing.Service, raw string) error {
 	u, err := url.Parse(raw)
-	if err != nil || s.resolver() == nil {
+	if err != nil || core.Resolver() == nil {
 		return err
 	}
 	host := lookupHost(u.Hostname())
@@ -344,7 +326,7 @@ func (s *Service) checkHost(ctx context.Context, raw string) error {
 	}
 	lctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	addrs, err := s.resolver()(lctx, host)
+	addrs, err := core.Resolver()(lctx, host)
 	if err != nil {
 		return nil
 	}
@@ -356,18 +338,11 @@ func (s *Service) checkHost(ctx context.Context, raw string) error {
 	return nil
 }
 
-func (s *Service) resolver() Resolver {
-	if s.resolveSet {
-		return s.resolve
-	}
-	return systemResolver
-}
-
 // CheckWebhook checks everything the user typed for a webhook, in the
 // order a form shows it: the name, the URL (its host name looked up), the
 // events against the catalogue (the session's copy). The spec it returns
 // is what a save sends.
-func (s *Service) CheckWebhook(ctx context.Context, in WebhookInput) (api.WebhookSpec, error) {
+func CheckWebhook(ctx context.Context, core *billing.Service, in WebhookInput) (api.WebhookSpec, error) {
 	name, err := CheckWebhookName(in.Name)
 	if err != nil {
 		return api.WebhookSpec{}, err
@@ -376,10 +351,10 @@ func (s *Service) CheckWebhook(ctx context.Context, in WebhookInput) (api.Webhoo
 	if err != nil {
 		return api.WebhookSpec{}, err
 	}
-	if err := s.checkHost(ctx, u); err != nil {
+	if err := checkHost(ctx, core, u); err != nil {
 		return api.WebhookSpec{}, err
 	}
-	cat, cerr := s.Catalogue(ctx, false)
+	cat, cerr := core.Catalogue(ctx, false)
 	events, err := CheckWebhookEvents(in.Events, cat, cerr)
 	if err != nil {
 		return api.WebhookSpec{}, err
@@ -388,11 +363,11 @@ func (s *Service) CheckWebhook(ctx context.Context, in WebhookInput) (api.Webhoo
 }
 
 // Webhooks reads the account's webhooks.
-func (s *Service) Webhooks(ctx context.Context) (api.WebhookList, error) {
-	if s.client == nil {
-		return api.WebhookList{}, errNoClient
+func Webhooks(ctx context.Context, core *billing.Service) (api.WebhookList, error) {
+	if core.Client() == nil {
+		return api.WebhookList{}, billing.ErrNoClient
 	}
-	return s.client.Webhooks(ctx)
+	return core.Client().Webhooks(ctx)
 }
 
 // ErrWebhookLimit is returned by AddWebhook when the account already has
@@ -415,7 +390,8 @@ func (e *noSuchWebhookError) Error() string {
 }
 
 func (e *noSuchWebhookError) Is(target error) bool { return target == ErrNoSuchWebhook }
-func (e *noSuchWebhookError) Unwrap() error        { return e.cause }
+
+func (e *noSuchWebhookError) Unwrap() error { return e.cause }
 
 // missing tells a 404 on webhook id's own path as what it means: no such
 // webhook (the endpoints exist: the list answered).
@@ -545,9 +521,9 @@ func decide(op webhookOp, res WebhookResult, spec api.WebhookSpec, err error) (W
 
 // reread reads the list after a change (err: the change's error) and
 // fills res: Read and List, and Webhook/Found for id ("" for none).
-func (s *Service) reread(ctx context.Context, res *WebhookResult, id string, err error) error {
-	res.Unknown = err != nil && outcomeUnknown(err)
-	l, rerr := s.client.Webhooks(ctx)
+func reread(ctx context.Context, core *billing.Service, res *WebhookResult, id string, err error) error {
+	res.Unknown = err != nil && billing.OutcomeUnknown(err)
+	l, rerr := core.Client().Webhooks(ctx)
 	if rerr == nil {
 		res.List, res.Read = l, true
 		if id != "" {
@@ -566,11 +542,11 @@ func (s *Service) reread(ctx context.Context, res *WebhookResult, id string, err
 // afterChange is the outcome of a change whose request ended with err: a
 // refusal ends here with nothing read (nothing changed); success, an
 // unknown outcome and a webhook that is already gone read the list again.
-func (s *Service) afterChange(ctx context.Context, res *WebhookResult, id string, err error) error {
-	if err != nil && (ctx.Err() != nil || !outcomeUnknown(err) && !errors.Is(err, api.ErrNotFound)) {
+func afterChange(ctx context.Context, core *billing.Service, res *WebhookResult, id string, err error) error {
+	if err != nil && (ctx.Err() != nil || !billing.OutcomeUnknown(err) && !errors.Is(err, api.ErrNotFound)) {
 		return err
 	}
-	return s.reread(ctx, res, id, err)
+	return reread(ctx, core, res, id, err)
 }
 
 // AddWebhook registers a webhook: the input is checked (CheckWebhook), the
@@ -579,16 +555,16 @@ func (s *Service) afterChange(ctx context.Context, res *WebhookResult, id string
 // unknown and the list read again holds a webhook of this name and URL
 // that held did not, it is returned as Found: it was made, and its secret
 // is lost (rotate it).
-func (s *Service) AddWebhook(ctx context.Context, in WebhookInput, held *api.WebhookList) (WebhookResult, error) {
-	if s.client == nil {
-		return WebhookResult{}, errNoClient
+func AddWebhook(ctx context.Context, core *billing.Service, in WebhookInput, held *api.WebhookList) (WebhookResult, error) {
+	if core.Client() == nil {
+		return WebhookResult{}, billing.ErrNoClient
 	}
-	spec, err := s.CheckWebhook(ctx, in)
+	spec, err := CheckWebhook(ctx, core, in)
 	if err != nil {
 		return WebhookResult{}, err
 	}
 	if held == nil {
-		l, err := s.client.Webhooks(ctx)
+		l, err := core.Client().Webhooks(ctx)
 		if err != nil {
 			return WebhookResult{}, err
 		}
@@ -597,14 +573,14 @@ func (s *Service) AddWebhook(ctx context.Context, in WebhookInput, held *api.Web
 	if len(held.Webhooks)+held.Skipped >= MaxWebhooksPerAccount {
 		return WebhookResult{}, ErrWebhookLimit
 	}
-	w, secret, err := s.client.CreateWebhook(ctx, spec)
+	w, secret, err := core.Client().CreateWebhook(ctx, spec)
 	res := WebhookResult{Secret: secret}
 	if err != nil && !secret.IsZero() {
 		// The answer held a secret and nothing else usable: the webhook
 		// was made. Read the list for it like an unknown outcome.
 		err = fmt.Errorf("the webhook was made, but %w", err)
 	}
-	err = s.afterChange(ctx, &res, w.ID, err)
+	err = afterChange(ctx, core, &res, w.ID, err)
 	switch {
 	case err == nil && !res.Found:
 		res.Webhook, res.Found = w, true // the list did not show it (yet)
@@ -623,9 +599,9 @@ func (s *Service) AddWebhook(ctx context.Context, in WebhookInput, held *api.Web
 // sends the whole record once (a PUT replaces it) and reads the list
 // again. An edit to what the server already holds sends nothing
 // (Unchanged).
-func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) (WebhookResult, error) {
-	if s.client == nil {
-		return WebhookResult{}, errNoClient
+func EditWebhook(ctx context.Context, core *billing.Service, id string, ch WebhookChange) (WebhookResult, error) {
+	if core.Client() == nil {
+		return WebhookResult{}, billing.ErrNoClient
 	}
 	if err := api.CheckWebhookID(id); err != nil {
 		return WebhookResult{}, err
@@ -644,17 +620,17 @@ func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) 
 		if next.URL, err = ParseWebhookURL(*ch.URL); err != nil {
 			return WebhookResult{}, err
 		}
-		if err := s.checkHost(ctx, next.URL); err != nil {
+		if err := checkHost(ctx, core, next.URL); err != nil {
 			return WebhookResult{}, err
 		}
 	}
 	if ch.Events != nil {
-		cat, cerr := s.Catalogue(ctx, false)
+		cat, cerr := core.Catalogue(ctx, false)
 		if next.Events, err = CheckWebhookEvents(ch.Events, cat, cerr); err != nil {
 			return WebhookResult{}, err
 		}
 	}
-	l, err := s.client.Webhooks(ctx)
+	l, err := core.Client().Webhooks(ctx)
 	if err != nil {
 		return WebhookResult{}, err
 	}
@@ -676,39 +652,39 @@ func (s *Service) EditWebhook(ctx context.Context, id string, ch WebhookChange) 
 		return decide(hookEdit, WebhookResult{List: l, Read: true, Webhook: cur, Found: true, Unchanged: true}, spec, nil)
 	}
 	res := WebhookResult{}
-	err = s.afterChange(ctx, &res, id, s.client.UpdateWebhook(ctx, id, spec))
+	err = afterChange(ctx, core, &res, id, core.Client().UpdateWebhook(ctx, id, spec))
 	return decide(hookEdit, res, spec, missing(id, err))
 }
 
 // DeleteWebhook removes webhook id, then reads the list again: Found
 // reports it still listed.
-func (s *Service) DeleteWebhook(ctx context.Context, id string) (WebhookResult, error) {
-	if s.client == nil {
-		return WebhookResult{}, errNoClient
+func DeleteWebhook(ctx context.Context, core *billing.Service, id string) (WebhookResult, error) {
+	if core.Client() == nil {
+		return WebhookResult{}, billing.ErrNoClient
 	}
 	var res WebhookResult
-	err := s.afterChange(ctx, &res, id, s.client.DeleteWebhook(ctx, id))
+	err := afterChange(ctx, core, &res, id, core.Client().DeleteWebhook(ctx, id))
 	return decide(hookDelete, res, api.WebhookSpec{}, missing(id, err))
 }
 
 // RotateWebhookSecret gives webhook id a new signing secret, returned in
 // the result (show it: it comes once), then reads the list again.
-func (s *Service) RotateWebhookSecret(ctx context.Context, id string) (WebhookResult, error) {
-	if s.client == nil {
-		return WebhookResult{}, errNoClient
+func RotateWebhookSecret(ctx context.Context, core *billing.Service, id string) (WebhookResult, error) {
+	if core.Client() == nil {
+		return WebhookResult{}, billing.ErrNoClient
 	}
-	secret, err := s.client.RotateWebhookSecret(ctx, id)
+	secret, err := core.Client().RotateWebhookSecret(ctx, id)
 	res := WebhookResult{Secret: secret}
-	err = s.afterChange(ctx, &res, id, err)
+	err = afterChange(ctx, core, &res, id, err)
 	return decide(hookRotate, res, api.WebhookSpec{}, missing(id, err))
 }
 
 // TestWebhook asks for a test delivery to webhook id.
-func (s *Service) TestWebhook(ctx context.Context, id string) (api.WebhookTest, error) {
-	if s.client == nil {
-		return api.WebhookTest{}, errNoClient
+func TestWebhook(ctx context.Context, core *billing.Service, id string) (api.WebhookTest, error) {
+	if core.Client() == nil {
+		return api.WebhookTest{}, billing.ErrNoClient
 	}
-	res, err := s.client.TestWebhook(ctx, id)
+	res, err := core.Client().TestWebhook(ctx, id)
 	return res, missing(id, err)
 }
 

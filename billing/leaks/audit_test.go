@@ -1,4 +1,4 @@
-package billing
+package leaks
 
 import (
 	"bytes"
@@ -9,13 +9,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/demotest"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -24,10 +24,10 @@ var auditNow = time.Date(2026, 11, 21, 15, 0, 0, 0, time.UTC)
 // auditDemo starts a demo server whose account has the leaks and decoys,
 // every endpoint paced as the real one is but on short thresholds, and a
 // service whose client paces the same way (and takes opts).
-func auditDemo(t *testing.T, key string, opts ...api.Option) (*demoserver.Server, *Service) {
+func auditDemo(t *testing.T, key string, opts ...api.Option) (*demoserver.Server, *billing.Service) {
 	t.Helper()
 	const th = 30 * time.Millisecond
-	srv, s, _ := startDemo(t, demoserver.Options{Contracts: 300, Now: auditNow, Leaks: true,
+	srv, s, _ := demotest.Start(t, demoserver.Options{Contracts: 300, Now: auditNow, Leaks: true,
 		Threshold: th, InstancesThreshold: th, VolumesThreshold: 2 * th, EndpointsThreshold: th, WorkerGroupsThreshold: th},
 		key, append([]api.Option{api.WithChargesThreshold(th), api.WithEndpointThreshold(api.InstancesPath, th),
 			api.WithEndpointThreshold(api.VolumesPath, 2*th), api.WithEndpointThreshold(api.EndpointJobsPath, th),
@@ -37,14 +37,14 @@ func auditDemo(t *testing.T, key string, opts ...api.Option) (*demoserver.Server
 
 // runAudit is the whole audit, as the command runs it: the reading, then
 // so far from the charges.
-func runAudit(t *testing.T, s *Service) Audit {
+func runAudit(t *testing.T, s *billing.Service) Audit {
 	t.Helper()
-	a, err := s.Audit(context.Background())
+	a, err := Read(context.Background(), s)
 	if err == nil {
 		if a.SoFarRead {
 			t.Fatal("the reading read the charges")
 		}
-		a, err = s.ExactSoFar(context.Background(), a)
+		a, err = ExactSoFar(context.Background(), s, a)
 	}
 	if err != nil || !a.SoFarRead {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestAuditIsPacedWithoutRefusals(t *testing.T) {
 	for _, p := range []string{"/api/v1/instances", "/api/v0/volumes", "/api/v0/endptjobs", "/api/v0/workergroups",
 		"/get_endpoint_workers", "/api/v0/instances/pending-price-increases"} {
 		// The instances' one page, answered less than its pace before
-		// the second audit asks, serves both (instancesPage).
+		// the second audit asks, serves both (the core's instancesPage).
 		if seen[p] < 2 && p != "/api/v1/instances" || seen[p] < 1 {
 			t.Errorf("%s asked %d times in two audits", p, seen[p])
 		}
@@ -415,12 +415,12 @@ func TestPriceDeltaDoesNotOverflow(t *testing.T) {
 func TestAnswerIncrease(t *testing.T) {
 	srv, s := auditDemo(t, demoserver.DemoKey)
 	ctx := context.Background()
-	pc, err := s.PendingIncrease(ctx, demoserver.LeakIdleGPU)
+	pc, err := PendingIncrease(ctx, s, demoserver.LeakIdleGPU)
 	if err != nil || pc.ID != demoserver.LeakIncreaseIdle || !pc.Known {
 		t.Fatalf("%+v %v", pc, err)
 	}
 	srv.ResetRequests()
-	if err := s.AnswerIncrease(ctx, pc, true); err != nil {
+	if err := AnswerIncrease(ctx, s, pc, true); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
@@ -428,12 +428,12 @@ func TestAnswerIncrease(t *testing.T) {
 		string(reqs[0].Body) != `{"pending_price_increase_id":`+strconv.FormatInt(demoserver.LeakIncreaseIdle, 10)+`}` {
 		t.Fatalf("requests %+v", reqs)
 	}
-	err = s.AnswerIncrease(ctx, pc, false)
+	err = AnswerIncrease(ctx, s, pc, false)
 	var np *NotPendingError
 	if !errors.As(err, &np) || !errors.Is(err, api.ErrNotPending) || !strings.Contains(err.Error(), "no longer pending") {
 		t.Fatalf("second answer: %v", err)
 	}
-	if _, err := s.PendingIncrease(ctx, demoserver.LeakIdleGPU); !errors.Is(err, api.ErrNotPending) {
+	if _, err := PendingIncrease(ctx, s, demoserver.LeakIdleGPU); !errors.Is(err, api.ErrNotPending) {
 		t.Fatalf("after the answer: %v", err)
 	}
 
@@ -442,78 +442,18 @@ func TestAnswerIncrease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ro := New(ctx, other, WithClock(srv.Now))
+	ro := billing.New(ctx, other, billing.WithClock(srv.Now))
 	t.Cleanup(ro.Close)
-	pc, err = ro.PendingIncrease(ctx, demoserver.LeakBusy)
+	pc, err = PendingIncrease(ctx, ro, demoserver.LeakBusy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ro.AnswerIncrease(ctx, pc, false); !errors.Is(err, api.ErrPermission) || !strings.Contains(err.Error(), "instance_write") {
+	if err := AnswerIncrease(ctx, ro, pc, false); !errors.Is(err, api.ErrPermission) || !strings.Contains(err.Error(), "instance_write") {
 		t.Fatalf("without instance_write: %v", err)
 	}
 	if srv.Decided()[demoserver.LeakIncreaseBusy] {
 		t.Fatal("the refused answer was recorded")
 	}
-}
-
-// gatedInstances serves one page once gate closes, counting the pages
-// asked for.
-type gatedInstances struct {
-	gate   chan struct{}
-	mu     sync.Mutex
-	served int
-}
-
-func (g *gatedInstances) Next(ctx context.Context) (api.Page[api.Instance], error) {
-	<-g.gate
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.served > 0 {
-		return api.Page[api.Instance]{}, api.ErrPagerDone
-	}
-	g.served++
-	return api.Page[api.Instance]{Results: []api.Instance{
-		{ID: 1, Status: "running", IntendedStatus: "running", DPHTotal: 500_000, GPUUtilKnown: true},
-		{ID: 2, Status: "exited", IntendedStatus: "stopped", StorageTotalCost: 20_000, StorageKnown: true},
-	}}, nil
-}
-
-func (g *gatedInstances) Done() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.served > 0
-}
-
-func (g *gatedInstances) Total() int { return -1 }
-
-// The rate and the audit start together (at start, on r, on a refresh):
-// they share one reading of the instances rather than paging the endpoint
-// twice side by side on one pacing budget, which provoked a 429.
-func TestRateAndAuditShareOneInstanceReading(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		src := &gatedInstances{gate: make(chan struct{})}
-		s := New(context.Background(), nil, WithClock(func() time.Time { return auditNow }), WithLocation(time.UTC),
-			withInstances(func() Source[api.Instance] { return src }))
-		defer s.Close()
-		var (
-			rate CurrentRate
-			a    Audit
-			errs [2]error
-			wg   sync.WaitGroup
-		)
-		wg.Add(2)
-		go func() { defer wg.Done(); rate, errs[0] = s.CurrentRate(context.Background()) }()
-		go func() { defer wg.Done(); a, errs[1] = s.Audit(context.Background()) }()
-		synctest.Wait() // both readers wait: one on the page, one on the reading
-		close(src.gate)
-		wg.Wait()
-		if errs[0] != nil || errs[1] != nil {
-			t.Fatal(errs)
-		}
-		if src.served != 1 || rate.PerHour != 500_000 || rate.Storage != 20_000 || len(a.Leaks) != 2 {
-			t.Fatalf("%d pages served; rate %s + %s; leaks %+v", src.served, rate.PerHour.Decimal(), rate.Storage.Decimal(), a.Leaks)
-		}
-	})
 }
 
 // isWorker reports one of the demo's serverless workers.
@@ -646,13 +586,13 @@ func TestAuditStoragePriceMissingIsUnknown(t *testing.T) {
 func TestAnswerIncreaseLostResponse(t *testing.T) {
 	srv, s := auditDemo(t, demoserver.DemoKey)
 	ctx := context.Background()
-	pc, err := s.PendingIncrease(ctx, demoserver.LeakIdleGPU)
+	pc, err := PendingIncrease(ctx, s, demoserver.LeakIdleGPU)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.ResetRequests()
 	srv.AddFault(demoserver.Fault{Method: http.MethodPut, Path: strings.TrimSuffix(api.AcceptPriceIncreasePath, "/"), ResetAfterBytes: 3, Times: 1})
-	err = s.AnswerIncrease(ctx, pc, true)
+	err = AnswerIncrease(ctx, s, pc, true)
 	if errors.Is(err, api.ErrNotPending) || !errors.Is(err, ErrAnswerUnknown) || !strings.Contains(err.Error(), "may have been sent") {
 		t.Fatalf("lost response: %v", err)
 	}
@@ -672,14 +612,14 @@ func TestAuditAutoscalerDown(t *testing.T) {
 	} {
 		srv, s := auditDemo(t, demoserver.DemoKey, api.WithBackoff(time.Millisecond, 5*time.Millisecond))
 		srv.AddFault(f)
-		a, err := s.Audit(context.Background())
+		a, err := Read(context.Background(), s)
 		if err != nil {
 			t.Fatalf("%+v: the audit failed: %v", f, err)
 		}
 		if a.Complete() || !slices.ContainsFunc(a.Unreadable, func(u string) bool { return strings.Contains(u, "'s workers: not read — ") }) {
 			t.Errorf("%+v: unreadable %q", f, a.Unreadable)
 		}
-		if a.Lacks(NeedsMisc) || slices.ContainsFunc(a.Unreadable, func(u string) bool { return strings.Contains(u, "permission") }) {
+		if a.Lacks(billing.NeedsMisc) || slices.ContainsFunc(a.Unreadable, func(u string) bool { return strings.Contains(u, "permission") }) {
 			t.Errorf("%+v: a failure read as a permission: %q", f, a.Unreadable)
 		}
 		if !slices.ContainsFunc(a.Notes, func(n string) bool { return strings.Contains(n, "autoscaler") }) {
@@ -694,7 +634,7 @@ func TestAuditAutoscalerDown(t *testing.T) {
 	srv.AddFault(demoserver.Fault{Path: "/get_endpoint_workers", Hang: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := s.Audit(ctx); err == nil {
+	if _, err := Read(ctx, s); err == nil {
 		t.Error("an audit cut short by its context succeeded")
 	}
 }

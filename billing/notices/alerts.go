@@ -1,10 +1,18 @@
-package billing
+// Package notices is what the account is told and where: the alert
+// switches of the notification preferences (read fresh, changed one by one,
+// written, read again when the outcome is unknown), the catalogue's names
+// for them, the low-balance threshold's parse and save, and the webhooks
+// the alerts deliver to (what one may be, one request per change, what a
+// change came to, the switch whose alert goes nowhere). It stands on the
+// billing core, whose client, catalogue, resolver and charges it uses.
+package notices
 
 import (
 	"context"
 	"errors"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing"
 )
 
 // Switch is one alert switch to set.
@@ -125,11 +133,11 @@ func switchesResult(r SaveResult, sw []Switch, err error) (SaveResult, error) {
 // ReadPrefs reads the preferences document of the account userID. A read
 // that will not succeed by asking again (PrefsUnreadable) is an error
 // matching ErrPrefsUnreadable.
-func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error) {
-	if s.client == nil {
-		return api.Prefs{}, errNoClient
+func ReadPrefs(ctx context.Context, core *billing.Service, userID int64) (api.Prefs, error) {
+	if core.Client() == nil {
+		return api.Prefs{}, billing.ErrNoClient
 	}
-	p, err := s.client.NotificationPrefs(ctx, userID)
+	p, err := core.Client().NotificationPrefs(ctx, userID)
 	if PrefsUnreadable(err) {
 		return p, &unreadableError{cause: err}
 	}
@@ -154,8 +162,8 @@ func (s *Service) ReadPrefs(ctx context.Context, userID int64) (api.Prefs, error
 // not one the catalogue marks mandatory by email (an error matching
 // ErrLocked, before anything is read or sent), nor one the document does
 // not hold, other than low_credit's (ErrNoSuchSwitch, nothing sent).
-func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (SaveResult, error) {
-	cur, readable, err := s.prepareSwitches(ctx, userID, sw, force)
+func SaveSwitches(ctx context.Context, core *billing.Service, userID int64, sw []Switch, force bool) (SaveResult, error) {
+	cur, readable, err := prepareSwitches(ctx, core, userID, sw, force)
 	if err != nil {
 		return switchesResult(SaveResult{Prefs: cur}, sw, err)
 	}
@@ -168,15 +176,15 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 	if readable && next.Equal(cur) {
 		return switchesResult(SaveResult{Prefs: cur, Unchanged: true}, sw, nil)
 	}
-	got, err := s.client.SetNotificationPrefs(ctx, userID, next)
+	got, err := core.Client().SetNotificationPrefs(ctx, userID, next)
 	if err == nil {
 		return switchesResult(SaveResult{Prefs: got}, sw, nil)
 	}
-	if !outcomeUnknown(err) || ctx.Err() != nil {
+	if !billing.OutcomeUnknown(err) || ctx.Err() != nil {
 		return switchesResult(SaveResult{Prefs: cur}, sw, err)
 	}
 	// The PUT may have landed: ask the server what it holds now.
-	now, rerr := s.client.NotificationPrefs(ctx, userID)
+	now, rerr := core.Client().NotificationPrefs(ctx, userID)
 	if rerr != nil {
 		return switchesResult(SaveResult{Lost: true}, sw, err)
 	}
@@ -187,14 +195,14 @@ func (s *Service) SaveSwitches(ctx context.Context, userID int64, sw []Switch, f
 // written: the locks, the document read (or, forced, an empty one when it
 // cannot be read) and the switches it holds. readable is false for a
 // forced save without the document.
-func (s *Service) prepareSwitches(ctx context.Context, userID int64, sw []Switch, force bool) (cur api.Prefs, readable bool, err error) {
-	if s.client == nil {
-		return cur, false, errNoClient
+func prepareSwitches(ctx context.Context, core *billing.Service, userID int64, sw []Switch, force bool) (cur api.Prefs, readable bool, err error) {
+	if core.Client() == nil {
+		return cur, false, billing.ErrNoClient
 	}
-	if err := s.checkLocks(ctx, sw); err != nil {
+	if err := checkLocks(ctx, core, sw); err != nil {
 		return cur, false, err
 	}
-	cur, err = s.client.NotificationPrefs(ctx, userID)
+	cur, err = core.Client().NotificationPrefs(ctx, userID)
 	switch {
 	case PrefsUnreadable(err) && force:
 		return api.NewPrefs(map[string]any{}), false, nil
@@ -239,15 +247,6 @@ func IsLowCredit(p api.PrefPath) bool {
 		}
 	}
 	return false
-}
-
-// outcomeUnknown reports a failed write that may have reached the server:
-// no complete answer came back, or a 5xx came back after the request was
-// sent — a server (or a gateway before it, with an HTML page) that failed
-// while or after applying it. Only a read tells what it holds.
-func outcomeUnknown(err error) bool {
-	return errors.Is(err, api.ErrTimeout) || errors.Is(err, api.ErrTransport) || errors.Is(err, api.ErrMalformed) ||
-		errors.Is(err, api.ErrServer)
 }
 
 // LockedText is the state of a switch the platform always sends (the
