@@ -759,3 +759,42 @@ func TestDashboardAccountGoneStaysOnTheOpenOne(t *testing.T) {
 		t.Fatalf("exit %d after %d runs (%q): want the second on default, saying why", r.code, len(runs), r.errOut)
 	}
 }
+
+// auth login --account NAME --url X keeps X as the account's own host
+// (url in its table, checked as --url is): the account is read there when
+// VAST_URL points elsewhere, and signing in to it again tries the key
+// there. A --url that is not one is exit 2 with nothing written or sent.
+func TestAuthLoginAccountStoresTheURL(t *testing.T) {
+	f := newAccountsFixture(t)
+	login := func(args ...string) result {
+		return f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, append([]string{"auth", "login", "--with-token", "--yes", "--account", "team2"}, args...)...)
+	}
+	before, _ := os.ReadFile(f.settings)
+	n := f.requests()
+	for _, bad := range []string{"http://example.com", "ftp://" + strings.TrimPrefix(f.url, "http://"), f.url + "/?x=1"} {
+		if r := login("--url", bad); r.code != 2 || f.requests() != n || strings.Contains(r.errOut, labKey) {
+			t.Errorf("--url %s: exit %d %q, %d requests", bad, r.code, r.errOut, f.requests()-n)
+		}
+	}
+	if after, _ := os.ReadFile(f.settings); string(after) != string(before) {
+		t.Errorf("a bad --url changed the settings:\n%s", after)
+	}
+	if _, err := os.Lstat(filepath.Join(f.home, ".config", "vastdash", "keys", "team2")); !os.IsNotExist(err) {
+		t.Errorf("a bad --url saved the key: %v", err)
+	}
+	login("--url", f.url+"/").ok(t)
+	after, _ := os.ReadFile(f.settings)
+	if !strings.HasSuffix(string(after), "[accounts.team2]\nkey_file = '~/.config/vastdash/keys/team2'\nurl = '"+f.url+"'\n") {
+		t.Errorf("the settings became:\n%s", after)
+	}
+	// Nothing listens at VAST_URL now: only the account's url reaches it.
+	t.Setenv("VAST_URL", "http://127.0.0.1:1")
+	r := f.run(t, nil, "credit", "--json", "--account", "team2")
+	if c, _ := creditOf(t, r.out); r.code != 0 || int64(c) != f.team.Credit() {
+		t.Errorf("credit --account team2 at its url: exit %d %s, %v", r.code, r.errOut, c)
+	}
+	login().ok(t)
+	if again, _ := os.ReadFile(f.settings); string(again) != string(after) {
+		t.Errorf("signing in again changed the settings:\n%s", again)
+	}
+}

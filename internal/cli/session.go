@@ -231,6 +231,11 @@ func loadConfig(env config.Env, f config.Flags, key *config.Secret) (config.Conf
 	if err != nil {
 		return config.Config{}, err
 	}
+	if a, ok := settings.Account(f.Account); ok && a.URL != "" && strings.TrimSpace(f.URL) == "" {
+		// auth login --account again: the key is tried at the host
+		// the account is read at, as loading it would.
+		base = a.URL
+	}
 	return config.Config{Key: *key, BaseURL: base, Settings: settings}, nil
 }
 
