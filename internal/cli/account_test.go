@@ -798,3 +798,76 @@ func TestAuthLoginAccountStoresTheURL(t *testing.T) {
 		t.Errorf("signing in again changed the settings:\n%s", again)
 	}
 }
+
+// Each account keeps its own Charges cursor across a switch: default's
+// cursor moved well down its rows, then lab's, then default again and lab
+// again: each opens on the contract its cursor was on (loading up to it),
+// not on the first row.
+func TestDashboardAccountKeepsItsChargesCursor(t *testing.T) {
+	f := newAccountsFixture(t)
+	cursorRow := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "›") {
+				return l
+			}
+		}
+		return ""
+	}
+	// down moves the cursor n rows, one at a time, and is its row.
+	down := func(p *dashboardProbe, n int) string {
+		row := cursorRow(p.waitFor(t, "the Charges rows", func(s string) bool { return cursorRow(s) != "" }))
+		for range n {
+			p.prog.Send(key('j'))
+			was := row
+			row = cursorRow(p.waitFor(t, "the cursor to move", func(s string) bool { return cursorRow(s) != was && cursorRow(s) != "" }))
+		}
+		return row
+	}
+	open := func(p *dashboardProbe, name string) {
+		p.prog.Send(key('0'))
+		p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+		for _, k := range []rune{'g', 'j'} { // default is the first row, lab the second
+			if name == "default" && k == 'j' {
+				break
+			}
+			p.prog.Send(key(k))
+		}
+		p.waitFor(t, "the cursor on "+name, func(s string) bool { return strings.HasPrefix(lineWith(s, " "+name+" "), "▸") })
+		p.prog.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	}
+	var kept = map[string]string{}
+	runs := 0
+	tweak := func(e *env) {
+		e.isTerminal = func(io.Writer) bool { return true }
+		e.tty = func() bool { return true }
+		e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+			runs++
+			p := startProbe(base, ctx, opts, events)
+			name := opts.Accounts.Current
+			p.prog.Send(key('2'))
+			switch runs {
+			case 1, 2:
+				kept[name] = down(p, 40-runs*10) // past the first screen
+				open(p, map[string]string{"default": "lab", "lab": "default"}[name])
+			default:
+				s := p.waitFor(t, name+"'s cursor where it was", func(s string) bool { return cursorRow(s) == kept[name] })
+				if !strings.Contains(s, "lab @ ") != (name == "default") {
+					t.Errorf("not on %s:\n%s", name, s)
+				}
+				if runs == 3 {
+					open(p, "lab")
+				} else {
+					p.prog.Send(key('q'))
+				}
+			}
+			return p.end(t)
+		}
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || runs != 4 {
+		t.Fatalf("exit %d after %d runs, stderr %q", r.code, runs, r.errOut)
+	}
+	if kept["default"] == kept["lab"] || kept["default"] == "" {
+		t.Errorf("the rows kept: %q", kept)
+	}
+}

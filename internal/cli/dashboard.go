@@ -86,6 +86,7 @@ func (x *execution) runDashboard(base context.Context, s *Session, roll *account
 	// status line and ignored.
 	ctx.State = config.NewStateStore(s.statePath())
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
+	ctx.Cursor = roll.cursor(s.Account) // and the cursor, for this run
 	opts := ui.Options{Host: s.headerName(), Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
 		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme),
 		Warning: warning, Accounts: roll.options(s)}

@@ -24,6 +24,25 @@ type accountsReader struct {
 	// own is the session the dashboard shows: its account is read
 	// through it, sharing its feeds, rather than a second session on it.
 	own *Session
+	// cursors are each account's Charges cursor (its contract), kept
+	// across switches for as long as the dashboard command runs; touched
+	// only between the dashboard's runs and by the one running.
+	cursors map[string]*string
+}
+
+// cursor is where the Charges cursor of the account name is kept, nil
+// without the Accounts screen (no switch to come back from).
+func (r *accountsReader) cursor(name string) *string {
+	if r == nil {
+		return nil
+	}
+	if r.cursors == nil {
+		r.cursors = map[string]*string{}
+	}
+	if r.cursors[name] == nil {
+		r.cursors[name] = new(string)
+	}
+	return r.cursors[name]
 }
 
 // newAccountsReader is the reader for the dashboard on s, nil when the screen is
