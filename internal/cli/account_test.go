@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/vastdash/vastdash/ui"
 	"github.com/vastdash/vastdash/ui/accounts"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/signin"
 )
 
 // The keys of the accounts fixture: the personal account is reached by
@@ -605,6 +607,9 @@ func (p *dashboardProbe) end(t *testing.T) error {
 		if err == nil && p.m.SwitchTo() != "" {
 			return ui.SwitchAccount{Name: p.m.SwitchTo()}
 		}
+		if err == nil && p.m.Adding() {
+			return ui.AddAccount{}
+		}
 		return err
 	case <-time.After(30 * time.Second):
 		t.Fatal("the dashboard did not end")
@@ -736,8 +741,7 @@ func TestDashboardAccountGoneStaysOnTheOpenOne(t *testing.T) {
 			p := startProbe(base, ctx, opts, events)
 			switch len(runs) {
 			case 1:
-				p.prog.Send(key('0'))
-				p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+				p.rollUp(t)
 				if err := os.Remove(filepath.Join(f.home, ".config", "vastdash", "keys", "lab")); err != nil {
 					t.Error(err)
 				}
@@ -824,8 +828,7 @@ func TestDashboardAccountKeepsItsChargesCursor(t *testing.T) {
 		return row
 	}
 	open := func(p *dashboardProbe, name string) {
-		p.prog.Send(key('0'))
-		p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+		p.rollUp(t)
 		for _, k := range []rune{'g', 'j'} { // default is the first row, lab the second
 			if name == "default" && k == 'j' {
 				break
@@ -869,5 +872,139 @@ func TestDashboardAccountKeepsItsChargesCursor(t *testing.T) {
 	}
 	if kept["default"] == kept["lab"] || kept["default"] == "" {
 		t.Errorf("the rows kept: %q", kept)
+	}
+}
+
+// driveSignIn runs the sign-in screen's model m as a program would, msgs
+// in order, each command's answer delivered before the next message (the
+// spinner's ticks dropped: they only animate). It reports the screen last
+// drawn and whether the screen quit.
+func driveSignIn(m *signin.Model, msgs ...tea.Msg) (string, bool) {
+	quit := false
+	var deliver func(tea.Msg)
+	run := func(cmd tea.Cmd) {
+		if cmd != nil {
+			deliver(cmd())
+		}
+	}
+	deliver = func(msg tea.Msg) {
+		switch msg := msg.(type) {
+		case nil, spinner.TickMsg:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				run(c)
+			}
+		case tea.QuitMsg:
+			quit = true
+		default:
+			_, cmd := m.Update(msg)
+			run(cmd)
+		}
+	}
+	for _, msg := range append([]tea.Msg{tea.WindowSizeMsg{Width: 80, Height: 24}}, msgs...) {
+		deliver(msg)
+	}
+	return ansi.Strip(m.View().Content), quit
+}
+
+// typed is text typed key by key, then enter.
+func typed(text string) []tea.Msg {
+	var msgs []tea.Msg
+	for _, r := range text {
+		msgs = append(msgs, key(r))
+	}
+	return append(msgs, tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+// + on the Accounts screen adds an account with the sign-in screen: a name
+// the settings have already (or not a name) is refused there; the key is
+// saved as auth login --account saves it (keys/NAME 0600, the table
+// appended, the settings' text kept) and the dashboard opens on the new
+// account at once, which the roll-up then shows.
+func TestDashboardAddsAnAccount(t *testing.T) {
+	f := newAccountsFixture(t)
+	before, err := os.ReadFile(f.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := money.Amount(f.team.Credit()).Credit()
+	var runs []ui.Options
+	var refused []string
+	added := false
+	tweak := func(e *env) {
+		e.runSignIn = func(base context.Context, o signin.Options) (signin.Result, error) {
+			added = true
+			for _, name := range []string{"lab", "default", "LAB", "a b", "con"} {
+				if _, err := o.AddAccount(name); err == nil {
+					t.Errorf("the name %q was taken", name)
+				} else {
+					refused = append(refused, err.Error())
+				}
+			}
+			m := signin.New(base, o)
+			msgs := append(typed("team2"), tea.PasteMsg{Content: labKey + "\n"}, tea.KeyPressMsg{Code: tea.KeyEnter})
+			if s, _ := driveSignIn(m, msgs...); !strings.Contains(s, "The key works") {
+				t.Errorf("the key was not verified:\n%s", s)
+			}
+			if _, quit := driveSignIn(m, tea.KeyPressMsg{Code: tea.KeyEnter}); !quit {
+				t.Error("the sign-in did not end on save")
+			}
+			return m.Result(), nil
+		}
+		onProbes(t, e, &runs, func(n int, p *dashboardProbe) {
+			if n == 1 {
+				p.rollUp(t)
+				p.prog.Send(key('+'))
+				return
+			}
+			s := p.waitFor(t, "team2's credit on the Overview", func(s string) bool { return strings.Contains(lineWith(s, "Credit "), team) })
+			if head := strings.Split(s, "\n")[0]; !strings.Contains(head, "team2 @ ") {
+				t.Errorf("the header does not name team2: %q", head)
+			}
+			p.prog.Send(key('0'))
+			s = p.waitFor(t, "team2 in the roll-up", contains(" team2 ●"))
+			if !strings.Contains(lineWith(s, " team2 ●"), team) {
+				t.Errorf("team2's row:\n%s", s)
+			}
+			p.prog.Send(key('q'))
+		})
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || !added || len(runs) != 2 || runs[1].Accounts == nil || runs[1].Accounts.Current != "team2" || !strings.Contains(runs[1].Notice, "account team2 added") {
+		t.Fatalf("exit %d (%q), added %v, %d runs", r.code, r.errOut, added, len(runs))
+	}
+	if len(refused) != 5 || !strings.Contains(refused[0], "there is an account lab already") || !strings.Contains(refused[2], "only in case") || !strings.Contains(refused[3], "letters, digits") {
+		t.Errorf("the refusals: %q", refused)
+	}
+	path := filepath.Join(f.home, ".config", "vastdash", "keys", "team2")
+	if st, err := os.Lstat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v %v", st, err)
+	}
+	after, _ := os.ReadFile(f.settings)
+	if !strings.HasPrefix(string(after), string(before)) || !strings.HasSuffix(string(after), "\n[accounts.team2]\nkey_file = '~/.config/vastdash/keys/team2'\n") {
+		t.Errorf("the settings became:\n%s", after)
+	}
+	if strings.Contains(r.out+r.errOut+string(after)+runs[1].Notice, labKey) {
+		t.Error("the key is shown")
+	}
+}
+
+// rollUp shows the Accounts screen and waits for its figures.
+func (p *dashboardProbe) rollUp(t *testing.T) string {
+	t.Helper()
+	p.prog.Send(key('0'))
+	return p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+}
+
+// onProbes runs each dashboard of a run as a probe on a terminal, its
+// options added to runs, step driving the n-th (from 1) before it ends.
+func onProbes(t *testing.T, e *env, runs *[]ui.Options, step func(n int, p *dashboardProbe)) {
+	e.isTerminal = func(io.Writer) bool { return true }
+	e.tty = func() bool { return true }
+	e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+		*runs = append(*runs, opts)
+		p := startProbe(base, ctx, opts, events)
+		step(len(*runs), p)
+		return p.end(t)
 	}
 }

@@ -50,23 +50,35 @@ func (x *execution) dashboard() error {
 		err = x.runDashboard(base, s, roll, events, signedIn, warning)
 		s.Close()
 		var sw ui.SwitchAccount
-		if !errors.As(err, &sw) {
+		switch {
+		case errors.As(err, &ui.AddAccount{}):
+			// + on the Accounts screen: the sign-in screen adds one, and
+			// the dashboard opens on it (on this one again if not).
+			left := false
+			if sw.Name, signedIn, left, err = x.addAccount(base, s.Account); err != nil || left {
+				return err
+			}
+		case errors.As(err, &sw):
+			signedIn = signin.Result{}
+		default:
 			return uiError(err)
 		}
 		// Another account chosen on the Accounts screen: its own session
 		// (key, ledger, remembered filters), the dashboard again on it.
 		was := s.Account
 		g.flags.Account = sw.Name
-		signedIn, warning = signin.Result{}, ""
+		warning = ""
 		if s, err = open(); err != nil {
 			// Its key went since the roll-up read it: back to the one
 			// that was open, saying why.
 			warning = "not opened: " + sw.Name + ": " + oneLineError(err)
-			g.flags.Account = was
+			g.flags.Account, signedIn = was, signin.Result{}
 			if s, err = open(); err != nil {
 				return err
 			}
 		}
+		// The accounts as the settings now say (one added).
+		roll = x.rollAgain(roll, s)
 	}
 }
 
