@@ -1008,3 +1008,39 @@ func onProbes(t *testing.T, e *env, runs *[]ui.Options, step func(n int, p *dash
 		return p.end(t)
 	}
 }
+
+// A key signed in with auth login --account is remembered as its
+// account's there and then (the user id its verification read, beside the
+// ledgers, in a file named by the key's digest): its first run reopens the
+// account's ledger in at most 3 requests in all, the account not read
+// again, and no file holds the key.
+func TestSecondKeySignedInReopensTheLedgerInThreeRequests(t *testing.T) {
+	f := newAccountsFixture(t)
+	data := t.TempDir()
+	args := append([]string{"charges", "--output", "csv"}, wholeSpan()...)
+	first := f.run(t, withLedger(t, data), args...)
+	first.ok(t)
+	f.run(t, withLedger(t, data, func(e *env) { e.stdin = strings.NewReader(demoserver.KeyScoped + "\n") }),
+		"auth", "login", "--with-token", "--account", "second").ok(t)
+	f.personal.ResetRequests()
+	second := f.run(t, withLedger(t, data), append(args, "--account", "second")...)
+	second.ok(t)
+	if second.out != first.out {
+		t.Error("the second key's answer differs from the first's")
+	}
+	if n, who := len(f.personal.Requests()), f.personal.CountPath("/api/v0/users/current"); n > 3 || who != 0 {
+		t.Errorf("the second key's first run sent %d requests (%d for the account), want ≤ 3 and none", n, who)
+	}
+	if got := ledgerFiles(t, data); len(got) != 1 {
+		t.Errorf("ledgers: %v, want the account's alone", got)
+	}
+	_ = filepath.WalkDir(data, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			if strings.Contains(path+string(b), demoserver.KeyScoped) {
+				t.Errorf("the key is in %s", path)
+			}
+		}
+		return nil
+	})
+}

@@ -620,10 +620,16 @@ func (si *signIn) save(key config.Secret, replace bool) (string, error) {
 	path, err := si.saveKey(key, replace)
 	si.mu.Lock()
 	defer si.mu.Unlock()
-	if err == nil && si.pending != nil && si.pending.Key.Reveal() == key.Reveal() {
+	if err != nil {
+		return path, err
+	}
+	who := si.access.UserID // the key verified, unless the one made for vastdash
+	if si.pending != nil && si.pending.Key.Reveal() == key.Reveal() {
+		who = si.pending.Access.UserID
 		si.pending = nil
 	}
-	return path, err
+	si.sess.rememberUser(key.Reveal(), who)
+	return path, nil
 }
 
 // discard deletes a key made for vastdash that will not be used; one that

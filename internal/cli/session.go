@@ -73,6 +73,10 @@ type Session struct {
 	// ledgerDir the folder it is in.
 	ledgerIdentity func() (ledger.Identity, error)
 	ledgerDir      string
+	// ledgerHost is the API host the run's ledgers are named by, "" when
+	// the run keeps none (the demo, the ledger setting off): a sign-in
+	// remembers there whose account a key it saved is (rememberUser).
+	ledgerHost string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -306,6 +310,9 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 		s.LedgerPath = ledger.Path(dir, id)
 	}
 	s.ledgerDir = dir
+	if s.Settings.Ledger && e.ledger && !g.demo {
+		s.ledgerHost = host
+	}
 	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}
