@@ -1044,3 +1044,39 @@ func TestSecondKeySignedInReopensTheLedgerInThreeRequests(t *testing.T) {
 		return nil
 	})
 }
+
+// esc at the added account's name goes back to the dashboard on the
+// account that was open, its roll-up kept, nothing written.
+func TestDashboardAddAccountCancelled(t *testing.T) {
+	f := newAccountsFixture(t)
+	before, _ := os.ReadFile(f.settings)
+	var runs []ui.Options
+	reads := 0
+	r := f.run(t, func(e *env) {
+		e.runSignIn = func(base context.Context, o signin.Options) (signin.Result, error) {
+			m := signin.New(base, o)
+			if _, quit := driveSignIn(m, key('x'), tea.KeyPressMsg{Code: tea.KeyEscape}); !quit {
+				t.Error("esc did not leave")
+			}
+			return m.Result(), nil
+		}
+		onProbes(t, e, &runs, func(n int, p *dashboardProbe) {
+			p.rollUp(t)
+			if n == 1 {
+				reads = f.keyRequests("old")
+				p.prog.Send(key('+'))
+				return
+			}
+			if got := f.keyRequests("old"); got != reads {
+				t.Errorf("the roll-up was read again: %d requests", got-reads)
+			}
+			p.prog.Send(key('q'))
+		})
+	})
+	if r.code != 0 || len(runs) != 2 || runs[1].Accounts.Current != "default" || runs[1].Notice != "" {
+		t.Fatalf("exit %d (%q) after %d runs", r.code, r.errOut, len(runs))
+	}
+	if after, _ := os.ReadFile(f.settings); string(after) != string(before) {
+		t.Errorf("the settings changed:\n%s", after)
+	}
+}
