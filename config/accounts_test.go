@@ -138,7 +138,7 @@ func TestAccountNamesDifferingInCaseAreRefused(t *testing.T) {
 	}
 	env = accountsEnv(t, nil, "")
 	before, _ := LoadSettings(env, "")
-	if _, err := AddAccount(env, "", "LAB", filepath.Join(env.HomeDir, ".config", "vastdash", "keys", "LAB")); err == nil {
+	if _, err := AddAccount(env, "", "LAB", filepath.Join(env.HomeDir, ".config", "vastdash", "keys", "LAB"), ""); err == nil {
 		t.Error("AddAccount LAB beside lab: no error")
 	}
 	if after, err := LoadSettings(env, ""); err != nil || len(after.Accounts) != len(before.Accounts) {

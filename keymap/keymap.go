@@ -188,6 +188,7 @@ var Actions = []Action{
 	{"secret-copy", []string{"y"}, "copy secret", SecretPanel},
 	{"secret-close", []string{"esc", "enter"}, "close", SecretPanel},
 	{"account-open", []string{"enter"}, "open this account", AccountRows},
+	{"account-add", []string{"+"}, "add an account", AccountRows},
 	{"answer-accept", []string{"A"}, "accept increase", Leaks},
 	{"answer-reject", []string{"X"}, "reject increase", Leaks},
 	{"signin-verify", []string{"enter"}, "verify", SignInField},

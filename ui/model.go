@@ -113,6 +113,7 @@ type Model struct {
 	// switchTo the account its enter chose, which ends the program.
 	accounts      *accounts.Model
 	switchAccount string
+	adding        bool // its + asked to add an account, which ends the program
 	active        screenID
 	// rng is the dashboard's range: the Charges screen's filters and the
 	// Overview's figures show it, the Notifications' suggestion reads it.
@@ -258,6 +259,17 @@ func (s SwitchAccount) Error() string { return "switch to the account " + s.Name
 // SwitchTo is the account the Accounts screen's enter chose, which ended
 // the program; "" when it ended otherwise.
 func (m *Model) SwitchTo() string { return m.switchAccount }
+
+// Adding reports that the Accounts screen asked to add an account, which
+// ended the program: Run's answer is an AddAccount.
+func (m *Model) Adding() bool { return m.adding }
+
+// AddAccount is Run's answer when the user asked on the Accounts screen
+// to add an account: the caller runs the sign-in screen for it, then the
+// dashboard again.
+type AddAccount struct{}
+
+func (AddAccount) Error() string { return "add an account" }
 
 // Init requests the account (under Run: hands over the answer of the
 // request Run already sent), starts every screen's first load and asks the
@@ -430,6 +442,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return m.switchTo(screenOverview) // already open: its figures are here
 		}
 		m.switchAccount = msg.Name
+		return tea.Quit
+
+	case accounts.AddMsg:
+		m.adding = true
 		return tea.Quit
 
 	case shared.RevealMsg:

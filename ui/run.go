@@ -57,7 +57,7 @@ var ErrInterrupted = errors.New("interrupted")
 
 // Run runs the dashboard until the user quits, or until enter on the
 // Accounts screen chose another account: then its answer is a
-// SwitchAccount naming it. base is cancelled on return so
+// SwitchAccount naming it (an AddAccount when + there asked for one). base is cancelled on return so
 // requests still in flight end with it; ctx.Billing must be set (its
 // service is the caller's to close). The account request leaves first,
 // before the terminal is set up (see earlyAccount).
@@ -84,6 +84,9 @@ func Run(base context.Context, ctx *shared.Context, opts Options, events *Events
 	err := runProgram(base, m, events, progOpts...)
 	if err == nil && m.SwitchTo() != "" {
 		return SwitchAccount{Name: m.SwitchTo()}
+	}
+	if err == nil && m.Adding() {
+		return AddAccount{}
 	}
 	return err
 }

@@ -49,7 +49,7 @@ func (si *signIn) checkAccount() error {
 	}
 	// What would keep the table from being added is said now, with
 	// nothing sent and no key saved, not after both (exit 2 promises it).
-	return config.CheckAddAccount(env, si.x.globals.flags.ConfigFile, si.account, want)
+	return config.CheckAddAccount(env, si.x.globals.flags.ConfigFile, si.account, want, si.x.globals.flags.URL)
 }
 
 // saveKey saves key where this sign-in keeps it: the vastai CLI's file, or
@@ -62,12 +62,13 @@ func (si *signIn) saveKey(key config.Secret, replace bool) (string, error) {
 }
 
 // addAccount names the account's key file in the settings, appending its
-// table; nothing for the usual key.
+// table, with the --url it was signed in at (the account's own host from
+// then on); nothing for the usual key.
 func (si *signIn) addAccount(keyFile string) error {
 	if si.account == "" {
 		return nil
 	}
-	if _, err := config.AddAccount(config.DefaultEnv(), si.x.globals.flags.ConfigFile, si.account, keyFile); err != nil {
+	if _, err := config.AddAccount(config.DefaultEnv(), si.x.globals.flags.ConfigFile, si.account, keyFile, si.x.globals.flags.URL); err != nil {
 		return configError(err)
 	}
 	return nil

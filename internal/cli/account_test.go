@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/vastdash/vastdash/ui"
 	"github.com/vastdash/vastdash/ui/accounts"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/signin"
 )
 
 // The keys of the accounts fixture: the personal account is reached by
@@ -605,6 +607,9 @@ func (p *dashboardProbe) end(t *testing.T) error {
 		if err == nil && p.m.SwitchTo() != "" {
 			return ui.SwitchAccount{Name: p.m.SwitchTo()}
 		}
+		if err == nil && p.m.Adding() {
+			return ui.AddAccount{}
+		}
 		return err
 	case <-time.After(30 * time.Second):
 		t.Fatal("the dashboard did not end")
@@ -736,8 +741,7 @@ func TestDashboardAccountGoneStaysOnTheOpenOne(t *testing.T) {
 			p := startProbe(base, ctx, opts, events)
 			switch len(runs) {
 			case 1:
-				p.prog.Send(key('0'))
-				p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+				p.rollUp(t)
 				if err := os.Remove(filepath.Join(f.home, ".config", "vastdash", "keys", "lab")); err != nil {
 					t.Error(err)
 				}
@@ -757,5 +761,322 @@ func TestDashboardAccountGoneStaysOnTheOpenOne(t *testing.T) {
 	r := f.run(t, tweak)
 	if r.code != 0 || len(runs) != 2 || runs[1].Accounts.Current != "default" || !strings.Contains(runs[1].Warning, "not opened: lab") {
 		t.Fatalf("exit %d after %d runs (%q): want the second on default, saying why", r.code, len(runs), r.errOut)
+	}
+}
+
+// auth login --account NAME --url X keeps X as the account's own host
+// (url in its table, checked as --url is): the account is read there when
+// VAST_URL points elsewhere, and signing in to it again tries the key
+// there. A --url that is not one is exit 2 with nothing written or sent.
+func TestAuthLoginAccountStoresTheURL(t *testing.T) {
+	f := newAccountsFixture(t)
+	login := func(args ...string) result {
+		return f.run(t, func(e *env) { e.stdin = strings.NewReader(labKey + "\n") }, append([]string{"auth", "login", "--with-token", "--yes", "--account", "team2"}, args...)...)
+	}
+	before, _ := os.ReadFile(f.settings)
+	n := f.requests()
+	for _, bad := range []string{"http://example.com", "ftp://" + strings.TrimPrefix(f.url, "http://"), f.url + "/?x=1"} {
+		if r := login("--url", bad); r.code != 2 || f.requests() != n || strings.Contains(r.errOut, labKey) {
+			t.Errorf("--url %s: exit %d %q, %d requests", bad, r.code, r.errOut, f.requests()-n)
+		}
+	}
+	if after, _ := os.ReadFile(f.settings); string(after) != string(before) {
+		t.Errorf("a bad --url changed the settings:\n%s", after)
+	}
+	if _, err := os.Lstat(filepath.Join(f.home, ".config", "vastdash", "keys", "team2")); !os.IsNotExist(err) {
+		t.Errorf("a bad --url saved the key: %v", err)
+	}
+	login("--url", f.url+"/").ok(t)
+	after, _ := os.ReadFile(f.settings)
+	if !strings.HasSuffix(string(after), "[accounts.team2]\nkey_file = '~/.config/vastdash/keys/team2'\nurl = '"+f.url+"'\n") {
+		t.Errorf("the settings became:\n%s", after)
+	}
+	// Nothing listens at VAST_URL now: only the account's url reaches it.
+	t.Setenv("VAST_URL", "http://127.0.0.1:1")
+	r := f.run(t, nil, "credit", "--json", "--account", "team2")
+	if c, _ := creditOf(t, r.out); r.code != 0 || int64(c) != f.team.Credit() {
+		t.Errorf("credit --account team2 at its url: exit %d %s, %v", r.code, r.errOut, c)
+	}
+	login().ok(t)
+	if again, _ := os.ReadFile(f.settings); string(again) != string(after) {
+		t.Errorf("signing in again changed the settings:\n%s", again)
+	}
+}
+
+// Each account keeps its own Charges cursor across a switch: default's
+// cursor moved well down its rows, then lab's, then default again and lab
+// again: each opens on the contract its cursor was on (loading up to it),
+// not on the first row.
+func TestDashboardAccountKeepsItsChargesCursor(t *testing.T) {
+	f := newAccountsFixture(t)
+	cursorRow := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(l, "›") {
+				return l
+			}
+		}
+		return ""
+	}
+	// down moves the cursor n rows, one at a time, and is its row.
+	down := func(p *dashboardProbe, n int) string {
+		row := cursorRow(p.waitFor(t, "the Charges rows", func(s string) bool { return cursorRow(s) != "" }))
+		for range n {
+			p.prog.Send(key('j'))
+			was := row
+			row = cursorRow(p.waitFor(t, "the cursor to move", func(s string) bool { return cursorRow(s) != was && cursorRow(s) != "" }))
+		}
+		return row
+	}
+	open := func(p *dashboardProbe, name string) {
+		p.rollUp(t)
+		for _, k := range []rune{'g', 'j'} { // default is the first row, lab the second
+			if name == "default" && k == 'j' {
+				break
+			}
+			p.prog.Send(key(k))
+		}
+		p.waitFor(t, "the cursor on "+name, func(s string) bool { return strings.HasPrefix(lineWith(s, " "+name+" "), "▸") })
+		p.prog.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	}
+	var kept = map[string]string{}
+	runs := 0
+	tweak := func(e *env) {
+		e.isTerminal = func(io.Writer) bool { return true }
+		e.tty = func() bool { return true }
+		e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+			runs++
+			p := startProbe(base, ctx, opts, events)
+			name := opts.Accounts.Current
+			p.prog.Send(key('2'))
+			switch runs {
+			case 1, 2:
+				kept[name] = down(p, 40-runs*10) // past the first screen
+				open(p, map[string]string{"default": "lab", "lab": "default"}[name])
+			default:
+				s := p.waitFor(t, name+"'s cursor where it was", func(s string) bool { return cursorRow(s) == kept[name] })
+				if !strings.Contains(s, "lab @ ") != (name == "default") {
+					t.Errorf("not on %s:\n%s", name, s)
+				}
+				if runs == 3 {
+					open(p, "lab")
+				} else {
+					p.prog.Send(key('q'))
+				}
+			}
+			return p.end(t)
+		}
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || runs != 4 {
+		t.Fatalf("exit %d after %d runs, stderr %q", r.code, runs, r.errOut)
+	}
+	if kept["default"] == kept["lab"] || kept["default"] == "" {
+		t.Errorf("the rows kept: %q", kept)
+	}
+}
+
+// driveSignIn runs the sign-in screen's model m as a program would, msgs
+// in order, each command's answer delivered before the next message (the
+// spinner's ticks dropped: they only animate). It reports the screen last
+// drawn and whether the screen quit.
+func driveSignIn(m *signin.Model, msgs ...tea.Msg) (string, bool) {
+	quit := false
+	var deliver func(tea.Msg)
+	run := func(cmd tea.Cmd) {
+		if cmd != nil {
+			deliver(cmd())
+		}
+	}
+	deliver = func(msg tea.Msg) {
+		switch msg := msg.(type) {
+		case nil, spinner.TickMsg:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				run(c)
+			}
+		case tea.QuitMsg:
+			quit = true
+		default:
+			_, cmd := m.Update(msg)
+			run(cmd)
+		}
+	}
+	for _, msg := range append([]tea.Msg{tea.WindowSizeMsg{Width: 80, Height: 24}}, msgs...) {
+		deliver(msg)
+	}
+	return ansi.Strip(m.View().Content), quit
+}
+
+// typed is text typed key by key, then enter.
+func typed(text string) []tea.Msg {
+	var msgs []tea.Msg
+	for _, r := range text {
+		msgs = append(msgs, key(r))
+	}
+	return append(msgs, tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+// + on the Accounts screen adds an account with the sign-in screen: a name
+// the settings have already (or not a name) is refused there; the key is
+// saved as auth login --account saves it (keys/NAME 0600, the table
+// appended, the settings' text kept) and the dashboard opens on the new
+// account at once, which the roll-up then shows.
+func TestDashboardAddsAnAccount(t *testing.T) {
+	f := newAccountsFixture(t)
+	before, err := os.ReadFile(f.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := money.Amount(f.team.Credit()).Credit()
+	var runs []ui.Options
+	var refused []string
+	added := false
+	tweak := func(e *env) {
+		e.runSignIn = func(base context.Context, o signin.Options) (signin.Result, error) {
+			added = true
+			for _, name := range []string{"lab", "default", "LAB", "a b", "con"} {
+				if _, err := o.AddAccount(name); err == nil {
+					t.Errorf("the name %q was taken", name)
+				} else {
+					refused = append(refused, err.Error())
+				}
+			}
+			m := signin.New(base, o)
+			msgs := append(typed("team2"), tea.PasteMsg{Content: labKey + "\n"}, tea.KeyPressMsg{Code: tea.KeyEnter})
+			if s, _ := driveSignIn(m, msgs...); !strings.Contains(s, "The key works") {
+				t.Errorf("the key was not verified:\n%s", s)
+			}
+			if _, quit := driveSignIn(m, tea.KeyPressMsg{Code: tea.KeyEnter}); !quit {
+				t.Error("the sign-in did not end on save")
+			}
+			return m.Result(), nil
+		}
+		onProbes(t, e, &runs, func(n int, p *dashboardProbe) {
+			if n == 1 {
+				p.rollUp(t)
+				p.prog.Send(key('+'))
+				return
+			}
+			s := p.waitFor(t, "team2's credit on the Overview", func(s string) bool { return strings.Contains(lineWith(s, "Credit "), team) })
+			if head := strings.Split(s, "\n")[0]; !strings.Contains(head, "team2 @ ") {
+				t.Errorf("the header does not name team2: %q", head)
+			}
+			p.prog.Send(key('0'))
+			s = p.waitFor(t, "team2 in the roll-up", contains(" team2 ●"))
+			if !strings.Contains(lineWith(s, " team2 ●"), team) {
+				t.Errorf("team2's row:\n%s", s)
+			}
+			p.prog.Send(key('q'))
+		})
+	}
+	r := f.run(t, tweak)
+	if r.code != 0 || !added || len(runs) != 2 || runs[1].Accounts == nil || runs[1].Accounts.Current != "team2" || !strings.Contains(runs[1].Notice, "account team2 added") {
+		t.Fatalf("exit %d (%q), added %v, %d runs", r.code, r.errOut, added, len(runs))
+	}
+	if len(refused) != 5 || !strings.Contains(refused[0], "there is an account lab already") || !strings.Contains(refused[2], "only in case") || !strings.Contains(refused[3], "letters, digits") {
+		t.Errorf("the refusals: %q", refused)
+	}
+	path := filepath.Join(f.home, ".config", "vastdash", "keys", "team2")
+	if st, err := os.Lstat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("the key file: %v %v", st, err)
+	}
+	after, _ := os.ReadFile(f.settings)
+	if !strings.HasPrefix(string(after), string(before)) || !strings.HasSuffix(string(after), "\n[accounts.team2]\nkey_file = '~/.config/vastdash/keys/team2'\n") {
+		t.Errorf("the settings became:\n%s", after)
+	}
+	if strings.Contains(r.out+r.errOut+string(after)+runs[1].Notice, labKey) {
+		t.Error("the key is shown")
+	}
+}
+
+// rollUp shows the Accounts screen and waits for its figures.
+func (p *dashboardProbe) rollUp(t *testing.T) string {
+	t.Helper()
+	p.prog.Send(key('0'))
+	return p.waitFor(t, "the roll-up", contains("total (2 accounts)"))
+}
+
+// onProbes runs each dashboard of a run as a probe on a terminal, its
+// options added to runs, step driving the n-th (from 1) before it ends.
+func onProbes(t *testing.T, e *env, runs *[]ui.Options, step func(n int, p *dashboardProbe)) {
+	e.isTerminal = func(io.Writer) bool { return true }
+	e.tty = func() bool { return true }
+	e.runUI = func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error {
+		*runs = append(*runs, opts)
+		p := startProbe(base, ctx, opts, events)
+		step(len(*runs), p)
+		return p.end(t)
+	}
+}
+
+// A key signed in with auth login --account is remembered as its
+// account's there and then (the user id its verification read, beside the
+// ledgers, in a file named by the key's digest): its first run reopens the
+// account's ledger in at most 3 requests in all, the account not read
+// again, and no file holds the key.
+func TestSecondKeySignedInReopensTheLedgerInThreeRequests(t *testing.T) {
+	f := newAccountsFixture(t)
+	data := t.TempDir()
+	args := append([]string{"charges", "--output", "csv"}, wholeSpan()...)
+	first := f.run(t, withLedger(t, data), args...)
+	first.ok(t)
+	f.run(t, withLedger(t, data, func(e *env) { e.stdin = strings.NewReader(demoserver.KeyScoped + "\n") }),
+		"auth", "login", "--with-token", "--account", "second").ok(t)
+	f.personal.ResetRequests()
+	second := f.run(t, withLedger(t, data), append(args, "--account", "second")...)
+	second.ok(t)
+	if second.out != first.out {
+		t.Error("the second key's answer differs from the first's")
+	}
+	if n, who := len(f.personal.Requests()), f.personal.CountPath("/api/v0/users/current"); n > 3 || who != 0 {
+		t.Errorf("the second key's first run sent %d requests (%d for the account), want ≤ 3 and none", n, who)
+	}
+	if got := ledgerFiles(t, data); len(got) != 1 {
+		t.Errorf("ledgers: %v, want the account's alone", got)
+	}
+	_ = filepath.WalkDir(data, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(path)
+			if strings.Contains(path+string(b), demoserver.KeyScoped) {
+				t.Errorf("the key is in %s", path)
+			}
+		}
+		return nil
+	})
+}
+
+// esc at the added account's name goes back to the dashboard on the
+// account that was open, its roll-up kept, nothing written.
+func TestDashboardAddAccountCancelled(t *testing.T) {
+	f := newAccountsFixture(t)
+	before, _ := os.ReadFile(f.settings)
+	var runs []ui.Options
+	reads := 0
+	r := f.run(t, func(e *env) {
+		e.runSignIn = func(base context.Context, o signin.Options) (signin.Result, error) {
+			m := signin.New(base, o)
+			if _, quit := driveSignIn(m, key('x'), tea.KeyPressMsg{Code: tea.KeyEscape}); !quit {
+				t.Error("esc did not leave")
+			}
+			return m.Result(), nil
+		}
+		onProbes(t, e, &runs, func(n int, p *dashboardProbe) {
+			p.rollUp(t)
+			if n == 1 {
+				reads = f.keyRequests("old")
+				p.prog.Send(key('+'))
+				return
+			}
+			if got := f.keyRequests("old"); got != reads {
+				t.Errorf("the roll-up was read again: %d requests", got-reads)
+			}
+			p.prog.Send(key('q'))
+		})
+	})
+	if r.code != 0 || len(runs) != 2 || runs[1].Accounts.Current != "default" || runs[1].Notice != "" {
+		t.Fatalf("exit %d (%q) after %d runs", r.code, r.errOut, len(runs))
+	}
+	if after, _ := os.ReadFile(f.settings); string(after) != string(before) {
+		t.Errorf("the settings changed:\n%s", after)
 	}
 }

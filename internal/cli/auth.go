@@ -77,6 +77,8 @@ The key is verified before anything is written: the account lookup and one read 
 
 An existing key file is replaced only after asking on the terminal; --yes replaces it without asking, and is needed when stdin is not a terminal (--with-token): without it nothing is sent or written, exit 2.
 
+With --account NAME the key is saved to $XDG_CONFIG_HOME/vastdash/keys/NAME instead and [accounts.NAME] is added to the settings, keeping what they say; --url X adds url = X to it, the account's own host.
+
 --scoped makes a key for vastdash alone with the key given: read billing, the account, instances and serverless endpoints (--alerts: changing alerts too; never instance_write, which could rent instances: answer price increases with your own key or in the console), named so you recognise it in the console, verified with the same reads, and saves that one instead. If the new key fails any of them it is deleted and the key given is saved, and stderr says why and which key is saved: exit 1.`,
 		Args: noArgs,
 		RunE: x.runE(func(*cobra.Command) error {
@@ -619,10 +621,16 @@ func (si *signIn) save(key config.Secret, replace bool) (string, error) {
 	path, err := si.saveKey(key, replace)
 	si.mu.Lock()
 	defer si.mu.Unlock()
-	if err == nil && si.pending != nil && si.pending.Key.Reveal() == key.Reveal() {
+	if err != nil {
+		return path, err
+	}
+	who := si.access.UserID // the key verified, unless the one made for vastdash
+	if si.pending != nil && si.pending.Key.Reveal() == key.Reveal() {
+		who = si.pending.Access.UserID
 		si.pending = nil
 	}
-	return path, err
+	si.sess.rememberUser(key.Reveal(), who)
+	return path, nil
 }
 
 // discard deletes a key made for vastdash that will not be used; one that

@@ -50,23 +50,35 @@ func (x *execution) dashboard() error {
 		err = x.runDashboard(base, s, roll, events, signedIn, warning)
 		s.Close()
 		var sw ui.SwitchAccount
-		if !errors.As(err, &sw) {
+		switch {
+		case errors.As(err, &ui.AddAccount{}):
+			// + on the Accounts screen: the sign-in screen adds one, and
+			// the dashboard opens on it (on this one again if not).
+			left := false
+			if sw.Name, signedIn, left, err = x.addAccount(base, s.Account); err != nil || left {
+				return err
+			}
+		case errors.As(err, &sw):
+			signedIn = signin.Result{}
+		default:
 			return uiError(err)
 		}
 		// Another account chosen on the Accounts screen: its own session
 		// (key, ledger, remembered filters), the dashboard again on it.
 		was := s.Account
 		g.flags.Account = sw.Name
-		signedIn, warning = signin.Result{}, ""
+		warning = ""
 		if s, err = open(); err != nil {
 			// Its key went since the roll-up read it: back to the one
 			// that was open, saying why.
 			warning = "not opened: " + sw.Name + ": " + oneLineError(err)
-			g.flags.Account = was
+			g.flags.Account, signedIn = was, signin.Result{}
 			if s, err = open(); err != nil {
 				return err
 			}
 		}
+		// The accounts as the settings now say (one added).
+		roll = x.rollAgain(roll, s)
 	}
 }
 
@@ -86,6 +98,7 @@ func (x *execution) runDashboard(base context.Context, s *Session, roll *account
 	// status line and ignored.
 	ctx.State = config.NewStateStore(s.statePath())
 	ctx.Remembered, ctx.StateErr = ctx.State.Load()
+	ctx.Cursor = roll.cursor(s.Account) // and the cursor, for this run
 	opts := ui.Options{Host: s.headerName(), Demo: x.globals.demo, Theme: s.Settings.Theme, NoMouse: !s.Settings.Mouse,
 		Refresh: s.Settings.Refresh, NoBell: !s.Settings.Bell, Notice: signedIn.Note, Access: signedIn.Access, Dark: dark(s.Settings.Theme),
 		Warning: warning, Accounts: roll.options(s)}

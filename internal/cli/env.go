@@ -16,6 +16,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ui"
 	"github.com/vastdash/vastdash/ui/shared"
+	"github.com/vastdash/vastdash/ui/signin"
 )
 
 // env is the world one run of the command line meets: where it writes,
@@ -62,6 +63,9 @@ type env struct {
 	// runUI, when not nil, runs the dashboard in place of ui.Run (a
 	// test's program, with its own input and size).
 	runUI func(base context.Context, ctx *shared.Context, opts ui.Options, events *ui.Events) error
+	// runSignIn, when not nil, runs the sign-in screen that adds an
+	// account in place of ui.SignIn (a test's).
+	runSignIn func(base context.Context, o signin.Options) (signin.Result, error)
 }
 
 // processEnv is the env of the process: its standard streams, the wall

@@ -33,7 +33,7 @@ func ledgerIdentity(ctx context.Context, demo bool, dir, host string, client *ap
 	// The key's account, once read, is remembered beside the ledgers (a
 	// file named by the key's digest, holding the user id alone): the
 	// ledger's own commands (ledger, sql) then ask the server nothing.
-	alias := strings.TrimSuffix(ledger.Path(dir, byKey), ".db") + ".account"
+	alias := aliasPath(dir, host, key)
 	return sync.OnceValues(func() (ledger.Identity, error) {
 		if acct := readAlias(alias); acct != "" {
 			return ledger.Identity{Host: host, Account: acct}, nil
@@ -52,6 +52,27 @@ func ledgerIdentity(ctx context.Context, demo bool, dir, host string, client *ap
 		_ = config.WriteFile(alias, []byte(acct+"\n"))
 		return ledger.Identity{Host: host, Account: acct}, nil
 	})
+}
+
+// aliasPath is the file beside the ledgers remembering whose account the
+// key is at host: named by the key's digest, never the key.
+func aliasPath(dir, host, key string) string {
+	byKey := ledger.Identity{Host: host, Account: ledger.KeyDigest(key)}
+	return strings.TrimSuffix(ledger.Path(dir, byKey), ".db") + ".account"
+}
+
+// rememberUser writes beside the ledgers that key (just verified and
+// saved by a sign-in, on this session's host) is the account userID's, as
+// the key's first run would after reading the account: that run then
+// reopens the account's ledger without the read (the second key of an
+// account in at most 3 requests in all). Nothing when the run keeps no
+// ledger, or the key may not read the account (no user id); a file that
+// cannot be written is only the read again.
+func (s *Session) rememberUser(key string, userID int64) {
+	if s == nil || s.ledgerHost == "" || s.ledgerDir == "" || userID <= 0 || userID > maxUserID {
+		return
+	}
+	_ = config.WriteFile(aliasPath(s.ledgerDir, s.ledgerHost, key), []byte("u"+strconv.FormatInt(userID, 10)+"\n"))
 }
 
 // rememberedUserID is the user id of the run's key and host as remembered

@@ -73,6 +73,10 @@ type Session struct {
 	// ledgerDir the folder it is in.
 	ledgerIdentity func() (ledger.Identity, error)
 	ledgerDir      string
+	// ledgerHost is the API host the run's ledgers are named by, "" when
+	// the run keeps none (the demo, the ledger setting off): a sign-in
+	// remembers there whose account a key it saved is (rememberUser).
+	ledgerHost string
 
 	stdout, stderr io.Writer
 	// width is the terminal's width behind stdout, 0 in a pipe.
@@ -231,6 +235,11 @@ func loadConfig(env config.Env, f config.Flags, key *config.Secret) (config.Conf
 	if err != nil {
 		return config.Config{}, err
 	}
+	if a, ok := settings.Account(f.Account); ok && a.URL != "" && strings.TrimSpace(f.URL) == "" {
+		// auth login --account again: the key is tried at the host
+		// the account is read at, as loading it would.
+		base = a.URL
+	}
 	return config.Config{Key: *key, BaseURL: base, Settings: settings}, nil
 }
 
@@ -301,6 +310,9 @@ func (s *Session) openLedger(e *env, cfg config.Env, g globals, o sessionOptions
 		s.LedgerPath = ledger.Path(dir, id)
 	}
 	s.ledgerDir = dir
+	if s.Settings.Ledger && e.ledger && !g.demo {
+		s.ledgerHost = host
+	}
 	if o.noLedger || !s.Settings.Ledger || !e.ledger {
 		return nil
 	}

@@ -60,26 +60,32 @@ type Options struct {
 // Name.
 type SwitchMsg struct{ Name string }
 
+// AddMsg asks the root to add an account (the sign-in screen, naming it
+// first), then open the dashboard on it.
+type AddMsg struct{}
+
 // readMsg is a reading of the roll-up.
 type readMsg struct{ table Table }
 
 // KeyMap lists the screen's bindings, from package keymap's table.
 type KeyMap struct {
-	Up, Down, Top, Bottom, Open, Reload key.Binding
+	Up, Down, Top, Bottom, Open, Add, Reload key.Binding
 }
 
 func newKeyMap(b keymap.Bindings) KeyMap {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return KeyMap{Up: k("up"), Down: k("down"), Top: k("top"), Bottom: shared.BindingAs(b, "bottom", "last row"),
-		Open: k("account-open"), Reload: shared.BindingAs(b, "reload", "read every account again")}
+		Open: k("account-open"), Add: k("account-add"), Reload: shared.BindingAs(b, "reload", "read every account again")}
 }
 
 // ShortHelp is the one-line help.
-func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Up, k.Down, k.Open, k.Reload} }
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Open, k.Add, k.Reload}
+}
 
 // FullHelp groups the bindings.
 func (k KeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Open, k.Reload}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}, {k.Open, k.Add, k.Reload}}
 }
 
 // Model is the Accounts screen.
@@ -195,6 +201,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.read(true)
 	case key.Matches(msg, m.keys.Open):
 		return m.open()
+	case key.Matches(msg, m.keys.Add):
+		return func() tea.Msg { return AddMsg{} }
 	}
 	m.scroll()
 	return nil

@@ -163,7 +163,21 @@ func (m *Model) View() string {
 	if !t.AsOf.IsZero() {
 		heading += " · read " + m.ctx.When(t.AsOf)
 	}
-	heading += " · ● the one open · " + m.ctx.Key("account-open") + " opens another"
+	open, add := " · "+m.ctx.Key("account-open")+" opens another", ""
+	if m.keys.Add.Enabled() {
+		add = " · " + m.ctx.Key("account-add") + " adds one"
+	}
+	// The longest that fits: a narrow terminal says ● in fewer words,
+	// then leaves + to the help.
+	for _, h := range []string{heading + " · ● the one open" + open + add, heading + " · ● open" + open + add} {
+		if shared.Width(h) <= w {
+			heading = h
+			break
+		}
+	}
+	if !strings.Contains(heading, open) {
+		heading += " · ● the one open" + open
+	}
 	out := []string{st.Muted.Render(heading), ""}
 	shown, widths := m.layout(w - prefix)
 	head := strings.Repeat(" ", prefix) + line(Row{}, func(_ Row, i int) string { return columns[i].head }, shown, widths)

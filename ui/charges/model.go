@@ -183,6 +183,7 @@ func (m *Model) styles() *theme.Styles {
 func (m *Model) Init() tea.Cmd {
 	notice, kind := m.notice, m.noticeKind // restore's, which attach drops
 	m.attach(m.takeFeed(false))
+	m.resume()
 	if notice != "" {
 		m.setNotice(kind, notice)
 	}
@@ -326,6 +327,7 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 	}
 	m.sortDue()
 	m.scrollToCursor()
+	m.keepCursor()
 	cmds = append(cmds, m.exportDue(), m.remember())
 	return tea.Batch(append(cmds, m.listen(), m.statusCmd())...)
 }

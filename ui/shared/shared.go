@@ -43,6 +43,11 @@ type Context struct {
 	State      *config.StateStore
 	Remembered config.State
 	StateErr   error
+	// Cursor, when not nil, is where the Charges cursor's contract (its
+	// source) is kept for the next dashboard run on the same account (a
+	// switch on the Accounts screen and back): the screen starts on it
+	// and, alone, writes it as the cursor moves. nil keeps nothing.
+	Cursor *string
 	// Budget is what the user means to spend a month (the settings'
 	// budget); 0 when none.
 	Budget money.Amount

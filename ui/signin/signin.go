@@ -49,6 +49,13 @@ type Funcs struct {
 	// Discard deletes a key Scope made that will not be used (its save
 	// failed), with the key that made it.
 	Discard func(ctx context.Context, id int64) error
+	// AddAccount, when set, makes the screen add an account (the
+	// dashboard's Accounts screen asks for one): it asks the account's
+	// name before the key and gives it here; the answer is where the
+	// key will be saved, as shown, or why the name cannot be used, in the
+	// user's words (not a name, one the settings have already). Check and
+	// Save then write that account's key and its settings table.
+	AddAccount func(name string) (path string, err error)
 }
 
 // Options configure the screen.
@@ -76,6 +83,8 @@ type Result struct {
 	// Access is what the saved key may do, as just verified: the
 	// dashboard need not probe it again.
 	Access *access.Access
+	// Account is the account added (Options.AddAccount), "" otherwise.
+	Account string
 	// Left is set when the user quit (ctrl+c): the dashboard is not
 	// wanted now. A key saved (Saved) stays saved; ctrl+c while a key
 	// for vastdash was made, saved or deleted left once that was
@@ -108,6 +117,7 @@ type state int
 
 const (
 	enterKey  state = iota // the field has the keyboard
+	enterName              // adding an account: its name's field has the keyboard
 	verifying              // the key is being checked
 	verified               // the key works: its access shown, save or make one
 	asking                 // a key file exists: replace it?
@@ -127,15 +137,15 @@ const (
 )
 
 type keys struct {
-	verify, clear, quit, force key.Binding
-	save, scoped, alerts, back key.Binding
-	replace, keep              key.Binding
+	verify, next, clear, quit, force key.Binding
+	save, scoped, alerts, back       key.Binding
+	replace, keep                    key.Binding
 }
 
 func newKeys(b keymap.Bindings) keys {
 	k := func(name string) key.Binding { return shared.Binding(b, name) }
 	return keys{
-		verify: k("signin-verify"), clear: k("field-clear"), quit: k("signin-quit"), force: k("force-quit"),
+		verify: k("signin-verify"), next: shared.BindingAs(b, "signin-verify", "next: the key"), clear: k("field-clear"), quit: k("signin-quit"), force: k("force-quit"),
 		save: k("signin-save"), scoped: k("signin-scoped"), alerts: k("signin-scoped-alerts"), back: k("signin-back"),
 		replace: k("signin-replace"), keep: k("signin-keep"),
 	}
@@ -153,6 +163,9 @@ type Model struct {
 	state  state
 
 	field *secret // what was typed or pasted
+	// name is the account's name as typed, when adding one (enterName);
+	// account the name AddAccount took.
+	name, account string
 	// tainted: an escape sequence or alt chord came while the field had
 	// the keyboard (a paste the terminal did not bracket arrives as
 	// keys, its sequences dropped): what the field holds is not the
@@ -193,6 +206,9 @@ func New(base context.Context, o Options) *Model {
 	m := &Model{o: o, base: base, st: st, keys: newKeys(o.Keys), field: &secret{},
 		spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 	m.spin.Style = st.Accent
+	if o.AddAccount != nil {
+		m.state = enterName
+	}
 	return m
 }
 
@@ -228,8 +244,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
 	case tea.PasteMsg:
-		if m.state == enterKey {
+		switch m.state {
+		case enterKey:
 			m.paste(msg.Content)
+		case enterName:
+			m.typeName(msg.Content)
 		}
 	case uv.UnknownEvent, uv.UnknownCsiEvent, uv.UnknownSs3Event, uv.UnknownOscEvent,
 		uv.UnknownDcsEvent, uv.UnknownSosEvent, uv.UnknownPmEvent, uv.UnknownApcEvent:
@@ -279,6 +298,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	}
 	switch m.state {
+	case enterName:
+		return m.nameKey(msg)
 	case enterKey:
 		return m.fieldKey(msg)
 	case verifying:
@@ -342,6 +363,64 @@ func (m *Model) fieldKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// nameKey handles a key while the account's name has the keyboard.
+func (m *Model) nameKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, m.keys.verify):
+		m.takeName()
+	case key.Matches(msg, m.keys.clear):
+		m.name, m.msg = "", ""
+	case key.Matches(msg, m.keys.quit):
+		return tea.Quit
+	case msg.Code == tea.KeyBackspace:
+		m.name, m.msg = m.name[:max(len(m.name)-1, 0)], ""
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		m.typeName(msg.Text)
+	}
+	return nil
+}
+
+// notWord reports a space, a control or a non-ASCII character in t,
+// which neither a key nor an account's name holds.
+func notWord(t string) bool {
+	return strings.IndexFunc(t, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0
+}
+
+// maxName bounds the name's field: no account's name is longer.
+const maxName = 64
+
+// typeName adds typed or pasted text to the name: what no name holds is
+// refused whole (AddAccount says the rule on enter).
+func (m *Model) typeName(t string) {
+	t = strings.TrimSpace(t)
+	switch {
+	case t == "":
+	case notWord(t):
+		m.say(m.st.Error.Render, "an account's name is letters, digits, - and _")
+	case len(m.name)+len(t) > maxName:
+		m.say(m.st.Error.Render, fmt.Sprintf("an account's name is at most %d characters", maxName))
+	default:
+		m.name += t
+		m.msg = ""
+	}
+}
+
+// takeName asks AddAccount about the name; one it takes leads to the
+// key's field, its key to be saved where it says.
+func (m *Model) takeName() {
+	if m.name == "" {
+		m.say(m.st.Error.Render, "name the account first")
+		return
+	}
+	path, err := m.o.AddAccount(m.name)
+	if err != nil {
+		m.say(m.st.Error.Render, err.Error())
+		return
+	}
+	m.account, m.o.Path = m.name, path
+	m.state, m.msg = enterKey, ""
+}
+
 // taint marks the field as holding what is left of text with escape
 // sequences in it: no key holds one, and what remains once they are
 // dropped is not what was pasted, so nothing of it is sent.
@@ -360,7 +439,7 @@ func (m *Model) paste(t string) {
 	t = strings.TrimSpace(t)
 	switch {
 	case t == "":
-	case strings.IndexFunc(t, func(r rune) bool { return r <= ' ' || r >= 0x7f }) >= 0:
+	case notWord(t):
 		m.say(m.st.Error.Render, "that holds spaces, control or non-ASCII characters, which no key does: paste only the key")
 	case !m.field.fits(t):
 		m.say(m.st.Error.Render, "that is longer than any key: paste only the key")
@@ -497,13 +576,17 @@ func (m *Model) saved(msg savedMsg) tea.Cmd {
 	m.field.wipe()
 	m.pasted.wipe()
 	left := m.leaving
+	signed := "signed in"
+	if m.account != "" {
+		signed = "account " + m.account + " added"
+	}
 	if msg.scoped == nil {
 		a := m.access
-		m.result = Result{Saved: true, Path: msg.path, Note: "signed in; the key is saved to " + m.o.Path, Access: &a, Left: left}
+		m.result = Result{Saved: true, Path: msg.path, Note: signed + "; the key is saved to " + m.o.Path, Account: m.account, Access: &a, Left: left}
 		return tea.Quit
 	}
 	a := msg.scoped.Access
-	m.result = Result{Saved: true, Path: msg.path, Note: "signed in with a key for vastdash alone, saved to " + m.o.Path, Access: &a, Left: left}
+	m.result = Result{Saved: true, Path: msg.path, Note: signed + " with a key for vastdash alone, saved to " + m.o.Path, Account: m.account, Access: &a, Left: left}
 	if left {
 		return tea.Quit
 	}
@@ -540,11 +623,17 @@ func (m *Model) render() string {
 		return ""
 	}
 	title := m.st.Title.Render("vastdash") + " · sign in"
+	if m.o.AddAccount != nil {
+		title = m.st.Title.Render("vastdash") + " · add an account"
+	}
 	if m.o.Host != "" {
 		title += m.st.Muted.Render(" to " + shared.Safe(m.o.Host))
 	}
 	var body, tail []string
 	switch m.state {
+	case enterName:
+		body = m.nameIntro(w)
+		tail = append(tail, m.nameLine())
 	case enterKey, verifying:
 		body = m.intro(w, h-4)
 		tail = append(tail, m.fieldLine(w))
@@ -596,11 +685,30 @@ func (m *Model) busyText() string {
 	return "saving…"
 }
 
+// nameIntro says what adding an account is.
+func (m *Model) nameIntro(w int) []string {
+	return paragraphs(w,
+		"Add an account: a name for it, then its key. A team is its team key; each account has its own credit, charges and history, and 0 Accounts shows them side by side.",
+		"The name is letters, digits, - and _ (lab, team-2). Its key will be saved in vastdash's keys folder, readable only by you, and [accounts.NAME] added to the settings.",
+	)
+}
+
+// nameLine is the account name's field.
+func (m *Model) nameLine() string {
+	return m.st.Bold.Render("Account name ") + shared.Safe(m.name) + m.st.Accent.Render("▏")
+}
+
 // intro says what a key is and where it comes from: paragraphs separated
 // by "" lines, in full when they fit in room lines, else in short (the
 // page that makes keys always shown), cut whole when even that is too
 // long.
 func (m *Model) intro(w, room int) []string {
+	if m.account != "" {
+		return paragraphs(w,
+			"Paste the key of the account "+m.account+" (a team's key for a team). Make one on the console's Keys page, "+config.ConsoleKeysURL+" — a key is shown only once.",
+			"It will be saved to "+m.o.Path+", readable only by you, and the account added to the settings.",
+		)
+	}
 	full := paragraphs(w,
 		"No API key was found. vastdash reads your Vast.ai account with one: a secret that lets a program act for you. Paste it below.",
 		"Make one on the console's Keys page, "+config.ConsoleKeysURL+" — a key is shown only once, so copy it then.",
@@ -705,6 +813,8 @@ func (m *Model) accessLines(w, room int) []string {
 // hint is the keys of the state, as bound.
 func (m *Model) hint() string {
 	switch m.state {
+	case enterName:
+		return shared.Hint(m.keys.next, m.keys.clear, m.keys.quit)
 	case enterKey:
 		return shared.Hint(m.keys.verify, m.keys.clear, m.keys.quit)
 	case verifying:

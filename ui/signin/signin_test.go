@@ -558,3 +558,82 @@ func TestEveryPermissionSaysWhatItUnlocks(t *testing.T) {
 		}
 	}
 }
+
+// Adding an account (the dashboard's Accounts screen asks): the name
+// first, refused in the words AddAccount gives until it takes one, then
+// the key, saved where AddAccount said; the result names the account. A
+// name's field refuses what no name holds, and a pasted key with escape
+// sequences is refused whole there as at a first sign-in.
+func TestAddAccountAsksTheNameFirst(t *testing.T) {
+	f := &fakes{access: fullAccess("lab@example.com")}
+	var asked []string
+	add := func(name string) (string, error) {
+		asked = append(asked, name)
+		if name == "default" {
+			return "", errors.New("account default exists already: pick another name")
+		}
+		return "~/.config/vastdash/keys/" + name, nil
+	}
+	fn := f.funcs()
+	fn.AddAccount = add
+	m := New(context.Background(), Options{Funcs: fn, Path: "~/.config/vastai/vast_api_key"})
+	s := &screen{t: t, m: m, w: 80, h: 24}
+	s.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if fr := flat(s.frame()); !strings.Contains(fr, "add an account") || !strings.Contains(fr, "Account name") || !strings.Contains(fr, "enter next: the key") {
+		t.Fatalf("the name's field is not shown:\n%s", s.frame())
+	}
+	s.paste("la b")
+	if fr := flat(s.frame()); !strings.Contains(fr, "letters, digits, - and _") || len(asked) != 0 {
+		t.Fatalf("a name with a space: asked %v\n%s", asked, s.frame())
+	}
+	for _, k := range "default" {
+		s.key(string(k))
+	}
+	s.key("enter")
+	if fr := flat(s.frame()); !strings.Contains(fr, "account default exists already") || strings.Contains(fr, "API key") {
+		t.Fatalf("a name refused: asked %v\n%s", asked, s.frame())
+	}
+	s.key("ctrl+u")
+	s.paste("lab")
+	s.key("enter")
+	fr := flat(s.frame())
+	if len(asked) != 2 || asked[1] != "lab" || !strings.Contains(fr, "API key") || !strings.Contains(fr, "~/.config/vastdash/keys/lab") || !strings.Contains(fr, "account lab") {
+		t.Fatalf("asked %v\n%s", asked, s.frame())
+	}
+	// A paste with an escape sequence, as keys: refused whole.
+	s.send(tea.KeyPressMsg{Code: 'q', Mod: tea.ModAlt})
+	s.paste(canary)
+	s.key("enter")
+	if len(f.verified) != 0 || !strings.Contains(flat(s.frame()), "escape sequences") {
+		t.Fatalf("verified %d keys after an escape", len(f.verified))
+	}
+	s.key("ctrl+u")
+	s.paste(canary)
+	s.key("enter")
+	s.key("enter")
+	if len(f.saved) != 1 || f.saved[0] != canary || !s.quit {
+		t.Fatalf("saved %d, quit %v", len(f.saved), s.quit)
+	}
+	if r := s.m.Result(); !r.Saved || r.Account != "lab" || !strings.Contains(r.Note, "account lab added") || !strings.Contains(r.Note, "keys/lab") {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+// esc at the name leaves without anything asked or written: back to the
+// dashboard.
+func TestAddAccountEscLeaves(t *testing.T) {
+	f := &fakes{}
+	fn := f.funcs()
+	fn.AddAccount = func(string) (string, error) {
+		t.Error("the name was asked about")
+		return "", nil
+	}
+	m := New(context.Background(), Options{Funcs: fn})
+	s := &screen{t: t, m: m, w: 80, h: 24}
+	s.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	s.key("l")
+	s.key("esc")
+	if r := s.m.Result(); !s.quit || r.Saved || r.Left {
+		t.Fatalf("quit %v, result %+v", s.quit, r)
+	}
+}
