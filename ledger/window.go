@@ -93,9 +93,19 @@ type WindowRow struct {
 	Key    WindowKey
 }
 
-// where is the query's filter and its arguments after ?1, ?2, ?3.
+// overlaps holds for a contract overlapping the range [?1, ?2).
+const overlaps = `span_lo < ?2 AND span_hi >= ?1`
+
+// where is the query's filter and its arguments after ?1, ?2, ?3: the
+// range (overlaps) and the types and find asked for.
 func (q WindowQuery) where() (string, []any) {
-	w := `span_lo < ?2 AND span_hi >= ?1`
+	w, args := q.filter()
+	return overlaps + w, args
+}
+
+// filter is the query's filter but the range, each term after an AND.
+func (q WindowQuery) filter() (string, []any) {
+	w := ``
 	args := []any{q.Lo, q.Hi, dayFloor(q.Lo)}
 	if len(q.Types) > 0 {
 		marks := make([]string, len(q.Types))
@@ -223,52 +233,65 @@ func (l *Ledger) WindowPage(ctx context.Context, q WindowQuery, o WindowOrder, k
 
 // pageStmt is WindowPage's statement and its arguments.
 func pageStmt(q WindowQuery, o WindowOrder, key *WindowKey, n int, back bool) (string, []any) {
-	w, args := q.where()
-	lead := o.lead(q)
-	tuple := `(` + lead + `, start, ` + sourceNum + `, span_lo, id)`
-	if o.By == ByStart {
-		tuple = `(start, ` + sourceNum + `, span_lo, id)`
-	}
+	w, args := q.filter()
 	// Ascending: the server's order oldest first, or a sort oldest first
 	// (its lead negated); newest first everything is descending.
-	asc := o.Oldest
-	if back {
-		asc = !asc
+	op, dir := `<`, ` DESC`
+	if o.Oldest != back {
+		op, dir = `>`, ``
 	}
+	var marks []string
 	if key != nil {
-		op := `<`
-		if asc {
-			op = `>`
-		}
-		vals := []any{key.Lead, key.Start, key.Num, key.SpanLo, key.ID}
-		if o.By == ByStart {
-			vals = vals[1:]
-		}
-		marks := make([]string, len(vals))
-		for i, v := range vals {
+		for _, v := range []any{key.Lead, key.Start, key.Num, key.SpanLo, key.ID} {
 			args = append(args, v)
-			marks[i] = "?" + strconv.Itoa(len(args))
-		}
-		w += ` AND ` + tuple + ` ` + op + ` (` + strings.Join(marks, ", ") + `)`
-		if o.By != ByStart {
-			// Said again alone: SQLite seeks an index by an
-			// expression's range, not by a row value that begins with
-			// one, and would walk the index from its start.
-			w += ` AND ` + lead + ` ` + op + `= ` + marks[0]
+			marks = append(marks, "?"+strconv.Itoa(len(args)))
 		}
 	}
-	dir := ` DESC`
-	if asc {
-		dir = ``
+	// arm is the rows of the query that match extra, after key, with
+	// amount and lead their expressions.
+	arm := func(amount, lead, from, span string) string {
+		cond := span + w
+		switch {
+		case key == nil:
+		case o.By == ByStart:
+			cond += ` AND (start, ` + sourceNum + `, span_lo, id) ` + op + ` (` + strings.Join(marks[1:], ", ") + `)`
+		default:
+			cond += ` AND (` + lead + `, start, ` + sourceNum + `, span_lo, id) ` + op + ` (` + strings.Join(marks, ", ") + `)` +
+				// Said again alone: SQLite seeks an index by an
+				// expression's range, not by a row value that begins
+				// with one, and would walk the index from its start.
+				` AND ` + lead + ` ` + op + `= ` + marks[0]
+		}
+		return `SELECT id, source, type, start, "end", ` + amount + ` AS k_amount, coalesce(label, '') AS k_label, description,
+			coalesce(template_id, 0) AS k_t, coalesce(endpoint_id, 0) AS k_e, coalesce(workergroup_id, 0) AS k_w,
+			` + lead + ` AS k_lead, ` + sourceNum + ` AS k_num, span_lo FROM ` + from + ` WHERE ` + cond
 	}
-	order := `start` + dir + `, ` + sourceNum + dir + `, span_lo` + dir + `, id` + dir
+	order := `start` + dir + `, k_num` + dir + `, span_lo` + dir + `, id` + dir
 	if o.By != ByStart {
-		order = lead + dir + `, ` + order
+		order = `k_lead` + dir + `, ` + order
+	}
+	var stmt string
+	if q.Windowed && o.By == ByAmount {
+		// Under window amounts a contract inside the range is its stored
+		// amount, in the amount's index; the few reaching out of it
+		// have theirs read from their days, sorted, and merged in: those
+		// from before the range, and those on past its end (named
+		// indexes: SQLite, knowing nothing of how few they are, would
+		// walk the whole range by span_hi >= ?1, which the last arm
+		// leaves out as span_hi >= ?2 says it).
+		sign := ``
+		if o.Oldest {
+			sign = `-`
+		}
+		stmt = arm(`mills`, sign+`mills`, `contracts`, overlaps+` AND `+inside) +
+			` UNION ALL ` + arm(windowAmount, sign+windowAmount, `contracts INDEXED BY contracts_span_lo`, `span_lo < ?1 AND span_hi >= ?1`) +
+			` UNION ALL ` + arm(windowAmount, sign+windowAmount, `contracts INDEXED BY contracts_span_hi`,
+			`span_hi >= ?2 AND span_lo >= ?1 AND span_lo < ?2 AND NOT (`+inside+`)`)
+	} else {
+		stmt = arm(q.amount(), o.lead(q), `contracts`, overlaps)
 	}
 	args = append(args, n)
-	return `SELECT id, source, type, start, "end", ` + q.amount() + `, coalesce(label, ''), description,
-		coalesce(template_id, 0), coalesce(endpoint_id, 0), coalesce(workergroup_id, 0), ` + lead + `, ` + sourceNum + `, span_lo
-		FROM contracts WHERE ` + w + ` ORDER BY ` + order + ` LIMIT ?` + strconv.Itoa(len(args)), args
+	return stmt + ` ORDER BY ` + order + ` LIMIT ?` + strconv.Itoa(len(args)), args
 }
 
 // DaysOf reads the days in [dayFloor(lo), hi) of the contracts named by

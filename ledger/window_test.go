@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -218,10 +219,28 @@ func TestWindowFind(t *testing.T) {
 func TestWindowPagesWalkTheirIndex(t *testing.T) {
 	l := genLedger(t, path(t), 50)
 	defer l.Close()
-	q := WindowQuery{Lo: genLo, Hi: genHi}
-	for _, o := range []WindowOrder{{ByStart, false}, {ByStart, true}, {ByAmount, false}, {ByAmount, true}, {ByDuration, false}, {ByDuration, true}} {
+	for _, c := range []struct {
+		q WindowQuery
+		o WindowOrder
+	}{
+		{WindowQuery{}, WindowOrder{ByStart, false}}, {WindowQuery{}, WindowOrder{ByStart, true}},
+		{WindowQuery{}, WindowOrder{ByAmount, false}}, {WindowQuery{}, WindowOrder{ByAmount, true}},
+		{WindowQuery{}, WindowOrder{ByDuration, false}}, {WindowQuery{}, WindowOrder{ByDuration, true}},
+		// Under window amounts the rows inside the range walk the
+		// amount's index; the few reaching out of it are sorted.
+		{WindowQuery{Windowed: true}, WindowOrder{ByAmount, false}}, {WindowQuery{Windowed: true}, WindowOrder{ByAmount, true}},
+	} {
+		q, o := c.q, c.o
+		q.Lo, q.Hi = genLo, genHi
 		for _, back := range []bool{false, true} {
 			plan := planOf(t, l, q, o, back)
+			if q.Windowed {
+				if !strings.Contains(plan, "SEARCH contracts USING INDEX contracts_amount") || !strings.Contains(plan, "USING INDEX contracts_span_lo (span_lo<?)") ||
+					!strings.Contains(plan, "USING INDEX contracts_span_hi (span_hi>?)") {
+					t.Errorf("window amounts, %v back %v: %s", o, back, plan)
+				}
+				continue
+			}
 			if strings.Contains(plan, "TEMP B-TREE") || !strings.Contains(plan, "SEARCH contracts USING INDEX contracts_") {
 				t.Errorf("%v back %v: %s", o, back, plan)
 			}
@@ -302,4 +321,26 @@ func TestOpenAddsTheWindowIndexes(t *testing.T) {
 	if err := l.conn().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ` + windowIndexNames).Scan(&n); err != nil || n != windowIndexCount {
 		t.Fatalf("%d of the %d indexes, %v", n, windowIndexCount, err)
 	}
+}
+
+// TestGenWindowLedger writes a generated ledger for measuring the built
+// binary (docs/performance.md): VASTDASH_WINDOW_GEN names the ledgers'
+// folder ($XDG_DATA_HOME/vastdash), VASTDASH_WINDOW_N the contracts
+// (1,000,000 unless set); the account is the one of the key "key-one" at
+// console.vast.ai. Skipped unless asked.
+func TestGenWindowLedger(t *testing.T) {
+	dir := os.Getenv("VASTDASH_WINDOW_GEN")
+	if dir == "" {
+		t.Skip("VASTDASH_WINDOW_GEN is not set")
+	}
+	n := 1_000_000
+	if s := os.Getenv("VASTDASH_WINDOW_N"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 2 {
+			t.Fatalf("VASTDASH_WINDOW_N=%q", s)
+		}
+	}
+	l := genLedger(t, Path(dir, me), n)
+	t.Log(l.Path())
+	_ = l.Close()
 }
