@@ -104,11 +104,7 @@ func (w *ChargesWindow) Page(ctx context.Context, o ledger.WindowOrder, key *led
 	if !w.q.Windowed || len(rows) == 0 {
 		return rows, nil
 	}
-	sources := make([]string, len(rows))
-	for i := range rows {
-		sources[i] = rows[i].Charge.Source
-	}
-	days, err := w.led.DaysOf(ctx, sources, w.q.Lo, w.q.Hi)
+	days, err := w.led.DaysOf(ctx, rows, w.q.Lo, w.q.Hi)
 	if err != nil {
 		return nil, ledgerErr(err)
 	}

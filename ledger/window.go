@@ -294,18 +294,18 @@ func pageStmt(q WindowQuery, o WindowOrder, key *WindowKey, n int, back bool) (s
 	return stmt + ` ORDER BY ` + order + ` LIMIT ?` + strconv.Itoa(len(args)), args
 }
 
-// DaysOf reads the days in [dayFloor(lo), hi) of the contracts named by
-// sources, with their lines' parts, as Days does for a whole range: what
-// a window's rows need to read their lines' amounts in the range.
-func (l *Ledger) DaysOf(ctx context.Context, sources []string, lo, hi int64) (map[string][]Day, error) {
-	if len(sources) == 0 {
+// DaysOf reads the days in [dayFloor(lo), hi) of the contracts of rows,
+// with their lines' parts, as Days does for a whole range, by source:
+// what a window's rows need to read their lines' amounts in the range.
+func (l *Ledger) DaysOf(ctx context.Context, rows []WindowRow, lo, hi int64) (map[string][]Day, error) {
+	if len(rows) == 0 {
 		return map[string][]Day{}, nil
 	}
-	args := []any{hi, lo, dayFloor(lo)}
-	marks := make([]string, len(sources))
-	for i, s := range sources {
-		args = append(args, s)
-		marks[i] = "?" + strconv.Itoa(len(args))
+	ids := make([]string, len(rows))
+	for i := range rows {
+		ids[i] = strconv.FormatInt(rows[i].Key.ID, 10)
 	}
-	return l.days(ctx, `c.source IN (`+strings.Join(marks, ", ")+`)`, args...)
+	// By row id: SQLite reads each contract's days by the primary key,
+	// where by source it could walk every day of the range instead.
+	return l.days(ctx, `c.id IN (`+strings.Join(ids, ",")+`)`, hi, lo, dayFloor(lo))
 }
