@@ -113,3 +113,37 @@ func (w *ChargesWindow) Page(ctx context.Context, o ledger.WindowOrder, key *led
 	}
 	return rows, nil
 }
+
+// Position is how many rows come before the row at key in order o.
+func (w *ChargesWindow) Position(ctx context.Context, o ledger.WindowOrder, key ledger.WindowKey) (int, error) {
+	n, err := w.led.WindowPosition(ctx, w.q, o, key)
+	if err != nil {
+		return 0, ledgerErr(err)
+	}
+	return n, nil
+}
+
+// eachPage is how many rows Each reads at a time.
+const eachPage = 500
+
+// Each hands every row of the window to fn in order o, a page at a time,
+// so that an export or a copy of any range holds one page: the rows as
+// Page reads them. An error of fn ends the walk and is returned.
+func (w *ChargesWindow) Each(ctx context.Context, o ledger.WindowOrder, fn func(*api.Charge) error) error {
+	var key *ledger.WindowKey
+	for {
+		rows, err := w.Page(ctx, o, key, eachPage, false)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			if err := fn(&rows[i].Charge); err != nil {
+				return err
+			}
+		}
+		if len(rows) < eachPage {
+			return nil
+		}
+		key = &rows[len(rows)-1].Key
+	}
+}

@@ -101,19 +101,36 @@ func TestChargesWindowIsTheFeed(t *testing.T) {
 					t.Fatalf("window amounts %v, %v: %d contracts, %v (%v); the feed's %d, %v", windowAmounts, q.Key(), n, sum, err, len(rows), total)
 				}
 				for _, by := range []ledger.SortBy{ledger.ByStart, ledger.ByAmount, ledger.ByDuration} {
+					o := ledger.WindowOrder{By: by, Oldest: oldest}
 					want := screenOrder(rows, by)
-					for _, back := range []bool{false, true} {
-						got := windowAll(t, w, ledger.WindowOrder{By: by, Oldest: oldest}, 61, back)
+					var each []api.Charge
+					if err := w.Each(context.Background(), o, func(c *api.Charge) error {
+						each = append(each, *c)
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+					for k, got := range [][]api.Charge{windowAll(t, w, o, 61, false), windowAll(t, w, o, 61, true), each} {
 						if len(got) != len(want) {
-							t.Fatalf("%v by %d back %v: %d rows, the feed's %d", q.Key(), by, back, len(got), len(want))
+							t.Fatalf("%v by %d, walk %d: %d rows, the feed's %d", q.Key(), by, k, len(got), len(want))
 						}
 						for i := range want {
 							g, f := &got[i], &want[i]
 							if g.Source != f.Source || g.Amount != f.Amount || g.Start != f.Start || g.End != f.End ||
 								g.Meta != f.Meta || !slices.Equal(lineAmounts(g.Items), lineAmounts(f.Items)) {
-								t.Fatalf("window amounts %v, %v by %d back %v, row %d: %s %v %v, the feed's %s %v %v", windowAmounts, q.Key(),
-									by, back, i, g.Source, g.Amount, lineAmounts(g.Items), f.Source, f.Amount, lineAmounts(f.Items))
+								t.Fatalf("window amounts %v, %v by %d, walk %d (forward, back, Each), row %d: %s %v %v, the feed's %s %v %v", windowAmounts, q.Key(),
+									by, k, i, g.Source, g.Amount, lineAmounts(g.Items), f.Source, f.Amount, lineAmounts(f.Items))
 							}
+						}
+					}
+					// A row's position is its index.
+					for _, i := range []int{0, len(want) / 3, len(want) - 1} {
+						page, err := w.Page(context.Background(), o, nil, i+1, false)
+						if err != nil || len(page) != i+1 {
+							t.Fatal(len(page), err)
+						}
+						if at, err := w.Position(context.Background(), o, page[i].Key); err != nil || at != i {
+							t.Fatalf("%v by %d: row %d at %d (%v)", q.Key(), by, i, at, err)
 						}
 					}
 				}

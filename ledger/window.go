@@ -176,6 +176,7 @@ func (o WindowOrder) lead(q WindowQuery) string {
 // lines' are as stored: billing spreads them).
 func (l *Ledger) WindowPage(ctx context.Context, q WindowQuery, o WindowOrder, key *WindowKey, n int, back bool) ([]WindowRow, error) {
 	if n <= 0 {
+		// (pageStmt reads a limit below 0 as none: WindowPosition's.)
 		return nil, nil
 	}
 	stmt, args := pageStmt(q, o, key, n, back)
@@ -229,6 +230,16 @@ func (l *Ledger) WindowPage(ctx context.Context, q WindowQuery, o WindowOrder, k
 		}
 	}
 	return out, nil
+}
+
+// WindowPosition is how many rows of q come before the row at key in
+// order o: where a row found (a find, a contract asked for) stands, for
+// the cursor and the scroll bar. It counts along the order's index.
+func (l *Ledger) WindowPosition(ctx context.Context, q WindowQuery, o WindowOrder, key WindowKey) (int, error) {
+	stmt, args := pageStmt(q, o, &key, -1, true) // LIMIT -1: no limit
+	var n int
+	err := l.conn().QueryRowContext(ctx, `SELECT count(*) FROM (`+stmt+`)`, args...).Scan(&n)
+	return n, err
 }
 
 // pageStmt is WindowPage's statement and its arguments.
