@@ -180,3 +180,93 @@ func TestChargesWindowOnlyWhatTheLedgerHolds(t *testing.T) {
 		t.Fatal("a window without a ledger")
 	}
 }
+
+// TestChargesWindowEdgesUnderWindowAmounts: the contracts whose window
+// amounts are the hardest to read — no start, running without an end, a
+// point on the range's first second, one crossing its start inside a UTC
+// day, one ending on its last second's UTC midnight with a day held
+// beyond — count and sort by the same amounts, lines and all, as the
+// feed reads them from the ledger, over a range starting and ending
+// inside UTC days and over one ending on a UTC midnight.
+func TestChargesWindowEdgesUnderWindowAmounts(t *testing.T) {
+	const day = 86400
+	base := int64(1780272000) // 2026-06-01 00:00 UTC
+	id := ledger.Identity{Host: "edges", Account: "a"}
+	led, _, err := ledger.Open(ledger.Path(t.TempDir(), id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	lines := func(start, end int64, mills ...money.Amount) []api.Charge {
+		var it []api.Charge
+		for k, m := range mills {
+			it = append(it, api.Charge{Type: []string{"gpu", "disk"}[k], Description: "line", Start: start, End: end, Amount: m})
+		}
+		return it
+	}
+	contract := func(src string, start, end int64, days ...ledger.Day) ledger.ChargeRow {
+		c := api.Charge{Source: src, Type: "instance", Start: start, End: end, Description: src}
+		var a, b money.Amount
+		for _, d := range days {
+			c.Amount += d.Mills
+			a += d.Items[0]
+			b += d.Items[1]
+		}
+		c.Items = lines(start, end, a, b)
+		return ledger.ChargeRow{Charge: c, Days: days}
+	}
+	d := func(at int64, gpu, disk money.Amount) ledger.Day {
+		return ledger.Day{Day: at, Mills: gpu + disk, Items: []money.Amount{gpu, disk}}
+	}
+	rows := []ledger.ChargeRow{
+		contract("instance-1", 0, base+5*day+3600, d(base+5*day, 700, 11)),
+		contract("instance-2", base-2*day+600, 0, d(base-2*day, 500, 3), d(base-day, 900, 7), d(base, 1300, 9), d(base+day, 1700, 13)),
+		contract("instance-3", base+3*day+19800, base+3*day+19800, d(base+3*day, 333, 1)),
+		contract("instance-4", base+2*day+3600, base+4*day+43200, d(base+2*day, 2300, 17), d(base+3*day, 2900, 19), d(base+4*day, 1100, 23)),
+		contract("instance-5", base+9*day+7200, base+10*day, d(base+9*day, 4100, 29), d(base+10*day, 37, 2)),
+		contract("instance-6", base+6*day, base+6*day+7200, d(base+6*day, 777, 5)),
+	}
+	w := ledger.Window{Lo: base - 20*day, Hi: base + 20*day, Started: base + 20*day}
+	if _, err := led.WriteCharges(context.Background(), ledger.ChargesPage{Window: w, Rows: rows, Windowed: true, Done: true,
+		Merge: func([]ledger.Span) []ledger.Span { return []ledger.Span{{Lo: w.Lo, Hi: w.Hi, SyncedAt: w.Started}} }}); err != nil {
+		t.Fatal(err)
+	}
+	client, err := api.New("http://127.0.0.1:9", "key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(context.Background(), client, WithLocation(time.UTC), WithAmountRule(RuleWindow),
+		WithClock(func() time.Time { return time.Unix(w.Started, 0) }), WithLedger(ledger.Opened(led)))
+	defer s.Close()
+	for _, r := range [][2]int64{{base + 3*day + 19800, base + 9*day + 43200}, {base + 19800, base + 10*day}} {
+		q := RangeQuery(time.Unix(r[0], 0).UTC(), time.Unix(r[1]-1, 0).UTC())
+		feed, err := s.ledgerCharges(context.Background(), led, q, RuleWindow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cw, ok := s.ChargesWindow(context.Background(), q)
+		if !ok || !cw.WindowAmounts() {
+			t.Fatal("no window under window amounts")
+		}
+		var total money.Amount
+		for i := range feed {
+			total += feed[i].Amount
+		}
+		if n, sum, err := cw.Totals(context.Background()); err != nil || n != len(feed) || sum != total {
+			t.Fatalf("%v: %d contracts, %v (%v); the feed's %d, %v", r, n, sum, err, len(feed), total)
+		}
+		for _, by := range []ledger.SortBy{ledger.ByStart, ledger.ByAmount} {
+			want := screenOrder(feed, by)
+			got := windowAll(t, cw, ledger.WindowOrder{By: by}, 2, false)
+			if len(got) != len(want) {
+				t.Fatalf("%v by %d: %d rows, the feed's %d", r, by, len(got), len(want))
+			}
+			for i := range want {
+				if got[i].Source != want[i].Source || got[i].Amount != want[i].Amount || !slices.Equal(lineAmounts(got[i].Items), lineAmounts(want[i].Items)) {
+					t.Fatalf("%v by %d, row %d: %s %v %v, the feed's %s %v %v", r, by, i, got[i].Source, got[i].Amount, lineAmounts(got[i].Items),
+						want[i].Source, want[i].Amount, lineAmounts(want[i].Items))
+				}
+			}
+		}
+	}
+}
