@@ -307,9 +307,14 @@ func benchWindow(b *testing.B, n int) {
 // BenchmarkWindow10k … 1M: the count and total of a year, and G's pages
 // in four orders, at each size (the file generated first, not timed).
 // The million's file takes minutes and 600 MB to write: it runs only with
-// VASTDASH_BENCH_LONG=1.
+// VASTDASH_BENCH_LONG=1; the hundred thousand's (seconds) not with -short.
 func BenchmarkWindow10k(b *testing.B)  { benchWindow(b, 10_000) }
-func BenchmarkWindow100k(b *testing.B) { benchWindow(b, 100_000) }
+func BenchmarkWindow100k(b *testing.B) {
+	if testing.Short() {
+		b.Skip("a hundred thousand contracts: not with -short")
+	}
+	benchWindow(b, 100_000)
+}
 func BenchmarkWindow1M(b *testing.B) {
 	if testing.Short() || os.Getenv("VASTDASH_BENCH_LONG") != "1" {
 		b.Skip("a million contracts: set VASTDASH_BENCH_LONG=1")
