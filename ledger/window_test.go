@@ -308,7 +308,7 @@ func benchWindow(b *testing.B, n int) {
 // in four orders, at each size (the file generated first, not timed).
 // The million's file takes minutes and 600 MB to write: it runs only with
 // VASTDASH_BENCH_LONG=1; the hundred thousand's (seconds) not with -short.
-func BenchmarkWindow10k(b *testing.B)  { benchWindow(b, 10_000) }
+func BenchmarkWindow10k(b *testing.B) { benchWindow(b, 10_000) }
 func BenchmarkWindow100k(b *testing.B) {
 	if testing.Short() {
 		b.Skip("a hundred thousand contracts: not with -short")
