@@ -19,8 +19,10 @@ import (
 // ("instance-123": 123, 0 when there is none): the server's order among
 // contracts of one start (billing's sourceID). SQLite has no last-index
 // function; the trailing digits, when what precedes them ends in '-' (or
-// is nothing), are the same number. It is deterministic, so an index holds
-// it (windowIndexes), and the queries must spell it exactly so.
+// is nothing), are the same number (but for a sign after the '-', or a
+// number past int64, which Go reads as 0 and SQLite does not: a source
+// the server does not send). It is deterministic, so an index holds it
+// (windowIndexes), and the queries must spell it exactly so.
 const sourceNum = `(CASE WHEN length(rtrim(source, '0123456789')) < length(source) AND (rtrim(source, '0123456789') = '' OR substr(rtrim(source, '0123456789'), -1) = '-') THEN CAST(substr(source, length(rtrim(source, '0123456789')) + 1) AS INTEGER) ELSE 0 END)`
 
 // duration is the screen's duration of a contract: end less start, 0 when
