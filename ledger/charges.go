@@ -549,21 +549,31 @@ func (l *Ledger) Charges(ctx context.Context, lo, hi int64) ([]api.Charge, error
 		return nil, err
 	}
 	defer rows.Close()
+	if err := scanItems(rows, index, func(k int) *api.Charge { return &out[k] }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanItems hands each line of rows (contract_id, type, source,
+// description, start, end, mills) to its contract: at(index[id]).
+func scanItems(rows *sql.Rows, index map[int64]int, at func(int) *api.Charge) error {
 	for rows.Next() {
 		var id, mills int64
 		var it api.Charge
 		if err := rows.Scan(&id, &it.Type, &it.Source, &it.Description, &it.Start, &it.End, &mills); err != nil {
-			return nil, err
+			return err
 		}
 		it.Amount = money.Amount(mills)
 		if k, ok := index[id]; ok {
-			if out[k].Items == nil {
-				out[k].Items = make([]api.Charge, 0, 4) // gpu, disk, bwd, bwu
+			c := at(k)
+			if c.Items == nil {
+				c.Items = make([]api.Charge, 0, 4) // gpu, disk, bwd, bwu
 			}
-			out[k].Items = append(out[k].Items, it)
+			c.Items = append(c.Items, it)
 		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // contractRows reads the contracts overlapping [lo, hi) and where each is
@@ -595,9 +605,15 @@ func contractRows(ctx context.Context, tx *sql.Tx, lo, hi int64) ([]api.Charge, 
 // Days reads the days in [dayFloor(lo), hi) of the contracts overlapping
 // [lo, hi), by source, with their lines' parts (window amounts).
 func (l *Ledger) Days(ctx context.Context, lo, hi int64) (map[string][]Day, error) {
+	return l.days(ctx, `c.span_lo < ?1 AND c.span_hi >= ?2`, hi, lo, dayFloor(lo))
+}
+
+// days reads the days in [?3, ?1) of the contracts that match, args being
+// hi, lo, dayFloor(lo) and any match names after them.
+func (l *Ledger) days(ctx context.Context, match string, args ...any) (map[string][]Day, error) {
 	db := l.conn()
 	rows, err := db.QueryContext(ctx, `SELECT c.source, d.day, d.mills FROM daily d JOIN contracts c ON c.id = d.contract_id
-		WHERE c.span_lo < ?1 AND c.span_hi >= ?2 AND d.day >= ?3 AND d.day < ?1 ORDER BY c.source, d.day`, hi, lo, dayFloor(lo))
+		WHERE `+match+` AND d.day >= ?3 AND d.day < ?1 ORDER BY c.source, d.day`, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -623,7 +639,7 @@ func (l *Ledger) Days(ctx context.Context, lo, hi int64) (map[string][]Day, erro
 		return nil, err
 	}
 	rows, err = db.QueryContext(ctx, `SELECT c.source, d.day, d.idx, d.mills FROM daily_items d JOIN contracts c ON c.id = d.contract_id
-		WHERE c.span_lo < ?1 AND c.span_hi >= ?2 AND d.day >= ?3 AND d.day < ?1 ORDER BY c.source, d.day, d.idx`, hi, lo, dayFloor(lo))
+		WHERE `+match+` AND d.day >= ?3 AND d.day < ?1 ORDER BY c.source, d.day, d.idx`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -293,6 +293,17 @@ func (l *Ledger) prepare(fresh bool) error {
 		// it no longer holds.
 		return fmt.Errorf("%w: %s lacks its table %s", errCorrupt, l.path, t)
 	}
+	// A file made before the windowed reads' indexes gains them. One that
+	// cannot (a full disk) is read as well without them, only slower.
+	// Asked first, so that an open of a file that has them never waits
+	// for another process's write.
+	var n int
+	if err := l.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN `+windowIndexNames).Scan(&n); err == nil && n < windowIndexCount {
+		_ = l.write(ctx, func(tx *txn) error {
+			_, err := tx.tx.ExecContext(ctx, windowIndexes)
+			return err
+		})
+	}
 	return nil
 }
 
@@ -364,7 +375,7 @@ func (l *Ledger) tables(ctx context.Context) (int, error) {
 // create writes the schema and whose the file is, in one transaction.
 func (l *Ledger) create(ctx context.Context) error {
 	return l.write(ctx, func(tx *txn) error {
-		if _, err := tx.tx.ExecContext(ctx, schema); err != nil {
+		if _, err := tx.tx.ExecContext(ctx, schema+windowIndexes); err != nil {
 			return err
 		}
 		for k, v := range map[string]string{

@@ -152,3 +152,30 @@ var migrations = map[int][]string{
 		`UPDATE progress SET unsure = 1`,
 	},
 }
+
+// windowIndexes serve the Charges screen's windowed reads (window.go):
+// one index per order the screen shows, each holding the whole key of a
+// keyset page so that a page is a walk of the index, never a sort of the
+// range. The server's order is by start, then the number in the source
+// (sourceNum), then span_lo and the row id; amount and duration sorts put
+// their key first, and its negation serves the same sort oldest first
+// (largest first, ties in the server's order ascending). They are created
+// with the schema and, for a file made before them, when it is opened for
+// writing: on a file of a million contracts that takes a few seconds,
+// once. contracts_window holds all that the range's count and total read:
+// they walk it, never the wide rows.
+const windowIndexes = `
+CREATE INDEX IF NOT EXISTS contracts_window ON contracts(span_lo, span_hi, start, "end", mills);
+CREATE INDEX IF NOT EXISTS contracts_order ON contracts(start, ` + sourceNum + `, span_lo);
+CREATE INDEX IF NOT EXISTS contracts_amount ON contracts(mills, start, ` + sourceNum + `, span_lo);
+CREATE INDEX IF NOT EXISTS contracts_amount_old ON contracts(-mills, start, ` + sourceNum + `, span_lo);
+CREATE INDEX IF NOT EXISTS contracts_duration ON contracts(` + duration + `, start, ` + sourceNum + `, span_lo);
+CREATE INDEX IF NOT EXISTS contracts_duration_old ON contracts(-` + duration + `, start, ` + sourceNum + `, span_lo);
+`
+
+// windowIndexNames are the indexes windowIndexes makes (an SQL list), and
+// windowIndexCount how many.
+const (
+	windowIndexNames = `('contracts_window', 'contracts_order', 'contracts_amount', 'contracts_amount_old', 'contracts_duration', 'contracts_duration_old')`
+	windowIndexCount = 6
+)
