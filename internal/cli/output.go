@@ -246,8 +246,8 @@ func (t *table) layout(widths []int) []int {
 		}
 	}
 	// A column shrunk before a later step dropped another gets back the
-	// cells that freed, the last shrunk first ("pending: counted…", not
-	// "pending:…", once the status went).
+	// cells that freed, the last shrunk first (payments' note, once the
+	// status and the source went at 40 columns).
 	for i := len(t.fit) - 1; i >= 0; i-- {
 		c := t.fit[i].col
 		if free := room - total(); free > 0 && got[c] > 0 && got[c] < widths[c] {
