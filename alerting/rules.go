@@ -43,6 +43,9 @@ const (
 // not read (a permission missing, a read that failed) and leaves its rules
 // as they were.
 type Figures struct {
+	// Name is the account's name in the settings ("default", "lab");
+	// empty: named by its user id.
+	Name string
 	// UserID and Host name the account ("account 123 at console.vast.ai").
 	UserID int64
 	Host   string
@@ -66,8 +69,13 @@ type Figures struct {
 	Budget money.Amount
 }
 
-// Account names the account in a message.
+// Account names the account in a message: by its name in the settings
+// ("account lab at console.vast.ai", as every command names it), by its
+// user id when it has none.
 func (f *Figures) Account() string {
+	if f.Name != "" {
+		return "account " + f.Name + " at " + f.Host
+	}
 	return "account " + strconv.FormatInt(f.UserID, 10) + " at " + f.Host
 }
 

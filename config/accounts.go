@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -110,9 +112,13 @@ func caseTwinText(name, twin string) string {
 }
 
 // accountEntry decodes one [accounts.NAME] table, checking its fields in
-// UnmarshalTOML so that the decoder reports a bad one with its line.
+// UnmarshalTOML. A bad field is kept (bad, badKey) for accountSettings to
+// report at the field's own line: the decoder knows only the table's
+// ("bad url" named the [accounts.NAME] line, not the url's).
 type accountEntry struct {
 	keyFile, url string
+	badKey       string // the field in error, "" for the table itself
+	bad          error
 }
 
 // UnmarshalTOML implements toml.Unmarshaler.
@@ -121,28 +127,34 @@ func (a *accountEntry) UnmarshalTOML(v any) error {
 	if !ok {
 		return errors.New(`an account is a table: [accounts.NAME] with key_file = "…"`)
 	}
-	for k, val := range m {
-		s, isString := val.(string)
+	fail := func(k string, err error) error {
+		a.badKey, a.bad = k, err
+		return nil
+	}
+	// In the file's order would be best; sorted is at least the same
+	// error every run.
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s, isString := m[k].(string)
 		switch k {
 		case "key_file":
 			if !isString || strings.TrimSpace(s) == "" {
-				return errors.New(`an account's key_file must be a file's path in quotes`)
+				return fail(k, errors.New(`an account's key_file must be a file's path in quotes`))
 			}
 			a.keyFile = strings.TrimSpace(s)
 		case "url":
 			if !isString {
-				return errors.New(`an account's url must be a URL in quotes, like "https://console.vast.ai"`)
+				return fail(k, errors.New(`an account's url must be a URL in quotes, like "https://console.vast.ai"`))
 			}
 			if _, err := checkURL(s, "url of an account"); err != nil {
-				return err
+				return fail(k, err)
 			}
 			a.url = strings.TrimRight(strings.TrimSpace(s), "/")
 		default:
-			return fmt.Errorf("unknown field %q of an account (known: key_file, url)", k)
+			return fail(k, fmt.Errorf("unknown field %q of an account (known: key_file, url)", k))
 		}
 	}
 	if a.keyFile == "" {
-		return errors.New(`an account needs its key: key_file = "…"`)
+		return fail("", errors.New(`an account needs its key: key_file = "…"`))
 	}
 	return nil
 }
@@ -152,7 +164,11 @@ func (a *accountEntry) UnmarshalTOML(v any) error {
 // names; errors are at the table's line.
 func accountSettings(env Env, path, data string, table map[string]accountEntry, def string, defSet bool) ([]Account, string, error) {
 	var out []Account
-	for name, e := range table {
+	for _, name := range slices.Sorted(maps.Keys(table)) {
+		e := table[name]
+		if e.bad != nil {
+			return nil, "", settingsError(path, findFieldLine(data, name, e.badKey), e.bad.Error())
+		}
 		if !ValidAccountName(name) {
 			return nil, "", settingsError(path, findTableLine(data, "accounts", name),
 				fmt.Sprintf("account name %s: use 1 to %d letters, digits, - and _, not a device name such as con or nul", printable(strings.ToValidUTF8(name, "?")), maxAccountName))
@@ -216,6 +232,31 @@ func findTableLine(data, table, name string) int {
 		}
 	}
 	return findKeyLine(data, table)
+}
+
+// findFieldLine is the 1-based line of field key of the account name
+// ([accounts.NAME] then key = …, an inline table, or accounts.NAME.key =
+// …), the table's line for key "", 0 if not found; for error messages
+// only.
+func findFieldLine(data, name, key string) int {
+	at := findTableLine(data, "accounts", name)
+	if key == "" || at == 0 {
+		return at
+	}
+	field := regexp.MustCompile(`(^|[.\s{,])` + regexp.QuoteMeta(key) + `\s*=`)
+	lines := strings.Split(data, "\n")
+	for i := at - 1; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if i > at-1 && strings.HasPrefix(l, "[") {
+			break // the next table
+		}
+		// A dotted key (accounts.NAME.url = …) must be this account's.
+		lhs, _, _ := strings.Cut(l, "=")
+		if field.MatchString(l) && (!strings.Contains(lhs, ".") || strings.Contains(lhs, name+".")) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // accountChoice is the account a run asks for: the --account flag, else

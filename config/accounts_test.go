@@ -94,8 +94,14 @@ func TestAccountSettingsErrorsHaveLines(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"bad name", "theme = \"dark\"\n[accounts.\"a b\"]\nkey_file = \"k\"\n", ":2: account name"},
 		{"no key_file", "[accounts.lab]\nurl = \"https://console.vast.ai\"\n", ":1: "},
-		{"unknown field", "\n[accounts.lab]\nkey_file = \"k\"\nkey = \"x\"\n", `unknown field "key"`},
-		{"plain http url", "[accounts.lab]\nkey_file = \"k\"\nurl = \"http://example.com\"\n", "plain http"},
+		{"unknown field", "\n[accounts.lab]\nkey_file = \"k\"\nkey = \"x\"\n", `:4: unknown field "key"`},
+		{"plain http url", "[accounts.lab]\nkey_file = \"k\"\nurl = \"http://example.com\"\n", ":3: refusing to send the API key over plain http"},
+		// A bad url is named at its own line, not the table's (it was
+		// said at the [accounts.NAME] line wherever the url stood).
+		{"bad url, second account", "theme = \"dark\"\n\n[accounts.ok]\nkey_file = \"k\"\nurl = \"https://console.vast.ai\"\n\n[accounts.lab]\n# the lab's own server\nkey_file = \"k\"\n\nurl = \"ftp://x\"\n", ":11: bad url of an account"},
+		{"url not quoted", "[accounts.lab]\nkey_file = \"k\"\nurl = 5\n", ":3: an account's url must be a URL in quotes"},
+		{"bad url, inline table", "theme = \"dark\"\n[accounts]\nlab = { key_file = \"k\", url = \"ftp://x\" }\n", ":3: bad url of an account"},
+		{"bad url, dotted keys", "accounts.ok.key_file = \"k\"\naccounts.ok.url = \"https://a.example\"\naccounts.lab.key_file = \"k\"\naccounts.lab.url = \"ftp://x\"\n", ":4: bad url of an account"},
 		{"default_account not configured", "default_account = \"lab\"\n", ":1: default_account lab is not an account: the accounts configured are default"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/config"
 	"github.com/vastdash/vastdash/exporter"
 )
@@ -69,7 +70,7 @@ func (x *execution) serveAccounts(a *serveArgs) error {
 		}
 		sessions = append(sessions, s)
 	}
-	ln, interval, err := listenAndSay(ctx, a, settings, fmt.Sprintf("serving %d accounts' figures", len(ex.AccountNames())))
+	ln, interval, err := listenAndSay(ctx, a, settings, servingAccounts(len(ex.AccountNames())))
 	if err != nil {
 		return err
 	}
@@ -85,4 +86,10 @@ func (x *execution) serveAccounts(a *serveArgs) error {
 	}
 	a.log.Info("stopped")
 	return nil
+}
+
+// servingAccounts is serve's first log line over n accounts: "serving 1
+// account's figures", "serving 2 accounts' figures".
+func servingAccounts(n int) string {
+	return "serving " + billing.Plural(n, "account's", "accounts'") + " figures"
 }

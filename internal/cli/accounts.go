@@ -136,7 +136,11 @@ func (x *execution) accounts(f accountsFlags) error {
 			failed++
 		}
 	}
-	err = answerTo(x.env.stdout, func(w io.Writer) error { return writeAccounts(w, f.output, kept, total) })
+	width := 0
+	if f.output == "text" {
+		width = x.env.width(x.env.stdout)
+	}
+	err = textTo(x.env.stdout, width, func(w io.Writer) error { return writeAccounts(w, f.output, kept, total, width) })
 	if err == nil && failed > 0 {
 		err = errAccountsFailed{failed, len(kept)}
 	}
@@ -291,8 +295,14 @@ func totalOf(rows []accountRow, budget money.Amount) accountsTotal {
 	return t
 }
 
-// writeAccounts writes the roll-up in the output format.
-func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTotal) error {
+// accountsFit is how the roll-up meets a narrow terminal: the email
+// shrinks, then the budget, the forecast, the leaks, the month, the email
+// and the current rate go; the account, its credit and its runway stay.
+var accountsFit = []fitStep{{1, 24}, {7, 0}, {6, 0}, {8, 0}, {5, 0}, {1, 0}, {3, 0}}
+
+// writeAccounts writes the roll-up in the output format, a text table
+// fitted to a terminal width cells wide (0: a pipe, every column).
+func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTotal, width int) error {
 	if rows == nil {
 		rows = []accountRow{}
 	}
@@ -329,7 +339,7 @@ func writeAccounts(w io.Writer, output string, rows []accountRow, t accountsTota
 		out = append(out, append([]string{r.Name, email}, r.figures()...))
 	}
 	out = append(out, append([]string{"", t.label()}, t.figures()...))
-	if err := writeTable(w, out, 2); err != nil || len(why) == 0 {
+	if err := writeTableFit(w, out, 2, width, accountsFit); err != nil || len(why) == 0 {
 		return err
 	}
 	_, err := io.WriteString(w, "\n"+strings.Join(why, ""))

@@ -129,7 +129,7 @@ func readFigures(ctx context.Context, s *Session, month, day bool) (*alerting.Fi
 	if userErr != nil {
 		return nil, userErr
 	}
-	f := &alerting.Figures{UserID: user.ID, Host: s.apiHost(), AsOf: svc.Now(), User: &user, Budget: budget}
+	f := &alerting.Figures{Name: s.Account, UserID: user.ID, Host: s.apiHost(), AsOf: svc.Now(), User: &user, Budget: budget}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -186,7 +186,7 @@ func serveAlerts(s *Session, log *slog.Logger) exporter.AlertsFunc {
 			log.Warn("alerts: " + err.Error())
 			return nil, 0
 		}
-		f := &alerting.Figures{UserID: r.User.ID, Host: s.apiHost(), AsOf: s.Billing.Now(), User: r.User,
+		f := &alerting.Figures{Name: s.Account, UserID: r.User.ID, Host: s.apiHost(), AsOf: s.Billing.Now(), User: r.User,
 			Rate: r.Rate, Audit: r.Audit, Month: r.Month, Budget: s.Settings.Budget}
 		if a.DigestDue() {
 			more, err := readFigures(ctx, s, true, true)
@@ -329,7 +329,7 @@ func alertsTest(ctx context.Context, s *Session, output string) error {
 	if err != nil {
 		return err
 	}
-	f := alerting.Figures{UserID: user.ID, Host: s.apiHost()}
+	f := alerting.Figures{Name: s.Account, UserID: user.ID, Host: s.apiHost()}
 	m := notify.Message{Title: "vastdash: test", Body: "A test from vastdash for " + f.Account() + ": alerts reach you here. `vastdash alerts` shows the rules."}
 	return sendNowAnswer(ctx, s, a, m, output)
 }

@@ -110,6 +110,11 @@ func TestAlertsCheckSendsOnce(t *testing.T) {
 	res := auditRun(t, srv, demoserver.DemoKey, nil, "--config", cfg, "alerts")
 	res.ok(t)
 	outputs.WriteString(res.out + res.errOut)
+	// The account is named as the settings name it, not by its user id
+	// ("account 200001 at …").
+	if !strings.HasPrefix(res.out, "account default at ") {
+		t.Errorf("vastdash alerts does not name the account: %q", strings.SplitN(res.out, "\n", 2)[0])
+	}
 	for _, want := range []string{"fired", "ntfy 127.0.0.1:", "generic 127.0.0.1:", "delivered so far: leak 2, runway 2"} {
 		if !strings.Contains(res.out, want) {
 			t.Errorf("vastdash alerts lacks %q:\n%s", want, res.out)

@@ -250,14 +250,17 @@ func auditCSV(j auditJSON) [][]string {
 }
 
 // The leaks table's columns: why last, the first to go on a narrow
-// terminal, then the label shrinks and the since goes.
+// terminal, then the label shrinks and the creation time goes; at 40
+// columns the label and the so far go too (kind, id and $/h stay, a row a
+// line). The price increases lose what they risk, the label, then the
+// time they start from.
 var (
 	leakColumns = []column{{header: "KIND"}, {header: "ID"}, {header: "LABEL", most: 32}, {header: "$/H", right: true},
 		{header: leaks.CreatedHeader}, {header: "SO FAR", right: true}, {header: "WHY", most: 80}}
-	leaksFit     = []fitStep{{6, 0}, {2, 12}, {4, 0}}
+	leaksFit     = []fitStep{{6, 0}, {2, 12}, {4, 0}, {2, 0}, {5, 0}}
 	increaseCols = []column{{header: "INSTANCE"}, {header: "LABEL", most: 32}, {header: "NOW", right: true}, {header: "THEN", right: true},
 		{header: "FROM"}, {header: "IF IGNORED"}}
-	increasesFit = []fitStep{{5, 0}, {1, 0}}
+	increasesFit = []fitStep{{5, 0}, {1, 0}, {4, 0}}
 )
 
 // writeAudit writes the text answer: the leaks and their total, the

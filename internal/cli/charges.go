@@ -177,7 +177,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
 		g.Add(f.Spreadable(entries)) // by day, an amount is spread over the days it covers
-		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
+		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g, s.width) }); err != nil {
 			return err
 		}
 		// The line beside the groups is their sum (by day, with what fell
@@ -220,7 +220,7 @@ type groupJSON struct {
 
 // writeGroups writes one row per group: text (an aligned table), csv
 // (group,count,amount,share) or json ({"by", "groups", "total"}).
-func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Grouping) error {
+func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Grouping, width int) error {
 	groups, total := g.Groups(), g.Total()
 	share := func(a money.Amount) string {
 		if pm, ok := billing.SharePerMille(a, total); ok && !g.Overflow() {
@@ -259,7 +259,8 @@ func writeGroups(w io.Writer, output string, by billing.GroupKey, g *billing.Gro
 		}
 		rows = append(rows, []string{cut(gr.Key, maxLabelCells), money.Group(int64(gr.Count)), gr.Amount.String(), s})
 	}
-	return writeTable(w, rows, 1)
+	// On a narrow terminal the group's name is cut, the figures stay.
+	return writeTableFit(w, rows, 1, width, []fitStep{{0, 12}})
 }
 
 // writeTotals writes the feed's totals line ("1,234 contracts · $4,321.000")

@@ -200,8 +200,11 @@ type fitStep struct{ col, cells int }
 
 // table is a text table. On a terminal (width > 0) it fits the width as gh
 // and kubectl tables do, taking the steps of fit in their stated order
-// until it fits (a shrink gives up only the cells needed); in a pipe (width
-// 0) every column is kept whole.
+// until it fits (a shrink gives up only the cells needed), and, if the
+// steps leave it wider, cutting its widest text columns to no fewer than
+// minCells each: a row is one line at any width (at 40 columns a row the
+// terminal wrapped over three lines read as three records). In a pipe
+// (width 0) every column is kept whole.
 type table struct {
 	cols  []column
 	fit   []fitStep
@@ -242,8 +245,34 @@ func (t *table) layout(widths []int) []int {
 			got[st.col] = max(st.cells, got[st.col]-over)
 		}
 	}
+	// A column shrunk before a later step dropped another gets back the
+	// cells that freed, the last shrunk first (payments' note, once the
+	// status and the source went at 40 columns).
+	for i := len(t.fit) - 1; i >= 0; i-- {
+		c := t.fit[i].col
+		if free := room - total(); free > 0 && got[c] > 0 && got[c] < widths[c] {
+			got[c] = min(widths[c], got[c]+free)
+		}
+	}
+	// The last resort: the widest text column gives up a cell at a time.
+	for total() > room {
+		widest := -1
+		for i, w := range got {
+			if !t.cols[i].right && w > minCells && (widest < 0 || w > got[widest]) {
+				widest = i
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		got[widest]--
+	}
 	return got
 }
+
+// minCells is the narrowest a text column is cut to by the last resort of
+// a table's fit: "stopped…" still names a thing.
+const minCells = 8
 
 // cell is s sanitized and capped at the column's most cells.
 func (c column) cell(s string) string {
@@ -329,7 +358,13 @@ func (t *table) write(w io.Writer, rows func(yield func([]string) bool)) error {
 // writeTable writes a small table given whole, the header row first, the
 // columns from right on aligned right, every column kept.
 func writeTable(w io.Writer, rows [][]string, right int) error {
-	t := &table{}
+	return writeTableFit(w, rows, right, 0, nil)
+}
+
+// writeTableFit is writeTable fitted to a terminal width cells wide by the
+// steps of fit (see table); in a pipe (width 0) every column is kept.
+func writeTableFit(w io.Writer, rows [][]string, right, width int, fit []fitStep) error {
+	t := &table{width: width, fit: fit}
 	for i, h := range rows[0] {
 		t.cols = append(t.cols, column{header: h, right: i >= right})
 	}

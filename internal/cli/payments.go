@@ -185,8 +185,10 @@ var paymentColumns = []column{
 // ("dated in the future…"). The created time, status, type, source, note
 // and amount stay, the source whole: "crypto.…" names no source, and a
 // record counted nowhere says so on its row at any width (the note's
-// words lead with why).
-var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {7, 0}, {0, 10}, {0, 0}, {8, 20}, {8, 12}}
+// words lead with why). Under about 60 columns the type goes, then the
+// status (the note says pending), then the source: at 40 a row is the
+// created time, the note and the amount, on one line.
+var paymentsFit = []fitStep{{5, 0}, {2, 0}, {7, 20}, {7, 0}, {0, 10}, {0, 0}, {8, 20}, {8, 12}, {4, 0}, {3, 0}, {6, 0}}
 
 func deref(s *string) string {
 	if s == nil {

@@ -256,3 +256,13 @@ func TestServeExportsTheBudget(t *testing.T) {
 		t.Fatalf("no vast_budget_dollars 500:\n%s", body)
 	}
 }
+
+// serve over several accounts logged "serving 1 accounts' figures" for
+// one: the count and the possessive agree.
+func TestServingAccountsSaysItsNumber(t *testing.T) {
+	for n, want := range map[int]string{1: "serving 1 account's figures", 2: "serving 2 accounts' figures", 1200: "serving 1,200 accounts' figures"} {
+		if got := servingAccounts(n); got != want {
+			t.Errorf("%d: %q, want %q", n, got, want)
+		}
+	}
+}

@@ -121,7 +121,11 @@ func statement(ctx context.Context, s *Session, a statementArgs) error {
 	for _, w := range st.Warnings {
 		warn(s.stderr, w)
 	}
-	warn(s.stderr, reconstructedNote)
+	// Said once: the text answer says it under its table, JSON and CSV
+	// do not (JSON's note is a field a reader may not print).
+	if a.output != "text" {
+		warn(s.stderr, reconstructedNote)
+	}
 	return nil
 }
 
@@ -200,7 +204,7 @@ func writeStatement(w io.Writer, output string, st billing.Statement, svc *billi
 		rows = append(rows, []string{m.Month, m.Opening.String(), m.MoneyIn.String(), m.MoneyOut.String(), m.Spend.String(),
 			m.Closing.String(), m.Pending.String()})
 	}
-	if err := writeTable(w, rows, 1); err != nil {
+	if err := writeTableFit(w, rows, 1, width, monthsFit); err != nil {
 		return err
 	}
 	// The credit at the months' precision: it is the last closing.
@@ -223,6 +227,10 @@ func writeStatement(w io.Writer, output string, st billing.Statement, svc *billi
 // the description shrinks to 20 cells and the source to 14, then the
 // description goes and then the source. The time, type and amount stay.
 var (
+	// monthsFit is how the months meet a narrow terminal: the opening
+	// goes (the month before closed at it), then the pending, the money
+	// out and the money in; the month, its spend and its closing stay.
+	monthsFit         = []fitStep{{1, 0}, {6, 0}, {3, 0}, {2, 0}}
 	recordListColumns = []column{{}, {most: 12}, {most: 32}, {most: 60}, {right: true}}
 	recordListFit     = []fitStep{{3, 20}, {2, 14}, {3, 0}, {2, 0}}
 )

@@ -148,7 +148,8 @@ func TestStatementJSON(t *testing.T) {
 	}
 }
 
-// Text: an aligned table with the note; CSV: the JSON's columns.
+// Text: an aligned table with the note, said once (it was said on stdout
+// and again on stderr); CSV: the JSON's columns, the note on stderr.
 func TestStatementTextAndCSV(t *testing.T) {
 	srv := paidServer(t)
 	res := paidRun(t, srv, canaryKey, "statement", "--from", "2026-09", "--to", "2026-10", "--utc")
@@ -158,8 +159,14 @@ func TestStatementTextAndCSV(t *testing.T) {
 		!strings.Contains(res.out, "Reconstructed back from the credit") || len(lines[0]) != len(lines[1]) {
 		t.Fatalf("text:\n%s", res.out)
 	}
+	if n := strings.Count(strings.ToLower(res.out+res.errOut), "reconstructed back from the credit"); n != 1 {
+		t.Errorf("text says it is reconstructed %d times:\n%s\nstderr:\n%s", n, res.out, res.errOut)
+	}
 	res = paidRun(t, srv, canaryKey, "statement", "--output", "csv", "--utc")
 	res.ok(t)
+	if !strings.Contains(res.errOut, "reconstructed back from the credit") {
+		t.Errorf("CSV's stderr %q does not say the figures are reconstructed", res.errOut)
+	}
 	rows, err := csv.NewReader(strings.NewReader(res.out)).ReadAll()
 	if err != nil || len(rows) != 4 || strings.Join(rows[0], ",") != "month,opening,money_in,money_out,spend,closing,pending" || rows[3][0] != "2026-11" {
 		t.Fatalf("%v %q", err, res.out)

@@ -355,8 +355,9 @@ var webhookColumns = []column{
 }
 
 // webhooksFit is how the list meets a narrow terminal: the change time
-// goes, the events shrink to 24 cells and the name to 16.
-var webhooksFit = []fitStep{{4, 0}, {3, 24}, {1, 16}}
+// goes, the events shrink to 24 cells and the name to 16, then the events
+// go (webhooks show ID says them) and last the name.
+var webhooksFit = []fitStep{{4, 0}, {3, 24}, {1, 16}, {3, 0}, {1, 0}}
 
 // webhookLines is a webhook as `add` and `edit` print it.
 func webhookLines(r webhookRow) []string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,54 @@ func TestChargesTextDescriptionBesideItsID(t *testing.T) {
 					t.Errorf("width %d: cut inside a word (%q): %q", width, cell, l)
 				}
 			}
+		}
+	}
+}
+
+// charges --group-by label lines its figures up under their headers
+// whatever a label holds — a ZWJ emoji ("👩‍🔬 lab notebook", one glyph of
+// two cells), accents, CJK — measured as every table measures a cell
+// (ansi.StringWidth), in a pipe and at 80 and 40 columns.
+func TestGroupByLabelAlignsEmoji(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 400})
+	args := append([]string{"charges", "--group-by", "label"}, wholeSpan()...)
+	for _, width := range []int{0, 80, 40} {
+		res := headlessWith(t, srv, demoserver.DemoKey, atWidth(width), args...)
+		res.ok(t)
+		lines := strings.Split(strings.TrimSuffix(res.out, "\n"), "\n")
+		// The right edge of COUNT, AMOUNT and SHARE: where each header
+		// ends, every row's figure ends.
+		head := lines[0]
+		var edges []int
+		for _, h := range []string{"COUNT", "AMOUNT", "SHARE"} {
+			i := strings.Index(head, h)
+			if i < 0 {
+				t.Fatalf("width %d: no %s in %q", width, h, head)
+			}
+			edges = append(edges, ansi.StringWidth(head[:i+len(h)]))
+		}
+		emoji := false
+		for _, l := range lines[1:] {
+			emoji = emoji || strings.Contains(l, "\u200d")
+			f := strings.Fields(l)
+			if len(f) < 4 {
+				t.Fatalf("width %d: row %q", width, l)
+			}
+			// The last three fields are the figures; each ends where its
+			// header does.
+			figs, rest := f[len(f)-3:], l
+			got := make([]int, 3)
+			for k := 2; k >= 0; k-- {
+				i := strings.LastIndex(rest, figs[k])
+				got[k] = ansi.StringWidth(rest[:i+len(figs[k])])
+				rest = rest[:i]
+			}
+			if !slices.Equal(got, edges) {
+				t.Errorf("width %d: row %q ends its figures at %v, the headers at %v", width, l, got, edges)
+			}
+		}
+		if !emoji {
+			t.Fatalf("width %d: the demo lost its ZWJ label:\n%s", width, res.out)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,36 @@ func splitWords(narrow, whole string) []string {
 	return split
 }
 
+// wrappedRows is the rows of a table in narrow (a run at a terminal's
+// width) that went on over a second line: a line with a column gap (or
+// the start of one of whole's lines that has one: "(no label)" of its
+// row) followed by an indented line that no line of whole (the same run
+// in a pipe) begins with — the rest of the row, hung under a column.
+func wrappedRows(narrow, whole string) []string {
+	var starts []string
+	for _, l := range strings.Split(whole, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			starts = append(starts, t)
+		}
+	}
+	lines := strings.Split(narrow, "\n")
+	var rows []string
+	for i := 1; i < len(lines); i++ {
+		l, prev := lines[i], strings.TrimSpace(lines[i-1])
+		row := strings.Contains(prev, "  ") || slices.ContainsFunc(starts, func(s string) bool {
+			return strings.HasPrefix(s, prev) && strings.Contains(s[len(prev):], "  ")
+		})
+		if !strings.HasPrefix(l, " ") || !row {
+			continue
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(l), "  ")
+		if !slices.ContainsFunc(starts, func(s string) bool { return strings.HasPrefix(s, first) }) {
+			rows = append(rows, lines[i-1]+" / "+l)
+		}
+	}
+	return rows
+}
+
 // Every command's text, answer and stderr alike, fits an 80- and a
 // 40-column terminal and breaks only between words: statement's closing
 // note broke "ne" / "xt one opens", auth status "payme" / "nts", credit
@@ -108,6 +139,14 @@ func TestEveryCommandFitsTheTerminal(t *testing.T) {
 					if len(strings.Fields(l)) > 1 || ansi.StringWidth(strings.TrimSpace(l)) <= width {
 						t.Errorf("%v at %d: %s line of %d cells: %q", args, width, out.name, ansi.StringWidth(l), l)
 					}
+				}
+				// A table's row is one line at any width: at 40 columns
+				// audit's and payments' rows ran over two and three, and
+				// read as that many records. Its lower columns go
+				// instead. (auth status and spend are lists whose last
+				// column is prose: it goes on under itself.)
+				if rows := wrappedRows(out.narrow, out.whole); len(rows) > 0 && !slices.Contains([]string{"auth", "spend"}, args[0]) {
+					t.Errorf("%v at %d: %s rows wrapped:\n%s", args, width, out.name, strings.Join(rows, "\n"))
 				}
 				// At 40 columns a table keeps its key columns and cuts a
 				// label where it must ("sd-xl archi…"); a wrap still

@@ -38,6 +38,11 @@ func TestThresholdAmountsWholeWhenNarrow(t *testing.T) {
 	if strings.Contains(v, "$…") {
 		t.Errorf("an amount is cut:\n%s", v)
 	}
+	// The hint calls the key a key: "a applies $594.86" read as an
+	// article at 40 columns.
+	if !strings.Contains(v, "key a applies "+want.Amount.Credit()) {
+		t.Errorf("the suggestion's hint at 40 columns:\n%s", v)
+	}
 }
 
 // suggested is the screen on the demo server in w×h with the last 30 days

@@ -2,6 +2,7 @@ package notifications
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -311,7 +312,9 @@ func (m *Model) thresholdLabel(w int) string {
 }
 
 // suggestionText is the line under the threshold row in w cells; "" when
-// none was asked for. Like the row, it keeps the amount whole.
+// none was asked for. Like the row, it keeps the amount whole. Short, the
+// key is called a key: "a applies $594.86" read as an article at 40
+// columns.
 func (m *Model) suggestionText(w int) string {
 	switch {
 	case m.th.suggesting && !m.th.suggested:
@@ -322,6 +325,9 @@ func (m *Model) suggestionText(w int) string {
 		return shared.Truncate(m.th.sugg.String(), w)
 	}
 	a := m.ctx.Key("threshold-suggest")
-	return shared.FirstFit(w, m.th.sugg.String()+" — "+a+" applies it", m.th.sugg.String(),
-		a+" applies "+m.th.sugg.Amount.Credit(), m.th.sugg.Amount.Credit())
+	amount := m.th.sugg.Amount.Credit()
+	return shared.FirstFit(w, m.th.sugg.String()+" — "+a+" applies it",
+		strconv.Itoa(billing.SuggestDays)+" days' spend: "+amount+" — key "+a+" applies it",
+		"suggested "+amount+" · key "+a+" applies",
+		"key "+a+" applies "+amount, "suggested "+amount, amount)
 }

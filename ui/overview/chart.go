@@ -25,7 +25,12 @@ const (
 	chartChrome = 2
 	chartMinH   = chartMinBars + chartChrome
 	chartMaxH   = chartMaxBars + chartChrome
-	maxBarCells = 3 // widest bar of one day or week
+	// chartReadH is the height the chart gets before the top contracts
+	// other than the cursor's: five bar rows, where three flatten a month
+	// of days into one step.
+	chartReadBars = 5
+	chartReadH    = chartReadBars + chartChrome
+	maxBarCells   = 3 // widest bar of one day or week
 )
 
 // stackOrder is the order of a bar's segments from the bottom up; every

@@ -30,5 +30,5 @@ func (m *Model) leakLines(w int) []line {
 	if n := len(a.Increases); n > 0 && shared.Width(label+text) < w-24 {
 		text += st.Muted.Render(" · " + billing.Plural(n, "price increase", "price increases") + " pending")
 	}
-	return []line{{text: label + text, prio: prioRateHead}}
+	return []line{{text: label + text, prio: prioGlance}}
 }

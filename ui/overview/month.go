@@ -23,11 +23,11 @@ import (
 // the charges again every monthEvery (monthAgain). A budget crossing goes
 // to the root as a shared.AlarmMsg, once.
 
-// Priorities of the panel's lines: the month's spend stays with the burn,
-// the forecast and the gauge with the account line.
+// Priorities of the panel's lines: the month's spend stays with the leaks,
+// the forecast and the gauge go with the other second lines.
 const (
-	prioMonthHead = prioBurn
-	prioMonthMore = prioAccount
+	prioMonthHead = prioGlance
+	prioMonthMore = prioDetail
 )
 
 // Gauge widths: narrower says nothing the words do not; wider only

@@ -20,11 +20,11 @@ import (
 const rateRowsMax = 5
 
 // Priorities of the panel's lines (see the prio constants): the headline
-// stays with the burn, the storage and note lines with the account line,
-// the instance rows (prioRateRows) go before the top contracts' rows.
+// stays with the burn, the storage and note lines go with the other second
+// lines, the instance rows (prioRateRows) before the chart's full height.
 const (
 	prioRateHead = prioBurn
-	prioRateNote = prioAccount
+	prioRateNote = prioDetail
 )
 
 // rateLines is the panel, or nothing before the first reading.

@@ -145,11 +145,12 @@ func TestRatePanelEverySizeExact(t *testing.T) {
 	}
 }
 
-// When the top contracts do not all fit (80×24's body), the rows drawn
-// follow the cursor and the heading says which show: j went below the last
-// row drawn and enter showed a contract never seen.
+// When the top contracts do not all fit (80×21's body, the chart at its
+// readable height above them), the rows drawn follow the cursor and the
+// heading says which show: j went below the last row drawn and enter
+// showed a contract never seen.
 func TestTopRowsFollowCursor(t *testing.T) {
-	m := rated(t, 80, 20, shared.RateMsg{Rate: testRate()})
+	m := rated(t, 80, 17, shared.RateMsg{Rate: testRate()})
 	d := newDriver(m)
 	if len(m.top) != 5 {
 		t.Fatalf("top %d", len(m.top))
@@ -173,7 +174,7 @@ func TestTopRowsFollowCursor(t *testing.T) {
 			t.Errorf("heading %q does not include row %d", h, i+1)
 		}
 	}
-	checkExact(t, m, 80, 20)
+	checkExact(t, m, 80, 17)
 	m.SetSize(100, 40)
 	if h := lineWith(t, m, "Top 5 contracts"); strings.Contains(h, "shown") {
 		t.Errorf("all rows fit, yet %q", h)

@@ -21,27 +21,35 @@ import (
 )
 
 // Line priorities: when the area is too short the lowest go first (the last
-// of equals first). At 80×24 the credit, burn and runway stay, then the
-// chart, then the top contracts, then the splits. The chart is placed as a
-// block whose height flexes (see place): it gets its minimum before the top
-// contracts get any row, and grows to its full height only once they all
-// fit. A section's heading shares its rows' priority and comes first, so
-// rows are dropped from the bottom and the heading goes with the last.
+// of equals first). The credit, burn, runway and Now stay longest; then the
+// range's title and the top contracts' heading with the cursor's row (the
+// row enter opens is always on screen); then the leaks and the month; then
+// the chart, at its smallest, then at a readable height; then the other top
+// contracts, nearest the cursor first; then the second lines of the figures
+// above (the threshold, the 24 h burn, the stopped storage, the forecast);
+// then the chart's full height; then the rest. The chart is a block whose
+// height flexes (see place): it grows into a row only when nothing of a
+// higher priority is dropped for it. At 80×24 the figures, a chart of five
+// bar rows and all five top contracts fit. A section's heading has its
+// rows' highest priority and comes first; a heading whose rows all went
+// goes too (fitLines).
 const (
-	prioBlank      = 0
-	prioItems      = 1 // split by charge type
-	prioTypes      = 2 // split by contract type
-	prioChartHelp  = 3
-	prioChartExtra = 4 // rows of the chart beyond its minimum (virtual)
-	prioRateRows   = 5 // the instances billing now (rate.go)
-	prioTop        = 6
-	prioChart      = 7
-	prioAccount    = 8
-	prioTitle      = 9
-	prioBurn24     = 10 // the 24 h figure on its own line, when narrow
-	prioBurn       = 11
-	prioStatus     = 12
-	prioCredit     = 13
+	prioBlank = iota
+	prioItems // split by charge type
+	prioTypes // split by contract type
+	prioChartHelp
+	prioRateRows   // the instances billing now (rate.go)
+	prioChartExtra // rows of the chart beyond its readable height (virtual)
+	prioDetail     // second lines: threshold, 24 h burn, storage, forecast
+	prioTop        // the top contracts other than the cursor's
+	prioChartRead  // rows of the chart from its minimum to readable (virtual)
+	prioChart      // the chart at its minimum, or a sparkline
+	prioGlance     // the leaks and the month
+	prioTopCursor  // the top contracts' heading and the cursor's row
+	prioTitle      // the range and how much of it loaded
+	prioBurn       // burn, runway, Now
+	prioStatus
+	prioCredit
 )
 
 // Column widths of the breakdown tables.
@@ -219,27 +227,38 @@ func fullHeight(ls []line, w int) int {
 }
 
 // place sizes the chart for height h, draws it in its place and drops the
-// lines that still do not fit.
+// lines that still do not fit. The chart takes the tallest height whose
+// rows do not push out a line of higher priority than theirs: its minimum
+// (or a sparkline) at prioChart, up to chartReadH at prioChartRead, up to
+// chartMaxH at prioChartExtra.
 func (m *Model) place(ls []line, w, h int, days []spend.DayTotal) []string {
 	at := slices.IndexFunc(ls, func(l line) bool { return l.chart })
 	if at < 0 {
 		return fitLines(ls, h)
 	}
-	above, mid := 0, 0
-	for _, l := range ls {
-		switch {
-		case l.chart:
-		case l.prio > prioChart:
-			above++
-		case l.prio > prioChartExtra:
-			mid++
+	// room is the rows left beside the lines of priority above p.
+	room := func(p int) int {
+		n := 0
+		for _, l := range ls {
+			if !l.chart && l.prio > p {
+				n++
+			}
 		}
+		return h - n
 	}
 	ch := 0
 	switch {
-	case above+chartMinH <= h:
-		ch = min(max(h-above-mid, chartMinH), chartMaxH)
-	case above+1 <= h:
+	case w < chartMinWidth:
+		if room(prioChart) >= 1 {
+			ch = 1 // a sparkline, whatever the height
+		}
+	case room(prioChartExtra) > chartReadH:
+		ch = min(room(prioChartExtra), chartMaxH)
+	case room(prioChartRead) > chartMinH:
+		ch = min(room(prioChartRead), chartReadH)
+	case room(prioChart) >= chartMinH:
+		ch = chartMinH
+	case room(prioChart) >= 1:
 		ch = 1 // a sparkline
 	}
 	var cl []line
@@ -285,15 +304,20 @@ func (m *Model) insightLines(w int) []line {
 		wk, day := e.Week, e.Day
 		lastDay := m.ctx.Day(wk.To.AddDate(0, 0, -1))
 		week := st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" ("+wk.Label+": "+m.ctx.Day(wk.From)+" – "+lastDay+")")
-		if shared.Width(label("Burn")+week) > w {
-			week = st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" (7 full days to "+lastDay+")")
-		}
+		short := st.Amount.Render(wk.PerDay.String()+"/day") + st.Muted.Render(" (7 full days to "+lastDay+")")
 		last := st.Amount.Render(day.PerDay.String()+"/day") + st.Muted.Render(" ("+day.Label+")")
+		// One line where it fits, the week's window said short if that
+		// makes it fit: the 24 h figure on a line of its own costs the
+		// chart a row at 80×24.
+		if shared.Width(label("Burn")+week+" · "+last) > w && shared.Width(label("Burn")+short+" · "+last) <= w ||
+			shared.Width(label("Burn")+week) > w {
+			week = short
+		}
 		if one := label("Burn") + week + " · " + last; shared.Width(one) <= w {
 			ls = append(ls, line{text: one, prio: prioBurn})
 		} else {
 			ls = append(ls, line{text: label("Burn") + week, prio: prioBurn},
-				line{text: strings.Repeat(" ", labelW) + last, prio: prioBurn24})
+				line{text: strings.Repeat(" ", labelW) + last, prio: prioDetail})
 		}
 	}
 
@@ -344,6 +368,21 @@ func (m *Model) accountLines(w int, big bool) []line {
 	}
 
 	var ls []line
+	var parts []string
+	if u.Balance != 0 {
+		parts = append(parts, "Balance "+u.Balance.Credit())
+	}
+	if u.BalanceThreshold != nil {
+		t := "Low-balance threshold " + u.BalanceThreshold.Credit()
+		if u.BalanceThresholdEnabled != nil {
+			if *u.BalanceThresholdEnabled {
+				t += " (enabled)"
+			} else {
+				t += " (disabled)"
+			}
+		}
+		parts = append(parts, t)
+	}
 	rows, ok := bigText(credit)
 	label := []string{"Credit", credit, state}
 	labelW := 0
@@ -367,26 +406,15 @@ func (m *Model) accountLines(w int, big bool) []line {
 		if state != "" {
 			s += " " + style.Render("("+state+")")
 		}
+		// The balance and threshold share the credit's line where they
+		// fit: a row given back to the chart and the top contracts.
+		if more := st.Muted.Render(" · " + strings.Join(parts, " · ")); len(parts) > 0 && shared.Width(s+more) <= w {
+			return []line{{text: s + more, prio: prioCredit}}
+		}
 		ls = append(ls, line{text: s, prio: prioCredit})
 	}
-
-	var parts []string
-	if u.Balance != 0 {
-		parts = append(parts, "Balance "+u.Balance.Credit())
-	}
-	if u.BalanceThreshold != nil {
-		t := "Low-balance threshold " + u.BalanceThreshold.Credit()
-		if u.BalanceThresholdEnabled != nil {
-			if *u.BalanceThresholdEnabled {
-				t += " (enabled)"
-			} else {
-				t += " (disabled)"
-			}
-		}
-		parts = append(parts, t)
-	}
 	if len(parts) > 0 {
-		ls = append(ls, line{text: st.Muted.Render(strings.Join(parts, " · ")), prio: prioAccount})
+		ls = append(ls, line{text: st.Muted.Render(strings.Join(parts, " · ")), prio: prioDetail})
 	}
 	return ls
 }
@@ -398,7 +426,7 @@ func (m *Model) chargesHead() []line {
 	if m.main == nil {
 		return []line{
 			{text: st.Bold.Render("Spend"), prio: prioTitle},
-			{text: st.Muted.Render("No range chosen yet"), prio: prioAccount},
+			{text: st.Muted.Render("No range chosen yet"), prio: prioTitle},
 		}
 	}
 	fs := m.main.State()
@@ -414,9 +442,9 @@ func (m *Model) chargesHead() []line {
 	if m.totals.Contracts == 0 {
 		switch {
 		case fs.Done:
-			ls = append(ls, line{text: st.Muted.Render("No charges in this range"), prio: prioAccount})
+			ls = append(ls, line{text: st.Muted.Render("No charges in this range"), prio: prioTitle})
 		case fs.Err == nil:
-			ls = append(ls, line{text: st.Muted.Render("loading charges…"), prio: prioAccount})
+			ls = append(ls, line{text: st.Muted.Render("loading charges…"), prio: prioTitle})
 		}
 	}
 	return ls
@@ -545,7 +573,10 @@ func (m *Model) topLines(w int) []line {
 	// leaving the screen.
 	heading := func(first, last, n int) string {
 		h := head
-		if n > 0 && (first > 0 || last < n-1) {
+		switch {
+		case n > 0 && first == last:
+			h += " · " + strconv.Itoa(first+1) + " of " + strconv.Itoa(n) + " shown"
+		case n > 0 && (first > 0 || last < n-1):
 			h += " · " + strconv.Itoa(first+1) + "–" + strconv.Itoa(last+1) + " shown"
 		}
 		out := st.ColHeader.Render(h)
@@ -554,7 +585,7 @@ func (m *Model) topLines(w int) []line {
 		}
 		return out
 	}
-	ls := []line{{text: heading(0, len(top)-1, len(top)), prio: prioTop, sec: secTop, head: true, count: heading}}
+	ls := []line{{text: heading(0, len(top)-1, len(top)), prio: prioTopCursor, sec: secTop, head: true, count: heading}}
 
 	srcW, amtW := 0, 0
 	for _, e := range top {
@@ -598,7 +629,13 @@ func (m *Model) topLines(w int) []line {
 		if i == m.cursor {
 			s = st.Selected.Render(shared.PadRight(shared.Truncate(s, w), w))
 		}
-		ls = append(ls, line{text: s, prio: prioTop, sec: secTop, rank: abs(i - m.cursor), row: i + 1})
+		// The cursor's row stays with the heading: the row enter opens is
+		// always on screen.
+		prio := prioTop
+		if i == m.cursor {
+			prio = prioTopCursor
+		}
+		ls = append(ls, line{text: s, prio: prio, sec: secTop, rank: abs(i - m.cursor), row: i + 1})
 	}
 	return ls
 }
