@@ -160,6 +160,19 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	// the flags.
 	q := billing.RangeQuery(rng.From, rng.To)
 	q.Types, q.Format, q.OldestFirst = a.types, api.Format(a.format), a.oldest
+	if a.groupBy != "" {
+		// A range the ledger holds is grouped by SQLite, not in memory.
+		g, st, ok, err := svc.LedgerGrouping(ctx, q, a.groupBy, a.labels, loc, rng.From, rng.To, s.progress.feed)
+		if ok || err != nil {
+			s.progress.done()
+		}
+		if err != nil {
+			return err
+		}
+		if ok {
+			return printGroups(s, a, g, st)
+		}
+	}
 	f := svc.Feed(q)
 	defer f.Release()
 	if a.groupBy != billing.ByDay {
@@ -177,17 +190,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
 		g.Add(f.Spreadable(entries)) // by day, an amount is spread over the days it covers
-		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
-			return err
-		}
-		// The line beside the groups is their sum (by day, with what fell
-		// outside the range said apart), never the feed's whole amount.
-		fmt.Fprintln(s.stderr, g.TotalLine())
-		st.Overflow = false // TotalLine said an overflow of the groups
-		for _, warning := range st.Warnings() {
-			warn(s.stderr, warning)
-		}
-		return nil
+		return printGroups(s, a, g, st)
 	}
 
 	// Every entry is in memory and checked, so nothing but stdout can fail
@@ -206,6 +209,22 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 		return err
 	}
 	writeTotals(s.stderr, st)
+	return nil
+}
+
+// printGroups writes the groups of g, then their total line and the
+// warnings of st (the feed's, or the ledger's sync's) on stderr.
+func printGroups(s *Session, a chargesArgs, g *billing.Grouping, st billing.State) error {
+	if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g) }); err != nil {
+		return err
+	}
+	// The line beside the groups is their sum (by day, with what fell
+	// outside the range said apart), never the feed's whole amount.
+	fmt.Fprintln(s.stderr, g.TotalLine())
+	st.Overflow = false // TotalLine said an overflow of the groups
+	for _, warning := range st.Warnings() {
+		warn(s.stderr, warning)
+	}
 	return nil
 }
 

@@ -332,3 +332,36 @@ func TestCommandsWithoutHistoryLeaveTheLedgerClosed(t *testing.T) {
 		t.Errorf("credit warned %q", res.errOut)
 	}
 }
+
+// charges --group-by answered from the ledger (summed by SQLite) prints
+// what a fresh --no-ledger fetch prints, group for group and the total
+// line, under both amount rules, for a range of whole days that cuts the
+// contracts running across its ends, with a type filter and in JSON too.
+// (A range cut inside a day is prorated from the ledger's UTC days,
+// which the feed's rows did before the sums went to SQLite: the billing
+// equality tests hold the two together there.)
+func TestGroupByFromTheLedgerEqualsTheServer(t *testing.T) {
+	for _, windowed := range []bool{false, true} {
+		srv := startServer(t, demoserver.Options{Contracts: 900, Threshold: -1, WindowAmounts: windowed})
+		data := t.TempDir()
+		rng := []string{"--from", demoNow.AddDate(0, -3, 0).Format(time.DateOnly), "--to", demoNow.AddDate(0, 0, -20).Format(time.DateOnly), "--utc"}
+		// The first run fills the ledger.
+		headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), append([]string{"charges", "--group-by", "day"}, rng...)...).ok(t)
+		for _, by := range []string{"day", "label", "template", "endpoint", "workergroup", "type"} {
+			for _, extra := range [][]string{nil, {"--output", "json"}, {"--type", "serverless,volume"}} {
+				args := append(append([]string{"charges", "--group-by", by}, rng...), extra...)
+				srv.ResetRequests()
+				got := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+				got.ok(t)
+				if n := len(chargesRequests(srv)); n > 3 {
+					t.Errorf("%v: %d requests with the range in the ledger", args, n)
+				}
+				want := headlessWith(t, srv, demoserver.DemoKey, nil, append(args, "--no-ledger")...)
+				want.ok(t)
+				if got.out != want.out || got.errOut != want.errOut {
+					t.Errorf("windowed %v, %v:\nledger:\n%s%s\nserver:\n%s%s", windowed, args, got.out, got.errOut, want.out, want.errOut)
+				}
+			}
+		}
+	}
+}

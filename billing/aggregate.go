@@ -1,0 +1,154 @@
+package billing
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/money"
+)
+
+// The commands' answers from the ledger: when it holds a query's whole
+// range, a grouping is summed by SQLite (ledger.SumBy) or folded a row at
+// a time (ledger.EachAmount), never by loading the range into memory; the
+// figures are those the feed's rows give, to the thousandth, under either
+// amount rule. When it does not hold the range (no ledger, the tree
+// format, a range never synced, a sync that failed) the caller reads the
+// feed as before, paged from the server.
+
+// errNotHeld says the ledger cannot answer: the caller reads the feed.
+var errNotHeld = errors.New("the ledger does not hold the range")
+
+// heldRange syncs the ledger's range of q as a feed would (the few
+// requests of what changed) and reports the rule its amounts follow and
+// the state a feed would have ended in (the sync's skipped entries, the
+// ledger's note). It returns errNotHeld when the ledger cannot answer for
+// the range; ctx's error when cancelled.
+func (s *Service) heldRange(ctx context.Context, q api.ChargesQuery, progress func(State)) (rule AmountRule, st State, err error) {
+	src := ledgerFor(s, q, false)
+	if src == nil {
+		return 0, State{}, errNotHeld
+	}
+	report := func(p SyncState) {
+		if progress != nil {
+			progress(State{Pages: p.Pages, SyncPagesTotal: p.PagesTotal, Skipped: p.Skipped, Total: -1, Ledger: true, Loading: true})
+		}
+	}
+	report(SyncState{})
+	ss, err := src.sync(ctx, report)
+	if ctx.Err() != nil {
+		return 0, State{}, ctx.Err()
+	}
+	if err != nil {
+		// The feed meets the failure again and handles it as it always
+		// has (a corrupt file moved aside, the server's error said).
+		return 0, State{}, errNotHeld
+	}
+	synced := src.covered(ctx)
+	if synced.IsZero() {
+		return 0, State{}, errNotHeld
+	}
+	st = State{Ledger: true, Done: true, Synced: s.now(), Skipped: ss.Skipped, LedgerNote: s.lh.Note(), Total: -1}
+	return s.AmountRule(), st, nil
+}
+
+// filterOf is the ledger's filter of a query's types and a command's
+// labels.
+func filterOf(q api.ChargesQuery, labels []string) ledger.Filter {
+	f := ledger.Filter{Labels: labels}
+	for _, t := range q.Types {
+		f.Kinds = append(f.Kinds, string(t))
+	}
+	return f
+}
+
+// LedgerGrouping is the grouping of q's range by by (see NewGrouping:
+// loc, from and to are its days' zone and window) with the ledger's
+// answer, and the state a feed of q would have ended in, for its
+// warnings; labels keeps only the contracts labelled one of them
+// (KeepLabels). ok is false when the ledger cannot answer (see
+// heldRange): the caller groups the feed's rows. The figures equal those
+// of the feed's rows (through Spreadable by day), under either amount
+// rule. progress sees the sync.
+func (s *Service) LedgerGrouping(ctx context.Context, q api.ChargesQuery, by GroupKey, labels []string, loc *time.Location,
+	from, to time.Time, progress func(State)) (g *Grouping, st State, ok bool, err error) {
+	rule, st, err := s.heldRange(ctx, q, progress)
+	if errors.Is(err, errNotHeld) {
+		return nil, State{}, false, nil
+	}
+	if err != nil {
+		return nil, State{}, false, err
+	}
+	led := s.Ledger()
+	if led == nil {
+		return nil, State{}, false, nil
+	}
+	g, err = groupHeld(ctx, led, q, by, labels, loc, from, to, rule == RuleWindow)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, State{}, false, ctx.Err()
+		}
+		return nil, State{}, false, nil // read the feed, which says what failed
+	}
+	return g, st, true, nil
+}
+
+// groupHeld groups the ledger's contracts of q's range. By day, each
+// contract's amount (summed in SQL) is spread over the days of the zone
+// as the feed's rows are (clipped to the window under window amounts):
+// a day of a zone other than UTC cuts the ledger's UTC days, so the
+// spreading stays Go's, one contract at a time. Every other key is one
+// GROUP BY.
+func groupHeld(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, by GroupKey, labels []string, loc *time.Location,
+	from, to time.Time, windowed bool) (*Grouping, error) {
+	lo, hi := windowOf(q)
+	f := filterOf(q, labels)
+	g := NewGrouping(by, loc, from, to)
+	if by == ByDay {
+		err := led.EachAmount(ctx, lo, hi, windowed, f, func(a ledger.Amounted) error {
+			c := api.Charge{Start: a.Start, End: a.End, Amount: a.Mills}
+			if windowed && spans(&c, lo, hi) {
+				c = clip(c, lo, hi)
+			}
+			g.addEntry(&c)
+			return nil
+		})
+		return g, err
+	}
+	sums, err := led.SumBy(ctx, lo, hi, string(by), windowed, f)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range sums {
+		key := t.Key
+		switch {
+		case by == ByLabel && key == "":
+			key = NoLabel
+		case by != ByLabel && by != ByType && key == "0":
+			key = NoID
+		}
+		g.addGroup(key, t.Count, t.Mills)
+	}
+	return g, nil
+}
+
+// addGroup folds in a group summed elsewhere: count contracts of amount
+// a in all.
+func (g *Grouping) addGroup(key string, count int, a money.Amount) {
+	g.contracts += count
+	gr := g.groups[key]
+	if gr == nil {
+		gr = &Group{Key: key}
+		g.groups[key] = gr
+	}
+	gr.Count += count
+	var ok bool
+	if gr.Amount, ok = gr.Amount.AddSaturating(a); !ok {
+		g.overflow = true
+	}
+	if g.total, ok = g.total.AddSaturating(a); !ok {
+		g.overflow = true
+	}
+}

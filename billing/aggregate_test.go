@@ -1,0 +1,105 @@
+package billing
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
+)
+
+// aggLedger is a generated ledger of 3,000 contracts, opened.
+func aggLedger(t *testing.T) *ledger.Ledger {
+	t.Helper()
+	path := genLedger(t, t.TempDir(), 3000, RuleWindow)
+	led, _, err := ledger.Open(path, genIdentity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = led.Close() })
+	return led
+}
+
+// goGrouping is the grouping as the feed's ledger rows give it: the rows
+// read whole (ledgerCharges), narrowed to the labels, spread through
+// Spreadable's clip under window amounts.
+func goGrouping(t *testing.T, led *ledger.Ledger, q api.ChargesQuery, rule AmountRule, by GroupKey, labels []string, loc *time.Location, from, to time.Time) *Grouping {
+	t.Helper()
+	s := New(context.Background(), nil, WithLocation(loc))
+	defer s.Close()
+	rows, err := s.ledgerCharges(context.Background(), led, q, rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(labels) > 0 {
+		rows = KeepLabels(rows, labels)
+	}
+	if rule == RuleWindow {
+		rows = clipCharges(q, rows)
+	}
+	g := NewGrouping(by, loc, from, to)
+	g.Add(rows)
+	return g
+}
+
+// TestLedgerGroupingEqualsRows: every grouping the ledger answers (SQL
+// sums, or by day a fold of SQL amounts) equals the grouping of the rows
+// the feed reads from it — each group's count and amount, the total, the
+// part outside the range, the line printed — under both amount rules, for
+// a whole year, days cut mid-way in a zone half an hour off UTC's days,
+// a label filter and a type filter.
+func TestLedgerGroupingEqualsRows(t *testing.T) {
+	led := aggLedger(t)
+	stJohns, err := time.LoadLocation("America/St_Johns")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	type rng struct {
+		name     string
+		loc      *time.Location
+		from, to time.Time
+	}
+	ranges := []rng{
+		{"year-utc", time.UTC, genNow.AddDate(-1, 0, 0), genNow},
+		{"local-days", stJohns, time.Date(2026, 3, 7, 0, 0, 0, 0, stJohns), time.Date(2026, 4, 20, 23, 59, 59, 0, stJohns)},
+		{"cut-hours", stJohns, time.Date(2026, 6, 1, 7, 25, 0, 0, stJohns), time.Date(2026, 6, 9, 16, 40, 13, 0, stJohns)},
+	}
+	filters := []struct {
+		name   string
+		labels []string
+		types  []api.ContractType
+	}{
+		{"all", nil, nil},
+		{"labels", []string{"eval", "render", "nobody"}, nil},
+		{"serverless", nil, []api.ContractType{api.TypeServerless}},
+	}
+	for _, r := range ranges {
+		for _, rule := range []AmountRule{RuleTotals, RuleWindow} {
+			for _, fl := range filters {
+				for _, by := range GroupKeys {
+					t.Run(fmt.Sprintf("%s/%s/%s/%s", r.name, rule, fl.name, by), func(t *testing.T) {
+						q := RangeQuery(r.from, r.to)
+						q.Types = fl.types
+						want := goGrouping(t, led, q, rule, by, fl.labels, r.loc, r.from, r.to)
+						got, err := groupHeld(context.Background(), led, q, by, fl.labels, r.loc, r.from, r.to, rule == RuleWindow)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if want.Contracts() == 0 {
+							t.Fatal("the range holds no contract: the test compares nothing")
+						}
+						if !slices.Equal(got.Groups(), want.Groups()) {
+							t.Errorf("groups:\n got %v\nwant %v", got.Groups(), want.Groups())
+						}
+						if got.TotalLine() != want.TotalLine() || got.Outside() != want.Outside() {
+							t.Errorf("total: got %q, want %q", got.TotalLine(), want.TotalLine())
+						}
+					})
+				}
+			}
+		}
+	}
+}
