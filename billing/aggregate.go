@@ -1,8 +1,10 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
@@ -151,4 +153,78 @@ func (g *Grouping) addGroup(key string, count int, a money.Amount) {
 	if g.total, ok = g.total.AddSaturating(a); !ok {
 		g.overflow = true
 	}
+}
+
+// LedgerRows calls fn with every entry of q's range, in the feed's order
+// (the server's: by start, then the number in the source; newest first
+// unless q.OldestFirst), with the amounts the feed's rows would have, as
+// the ledger reads them: a range of any size is written out in flat
+// memory. labels keeps only the contracts labelled one of them
+// (KeepLabels). st is the state a feed would have ended in, counted over
+// what fn was given (Recount). ok is false, and fn never called, when the
+// ledger cannot answer (see heldRange): the caller reads the feed. An
+// error of fn, or of the ledger partway, is returned with ok set.
+func (s *Service) LedgerRows(ctx context.Context, q api.ChargesQuery, labels []string, progress func(State),
+	fn func(*api.Charge) error) (st State, ok bool, err error) {
+	if q.Format == api.FormatTree {
+		return State{}, false, nil
+	}
+	rule, st, err := s.heldRange(ctx, q, progress)
+	if errors.Is(err, errNotHeld) {
+		return State{}, false, nil
+	}
+	led := s.Ledger()
+	if err != nil || led == nil {
+		return State{}, false, err
+	}
+	more, err := eachHeld(ctx, led, q, labels, rule == RuleWindow, fn)
+	more.Skipped, more.LedgerNote, more.Ledger, more.Done, more.Synced, more.Total = st.Skipped, st.LedgerNote, true, true, st.Synced, -1
+	return more, true, err
+}
+
+// eachHeld is LedgerRows on the ledger's rows, the sync done: the state
+// it returns counts the contracts handed to fn and their amount.
+func eachHeld(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, labels []string, windowed bool,
+	fn func(*api.Charge) error) (st State, err error) {
+	lo, hi := windowOf(q)
+	newest := !q.OldestFirst
+	// The ledger orders by start; the server orders contracts of one start
+	// by their number, which SQL cannot read out of the source: each run
+	// of one start is held and sorted before it is handed on.
+	var run []api.Charge
+	var fnErr error // fn's: the writer's, said as it is
+	flush := func() error {
+		slices.SortStableFunc(run, func(a, b api.Charge) int {
+			if newest {
+				return cmp.Compare(sourceID(b.Source), sourceID(a.Source))
+			}
+			return cmp.Compare(sourceID(a.Source), sourceID(b.Source))
+		})
+		for i := range run {
+			st.tally(chargeRules.count(&run[i]), chargeRules.amount(&run[i]))
+			if fnErr = fn(&run[i]); fnErr != nil {
+				return fnErr
+			}
+		}
+		clear(run)
+		run = run[:0]
+		return nil
+	}
+	err = led.EachCharge(ctx, lo, hi, windowed, newest, filterOf(q, labels), func(c *api.Charge) error {
+		if len(run) > 0 && run[0].Start != c.Start {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		run = append(run, *c)
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil && fnErr == nil && ctx.Err() == nil {
+		err = ledgerErr(err) // the ledger failed partway
+	}
+	st.Entries = st.Contracts
+	return st, err
 }

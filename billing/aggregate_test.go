@@ -3,6 +3,7 @@ package billing
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -99,6 +100,60 @@ func TestLedgerGroupingEqualsRows(t *testing.T) {
 						}
 					})
 				}
+			}
+		}
+	}
+}
+
+// TestLedgerRowsEqualRows: the rows streamed from the ledger (eachHeld)
+// are the feed's rows from it (ledgerCharges, KeepLabels), entry for entry
+// with their lines and amounts, in the same order, and the state counts
+// them as Recount does — under both amount rules, oldest or newest first,
+// a range cut inside days, a label and a type filter.
+func TestLedgerRowsEqualRows(t *testing.T) {
+	led := aggLedger(t)
+	s := New(context.Background(), nil, WithLocation(time.UTC))
+	defer s.Close()
+	from, to := time.Date(2026, 5, 3, 7, 25, 0, 0, time.UTC), time.Date(2026, 7, 9, 16, 40, 13, 0, time.UTC)
+	for _, rule := range []AmountRule{RuleTotals, RuleWindow} {
+		for _, oldest := range []bool{false, true} {
+			for _, fl := range []struct {
+				labels []string
+				types  []api.ContractType
+			}{{nil, nil}, {[]string{"eval", "dev"}, nil}, {nil, []api.ContractType{api.TypeInstance, api.TypeVolume}}} {
+				t.Run(fmt.Sprintf("%s/oldest=%v/%v%v", rule, oldest, fl.labels, fl.types), func(t *testing.T) {
+					q := RangeQuery(from, to)
+					q.Types, q.OldestFirst = fl.types, oldest
+					want, err := s.ledgerCharges(context.Background(), led, q, rule)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(fl.labels) > 0 {
+						want = KeepLabels(want, fl.labels)
+					}
+					var got []api.Charge
+					st, err := eachHeld(context.Background(), led, q, fl.labels, rule == RuleWindow, func(c *api.Charge) error {
+						got = append(got, *c)
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(want) == 0 {
+						t.Fatal("no rows: the test compares nothing")
+					}
+					if !reflect.DeepEqual(got, want) {
+						for i := range min(len(got), len(want)) {
+							if !reflect.DeepEqual(got[i], want[i]) {
+								t.Fatalf("row %d of %d/%d:\n got %+v\nwant %+v", i, len(got), len(want), got[i], want[i])
+							}
+						}
+						t.Fatalf("%d rows, want %d", len(got), len(want))
+					}
+					if w := (State{}).Recount(want); st.Contracts != w.Contracts || st.Amount != w.Amount {
+						t.Errorf("state counts %d contracts of %v, want %d of %v", st.Contracts, st.Amount, w.Contracts, w.Amount)
+					}
+				})
 			}
 		}
 	}

@@ -80,27 +80,34 @@ func genRows(db *sql.DB, n int) error {
 	rng := rand.New(rand.NewPCG(uint64(n), 38))
 	labels := []string{"train-llama", "train-sdxl", "eval", "notebook", "render", "batch-a", "batch-b", "infer", "dev", "ci"}
 	var shares [4]int64
+	var start int64
 	for id := int64(1); id <= int64(n); id++ {
+		// The sources' numbers run against the rows' ids, and a fifth
+		// starts with the one before: the server's order among contracts
+		// of one start (by that number) is then not the ledger's.
+		num := strconv.FormatInt(10_000_000-id, 10)
 		var typ, src, label string
 		var tmpl, ep, wg any
 		var dur int64
 		switch k := rng.IntN(10); {
 		case k < 5: // serverless workers: minutes to hours
-			typ, src = "serverless", "serverless-"+strconv.FormatInt(id, 10)
+			typ, src = "serverless", "serverless-"+num
 			ep, wg, tmpl = 100+rng.Int64N(8), 1000+rng.Int64N(24), 10+rng.Int64N(4)
 			dur = 300 + rng.Int64N(6*3600)
 		case k < 8: // instances: hours to days
-			typ, src = "instance", "instance-"+strconv.FormatInt(id, 10)
+			typ, src = "instance", "instance-"+num
 			tmpl = 10 + rng.Int64N(4)
 			dur = 3600 + rng.Int64N(5*86400)
 		default: // volumes: days to weeks
-			typ, src = "volume", "volume-"+strconv.FormatInt(id, 10)
+			typ, src = "volume", "volume-"+num
 			dur = 86400 + rng.Int64N(20*86400)
 		}
 		if rng.IntN(5) > 0 {
 			label = labels[rng.IntN(len(labels))]
 		}
-		start := year + rng.Int64N(now-year-300)
+		if id == 1 || rng.IntN(5) > 0 {
+			start = year + rng.Int64N(now-year-300)
+		}
 		end := start + dur
 		running := end >= now
 		if running {
@@ -113,7 +120,7 @@ func genRows(db *sql.DB, n int) error {
 		if running {
 			sentEnd = 0
 		}
-		if _, err := insC.Exec(id, src, typ, start, sentEnd, float64(total)/1000, total, nullable(label), typ+" contract "+strconv.FormatInt(id, 10),
+		if _, err := insC.Exec(id, src, typ, start, sentEnd, float64(total)/1000, total, nullable(label), typ+" contract "+num,
 			tmpl, ep, wg, now, start, end); err != nil {
 			return err
 		}

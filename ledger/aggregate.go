@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/money"
 )
 
@@ -181,4 +182,77 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 		}
 	}
 	return rows.Err()
+}
+
+// EachCharge calls fn with every contract overlapping [lo, hi) that f
+// keeps, with its lines, as Charges reads them — amounts the totals, or
+// under window amounts (windowed) what the contract's days, and each
+// line's parts of them, hold inside [lo, hi), prorated as billing's
+// windowAmounts — in order of start (newest first: the reverse), ties
+// by span_lo and row id as Charges orders them. One row at a time, in one
+// read transaction: memory stays flat whatever the range holds. An error
+// of fn stops the reading and is returned.
+func (l *Ledger) EachCharge(ctx context.Context, lo, hi int64, windowed, newestFirst bool, f Filter, fn func(*api.Charge) error) error {
+	tx, err := l.conn().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	from, extra := selectFrom(f)
+	item := `i.mills`
+	if windowed {
+		item = strings.Replace(strings.Replace(windowSum, `FROM daily d`, `FROM daily_items d`, 1),
+			`WHERE d.contract_id = c.id`, `WHERE d.contract_id = c.id AND d.idx = i.idx`, 1)
+	}
+	dir := ``
+	if newestFirst {
+		dir = ` DESC`
+	}
+	from = strings.Replace(from, ` WHERE `, ` LEFT JOIN items i ON i.contract_id = c.id WHERE `, 1)
+	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.source, c.type, c.start, c."end", `+amountExpr(windowed)+`,
+		coalesce(c.label, ''), c.description, coalesce(c.template_id, 0), coalesce(c.endpoint_id, 0), coalesce(c.workergroup_id, 0),
+		i.idx, coalesce(i.type, ''), coalesce(i.source, ''), coalesce(i.description, ''), coalesce(i.start, 0), coalesce(i."end", 0),
+		coalesce(`+item+`, 0)`+from+` ORDER BY c.start`+dir+`, c.span_lo`+dir+`, c.id`+dir+`, i.idx`,
+		append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var c api.Charge
+	id := int64(-1)
+	for rows.Next() {
+		var rid, mills, imills int64
+		var idx sql.NullInt64
+		var it api.Charge
+		var cur api.Charge
+		if err := rows.Scan(&rid, &cur.Source, &cur.Type, &cur.Start, &cur.End, &mills, &cur.Meta.Label, &cur.Description,
+			&cur.Meta.TemplateID, &cur.Meta.EndpointID, &cur.Meta.WorkergroupID,
+			&idx, &it.Type, &it.Source, &it.Description, &it.Start, &it.End, &imills); err != nil {
+			return err
+		}
+		if rid != id {
+			if id >= 0 {
+				if err := fn(&c); err != nil {
+					return err
+				}
+			}
+			id = rid
+			c = cur
+			c.Amount = money.Amount(mills)
+		}
+		if idx.Valid {
+			it.Amount = money.Amount(imills)
+			if c.Items == nil {
+				c.Items = make([]api.Charge, 0, 4) // gpu, disk, bwd, bwu
+			}
+			c.Items = append(c.Items, it)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if id >= 0 {
+		return fn(&c)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -173,6 +174,12 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 			return printGroups(s, a, g, st)
 		}
 	}
+	if a.groupBy == "" && (a.output == "csv" || a.output == "json") {
+		// A range the ledger holds is written as it is read.
+		if ok, err := streamCharges(ctx, s, a, q); ok || err != nil {
+			return err
+		}
+	}
 	f := svc.Feed(q)
 	defer f.Release()
 	if a.groupBy != billing.ByDay {
@@ -210,6 +217,85 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	}
 	writeTotals(s.stderr, st)
 	return nil
+}
+
+// streamCharges writes the charges of q as CSV or JSON row by row as the
+// ledger reads them, when it holds the range (ok false, nothing written,
+// when it does not: the feed answers). The bytes are those of the feed's
+// rows written whole. A ledger that fails partway leaves the rows written
+// so far on stdout, and the error said.
+func streamCharges(ctx context.Context, s *Session, a chargesArgs, q api.ChargesQuery) (ok bool, err error) {
+	loc := s.Billing.Location()
+	var st billing.State
+	err = s.answer(func(w io.Writer) error {
+		var write func(*api.Charge) error
+		var end func() error
+		if a.output == "csv" {
+			r := export.NewCSVRows(w, a.items, loc)
+			write, end = r.Write, r.Flush
+		} else {
+			r := &jsonRows{w: w, items: a.items, loc: loc}
+			write, end = r.write, r.end
+		}
+		first := true
+		var err error
+		st, ok, err = s.Billing.LedgerRows(ctx, q, a.labels, s.progress.feed, func(c *api.Charge) error {
+			if first {
+				s.progress.done() // the line goes before the rows
+				first = false
+			}
+			return write(c)
+		})
+		if err != nil || !ok {
+			return err
+		}
+		return end()
+	})
+	if ok || err != nil {
+		s.progress.done()
+	}
+	if err != nil || !ok {
+		return ok, err
+	}
+	writeTotals(s.stderr, st)
+	return true, nil
+}
+
+// jsonRows writes a JSON array of charges one at a time, byte for byte
+// what writeChargesJSON writes of them all.
+type jsonRows struct {
+	w     io.Writer
+	items bool
+	loc   *time.Location
+	n     int
+	buf   bytes.Buffer
+}
+
+func (j *jsonRows) write(c *api.Charge) error {
+	lead := ",\n  "
+	if j.n == 0 {
+		lead = "[\n  "
+	}
+	j.n++
+	j.buf.Reset()
+	j.buf.WriteString(lead)
+	enc := json.NewEncoder(&j.buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(toJSON(c, j.items, j.loc)); err != nil {
+		return err
+	}
+	_, err := j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+func (j *jsonRows) end() error {
+	end := "\n]\n"
+	if j.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(j.w, end)
+	return err
 }
 
 // printGroups writes the groups of g, then their total line and the

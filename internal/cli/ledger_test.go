@@ -365,3 +365,42 @@ func TestGroupByFromTheLedgerEqualsTheServer(t *testing.T) {
 		}
 	}
 }
+
+// charges --output json|csv streamed from the ledger row by row is byte
+// for byte what a fresh --no-ledger fetch writes (stdout, and the totals
+// line on stderr), under both amount rules, with items, oldest first, a
+// label and a type filter.
+func TestStreamedChargesEqualTheServer(t *testing.T) {
+	for _, windowed := range []bool{false, true} {
+		srv := startServer(t, demoserver.Options{Contracts: 700, Threshold: -1, WindowAmounts: windowed})
+		data := t.TempDir()
+		rng := []string{"--from", demoNow.AddDate(0, -2, 0).Format(time.DateOnly), "--to", demoNow.AddDate(0, 0, -9).Format(time.DateOnly), "--utc"}
+		headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), append([]string{"charges", "--output", "csv"}, rng...)...).ok(t)
+		labels := map[string]bool{}
+		for _, c := range srv.Contracts(demoserver.Filter{}) {
+			if c.Label != "" && len(labels) < 2 {
+				labels[c.Label] = true
+			}
+		}
+		var labelArgs []string
+		for l := range labels {
+			labelArgs = append(labelArgs, "--label", l)
+		}
+		for _, output := range []string{"json", "csv"} {
+			for _, extra := range [][]string{nil, {"--items"}, {"--oldest-first", "--type", "instance,serverless"}, labelArgs} {
+				args := append(append([]string{"charges", "--output", output}, rng...), extra...)
+				got := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+				got.ok(t)
+				want := headlessWith(t, srv, demoserver.DemoKey, nil, append(args, "--no-ledger")...)
+				want.ok(t)
+				if got.out == "" || got.out == "[]\n" {
+					t.Fatalf("%v wrote nothing: the test compares nothing", args)
+				}
+				if got.out != want.out || got.errOut != want.errOut {
+					t.Errorf("windowed %v, %v: the ledger's answer (%d bytes, %q) differs from the server's (%d bytes, %q)",
+						windowed, args, len(got.out), got.errOut, len(want.out), want.errOut)
+				}
+			}
+		}
+	}
+}
