@@ -73,7 +73,10 @@ var windowSum = func() string {
 	b := `min(max(c."end", ` + s + `), d.day + 86400)`
 	num := `max(0, min(` + b + `, ?2) - max(` + a + `, ?1))`
 	den := `(` + b + ` - ` + a + `)`
-	part := `CASE WHEN ` + b + ` > ` + a + ` THEN (CASE WHEN ` + num + ` >= ` + den + ` THEN d.mills
+	// A day wholly inside [lo, hi) — all but the first and the last —
+	// counts whole whatever the contract's seconds in it: the first
+	// branch says so without the arithmetic.
+	part := `CASE WHEN d.day >= ?1 AND d.day + 86400 <= ?2 THEN d.mills WHEN ` + b + ` > ` + a + ` THEN (CASE WHEN ` + num + ` >= ` + den + ` THEN d.mills
 		ELSE (d.mills * ` + num + ` * 2 + ` + den + `) / (2 * ` + den + `) END)
 		WHEN ` + a + ` < ?1 OR ` + a + ` >= ?2 THEN 0 ELSE d.mills END`
 	return `(SELECT coalesce(sum(` + part + `), 0) FROM daily d WHERE d.contract_id = c.id AND d.day >= ?3 AND d.day < ?2)`
