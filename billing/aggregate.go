@@ -10,6 +10,7 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/money"
+	"github.com/vastdash/vastdash/spend"
 )
 
 // The commands' answers from the ledger: when it holds a query's whole
@@ -227,4 +228,54 @@ func eachHeld(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, label
 	}
 	st.Entries = st.Contracts
 	return st, err
+}
+
+// heldSpend is ledgerSpent's answer: the charges spread over the days of
+// the range's first month to now, when the ledger holds the range (ok).
+type heldSpend struct {
+	daily *spend.Daily
+	now   time.Time
+	st    State
+	ok    bool
+}
+
+// ledgerSpent spreads the charges of cq's range (a statement's: from its
+// first month's start to now) over the days in the service's zone, folded
+// a contract at a time from the ledger's amounts (clipped to the range
+// under window amounts, as Spreadable does), when the ledger holds the
+// range; ok is false otherwise and the caller reads the feed.
+func (s *Service) ledgerSpent(ctx context.Context, cq api.ChargesQuery, progress func(State)) (heldSpend, error) {
+	rule, st, err := s.heldRange(ctx, cq, progress)
+	led := s.Ledger()
+	if errors.Is(err, errNotHeld) || (err == nil && led == nil) {
+		return heldSpend{}, nil
+	}
+	if err != nil {
+		return heldSpend{}, err
+	}
+	now := s.Now()
+	d := spend.NewDailyWindow(s.loc, MonthStart(cq.From, s.loc), now)
+	err = foldSpent(ctx, led, cq, rule == RuleWindow, d)
+	if err != nil {
+		if ctx.Err() != nil {
+			return heldSpend{}, ctx.Err()
+		}
+		return heldSpend{}, nil // the feed reads it, and says what failed
+	}
+	return heldSpend{daily: d, now: now, st: st, ok: true}, nil
+}
+
+// foldSpent adds the ledger's contracts of q's range to d one at a time,
+// as Spreadable's entries (clipped to the range under window amounts).
+func foldSpent(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, windowed bool, d *spend.Daily) error {
+	lo, hi := windowOf(q)
+	var one [1]api.Charge
+	return led.EachAmount(ctx, lo, hi, windowed, ledger.Filter{}, func(a ledger.Amounted) error {
+		one[0] = api.Charge{Start: a.Start, End: a.End, Amount: a.Mills}
+		if windowed && spans(&one[0], lo, hi) {
+			one[0] = clip(one[0], lo, hi)
+		}
+		d.Add(one[:])
+		return nil
+	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/spend"
 )
 
 // aggLedger is a generated ledger of 3,000 contracts, opened.
@@ -156,5 +157,44 @@ func TestLedgerRowsEqualRows(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestLedgerStatementEqualsRows: a statement's months spent from the
+// ledger's fold (ledgerSpent's Daily) equal those of the ledger's rows
+// through Spreadable, under both amount rules, months of a zone off UTC's
+// days, the range ending inside a day.
+func TestLedgerStatementEqualsRows(t *testing.T) {
+	led := aggLedger(t)
+	loc, err := time.LoadLocation("America/St_Johns")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	now := time.Date(2026, 11, 21, 15, 30, 0, 0, loc)
+	from := time.Date(2026, 5, 1, 0, 0, 0, 0, loc)
+	for _, rule := range []AmountRule{RuleTotals, RuleWindow} {
+		t.Run(rule.String(), func(t *testing.T) {
+			s := New(context.Background(), nil, WithLocation(loc), WithClock(func() time.Time { return now }))
+			defer s.Close()
+			_, cq := s.StatementQueries(from)
+			rows, err := s.ledgerCharges(context.Background(), led, cq, rule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rule == RuleWindow {
+				rows = clipCharges(cq, rows)
+			}
+			in := StatementInput{Loc: loc, Now: now, From: from, To: now, Credit: 1000}
+			want := BuildStatement(StatementInput{Loc: in.Loc, Now: in.Now, From: in.From, To: in.To, Credit: in.Credit, Charges: rows})
+			d := spend.NewDailyWindow(loc, MonthStart(cq.From, loc), now)
+			if err := foldSpent(context.Background(), led, cq, rule == RuleWindow, d); err != nil {
+				t.Fatal(err)
+			}
+			in.Spent = d
+			got := BuildStatement(in)
+			if len(got.Months) != 7 || !reflect.DeepEqual(got.Months, want.Months) {
+				t.Errorf("months:\n got %+v\nwant %+v", got.Months, want.Months)
+			}
+		})
 	}
 }
