@@ -211,11 +211,13 @@ func (l *Ledger) EachCharge(ctx context.Context, lo, hi int64, windowed, newestF
 	if newestFirst {
 		dir = ` DESC`
 	}
-	from = strings.Replace(from, ` WHERE `, ` LEFT JOIN items i ON i.contract_id = c.id WHERE `, 1)
-	rows, err := tx.QueryContext(ctx, `SELECT c.id, c.source, c.type, c.start, c."end", `+amountExpr(windowed)+`,
+	// Each contract's amount once (not once per line), then its lines.
+	rows, err := tx.QueryContext(ctx, `WITH w AS MATERIALIZED (SELECT c.id, c.start, c.span_lo, `+amountExpr(windowed)+` AS amt`+from+`)
+		SELECT c.id, c.source, c.type, c.start, c."end", w.amt,
 		coalesce(c.label, ''), c.description, coalesce(c.template_id, 0), coalesce(c.endpoint_id, 0), coalesce(c.workergroup_id, 0),
 		i.idx, coalesce(i.type, ''), coalesce(i.source, ''), coalesce(i.description, ''), coalesce(i.start, 0), coalesce(i."end", 0),
-		coalesce(`+item+`, 0)`+from+` ORDER BY c.start`+dir+`, c.span_lo`+dir+`, c.id`+dir+`, i.idx`,
+		coalesce(`+item+`, 0) FROM w JOIN contracts c ON c.id = w.id LEFT JOIN items i ON i.contract_id = c.id
+		ORDER BY w.start`+dir+`, w.span_lo`+dir+`, w.id`+dir+`, i.idx`,
 		append([]any{lo, hi, dayFloor(lo)}, extra...)...)
 	if err != nil {
 		return err
