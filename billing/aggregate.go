@@ -44,10 +44,15 @@ func (s *Service) heldRange(ctx context.Context, q api.ChargesQuery, progress fu
 	if ctx.Err() != nil {
 		return 0, State{}, ctx.Err()
 	}
-	if err != nil {
-		// The feed meets the failure again and handles it as it always
-		// has (a corrupt file moved aside, the server's error said).
+	var le *ledgerError
+	if errors.As(err, &le) || errors.Is(err, errNoLedger) {
+		// The feed meets the ledger's failure again and handles it as it
+		// always has: a corrupt file moved aside and synced anew, or the
+		// server paged without it.
 		return 0, State{}, errNotHeld
+	}
+	if err != nil {
+		return 0, State{}, err // the server's: the feed would stop on it too
 	}
 	synced := src.covered(ctx)
 	if synced.IsZero() {

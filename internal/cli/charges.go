@@ -227,6 +227,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 func streamCharges(ctx context.Context, s *Session, a chargesArgs, q api.ChargesQuery) (ok bool, err error) {
 	loc := s.Billing.Location()
 	var st billing.State
+	var readErr error // the sync's or the ledger's, not the writer's
 	err = s.answer(func(w io.Writer) error {
 		var write func(*api.Charge) error
 		var end func() error
@@ -238,21 +239,29 @@ func streamCharges(ctx context.Context, s *Session, a chargesArgs, q api.Charges
 			write, end = r.write, r.end
 		}
 		first := true
-		var err error
+		var err, werr error
 		st, ok, err = s.Billing.LedgerRows(ctx, q, a.labels, s.progress.feed, func(c *api.Charge) error {
 			if first {
 				s.progress.done() // the line goes before the rows
 				first = false
 			}
-			return write(c)
+			werr = write(c)
+			return werr
 		})
+		if err != nil && werr == nil {
+			readErr = err // said as it is, after the rows written so far
+			return nil
+		}
 		if err != nil || !ok {
 			return err
 		}
 		return end()
 	})
-	if ok || err != nil {
+	if ok || err != nil || readErr != nil {
 		s.progress.done()
+	}
+	if readErr != nil && err == nil {
+		err = readErr
 	}
 	if err != nil || !ok {
 		return ok, err

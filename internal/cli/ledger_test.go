@@ -435,3 +435,25 @@ func TestStatementFromTheLedgerEqualsTheServer(t *testing.T) {
 		}
 	}
 }
+
+// A server gone after the ledger was filled: a grouping of the held range
+// and its streamed CSV fail with the server's error as the feed says it
+// (not as a failure to write the answer), once — not tried a second time
+// through the feed — and nothing on stdout.
+func TestGroupByServerGoneFailsOnce(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 300, Threshold: -1})
+	data := t.TempDir()
+	args := append([]string{"charges"}, wholeSpan()...)
+	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), append(args, "--group-by", "type")...).ok(t)
+	url := srv.URL()
+	srv.Close()
+	run := func(more ...string) result {
+		return runAgainst(t, srv, demoserver.DemoKey, withLedger(t, data), append([]string{"--url", url}, append(args, more...)...)...)
+	}
+	listing := run("--output", "csv")
+	grouped := run("--group-by", "type")
+	if listing.code != 1 || !strings.HasPrefix(listing.errOut, "vastdash: cannot reach ") || strings.Count(listing.errOut, "\n") != 1 ||
+		listing.out != "" || grouped.code != listing.code || grouped.errOut != listing.errOut || grouped.out != "" {
+		t.Errorf("grouped: exit %d, %q, stdout %q; the listing: exit %d, %q", grouped.code, grouped.errOut, grouped.out, listing.code, listing.errOut)
+	}
+}
