@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/spend"
 )
 
 // BenchmarkLedgerReads: what a command computes over a year the ledger
@@ -16,7 +17,8 @@ import (
 // the dearer one to read), the year in Europe/Berlin. For each question,
 // /sql is the answer from SQLite (ledger.SumBy, or by day EachAmount's
 // fold) and /rows the feed's way — every row read into memory, then
-// grouped; rows/each streams every contract with its lines (charges
+// grouped; statement/ the twelve months' spend (the statement's fold);
+// rows/each streams every contract with its lines (charges
 // --output json|csv) where rows/slice builds the slice. The /rows and
 // rows/slice cases are left out above 100,000 contracts: they need
 // gigabytes there, which is the point. -benchmem's B/op is what one
@@ -68,6 +70,26 @@ func BenchmarkLedgerReads(b *testing.B) {
 						}
 					})
 				}
+			}
+			// A twelve-month statement's spend: the months' days in the zone.
+			b.Run("statement/sql", func(b *testing.B) {
+				for b.Loop() {
+					d := spend.NewDailyWindow(loc, from, to)
+					if err := foldSpent(ctx, led, q, true, d); err != nil || d.Total() == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+			if small {
+				b.Run("statement/rows", func(b *testing.B) {
+					for b.Loop() {
+						d := spend.NewDailyWindow(loc, from, to)
+						d.Add(clipCharges(q, rows(b)))
+						if d.Total() == 0 {
+							b.Fatal("no spend")
+						}
+					}
+				})
 			}
 			b.Run("rows/each", func(b *testing.B) {
 				for b.Loop() {
