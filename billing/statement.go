@@ -78,6 +78,10 @@ type StatementInput struct {
 	// Charges are spread over the months' days as given: pass them
 	// through their feed's Spreadable.
 	Charges []api.Charge
+	// Spent, when set, is the charges already spread over the days of
+	// From's month to Now (a NewDailyWindow in Loc, as the ledger's fold
+	// makes it: ledgerSpent), used instead of Charges.
+	Spent *spend.Daily
 	// PaymentsStopped and ChargesStopped are set when that feed stopped on
 	// an error; the records and charges then reach back only as far as
 	// they were read (both feeds read newest first).
@@ -241,8 +245,11 @@ func BuildStatement(in StatementInput) Statement {
 		t := TotalPayments(m.Records, now)
 		m.MoneyIn, m.MoneyOut, m.Pending = t.In, t.Out, t.Pending
 	}
-	daily := spend.NewDailyWindow(loc, first, now)
-	daily.Add(in.Charges)
+	daily := in.Spent
+	if daily == nil {
+		daily = spend.NewDailyWindow(loc, first, now)
+		daily.Add(in.Charges)
+	}
 	for _, d := range daily.Days(first, now) {
 		if k := index(d.Day.Unix()); k >= 0 {
 			months[k].Spend += d.Total
@@ -355,9 +362,16 @@ func (s *Service) Statement(ctx context.Context, from, to time.Time, progress fu
 		defer wg.Done()
 		_, _, errs[0] = pf.All(ctx, func(st State) { report(func() { prog.Payments = st }) })
 	}()
+	var held heldSpend
 	go func() {
 		defer wg.Done()
-		_, _, errs[1] = cf.All(ctx, func(st State) { report(func() { prog.Charges = st }) })
+		charges := func(st State) { report(func() { prog.Charges = st }) }
+		// A range the ledger holds is folded a contract at a time, not
+		// loaded.
+		if held, errs[1] = s.ledgerSpent(ctx, cq, charges); held.ok || errs[1] != nil {
+			return
+		}
+		_, _, errs[1] = cf.All(ctx, charges)
 	}()
 	go func() {
 		defer wg.Done()
@@ -369,7 +383,18 @@ func (s *Service) Statement(ctx context.Context, from, to time.Time, progress fu
 		// statement, never one from $0.
 		_, errs[2] = CreditOf(user)
 	}
-	st := s.StatementOf(pf, cf, user.Credit, from, to)
+	var st Statement
+	if held.ok {
+		in := StatementInput{Loc: s.loc, Now: held.now, From: from, To: to, Credit: user.Credit, Spent: held.daily}
+		for _, p := range pf.Pages(0) {
+			in.Payments = append(in.Payments, p...)
+		}
+		in.PaymentsStopped = !pf.State().Whole()
+		st = BuildStatement(in)
+		st.Warnings = joinWarnings(pf.State().Warnings(), held.st.Warnings())
+	} else {
+		st = s.StatementOf(pf, cf, user.Credit, from, to)
+	}
 	for i, err := range errs {
 		if err != nil {
 			return st, fmt.Errorf("%s: %w", labels[i], err)

@@ -5,7 +5,6 @@
 package export
 
 import (
-	"encoding/csv"
 	"io"
 	"strconv"
 	"strings"
@@ -47,35 +46,13 @@ func Cell(s string) string {
 // items is set, one per item below it right after its parent. Times are RFC
 // 3339 in loc ("" when absent), amounts exact decimals, ids "" when unset.
 func WriteCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(Header); err != nil {
-		return err
-	}
-	var err error
+	r := NewCSVRows(w, items, loc)
 	for i := range entries {
-		Walk(&entries[i], items, 0, "", func(c *api.Charge, _ int, source string) {
-			if err != nil {
-				return
-			}
-			ids := IDs(c)
-			err = cw.Write([]string{
-				Time(c.Start, loc),
-				Time(c.End, loc),
-				Cell(c.Type),
-				Cell(source),
-				Cell(c.Meta.Label),
-				Cell(c.Description),
-				// Our own number, never quoted: a negative amount is data.
-				c.Amount.Decimal(),
-				ids[0], ids[1], ids[2],
-			})
-		})
-		if err != nil {
+		if err := r.Write(&entries[i]); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return r.Flush()
 }
 
 // Walk calls fn for c and, when items is set, for every item below it,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,6 +161,25 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	// the flags.
 	q := billing.RangeQuery(rng.From, rng.To)
 	q.Types, q.Format, q.OldestFirst = a.types, api.Format(a.format), a.oldest
+	if a.groupBy != "" {
+		// A range the ledger holds is grouped by SQLite, not in memory.
+		g, st, ok, err := svc.LedgerGrouping(ctx, q, a.groupBy, a.labels, loc, rng.From, rng.To, s.progress.feed)
+		if ok || err != nil {
+			s.progress.done()
+		}
+		if err != nil {
+			return err
+		}
+		if ok {
+			return printGroups(s, a, g, st)
+		}
+	}
+	if a.groupBy == "" && (a.output == "csv" || a.output == "json") {
+		// A range the ledger holds is written as it is read.
+		if ok, err := streamCharges(ctx, s, a, q); ok || err != nil {
+			return err
+		}
+	}
 	f := svc.Feed(q)
 	defer f.Release()
 	if a.groupBy != billing.ByDay {
@@ -177,17 +197,7 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 	if a.groupBy != "" {
 		g := billing.NewGrouping(a.groupBy, loc, rng.From, rng.To)
 		g.Add(f.Spreadable(entries)) // by day, an amount is spread over the days it covers
-		if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g, s.width) }); err != nil {
-			return err
-		}
-		// The line beside the groups is their sum (by day, with what fell
-		// outside the range said apart), never the feed's whole amount.
-		fmt.Fprintln(s.stderr, g.TotalLine())
-		st.Overflow = false // TotalLine said an overflow of the groups
-		for _, warning := range st.Warnings() {
-			warn(s.stderr, warning)
-		}
-		return nil
+		return printGroups(s, a, g, st)
 	}
 
 	// Every entry is in memory and checked, so nothing but stdout can fail
@@ -206,6 +216,110 @@ func charges(ctx context.Context, s *Session, a chargesArgs) error {
 		return err
 	}
 	writeTotals(s.stderr, st)
+	return nil
+}
+
+// streamCharges writes the charges of q as CSV or JSON row by row as the
+// ledger reads them, when it holds the range (ok false, nothing written,
+// when it does not: the feed answers). The bytes are those of the feed's
+// rows written whole. A ledger that fails partway leaves the rows written
+// so far on stdout, and the error said.
+func streamCharges(ctx context.Context, s *Session, a chargesArgs, q api.ChargesQuery) (ok bool, err error) {
+	loc := s.Billing.Location()
+	var st billing.State
+	var readErr error // the sync's or the ledger's, not the writer's
+	err = s.answer(func(w io.Writer) error {
+		var write func(*api.Charge) error
+		var end func() error
+		if a.output == "csv" {
+			r := export.NewCSVRows(w, a.items, loc)
+			write, end = r.Write, r.Flush
+		} else {
+			r := &jsonRows{w: w, items: a.items, loc: loc}
+			write, end = r.write, r.end
+		}
+		first := true
+		var err, werr error
+		st, ok, err = s.Billing.LedgerRows(ctx, q, a.labels, s.progress.feed, func(c *api.Charge) error {
+			if first {
+				s.progress.done() // the line goes before the rows
+				first = false
+			}
+			werr = write(c)
+			return werr
+		})
+		if err != nil && werr == nil {
+			readErr = err // said as it is, after the rows written so far
+			return nil
+		}
+		if err != nil || !ok {
+			return err
+		}
+		return end()
+	})
+	if ok || err != nil || readErr != nil {
+		s.progress.done()
+	}
+	if readErr != nil && err == nil {
+		err = readErr
+	}
+	if err != nil || !ok {
+		return ok, err
+	}
+	writeTotals(s.stderr, st)
+	return true, nil
+}
+
+// jsonRows writes a JSON array of charges one at a time, byte for byte
+// what writeChargesJSON writes of them all.
+type jsonRows struct {
+	w     io.Writer
+	items bool
+	loc   *time.Location
+	n     int
+	buf   bytes.Buffer
+}
+
+func (j *jsonRows) write(c *api.Charge) error {
+	lead := ",\n  "
+	if j.n == 0 {
+		lead = "[\n  "
+	}
+	j.n++
+	j.buf.Reset()
+	j.buf.WriteString(lead)
+	enc := json.NewEncoder(&j.buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(toJSON(c, j.items, j.loc)); err != nil {
+		return err
+	}
+	_, err := j.w.Write(bytes.TrimSuffix(j.buf.Bytes(), []byte("\n")))
+	return err
+}
+
+func (j *jsonRows) end() error {
+	end := "\n]\n"
+	if j.n == 0 {
+		end = "[]\n"
+	}
+	_, err := io.WriteString(j.w, end)
+	return err
+}
+
+// printGroups writes the groups of g, then their total line and the
+// warnings of st (the feed's, or the ledger's sync's) on stderr.
+func printGroups(s *Session, a chargesArgs, g *billing.Grouping, st billing.State) error {
+	if err := s.answer(func(w io.Writer) error { return writeGroups(w, a.output, a.groupBy, g, s.width) }); err != nil {
+		return err
+	}
+	// The line beside the groups is their sum (by day, with what fell
+	// outside the range said apart), never the feed's whole amount.
+	fmt.Fprintln(s.stderr, g.TotalLine())
+	st.Overflow = false // TotalLine said an overflow of the groups
+	for _, warning := range st.Warnings() {
+		warn(s.stderr, warning)
+	}
 	return nil
 }
 

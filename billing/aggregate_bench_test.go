@@ -1,0 +1,113 @@
+package billing
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/spend"
+)
+
+// BenchmarkLedgerReads: what a command computes over a year the ledger
+// holds, at each size of benchSizes (10,000 contracts; VASTDASH_BENCH_SIZES
+// for 100,000 and 1,000,000), under window amounts (the live API's rule,
+// the dearer one to read), the year in Europe/Berlin. For each question,
+// /sql is the answer from SQLite (ledger.SumBy, or by day EachAmount's
+// fold) and /rows the feed's way — every row read into memory, then
+// grouped; statement/ the twelve months' spend (the statement's fold);
+// rows/each streams every contract with its lines (charges
+// --output json|csv) where rows/slice builds the slice. The /rows and
+// rows/slice cases are left out above 100,000 contracts: they need
+// gigabytes there, which is the point. -benchmem's B/op is what one
+// answer allocates.
+func BenchmarkLedgerReads(b *testing.B) {
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		b.Skip("no zone database:", err)
+	}
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, loc)
+	to := time.Date(2026, 12, 31, 23, 59, 59, 0, loc)
+	q := RangeQuery(from, to)
+	ctx := context.Background()
+	for _, n := range benchSizes(b) {
+		b.Run("contracts="+strconv.Itoa(n), func(b *testing.B) {
+			path := genLedger(b, b.TempDir(), n, RuleWindow)
+			led, _, err := ledger.Open(path, genIdentity)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer led.Close()
+			s := New(ctx, nil, WithLocation(loc))
+			defer s.Close()
+			rows := func(b *testing.B) []api.Charge {
+				rs, err := s.ledgerCharges(ctx, led, q, RuleWindow)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return rs
+			}
+			small := n <= 100_000
+			for _, by := range []GroupKey{ByDay, ByLabel, ByType, ByTemplate} {
+				b.Run("group="+string(by)+"/sql", func(b *testing.B) {
+					for b.Loop() {
+						g, err := groupHeld(ctx, led, q, by, nil, loc, from, to, true)
+						if err != nil || g.Contracts() == 0 {
+							b.Fatal(err)
+						}
+					}
+				})
+				if small {
+					b.Run("group="+string(by)+"/rows", func(b *testing.B) {
+						for b.Loop() {
+							g := NewGrouping(by, loc, from, to)
+							g.Add(clipCharges(q, rows(b)))
+							if g.Contracts() == 0 {
+								b.Fatal("no contracts")
+							}
+						}
+					})
+				}
+			}
+			// A twelve-month statement's spend: the months' days in the zone.
+			b.Run("statement/sql", func(b *testing.B) {
+				for b.Loop() {
+					d := spend.NewDailyWindow(loc, from, to)
+					if err := foldSpent(ctx, led, q, true, d); err != nil || d.Total() == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+			if small {
+				b.Run("statement/rows", func(b *testing.B) {
+					for b.Loop() {
+						d := spend.NewDailyWindow(loc, from, to)
+						d.Add(clipCharges(q, rows(b)))
+						if d.Total() == 0 {
+							b.Fatal("no spend")
+						}
+					}
+				})
+			}
+			b.Run("rows/each", func(b *testing.B) {
+				for b.Loop() {
+					k := 0
+					if _, err := eachHeld(ctx, led, q, nil, true, func(*api.Charge) error { k++; return nil }); err != nil || k == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+			if small {
+				b.Run("rows/slice", func(b *testing.B) {
+					for b.Loop() {
+						if len(rows(b)) == 0 {
+							b.Fatal("no rows")
+						}
+					}
+				})
+			}
+		})
+	}
+}

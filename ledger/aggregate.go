@@ -1,0 +1,263 @@
+package ledger
+
+import (
+	"context"
+	"database/sql"
+	"strconv"
+	"strings"
+
+	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/money"
+)
+
+// The aggregates answer a question over the contracts overlapping [lo, hi)
+// (Charges' day filter) in SQL, without bringing the rows into memory:
+// each contract's amount is its total, or, under window amounts, what its
+// days hold inside [lo, hi) — a day cut by lo or hi prorated by its
+// seconds, rounded half up, exactly as billing does it to the rows
+// Charges and Days read — summed in integer thousandths.
+
+// Filter narrows an aggregate to some contracts.
+type Filter struct {
+	// Kinds keeps the contracts of these kinds (spend.ContractKind's:
+	// serverless for a worker of an endpoint or workergroup whatever its
+	// type, "other" for a type not sent, else the type); none: all.
+	Kinds []string
+	// Labels keeps the contracts labelled one of these, exactly; a
+	// contract without a label never matches. None: all.
+	Labels []string
+}
+
+// GroupTotal is one group of SumBy: its key as the ledger holds it, how
+// many contracts fall in it and their amount.
+type GroupTotal struct {
+	// Key is the label ("" for none), the id in decimal ("0" for none),
+	// or the kind.
+	Key   string
+	Count int
+	Mills money.Amount
+}
+
+// The keys SumBy groups by.
+const (
+	SumLabel       = "label"
+	SumTemplate    = "template"
+	SumEndpoint    = "endpoint"
+	SumWorkergroup = "workergroup"
+	SumKind        = "type"
+)
+
+// kindExpr is spend.ContractKind of a contract c in SQL (ledger sits
+// beside spend, below it in nothing: the rule is written out twice, and
+// the equality tests of billing hold them together).
+const kindExpr = `(CASE WHEN c.type = 'serverless' OR coalesce(c.endpoint_id, 0) != 0 OR coalesce(c.workergroup_id, 0) != 0
+	THEN 'serverless' WHEN c.type = '' THEN 'other' ELSE c.type END)`
+
+var groupExprs = map[string]string{
+	SumLabel:       `coalesce(c.label, '')`,
+	SumTemplate:    `CAST(coalesce(c.template_id, 0) AS TEXT)`,
+	SumEndpoint:    `CAST(coalesce(c.endpoint_id, 0) AS TEXT)`,
+	SumWorkergroup: `CAST(coalesce(c.workergroup_id, 0) AS TEXT)`,
+	SumKind:        kindExpr,
+}
+
+// windowSum is a contract c's amount under window amounts: the sum of its
+// days in [dayFloor(lo), hi) (?3, ?2), each day's part inside [lo, hi)
+// (?1, ?2) of the day's seconds the contract ran, half up — billing's
+// windowAmounts and part, to the thousandth. The contract's span is its
+// start (its end when none was sent) to its end (its start when the end
+// is before it, or was not sent).
+var windowSum = func() string {
+	s := `(CASE WHEN c.start = 0 THEN c."end" ELSE c.start END)`
+	a := `max(` + s + `, d.day)`
+	b := `min(max(c."end", ` + s + `), d.day + 86400)`
+	num := `max(0, min(` + b + `, ?2) - max(` + a + `, ?1))`
+	den := `(` + b + ` - ` + a + `)`
+	// A day wholly inside [lo, hi) — all but the first and the last —
+	// counts whole whatever the contract's seconds in it: the first
+	// branch says so without the arithmetic.
+	part := `CASE WHEN d.day >= ?1 AND d.day + 86400 <= ?2 THEN d.mills WHEN ` + b + ` > ` + a + ` THEN (CASE WHEN ` + num + ` >= ` + den + ` THEN d.mills
+		ELSE (d.mills * ` + num + ` * 2 + ` + den + `) / (2 * ` + den + `) END)
+		WHEN ` + a + ` < ?1 OR ` + a + ` >= ?2 THEN 0 ELSE d.mills END`
+	return `(SELECT coalesce(sum(` + part + `), 0) FROM daily d WHERE d.contract_id = c.id AND d.day >= ?3 AND d.day < ?2)`
+}()
+
+// selectFrom is the FROM and WHERE of an aggregate over [lo, hi) (?1, ?2)
+// narrowed by f, and the arguments after the first three.
+func selectFrom(f Filter) (string, []any) {
+	var b strings.Builder
+	var args []any
+	b.WriteString(` FROM contracts c WHERE c.span_lo < ?2 AND c.span_hi >= ?1`)
+	in := func(expr string, vals []string) {
+		b.WriteString(` AND ` + expr + ` IN (`)
+		for i, v := range vals {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			args = append(args, v)
+			b.WriteString(`?` + strconv.Itoa(3+len(args)))
+		}
+		b.WriteByte(')')
+	}
+	if len(f.Kinds) > 0 {
+		in(kindExpr, f.Kinds)
+	}
+	if len(f.Labels) > 0 {
+		in(`c.label`, f.Labels)
+	}
+	return b.String(), args
+}
+
+// amountExpr is a contract's amount in an aggregate.
+func amountExpr(windowed bool) string {
+	if windowed {
+		return windowSum
+	}
+	return `c.mills`
+}
+
+// SumBy totals the contracts overlapping [lo, hi) that f keeps by by (one
+// of SumLabel, SumTemplate, SumEndpoint, SumWorkergroup, SumKind): their
+// count and amount per group, in no order. windowed says the amounts are
+// window amounts (see the package's aggregates).
+func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bool, f Filter) ([]GroupTotal, error) {
+	key, ok := groupExprs[by]
+	if !ok {
+		return nil, errUnknownGroup(by)
+	}
+	from, extra := selectFrom(f)
+	q := `SELECT ` + key + `, count(*), sum(` + amountExpr(windowed) + `)` + from + ` GROUP BY 1`
+	rows, err := l.conn().QueryContext(ctx, q, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []GroupTotal
+	for rows.Next() {
+		var g GroupTotal
+		var m int64
+		if err := rows.Scan(&g.Key, &g.Count, &m); err != nil {
+			return nil, err
+		}
+		g.Mills = money.Amount(m)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+type errUnknownGroup string
+
+func (e errUnknownGroup) Error() string { return "ledger: no grouping by " + strconv.Quote(string(e)) }
+
+// Amounted is a contract of EachAmount: its times as sent (0: not sent)
+// and its amount.
+type Amounted struct {
+	Start, End int64
+	Mills      money.Amount
+}
+
+// EachAmount calls fn with every contract overlapping [lo, hi) that f
+// keeps and its amount (windowed: see the package's aggregates), one row
+// at a time in no order, in one read transaction: what needs a contract's
+// times (a spreading over local days) folds the range in flat memory. An
+// error of fn stops the reading and is returned.
+func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f Filter, fn func(Amounted) error) error {
+	tx, err := l.conn().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	from, extra := selectFrom(f)
+	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountExpr(windowed)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a Amounted
+		var m int64
+		if err := rows.Scan(&a.Start, &a.End, &m); err != nil {
+			return err
+		}
+		a.Mills = money.Amount(m)
+		if err := fn(a); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// EachCharge calls fn with every contract overlapping [lo, hi) that f
+// keeps, with its lines, as Charges reads them — amounts the totals, or
+// under window amounts (windowed) what the contract's days, and each
+// line's parts of them, hold inside [lo, hi), prorated as billing's
+// windowAmounts — in order of start (newest first: the reverse), ties
+// by span_lo and row id as Charges orders them. One row at a time, in one
+// read transaction: memory stays flat whatever the range holds. An error
+// of fn stops the reading and is returned.
+func (l *Ledger) EachCharge(ctx context.Context, lo, hi int64, windowed, newestFirst bool, f Filter, fn func(*api.Charge) error) error {
+	tx, err := l.conn().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	from, extra := selectFrom(f)
+	item := `i.mills`
+	if windowed {
+		item = strings.Replace(strings.Replace(windowSum, `FROM daily d`, `FROM daily_items d`, 1),
+			`WHERE d.contract_id = c.id`, `WHERE d.contract_id = c.id AND d.idx = i.idx`, 1)
+	}
+	dir := ``
+	if newestFirst {
+		dir = ` DESC`
+	}
+	// Each contract's amount once (not once per line), then its lines.
+	rows, err := tx.QueryContext(ctx, `WITH w AS MATERIALIZED (SELECT c.id, c.start, c.span_lo, `+amountExpr(windowed)+` AS amt`+from+`)
+		SELECT c.id, c.source, c.type, c.start, c."end", w.amt,
+		coalesce(c.label, ''), c.description, coalesce(c.template_id, 0), coalesce(c.endpoint_id, 0), coalesce(c.workergroup_id, 0),
+		i.idx, coalesce(i.type, ''), coalesce(i.source, ''), coalesce(i.description, ''), coalesce(i.start, 0), coalesce(i."end", 0),
+		coalesce(`+item+`, 0) FROM w JOIN contracts c ON c.id = w.id LEFT JOIN items i ON i.contract_id = c.id
+		ORDER BY w.start`+dir+`, w.span_lo`+dir+`, w.id`+dir+`, i.idx`,
+		append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var c api.Charge
+	id := int64(-1)
+	for rows.Next() {
+		var rid, mills, imills int64
+		var idx sql.NullInt64
+		var it api.Charge
+		var cur api.Charge
+		if err := rows.Scan(&rid, &cur.Source, &cur.Type, &cur.Start, &cur.End, &mills, &cur.Meta.Label, &cur.Description,
+			&cur.Meta.TemplateID, &cur.Meta.EndpointID, &cur.Meta.WorkergroupID,
+			&idx, &it.Type, &it.Source, &it.Description, &it.Start, &it.End, &imills); err != nil {
+			return err
+		}
+		if rid != id {
+			if id >= 0 {
+				if err := fn(&c); err != nil {
+					return err
+				}
+			}
+			id = rid
+			c = cur
+			c.Amount = money.Amount(mills)
+		}
+		if idx.Valid {
+			it.Amount = money.Amount(imills)
+			if c.Items == nil {
+				c.Items = make([]api.Charge, 0, 4) // gpu, disk, bwd, bwu
+			}
+			c.Items = append(c.Items, it)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if id >= 0 {
+		return fn(&c)
+	}
+	return nil
+}
