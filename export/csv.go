@@ -47,35 +47,63 @@ func Cell(s string) string {
 // items is set, one per item below it right after its parent. Times are RFC
 // 3339 in loc ("" when absent), amounts exact decimals, ids "" when unset.
 func WriteCSV(w io.Writer, entries []api.Charge, items bool, loc *time.Location) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(Header); err != nil {
+	cw, err := NewCSV(w, items, loc)
+	if err != nil {
 		return err
 	}
-	var err error
 	for i := range entries {
-		Walk(&entries[i], items, 0, "", func(c *api.Charge, _ int, source string) {
-			if err != nil {
-				return
-			}
-			ids := IDs(c)
-			err = cw.Write([]string{
-				Time(c.Start, loc),
-				Time(c.End, loc),
-				Cell(c.Type),
-				Cell(source),
-				Cell(c.Meta.Label),
-				Cell(c.Description),
-				// Our own number, never quoted: a negative amount is data.
-				c.Amount.Decimal(),
-				ids[0], ids[1], ids[2],
-			})
-		})
-		if err != nil {
+		if err := cw.Write(&entries[i]); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.Flush()
+}
+
+// CSV writes entries as WriteCSV does, one at a time: a caller reading
+// them a page at a time (the Charges screen's window over the ledger)
+// holds one page, not the range.
+type CSV struct {
+	cw    *csv.Writer
+	items bool
+	loc   *time.Location
+}
+
+// NewCSV writes Header to w and returns the writer of the rows.
+func NewCSV(w io.Writer, items bool, loc *time.Location) (*CSV, error) {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(Header); err != nil {
+		return nil, err
+	}
+	return &CSV{cw: cw, items: items, loc: loc}, nil
+}
+
+// Write writes entry c's row and, with items, its items' rows.
+func (x *CSV) Write(c *api.Charge) error {
+	var err error
+	Walk(c, x.items, 0, "", func(c *api.Charge, _ int, source string) {
+		if err != nil {
+			return
+		}
+		ids := IDs(c)
+		err = x.cw.Write([]string{
+			Time(c.Start, x.loc),
+			Time(c.End, x.loc),
+			Cell(c.Type),
+			Cell(source),
+			Cell(c.Meta.Label),
+			Cell(c.Description),
+			// Our own number, never quoted: a negative amount is data.
+			c.Amount.Decimal(),
+			ids[0], ids[1], ids[2],
+		})
+	})
+	return err
+}
+
+// Flush writes what is buffered and returns the first error of any write.
+func (x *CSV) Flush() error {
+	x.cw.Flush()
+	return x.cw.Error()
 }
 
 // Walk calls fn for c and, when items is set, for every item below it,

@@ -42,6 +42,10 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 		m.setFilters(f)
 		widened = true
 	}
+	if m.win != nil {
+		// The search walks the feed's pages: read it for this range.
+		m.leaveWindow("")
+	}
 	m.seek, m.notice = "", ""
 	m.seekWhat, m.seekEP = msg.What, msg.Endpoint
 	switch {

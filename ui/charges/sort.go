@@ -33,6 +33,12 @@ var sortNames = [numSorts]string{"server order", "amount, largest first", "durat
 func (m *Model) cycleSort() {
 	m.sort = (m.sort + 1) % numSorts
 	m.sorted, m.quietSort = false, false
+	if m.win != nil {
+		// The ledger reads the range in any order: at once, from the top.
+		m.sorted, m.winRequery = true, true
+		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
+		return
+	}
 	if m.sort == sortServer || m.fl.State().Done {
 		m.applySort()
 	}
