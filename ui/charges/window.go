@@ -246,7 +246,7 @@ func (m *Model) onWindowPage(msg windowPageMsg) {
 	keep := 4 * m.winPage()
 	if extra := len(w.rows) - keep; extra > 0 {
 		if msg.back {
-			w.rows = w.rows[:len(w.rows)-extra:len(w.rows)-extra]
+			w.rows = w.rows[: len(w.rows)-extra : len(w.rows)-extra]
 		} else {
 			w.rows = append([]ledger.WindowRow(nil), w.rows[extra:]...)
 			w.first += extra
