@@ -1,12 +1,19 @@
 package charges
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/money"
 )
 
 // walkRows reads every contract of a windowed screen as the user does: g,
-// then j to the last row; it fails when the screen holds more than a few
-// pages at any step.
+// then j to the last row, each as "source amount"; it fails when the
+// screen holds more than a few pages at any step.
 func walkRows(t *testing.T, m *Model) []string {
 	t.Helper()
 	drive(t, m, m.Update(keyMsg("g")))
@@ -21,10 +28,168 @@ func walkRows(t *testing.T, m *Model) []string {
 		if m.winPos() != len(out) {
 			t.Fatalf("at row %d after %d rows", m.winPos(), len(out))
 		}
-		out = append(out, m.sourceOf(m.tree.Top(m.cursor)))
+		n := m.tree.At(m.tree.Top(m.cursor)).node
+		out = append(out, n.Source+" "+n.Amount.String())
 		if len(out) == m.win.count {
 			return out
 		}
 		drive(t, m, m.Update(keyMsg("j")))
+	}
+}
+
+// feedRows are the rows of a screen reading the feed, all loaded, as
+// walkRows names them.
+func feedRows(m *Model) []string {
+	var out []string
+	for i := 0; i < m.tree.Len(); i++ {
+		n := m.tree.At(i).node
+		out = append(out, n.Source+" "+n.Amount.String())
+	}
+	return out
+}
+
+// footerLine is the screen's last line.
+func footerLine(m *Model) string {
+	lines := strings.Split(m.View(), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestWindowIsTheFeed: over a range the ledger holds, under either amount
+// rule, the screen reads a window whose count, total and rows — in the
+// server's order and sorted by amount and by duration — are those the
+// feed path shows of the same ledger; a range the ledger has not synced
+// yet reads the feed.
+func TestWindowIsTheFeed(t *testing.T) {
+	for _, windowAmounts := range []bool{false, true} {
+		srv := startDemo(t, demoserver.Options{Contracts: 900, WindowAmounts: windowAmounts})
+		dir := t.TempDir()
+		first := ledgerScreen(t, srv, dir)
+		drive(t, first, first.Init())
+		if first.win != nil {
+			t.Fatal("a window over a range the ledger did not hold")
+		}
+		drive(t, first, first.Update(keyMsg("G")))
+		if !first.Complete() {
+			t.Fatal("the first run did not load everything")
+		}
+
+		feed := ledgerScreen(t, srv, dir)
+		feed.winOff = true // the feed path, over the same ledger
+		drive(t, feed, feed.Init())
+		drive(t, feed, feed.Update(keyMsg("G")))
+		win := ledgerScreen(t, srv, dir)
+		drive(t, win, win.Init())
+		if win.win == nil {
+			t.Fatalf("window amounts %v: no window over the range the ledger holds", windowAmounts)
+		}
+		st := feed.fl.State()
+		if win.win.count != st.Contracts || win.win.total != st.Amount || st.Contracts < 100 {
+			t.Fatalf("window amounts %v: %d contracts, %v; the feed's %d, %v", windowAmounts, win.win.count, win.win.total, st.Contracts, st.Amount)
+		}
+		if want := money.Group(int64(st.Contracts)) + " contracts · " + st.Amount.String(); !strings.Contains(footerLine(win), want) {
+			t.Errorf("footer %q, want %q", footerLine(win), want)
+		}
+		for sort := range numSorts {
+			want, got := feedRows(feed), walkRows(t, win)
+			if len(got) != len(want) {
+				t.Fatalf("sort %d: %d rows, the feed's %d", sort, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("window amounts %v, sort %d, row %d: %s, the feed's %s", windowAmounts, sort, i, got[i], want[i])
+				}
+			}
+			drive(t, feed, feed.Update(keyMsg("s")))
+			drive(t, win, win.Update(keyMsg("s")))
+		}
+	}
+}
+
+// TestWindowEndHoldsFew: over 20,000 contracts G shows the last contract
+// at once, the footer its row number, holding a few pages of rows, never
+// the range; g goes back to the first; j and k past the edge of what is
+// held read the next page.
+func TestWindowEndHoldsFew(t *testing.T) {
+	srv := startDemo(t, demoserver.Options{Contracts: 20000, Span: 80 * 24 * time.Hour})
+	dir := t.TempDir()
+	first := ledgerScreen(t, srv, dir)
+	drive(t, first, first.Init())
+	drive(t, first, first.Update(keyMsg("G")))
+	want := srv.Contracts(demoFilter(first.Range()))
+	if len(want) < 15000 {
+		t.Fatalf("only %d contracts in the range", len(want))
+	}
+
+	m := ledgerScreen(t, srv, dir)
+	drive(t, m, m.Init())
+	if m.win == nil || m.win.count != len(want) {
+		t.Fatalf("window %v, want %d contracts", m.win != nil, len(want))
+	}
+	drive(t, m, m.Update(keyMsg("G")))
+	if got := m.sourceOf(m.cursor); got != want[len(want)-1].Source {
+		t.Fatalf("G: on %s, the last contract is %s", got, want[len(want)-1].Source)
+	}
+	if held := len(m.win.rows); held >= 1000 {
+		t.Fatalf("G holds %d rows", held)
+	}
+	if f := footerLine(m); !strings.Contains(f, "row "+money.Group(int64(len(want)))) {
+		t.Errorf("footer after G %q, want the last row's number", f)
+	}
+	for range 300 {
+		drive(t, m, m.Update(keyMsg("k")))
+	}
+	if got, w := m.sourceOf(m.cursor), want[len(want)-301].Source; got != w {
+		t.Fatalf("300 rows up from the end: on %s, want %s", got, w)
+	}
+	drive(t, m, m.Update(keyMsg("g")))
+	if got := m.sourceOf(m.cursor); got != want[0].Source || len(m.win.rows) >= 1000 {
+		t.Fatalf("g: on %s (%d held), the first contract is %s", got, len(m.win.rows), want[0].Source)
+	}
+}
+
+// TestWindowFindAndExport: / narrows the window in the ledger, its count
+// and total those of the contracts it keeps; text the ledger cannot match
+// as the feed does drops to the feed; e writes the whole range, a page at
+// a time, in the screen's order.
+func TestWindowFindAndExport(t *testing.T) {
+	srv := startDemo(t, demoserver.Options{Contracts: 1500})
+	dir := t.TempDir()
+	first := ledgerScreen(t, srv, dir)
+	drive(t, first, first.Init())
+	drive(t, first, first.Update(keyMsg("G")))
+	all := srv.Contracts(demoFilter(first.Range()))
+
+	m := ledgerScreen(t, srv, dir)
+	drive(t, m, m.Init())
+	if m.win == nil {
+		t.Fatal("no window")
+	}
+	m.exportDir = t.TempDir()
+	drive(t, m, m.Update(keyMsg("e")))
+	data, err := os.ReadFile(filepath.Join(m.exportDir, m.exportName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != len(all)+1 || !strings.Contains(lines[1], all[0].Source) || !strings.Contains(lines[len(lines)-1], all[len(all)-1].Source) {
+		t.Fatalf("export: %d lines for %d contracts; first %q", len(lines), len(all), lines[1])
+	}
+
+	// The feed path's count and sum of the same find, over all loaded.
+	const find = "VOLUME-" // either case
+	first.setFind(find)
+	n, sum := first.matchN, first.matchAmt
+	m.setFind(find) // as typed
+	drive(t, m, m.settle())
+	if m.win == nil || m.win.count != n || m.win.total != sum || n == 0 {
+		t.Fatalf("find %q: window %v (%d, %v), want %d, %v", find, m.win != nil, m.win.count, m.win.total, n, sum)
+	}
+	if n < 2 || n == len(all) {
+		t.Fatalf("find %q keeps %d of %d: the test finds nothing of interest", find, n, len(all))
+	}
+	m.setFind("é")
+	drive(t, m, m.settle())
+	if m.win != nil || m.find != "é" {
+		t.Fatalf("a find the ledger cannot match kept the window (%v)", m.win != nil)
 	}
 }
