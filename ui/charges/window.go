@@ -173,9 +173,6 @@ func readAround(ctx context.Context, r *billing.ChargesWindow, o ledger.WindowOr
 	return rows, 0, 0, err
 }
 
-// windowed reports that the screen reads a window, not the feed.
-func (m *Model) windowed() bool { return m.win != nil }
-
 // onWindow takes a window read afresh.
 func (m *Model) onWindow(msg windowMsg) {
 	if msg.ask != m.winAsk {
