@@ -19,6 +19,13 @@ import (
 // dashboard that keeps its history.
 func ledgerScreen(t *testing.T, srv *demoserver.Server, dir string) *Model {
 	t.Helper()
+	m, _ := ledgerScreenOf(t, srv, dir)
+	return m
+}
+
+// ledgerScreenOf is ledgerScreen and its ledger.
+func ledgerScreenOf(t *testing.T, srv *demoserver.Server, dir string) (*Model, *ledger.Ledger) {
+	t.Helper()
 	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0), api.WithTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +44,7 @@ func ledgerScreen(t *testing.T, srv *demoserver.Server, dir string) *Model {
 	})
 	m := New(screentest.Context(base, svc, screentest.Styles(plainStyles()), screentest.Range("90d")))
 	m.SetSize(120, 30)
-	return m
+	return m, led
 }
 
 // The second run shows the ledger's rows at once, saying how old they are;

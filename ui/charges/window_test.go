@@ -193,3 +193,36 @@ func TestWindowFindAndExport(t *testing.T) {
 		t.Fatalf("a find the ledger cannot match kept the window (%v)", m.win != nil)
 	}
 }
+
+// TestWindowLedgerErrorReadsTheFeed: a ledger that fails under the window
+// drops the screen to the feed, its rows shown, the status line saying
+// why once.
+func TestWindowLedgerErrorReadsTheFeed(t *testing.T) {
+	srv := startDemo(t, demoserver.Options{Contracts: 600})
+	dir := t.TempDir()
+	first := ledgerScreen(t, srv, dir)
+	drive(t, first, first.Init())
+	drive(t, first, first.Update(keyMsg("G")))
+
+	m, led := ledgerScreenOf(t, srv, dir)
+	hs := &harness{t: t, m: m}
+	hs.settle(m.Init())
+	if m.win == nil {
+		t.Fatal("no window")
+	}
+	_ = led.Close()
+	hs.settle(m.Update(keyMsg("G")))
+	if m.win != nil || m.tree.Len() == 0 || !strings.Contains(hs.statusText(), "ledger could not be read") {
+		t.Fatalf("after the ledger failed: window %v, %d rows, status %q", m.win != nil, m.tree.Len(), hs.statusText())
+	}
+	said := 0
+	for _, s := range hs.statuses {
+		if strings.Contains(s.Text, "ledger could not be read") {
+			said++
+		}
+	}
+	hs.settle(m.Update(keyMsg("j")))
+	if said != 1 || m.win != nil {
+		t.Fatalf("the failure said %d times; window %v after a key", said, m.win != nil)
+	}
+}
