@@ -337,7 +337,7 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 	}
 	if m.winDue {
 		m.winDue = false
-		cmds = append(cmds, m.askWindow(true, false, nil))
+		cmds = append(cmds, m.askWindow(true, false, nil, m.seek)) // the kept cursor, a Reveal
 	}
 	m.sync() // what the screen wants depends on the rows it has
 	for {

@@ -36,6 +36,9 @@ func (m *Model) cycleSort() {
 	if m.win != nil {
 		// The ledger reads the range in any order: at once, from the top.
 		m.sorted, m.winRequery = true, true
+		if m.cursor > 0 {
+			m.seek, m.seekQuiet = m.sourceOf(m.tree.Top(m.cursor)), true // its contract, in the new order
+		}
 		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
 		return
 	}

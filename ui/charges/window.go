@@ -69,6 +69,10 @@ type windowMsg struct {
 	first int
 	at    int    // the row of rows the cursor goes on
 	src   string // the cursor's contract, put back on its row when read
+	// seek is the contract asked for (Reveal, the kept cursor, a sort
+	// following the cursor's contract); found says the rows are around it.
+	seek  string
+	found bool
 	gen   uint64
 	err   error
 }
@@ -101,7 +105,7 @@ func (m *Model) winOrder() ledger.WindowOrder {
 // in its new order or find. Where the rows start: at the end (G), around
 // key (the cursor's row kept), or at the top. Its answer supersedes every
 // earlier ask.
-func (m *Model) askWindow(fresh, end bool, key *ledger.WindowKey) tea.Cmd {
+func (m *Model) askWindow(fresh, end bool, key *ledger.WindowKey, seek string) tea.Cmd {
 	src := ""
 	if key != nil && m.tree.Len() > 0 {
 		src = m.sourceOf(m.tree.Top(m.cursor))
@@ -124,7 +128,7 @@ func (m *Model) askWindow(fresh, end bool, key *ledger.WindowKey) tea.Cmd {
 		ctx = context.Background()
 	}
 	return func() tea.Msg {
-		msg := windowMsg{ask: ask, find: find, order: o, gen: gen, src: src}
+		msg := windowMsg{ask: ask, find: find, order: o, gen: gen, src: src, seek: seek}
 		w := base
 		if w == nil {
 			var ok bool
@@ -137,10 +141,53 @@ func (m *Model) askWindow(fresh, end bool, key *ledger.WindowKey) tea.Cmd {
 		if msg.count, msg.total, msg.err = r.Totals(ctx); msg.err != nil {
 			return msg
 		}
+		if key == nil && seek != "" {
+			k, ok, err := seekKey(ctx, r, o, seek)
+			if msg.err = err; err != nil {
+				return msg
+			}
+			if ok {
+				key, msg.found = &k, true
+			}
+		}
 		msg.rows, msg.first, msg.at, msg.err = readAround(ctx, r, o, n, end, key, msg.count)
+		if msg.found {
+			for i := range msg.rows {
+				if msg.rows[i].Charge.Source == seek {
+					msg.at = i
+				}
+			}
+		}
 		return msg
 	}
 }
+
+// seekKey is the key in order o of the contract whose source is src, by
+// the ledger's find (a key is where a row stands, whatever narrows the
+// reader: "instance-1" finds "instance-12" too, so the pages are walked
+// for the source itself); ok is false when the range has no such one.
+func seekKey(ctx context.Context, r *billing.ChargesWindow, o ledger.WindowOrder, src string) (k ledger.WindowKey, ok bool, err error) {
+	if !windowFindable(src) {
+		return k, false, nil
+	}
+	var rows []ledger.WindowRow
+	var key *ledger.WindowKey
+	for {
+		rows, err = r.Find(src).Page(ctx, o, key, seekPage, false)
+		if err != nil || len(rows) == 0 {
+			return k, false, err
+		}
+		for i := range rows {
+			if rows[i].Charge.Source == src {
+				return rows[i].Key, true, nil
+			}
+		}
+		key = &rows[len(rows)-1].Key
+	}
+}
+
+// seekPage is how many rows a search for a source reads at a time.
+const seekPage = 500
 
 // readAround reads n rows of r: the last (end), those around key (half
 // before it), or the first; first is the range's index of the first row
@@ -201,7 +248,16 @@ func (m *Model) onWindow(msg windowMsg) {
 	}
 	m.win = &window{base: msg.w, r: msg.w.Find(msg.find), order: msg.order, count: msg.count, total: msg.total,
 		rows: msg.rows, first: msg.first, gen: msg.gen}
+	seeking := m.seek != "" && m.seek == msg.seek
 	m.seek, m.follow = "", false
+	if msg.seek != "" && !msg.found {
+		if seeking {
+			m.seek = msg.seek
+			m.notFound(msg.seek)
+		}
+		msg.at = 0
+	}
+	m.seekQuiet, m.seekWhat, m.seekEP = false, "", 0
 	at := max(msg.at, 0)
 	if msg.src != "" {
 		// Its key moves when its span does (a contract running on): the
@@ -368,7 +424,7 @@ func (m *Model) windowFeed() tea.Cmd {
 		return nil
 	}
 	m.win.gen = st.Generation
-	return m.askWindow(true, false, m.winKey())
+	return m.askWindow(true, false, m.winKey(), "")
 }
 
 // winKey is the key of the cursor's contract, nil without rows.
@@ -397,7 +453,7 @@ func (m *Model) windowEnd(end bool) tea.Cmd {
 	case !end && w.first == 0:
 		m.move(-m.cursor)
 	default:
-		return m.askWindow(false, end, nil)
+		return m.askWindow(false, end, nil, "")
 	}
 	return nil
 }
@@ -493,7 +549,7 @@ func (m *Model) settleWindow(cmds []tea.Cmd) tea.Cmd {
 	cmds = append(cmds, m.windowFeed())
 	if m.win != nil && m.winRequery {
 		m.winRequery = false
-		cmds = append(cmds, m.askWindow(false, false, nil))
+		cmds = append(cmds, m.askWindow(false, false, nil, m.seek))
 	}
 	if m.win != nil {
 		cmds = append(cmds, m.windowWant())

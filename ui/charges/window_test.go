@@ -231,3 +231,41 @@ func TestWindowLedgerErrorReadsTheFeed(t *testing.T) {
 		t.Fatalf("the failure said %d times; window %v after a key", said, m.win != nil)
 	}
 }
+
+// TestWindowRevealSortAndKeptCursor: under a window, Reveal puts the
+// cursor on a contract deep in the range, the rows read around it; a
+// sort keeps the cursor's contract; the account's kept cursor is found
+// again on the next run; a contract not in the range says so.
+func TestWindowRevealSortAndKeptCursor(t *testing.T) {
+	srv := startDemo(t, demoserver.Options{Contracts: 1500})
+	dir := t.TempDir()
+	first := ledgerScreen(t, srv, dir)
+	drive(t, first, first.Init())
+	drive(t, first, first.Update(keyMsg("G")))
+	all := srv.Contracts(demoFilter(first.Range()))
+
+	m := ledgerScreen(t, srv, dir)
+	hs := &harness{t: t, m: m}
+	hs.settle(m.Init())
+	deep := all[len(all)*2/3].Source
+	hs.settle(m.Reveal(deep))
+	if m.win == nil || m.sourceOf(m.cursor) != deep || m.winPos() != len(all)*2/3 {
+		t.Fatalf("Reveal(%s): window %v, on %s", deep, m.win != nil, m.sourceOf(m.cursor))
+	}
+	hs.settle(m.Update(keyMsg("s")))
+	if m.win == nil || m.sourceOf(m.cursor) != deep {
+		t.Fatalf("after s: on %s, want %s", m.sourceOf(m.cursor), deep)
+	}
+	hs.settle(m.Reveal("instance-999999999"))
+	if !strings.Contains(hs.statusText(), "not in the current filters") {
+		t.Errorf("a contract not in the range: status %q", hs.statusText())
+	}
+
+	kept := all[len(all)/2].Source
+	next := ledgerScreen(t, srv, dir)
+	next.ctx.Cursor = &kept
+	drive(t, next, next.Init())
+	if next.win == nil || next.sourceOf(next.cursor) != kept {
+		t.Fatalf("the kept cursor %s: window %v, on %s", kept, next.win != nil, next.sourceOf(next.cursor))
+	}
+}
