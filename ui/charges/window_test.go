@@ -38,6 +38,17 @@ func walkRows(t *testing.T, m *Model) []string {
 	}
 }
 
+// syncedLedger is a demo server of opts and a ledger in dir that a first
+// run (first, its rows all loaded) synced for the default range.
+func syncedLedger(t *testing.T, opts demoserver.Options) (srv *demoserver.Server, dir string, first *Model) {
+	t.Helper()
+	srv, dir = startDemo(t, opts), t.TempDir()
+	first = ledgerScreen(t, srv, dir)
+	drive(t, first, first.Init())
+	drive(t, first, first.Update(keyMsg("G")))
+	return srv, dir, first
+}
+
 // feedRows are the rows of a screen reading the feed, all loaded, as
 // walkRows names them.
 func feedRows(m *Model) []string {
@@ -157,11 +168,7 @@ func TestWindowEndHoldsFew(t *testing.T) {
 // as the feed does drops to the feed; e writes the whole range, a page at
 // a time, in the screen's order.
 func TestWindowFindAndExport(t *testing.T) {
-	srv := startDemo(t, demoserver.Options{Contracts: 1500})
-	dir := t.TempDir()
-	first := ledgerScreen(t, srv, dir)
-	drive(t, first, first.Init())
-	drive(t, first, first.Update(keyMsg("G")))
+	srv, dir, first := syncedLedger(t, demoserver.Options{Contracts: 1500})
 	all := srv.Contracts(demoFilter(first.Range()))
 
 	m := ledgerScreen(t, srv, dir)
@@ -203,11 +210,7 @@ func TestWindowFindAndExport(t *testing.T) {
 // drops the screen to the feed, its rows shown, the status line saying
 // why once.
 func TestWindowLedgerErrorReadsTheFeed(t *testing.T) {
-	srv := startDemo(t, demoserver.Options{Contracts: 600})
-	dir := t.TempDir()
-	first := ledgerScreen(t, srv, dir)
-	drive(t, first, first.Init())
-	drive(t, first, first.Update(keyMsg("G")))
+	srv, dir, _ := syncedLedger(t, demoserver.Options{Contracts: 600})
 
 	m, led := ledgerScreenOf(t, srv, dir)
 	hs := &harness{t: t, m: m}
@@ -237,11 +240,7 @@ func TestWindowLedgerErrorReadsTheFeed(t *testing.T) {
 // sort keeps the cursor's contract; the account's kept cursor is found
 // again on the next run; a contract not in the range says so.
 func TestWindowRevealSortAndKeptCursor(t *testing.T) {
-	srv := startDemo(t, demoserver.Options{Contracts: 1500})
-	dir := t.TempDir()
-	first := ledgerScreen(t, srv, dir)
-	drive(t, first, first.Init())
-	drive(t, first, first.Update(keyMsg("G")))
+	srv, dir, first := syncedLedger(t, demoserver.Options{Contracts: 1500})
 	all := srv.Contracts(demoFilter(first.Range()))
 
 	m := ledgerScreen(t, srv, dir)
