@@ -40,6 +40,9 @@ func (m *Model) startExport() tea.Cmd {
 		m.setNotice(shared.StatusError, "nothing to export: "+errNoService.Error())
 		return nil
 	}
+	if m.win != nil {
+		return m.windowExport()
+	}
 	m.exporting = true
 	if !m.fl.State().Done {
 		if m.fl.State().Err != nil {

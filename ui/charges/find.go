@@ -71,6 +71,14 @@ func (m *Model) setFind(text string) {
 		return
 	}
 	m.find, m.findLow = text, strings.ToLower(text)
+	if m.win != nil {
+		if windowFindable(text) {
+			m.winRequery = true // the ledger counts and reads what it keeps
+			return
+		}
+		m.leaveWindow("") // text the ledger's find does not match as the feed's does
+		return
+	}
 	m.rebuild()
 }
 

@@ -140,6 +140,20 @@ type Model struct {
 	restarted  bool   // the feed's restart already noticed
 	sent       status // the status line last sent to the root
 
+	// win is the window read from the ledger (window.go), nil while the
+	// screen reads the feed; winAsk numbers the asks for one, so that only
+	// the last one's answer is taken. winDue asks for a new reader at the
+	// next settle, winRequery for the one held in a new order or find;
+	// winOff: the ledger failed, or a find it cannot match, so the feed
+	// is read until the filters change. winOpen are the sources left open
+	// when the window replaced the feed's rows.
+	win        *window
+	winAsk     int
+	winDue     bool
+	winRequery bool
+	winOff     bool
+	winOpen    map[string]bool
+
 	// saved is the state (filters and sort) last written to the state
 	// file or read from it (state.go).
 	saved config.State
@@ -183,6 +197,7 @@ func (m *Model) styles() *theme.Styles {
 func (m *Model) Init() tea.Cmd {
 	notice, kind := m.notice, m.noticeKind // restore's, which attach drops
 	m.attach(m.takeFeed(false))
+	m.winDue = true
 	m.resume()
 	if notice != "" {
 		m.setNotice(kind, notice)
@@ -304,6 +319,7 @@ func (m *Model) setFilters(f filters) {
 	old := m.f
 	m.f = f
 	if !old.query().Equal(f.query()) {
+		m.win, m.winOff, m.winDue = nil, false, true
 		m.attach(m.takeFeed(false))
 	}
 }
@@ -316,6 +332,13 @@ func sameRange(a, b spend.Range) bool {
 // folds what has arrived, listens for the next change and sends the status
 // line if it changed. cmds are the update's own commands.
 func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
+	if m.win != nil {
+		return m.settleWindow(cmds)
+	}
+	if m.winDue {
+		m.winDue = false
+		cmds = append(cmds, m.askWindow(true, false, nil, m.seek)) // the kept cursor, a Reveal
+	}
 	m.sync() // what the screen wants depends on the rows it has
 	for {
 		m.want()
@@ -478,6 +501,13 @@ func (m *Model) reload() {
 		m.fl.Retry()
 		return
 	}
+	if m.win != nil {
+		// The rows are the ledger's: a fresh feed syncs it, and its new
+		// generation reads the window again around the cursor.
+		m.fl.Hold(m.takeFeed(true))
+		return
+	}
+	m.winOff, m.winDue = false, true
 	// Start over, then put back what the user had: the rows that were
 	// open open again as their pages arrive, and the cursor goes back to
 	// its contract (loading up to its page, as Reveal does, but quietly).
@@ -586,6 +616,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case stateSavedMsg:
 		m.setNotice(shared.StatusWarn, "filters not remembered: "+msg.err.Error())
+	case windowMsg:
+		m.onWindow(msg)
+	case windowPageMsg:
+		m.onWindowPage(msg)
 	case exportedMsg:
 		// Said even when the filters changed since: the file exists.
 		m.exported(msg)
@@ -628,6 +662,10 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.move(-max(body/2, 1))
 	case key.Matches(k, m.keys.HalfDown):
 		m.move(max(body/2, 1))
+	case key.Matches(k, m.keys.Home) && m.win != nil:
+		return m.windowEnd(false)
+	case key.Matches(k, m.keys.End) && m.win != nil:
+		return m.windowEnd(true)
 	case key.Matches(k, m.keys.Home):
 		m.move(-m.cursor)
 	case key.Matches(k, m.keys.End):

@@ -219,7 +219,10 @@ func (m *Model) View() string {
 	}
 	if fr.footer {
 		ft := m.footer()
-		if m.find != "" {
+		switch {
+		case m.win != nil:
+			ft = m.windowFooter()
+		case m.find != "":
 			ft = m.findFooter()
 		}
 		line(st.StatusLine.Render(shared.Truncate(ft, m.w)), false)
@@ -232,6 +235,8 @@ func (m *Model) messageLines(body int) []string {
 	lines := make([]string, 0, body)
 	var msg []string
 	switch {
+	case m.win != nil:
+		msg = m.windowMessage()
 	case m.find != "" && m.fl.Entries() > 0:
 		msg = []string{"no loaded entry matches /" + shared.Safe(m.find), m.ctx.Key("search-clear") + " clears the filter"}
 		if !m.fl.State().Done {

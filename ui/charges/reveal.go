@@ -42,8 +42,17 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 		m.setFilters(f)
 		widened = true
 	}
+	if m.win != nil && (msg.Endpoint != 0 || source == "") {
+		// An endpoint's workers are found by walking the feed's pages.
+		m.leaveWindow("")
+	}
 	m.seek, m.notice = "", ""
 	m.seekWhat, m.seekEP = msg.What, msg.Endpoint
+	if m.win != nil {
+		// The ledger finds the contract and reads the rows around it.
+		m.seek, m.seekQuiet, m.winRequery = source, false, true
+		return m.settle()
+	}
 	switch {
 	case source == "" || m.revealLoaded(source):
 	case m.fl.State().Done:

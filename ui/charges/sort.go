@@ -33,6 +33,15 @@ var sortNames = [numSorts]string{"server order", "amount, largest first", "durat
 func (m *Model) cycleSort() {
 	m.sort = (m.sort + 1) % numSorts
 	m.sorted, m.quietSort = false, false
+	if m.win != nil {
+		// The ledger reads the range in any order: at once, from the top.
+		m.sorted, m.winRequery = true, true
+		if m.cursor > 0 {
+			m.seek, m.seekQuiet = m.sourceOf(m.tree.Top(m.cursor)), true // its contract, in the new order
+		}
+		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
+		return
+	}
 	if m.sort == sortServer || m.fl.State().Done {
 		m.applySort()
 	}
