@@ -198,3 +198,49 @@ func TestLedgerStatementEqualsRows(t *testing.T) {
 		})
 	}
 }
+
+// TestLedgerAggregatesAtTheEdges: over edgesLedger's ranges, under window
+// amounts, every grouping the ledger answers and the rows it streams equal
+// those of the feed's rows from it — the contracts reaching past the
+// range's edges read from their days, a running one from inside the
+// range with days held past its end among them — with and without a
+// label filter.
+func TestLedgerAggregatesAtTheEdges(t *testing.T) {
+	led, s, ranges := edgesLedger(t)
+	for _, r := range ranges {
+		from, to := time.Unix(r[0], 0).UTC(), time.Unix(r[1]-1, 0).UTC()
+		q := RangeQuery(from, to)
+		for _, labels := range [][]string{nil, {"edge"}} {
+			for _, by := range GroupKeys {
+				want := goGrouping(t, led, q, RuleWindow, by, labels, time.UTC, from, to)
+				got, err := groupHeld(context.Background(), led, q, by, labels, time.UTC, from, to, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Contracts() == 0 {
+					t.Fatal("the range holds no contract: the test compares nothing")
+				}
+				if !slices.Equal(got.Groups(), want.Groups()) || got.TotalLine() != want.TotalLine() {
+					t.Errorf("%v %v by %s:\n got %v %s\nwant %v %s", r, labels, by, got.Groups(), got.TotalLine(), want.Groups(), want.TotalLine())
+				}
+			}
+			want, err := s.ledgerCharges(context.Background(), led, q, RuleWindow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(labels) > 0 {
+				want = KeepLabels(want, labels)
+			}
+			var got []api.Charge
+			if _, err := eachHeld(context.Background(), led, q, labels, true, func(c *api.Charge) error {
+				got = append(got, *c)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%v %v: rows\n got %+v\nwant %+v", r, labels, got, want)
+			}
+		}
+	}
+}
