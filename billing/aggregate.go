@@ -284,3 +284,48 @@ func foldSpent(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, wind
 		return nil
 	})
 }
+
+// ledgerOutlook folds the charges of q (OutlookQuery's) into the days an
+// outlook of in's month reads (in without charges: its frame), a
+// contract at a time from the ledger with its lines (clipped to the range
+// under window amounts, as Spreadable does), when the ledger holds the
+// range; ok is false otherwise and the caller reads the feed. st is the
+// state a feed would have ended in, for its warnings.
+func (s *Service) ledgerOutlook(ctx context.Context, q api.ChargesQuery, in OutlookInput, progress func(State)) (days *outlookDays, st State, ok bool, err error) {
+	if q.Format == api.FormatTree {
+		return nil, State{}, false, nil
+	}
+	rule, st, err := s.heldRange(ctx, q, progress)
+	led := s.Ledger()
+	if errors.Is(err, errNotHeld) || (err == nil && led == nil) {
+		return nil, State{}, false, nil
+	}
+	if err != nil {
+		return nil, State{}, false, err
+	}
+	o, loc, last := in.frame()
+	days = newOutlookDays(loc, o, last)
+	if err := foldOutlook(ctx, led, q, rule == RuleWindow, days); err != nil {
+		if ctx.Err() != nil {
+			return nil, State{}, false, ctx.Err()
+		}
+		return nil, State{}, false, nil // the feed reads it, and says what failed
+	}
+	return days, st, true, nil
+}
+
+// foldOutlook adds the ledger's contracts of q's range to days one at a
+// time, with their lines, as Spreadable's entries (clipped to the range
+// under window amounts).
+func foldOutlook(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, windowed bool, days *outlookDays) error {
+	lo, hi := windowOf(q)
+	var one [1]api.Charge
+	return led.EachCharge(ctx, lo, hi, windowed, false, filterOf(q, nil), func(c *api.Charge) error {
+		one[0] = *c
+		if windowed && spans(&one[0], lo, hi) {
+			one[0] = clip(one[0], lo, hi)
+		}
+		days.add(one[:])
+		return nil
+	})
+}

@@ -1,6 +1,7 @@
 package billing
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"reflect"
@@ -196,5 +197,105 @@ func TestLedgerStatementEqualsRows(t *testing.T) {
 				t.Errorf("months:\n got %+v\nwant %+v", got.Months, want.Months)
 			}
 		})
+	}
+}
+
+// TestLedgerAggregatesAtTheEdges: over edgesLedger's ranges, under window
+// amounts, every grouping the ledger answers and the rows it streams equal
+// those of the feed's rows from it — the contracts reaching past the
+// range's edges read from their days, a running one from inside the
+// range with days held past its end among them — with and without a
+// label filter.
+func TestLedgerAggregatesAtTheEdges(t *testing.T) {
+	led, s, ranges := edgesLedger(t)
+	for _, r := range ranges {
+		from, to := time.Unix(r[0], 0).UTC(), time.Unix(r[1]-1, 0).UTC()
+		q := RangeQuery(from, to)
+		for _, labels := range [][]string{nil, {"edge"}} {
+			for _, by := range GroupKeys {
+				want := goGrouping(t, led, q, RuleWindow, by, labels, time.UTC, from, to)
+				got, err := groupHeld(context.Background(), led, q, by, labels, time.UTC, from, to, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want.Contracts() == 0 {
+					t.Fatal("the range holds no contract: the test compares nothing")
+				}
+				if !slices.Equal(got.Groups(), want.Groups()) || got.TotalLine() != want.TotalLine() {
+					t.Errorf("%v %v by %s:\n got %v %s\nwant %v %s", r, labels, by, got.Groups(), got.TotalLine(), want.Groups(), want.TotalLine())
+				}
+			}
+			want, err := s.ledgerCharges(context.Background(), led, q, RuleWindow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(labels) > 0 {
+				want = KeepLabels(want, labels)
+			}
+			var got []api.Charge
+			if _, err := eachHeld(context.Background(), led, q, labels, true, func(c *api.Charge) error {
+				got = append(got, *c)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%v %v: rows\n got %+v\nwant %+v", r, labels, got, want)
+			}
+		}
+	}
+}
+
+// TestLedgerOutlookEqualsRows: a month's outlook folded from the ledger a
+// contract at a time (foldOutlook) equals the outlook of the ledger's rows
+// through Spreadable — spend so far, the month before at the same point,
+// the forecast on the rate (with the last week's bandwidth) and on the
+// burn, and when the budget was crossed — under both amount rules, for the
+// current month and a past one, in a zone off UTC's days.
+func TestLedgerOutlookEqualsRows(t *testing.T) {
+	led := aggLedger(t)
+	loc, err := time.LoadLocation("America/St_Johns")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	now := time.Date(2026, 11, 21, 15, 30, 0, 0, loc)
+	rate := &CurrentRate{PerHour: 1_250_000}
+	for _, rule := range []AmountRule{RuleTotals, RuleWindow} {
+		for _, month := range []time.Time{{}, time.Date(2026, 8, 9, 0, 0, 0, 0, loc)} {
+			for _, r := range []*CurrentRate{rate, nil} {
+				t.Run(fmt.Sprintf("%s/%s/rate=%v", rule, month.Format("2006-01"), r != nil), func(t *testing.T) {
+					s := New(context.Background(), nil, WithLocation(loc), WithClock(func() time.Time { return now }))
+					defer s.Close()
+					q := s.OutlookQuery(cmp.Or(month, now))
+					rows, err := s.ledgerCharges(context.Background(), led, q, rule)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if rule == RuleWindow {
+						rows = clipCharges(q, rows)
+					}
+					// A budget crossed halfway through the spend so far:
+					// when is read from the month's days.
+					in := OutlookInput{Loc: loc, Now: now, Month: month, Rate: r}
+					byRows := in
+					byRows.Charges = rows
+					in.Budget = BuildOutlook(byRows).SoFar / 2
+					byRows.Budget = in.Budget
+					want := BuildOutlook(byRows)
+					o, l, last := in.frame()
+					in.days = newOutlookDays(l, o, last)
+					if err := foldOutlook(context.Background(), led, q, rule == RuleWindow, in.days); err != nil {
+						t.Fatal(err)
+					}
+					got := BuildOutlook(in)
+					if want.SoFar == 0 || want.PrevSoFar == 0 || (!want.Past && want.Forecast == 0) || !want.CrossedAt.After(want.Month) {
+						t.Fatalf("an empty outlook compares nothing: %+v", want)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("outlook:\n got %+v\nwant %+v", got, want)
+					}
+				})
+			}
+		}
 	}
 }

@@ -111,6 +111,9 @@ type OutlookInput struct {
 	RateErr error
 	// Budget is the monthly budget, 0 when none.
 	Budget money.Amount
+	// days, when set, are the charges already spread (ledgerOutlook),
+	// read instead of Charges.
+	days *outlookDays
 }
 
 // OutlookQuery is the one charges query the outlook of month reads (any
@@ -131,40 +134,27 @@ func (s *Service) OutlookQuery(month time.Time) api.ChargesQuery {
 // BuildOutlook computes the outlook. Every figure is exact thousandths;
 // the forecast's rates are exact millionths an hour.
 func BuildOutlook(in OutlookInput) Outlook {
-	loc := in.Loc
-	if loc == nil {
-		loc = time.UTC
+	o, loc, last := in.frame()
+	days := in.days
+	if days == nil {
+		days = newOutlookDays(loc, o, last)
+		days.add(in.Charges)
 	}
-	now := in.Now.In(loc)
-	month := in.Month
-	if month.IsZero() {
-		month = now
-	}
-	o := Outlook{Month: MonthStart(month, loc), Now: now, Budget: max(in.Budget, 0), Incomplete: in.Stopped}
-	o.End = spend.AddMonths(o.Month, 1)
-	o.Prev = spend.AddMonths(o.Month, -1)
-	o.Past = o.Month.Before(MonthStart(now, loc))
+	now := o.Now
 	ok := true
 	check := func(a money.Amount) money.Amount {
 		ok = ok && !a.Saturated()
 		return a
 	}
-	if o.Past {
-		o.AsOf = o.End
-		o.SoFar = check(MonthSpendOf(in.Charges, o.End.Add(-time.Second), loc).Spend)
-	} else {
-		o.AsOf = now
-		o.SoFar = check(MonthSpendOf(in.Charges, now, loc).Spend)
-	}
-	o.PrevPoint = samePoint(o.AsOf, o.Prev, o.Month, loc)
+	o.SoFar = check(monthSpend(days.all, last, loc))
 	if o.PrevPoint.Equal(o.Month) {
-		o.PrevSoFar = check(MonthSpendOf(in.Charges, o.Month.Add(-time.Second), loc).Spend)
+		o.PrevSoFar = check(monthSpend(days.all, o.Month.Add(-time.Second), loc))
 	} else {
-		o.PrevSoFar = check(MonthSpendOf(clipBefore(in.Charges, o.PrevPoint), o.PrevPoint, loc).Spend)
+		o.PrevSoFar = check(monthSpend(days.before, o.PrevPoint, loc))
 	}
 	o.Change, o.ChangeOK = SpendChange(o.PrevSoFar, o.SoFar)
 	if !o.Past {
-		ok = o.forecast(in, now, loc) && ok
+		ok = o.forecast(in, days, now, loc) && ok
 	}
 	if !ok {
 		return Outlook{Month: o.Month, End: o.End, AsOf: o.AsOf, Now: o.Now, Past: o.Past, Prev: o.Prev, PrevPoint: o.PrevPoint,
@@ -176,14 +166,72 @@ func BuildOutlook(in OutlookInput) Outlook {
 		if !o.Past {
 			o.ForecastUsed, _ = SharePerMille(o.Forecast, o.Budget)
 		}
-		o.CrossedAt = o.crossing(in.Charges, loc)
+		o.CrossedAt = o.crossing(days.all, loc)
 	}
 	return o
 }
 
+// frame is the outlook's months and instants before any charge is read,
+// its zone, and the last instant its spend reaches (AsOf, or a past
+// month's last second).
+func (in OutlookInput) frame() (o Outlook, loc *time.Location, last time.Time) {
+	loc = in.Loc
+	if loc == nil {
+		loc = time.UTC
+	}
+	now := in.Now.In(loc)
+	month := in.Month
+	if month.IsZero() {
+		month = now
+	}
+	o = Outlook{Month: MonthStart(month, loc), Now: now, Budget: max(in.Budget, 0), Incomplete: in.Stopped}
+	o.End = spend.AddMonths(o.Month, 1)
+	o.Prev = spend.AddMonths(o.Month, -1)
+	o.Past = o.Month.Before(MonthStart(now, loc))
+	o.AsOf, last = now, now
+	if o.Past {
+		o.AsOf, last = o.End, o.End.Add(-time.Second)
+	}
+	o.PrevPoint = samePoint(o.AsOf, o.Prev, o.Month, loc)
+	return o, loc, last
+}
+
+// outlookDays are an outlook's charges spread over their days (in the
+// outlook's zone, from the month before's start to last): all of them,
+// their parts before the month before's point (clipBefore), and their
+// bandwidth lines (bandwidthOf). Every figure is read from them, and they
+// are folded a contract at a time: from a feed's rows, or from the
+// ledger's (ledgerOutlook) without holding the range.
+type outlookDays struct {
+	all, before, bandwidth *spend.Daily
+	prevPoint              time.Time
+}
+
+func newOutlookDays(loc *time.Location, o Outlook, last time.Time) *outlookDays {
+	return &outlookDays{
+		all:       spend.NewDailyWindow(loc, o.Prev, last),
+		before:    spend.NewDailyWindow(loc, o.Prev, o.PrevPoint),
+		bandwidth: spend.NewDailyWindow(loc, o.Prev, last),
+		prevPoint: o.PrevPoint,
+	}
+}
+
+// add spreads charges (Spreadable's entries) over the days.
+func (d *outlookDays) add(charges []api.Charge) {
+	d.all.Add(charges)
+	d.before.Add(clipBefore(charges, d.prevPoint))
+	d.bandwidth.Add(bandwidthOf(charges))
+}
+
+// monthSpend is MonthSpendOf of the charges spread in d: their spend from
+// the start of t's month to t.
+func monthSpend(d *spend.Daily, t time.Time, loc *time.Location) money.Amount {
+	return BuildStatement(StatementInput{Loc: loc, Now: t, From: t, To: t, Spent: d}).Months[0].Spend
+}
+
 // forecast sets the forecast at now from the rate or the last seven
 // complete days; false when a sum overflowed.
-func (o *Outlook) forecast(in OutlookInput, now time.Time, loc *time.Location) bool {
+func (o *Outlook) forecast(in OutlookInput, days *outlookDays, now time.Time, loc *time.Location) bool {
 	weekFrom, _ := spend.BurnWindow(now, loc)
 	today := spend.Midnight(now)
 	secs := today.Unix() - weekFrom.Unix() // 168 hours, 167 or 169 across a clock change
@@ -194,7 +242,7 @@ func (o *Outlook) forecast(in OutlookInput, now time.Time, loc *time.Location) b
 	switch r := in.Rate; {
 	case r != nil && r.NeedsPermission == "":
 		o.Basis = BasisRate
-		bw, okB := daysSum(bandwidthOf(in.Charges), loc, weekFrom, today)
+		bw, okB := daysSum(days.bandwidth, weekFrom, today)
 		bwh, okH := mulDiv(int64(bw), 3_600_000, secs)
 		o.Bandwidth = api.Rate(max(bwh, 0))
 		var okS bool
@@ -205,7 +253,7 @@ func (o *Outlook) forecast(in OutlookInput, now time.Time, loc *time.Location) b
 		}
 	default:
 		o.Basis = BasisBurn
-		week, okW := daysSum(in.Charges, loc, weekFrom, today)
+		week, okW := daysSum(days.all, weekFrom, today)
 		var okH bool
 		perHour, okH = mulDiv(int64(week), 3_600_000, secs)
 		ok = okW && okH
@@ -230,7 +278,7 @@ func (o *Outlook) forecast(in OutlookInput, now time.Time, loc *time.Location) b
 // crossing is when the spend crossed the budget (found among the month's
 // days, within the day in proportion to its spend), or when the forecast
 // does; zero when neither reaches it this month.
-func (o *Outlook) crossing(charges []api.Charge, loc *time.Location) time.Time {
+func (o *Outlook) crossing(d *spend.Daily, loc *time.Location) time.Time {
 	if o.SoFar < o.Budget {
 		if o.Past || o.Forecast < o.Budget || o.PerHour <= 0 {
 			return time.Time{}
@@ -246,8 +294,6 @@ func (o *Outlook) crossing(charges []api.Charge, loc *time.Location) time.Time {
 	if o.Past {
 		last = o.End.Add(-time.Second)
 	}
-	d := spend.NewDailyWindow(loc, o.Month, last)
-	d.Add(charges)
 	days := d.Days(o.Month, last)
 	var sum money.Amount
 	for i, day := range days {
@@ -352,15 +398,12 @@ func bandwidthOf(entries []api.Charge) []api.Charge {
 	return out
 }
 
-// daysSum is the spend of entries on the calendar days from from's to the
-// day before to's, spread over their seconds; false when it overflowed.
-func daysSum(entries []api.Charge, loc *time.Location, from, to time.Time) (money.Amount, bool) {
-	last := to.Add(-time.Second)
-	d := spend.NewDailyWindow(loc, from, last)
-	d.Add(entries)
+// daysSum is the spend d holds on the calendar days from from's to the
+// day before to's; false when it overflowed.
+func daysSum(d *spend.Daily, from, to time.Time) (money.Amount, bool) {
 	var sum money.Amount
 	ok := !d.Overflow()
-	for _, day := range d.Days(from, last) {
+	for _, day := range d.Days(from, to.Add(-time.Second)) {
 		var fits bool
 		sum, fits = sum.AddSaturating(day.Total)
 		ok = ok && fits
@@ -585,8 +628,7 @@ func (s *Service) Outlook(ctx context.Context, month time.Time, budget money.Amo
 	if err := StatementMonths(month, month, now, s.loc); err != nil {
 		return Outlook{}, err
 	}
-	f := s.Feed(s.OutlookQuery(month))
-	defer f.Release()
+	q := s.OutlookQuery(month)
 	var (
 		wg      sync.WaitGroup
 		rate    *CurrentRate
@@ -604,6 +646,23 @@ func (s *Service) Outlook(ctx context.Context, month time.Time, budget money.Amo
 			}
 		}()
 	}
+	// A range the ledger holds is folded from it a contract at a time;
+	// otherwise (or when that fails: the feed meets the failure again and
+	// says it as it always has) the feed reads it.
+	in := OutlookInput{Loc: s.loc, Now: now, Month: month, Budget: budget}
+	if days, st, ok, err := s.ledgerOutlook(ctx, q, in, progress); ok && err == nil {
+		wg.Wait()
+		in.days, in.Rate, in.RateErr = days, rate, rateErr
+		o := BuildOutlook(in)
+		o.Warnings = st.Warnings()
+		return o, nil
+	}
+	if ctx.Err() != nil {
+		wg.Wait()
+		return Outlook{}, ctx.Err()
+	}
+	f := s.Feed(q)
+	defer f.Release()
 	_, _, err := f.All(ctx, progress)
 	wg.Wait()
 	o := s.OutlookOf(f, rate, rateErr, month, now, budget)

@@ -181,14 +181,18 @@ func TestChargesWindowOnlyWhatTheLedgerHolds(t *testing.T) {
 	}
 }
 
-// TestChargesWindowEdgesUnderWindowAmounts: the contracts whose window
-// amounts are the hardest to read — no start, running without an end, a
-// point on the range's first second, one crossing its start inside a UTC
-// day, one ending on its last second's UTC midnight with a day held
-// beyond — count and sort by the same amounts, lines and all, as the
-// feed reads them from the ledger, over a range starting and ending
-// inside UTC days and over one ending on a UTC midnight.
-func TestChargesWindowEdgesUnderWindowAmounts(t *testing.T) {
+// edgesLedger is a ledger synced under window amounts holding the
+// contracts whose window amounts are the hardest to read — no start,
+// running without an end from before the range, a point on the range's
+// first second, one crossing its start inside a UTC day, one ending on
+// its last second's UTC midnight with a day held beyond, one running
+// without an end from inside the range with days held past its end (its
+// stored amount holds them: it is no contract inside the range) — and a
+// service reading it at the sync's time, with the ranges [lo, hi) that
+// cut them: one starting and ending inside UTC days, one ending on a UTC
+// midnight.
+func edgesLedger(t *testing.T) (*ledger.Ledger, *Service, [][2]int64) {
+	t.Helper()
 	const day = 86400
 	base := int64(1780272000) // 2026-06-01 00:00 UTC
 	id := ledger.Identity{Host: "edges", Account: "a"}
@@ -196,7 +200,7 @@ func TestChargesWindowEdgesUnderWindowAmounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer led.Close()
+	t.Cleanup(func() { _ = led.Close() })
 	lines := func(start, end int64, mills ...money.Amount) []api.Charge {
 		var it []api.Charge
 		for k, m := range mills {
@@ -225,6 +229,13 @@ func TestChargesWindowEdgesUnderWindowAmounts(t *testing.T) {
 		contract("instance-4", base+2*day+3600, base+4*day+43200, d(base+2*day, 2300, 17), d(base+3*day, 2900, 19), d(base+4*day, 1100, 23)),
 		contract("instance-5", base+9*day+7200, base+10*day, d(base+9*day, 4100, 29), d(base+10*day, 37, 2)),
 		contract("instance-6", base+6*day, base+6*day+7200, d(base+6*day, 777, 5)),
+		contract("instance-7", base+7*day+3600, 0, d(base+7*day, 610, 4), d(base+8*day, 620, 4), d(base+9*day, 630, 4),
+			d(base+10*day, 640, 4), d(base+11*day, 650, 4), d(base+12*day, 660, 4)),
+	}
+	for i := range rows {
+		if i%2 == 0 {
+			rows[i].Charge.Meta.Label = "edge"
+		}
 	}
 	w := ledger.Window{Lo: base - 20*day, Hi: base + 20*day, Started: base + 20*day}
 	if _, err := led.WriteCharges(context.Background(), ledger.ChargesPage{Window: w, Rows: rows, Windowed: true, Done: true,
@@ -237,8 +248,16 @@ func TestChargesWindowEdgesUnderWindowAmounts(t *testing.T) {
 	}
 	s := New(context.Background(), client, WithLocation(time.UTC), WithAmountRule(RuleWindow),
 		WithClock(func() time.Time { return time.Unix(w.Started, 0) }), WithLedger(ledger.Opened(led)))
-	defer s.Close()
-	for _, r := range [][2]int64{{base + 3*day + 19800, base + 9*day + 43200}, {base + 19800, base + 10*day}} {
+	t.Cleanup(s.Close)
+	return led, s, [][2]int64{{base + 3*day + 19800, base + 9*day + 43200}, {base + 19800, base + 10*day}}
+}
+
+// TestChargesWindowEdgesUnderWindowAmounts: the contracts of edgesLedger
+// count and sort by the same amounts, lines and all, as the feed reads
+// them from the ledger, over each of its ranges.
+func TestChargesWindowEdgesUnderWindowAmounts(t *testing.T) {
+	led, s, ranges := edgesLedger(t)
+	for _, r := range ranges {
 		q := RangeQuery(time.Unix(r[0], 0).UTC(), time.Unix(r[1]-1, 0).UTC())
 		feed, err := s.ledgerCharges(context.Background(), led, q, RuleWindow)
 		if err != nil {

@@ -12,10 +12,9 @@ import (
 
 // The aggregates answer a question over the contracts overlapping [lo, hi)
 // (Charges' day filter) in SQL, without bringing the rows into memory:
-// each contract's amount is its total, or, under window amounts, what its
-// days hold inside [lo, hi) — a day cut by lo or hi prorated by its
-// seconds, rounded half up, exactly as billing does it to the rows
-// Charges and Days read — summed in integer thousandths.
+// each contract's amount is amountIn's (its total, or under window
+// amounts what fell inside [lo, hi), exactly as billing makes it of the
+// rows Charges and Days read), summed in integer thousandths.
 
 // Filter narrows an aggregate to some contracts.
 type Filter struct {
@@ -47,40 +46,13 @@ const (
 	SumKind        = "type"
 )
 
-// kindExpr is spend.ContractKind of a contract c in SQL (ledger sits
-// beside spend, below it in nothing: the rule is written out twice, and
-// the equality tests of billing hold them together).
-const kindExpr = `(CASE WHEN c.type = 'serverless' OR coalesce(c.endpoint_id, 0) != 0 OR coalesce(c.workergroup_id, 0) != 0
-	THEN 'serverless' WHEN c.type = '' THEN 'other' ELSE c.type END)`
-
 var groupExprs = map[string]string{
 	SumLabel:       `coalesce(c.label, '')`,
 	SumTemplate:    `CAST(coalesce(c.template_id, 0) AS TEXT)`,
 	SumEndpoint:    `CAST(coalesce(c.endpoint_id, 0) AS TEXT)`,
 	SumWorkergroup: `CAST(coalesce(c.workergroup_id, 0) AS TEXT)`,
-	SumKind:        kindExpr,
+	SumKind:        kindOf(`c`),
 }
-
-// windowSum is a contract c's amount under window amounts: the sum of its
-// days in [dayFloor(lo), hi) (?3, ?2), each day's part inside [lo, hi)
-// (?1, ?2) of the day's seconds the contract ran, half up — billing's
-// windowAmounts and part, to the thousandth. The contract's span is its
-// start (its end when none was sent) to its end (its start when the end
-// is before it, or was not sent).
-var windowSum = func() string {
-	s := `(CASE WHEN c.start = 0 THEN c."end" ELSE c.start END)`
-	a := `max(` + s + `, d.day)`
-	b := `min(max(c."end", ` + s + `), d.day + 86400)`
-	num := `max(0, min(` + b + `, ?2) - max(` + a + `, ?1))`
-	den := `(` + b + ` - ` + a + `)`
-	// A day wholly inside [lo, hi) — all but the first and the last —
-	// counts whole whatever the contract's seconds in it: the first
-	// branch says so without the arithmetic.
-	part := `CASE WHEN d.day >= ?1 AND d.day + 86400 <= ?2 THEN d.mills WHEN ` + b + ` > ` + a + ` THEN (CASE WHEN ` + num + ` >= ` + den + ` THEN d.mills
-		ELSE (d.mills * ` + num + ` * 2 + ` + den + `) / (2 * ` + den + `) END)
-		WHEN ` + a + ` < ?1 OR ` + a + ` >= ?2 THEN 0 ELSE d.mills END`
-	return `(SELECT coalesce(sum(` + part + `), 0) FROM daily d WHERE d.contract_id = c.id AND d.day >= ?3 AND d.day < ?2)`
-}()
 
 // selectFrom is the FROM and WHERE of an aggregate over [lo, hi) (?1, ?2)
 // narrowed by f, and the arguments after the first three.
@@ -100,20 +72,12 @@ func selectFrom(f Filter) (string, []any) {
 		b.WriteByte(')')
 	}
 	if len(f.Kinds) > 0 {
-		in(kindExpr, f.Kinds)
+		in(kindOf(`c`), f.Kinds)
 	}
 	if len(f.Labels) > 0 {
 		in(`c.label`, f.Labels)
 	}
 	return b.String(), args
-}
-
-// amountExpr is a contract's amount in an aggregate.
-func amountExpr(windowed bool) string {
-	if windowed {
-		return windowSum
-	}
-	return `c.mills`
 }
 
 // SumBy totals the contracts overlapping [lo, hi) that f keeps by by (one
@@ -126,7 +90,7 @@ func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bo
 		return nil, errUnknownGroup(by)
 	}
 	from, extra := selectFrom(f)
-	q := `SELECT ` + key + `, count(*), sum(` + amountExpr(windowed) + `)` + from + ` GROUP BY 1`
+	q := `SELECT ` + key + `, count(*), sum(` + amountIn(`c`, windowed) + `)` + from + ` GROUP BY 1`
 	rows, err := l.conn().QueryContext(ctx, q, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
 	if err != nil {
 		return nil, err
@@ -168,7 +132,7 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 	}
 	defer func() { _ = tx.Rollback() }()
 	from, extra := selectFrom(f)
-	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountExpr(windowed)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountIn(`c`, windowed)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
 	if err != nil {
 		return err
 	}
@@ -202,21 +166,16 @@ func (l *Ledger) EachCharge(ctx context.Context, lo, hi int64, windowed, newestF
 	}
 	defer func() { _ = tx.Rollback() }()
 	from, extra := selectFrom(f)
-	item := `i.mills`
-	if windowed {
-		item = strings.Replace(strings.Replace(windowSum, `FROM daily d`, `FROM daily_items d`, 1),
-			`WHERE d.contract_id = c.id`, `WHERE d.contract_id = c.id AND d.idx = i.idx`, 1)
-	}
 	dir := ``
 	if newestFirst {
 		dir = ` DESC`
 	}
 	// Each contract's amount once (not once per line), then its lines.
-	rows, err := tx.QueryContext(ctx, `WITH w AS MATERIALIZED (SELECT c.id, c.start, c.span_lo, `+amountExpr(windowed)+` AS amt`+from+`)
+	rows, err := tx.QueryContext(ctx, `WITH w AS MATERIALIZED (SELECT c.id, c.start, c.span_lo, `+amountIn(`c`, windowed)+` AS amt`+from+`)
 		SELECT c.id, c.source, c.type, c.start, c."end", w.amt,
 		coalesce(c.label, ''), c.description, coalesce(c.template_id, 0), coalesce(c.endpoint_id, 0), coalesce(c.workergroup_id, 0),
 		i.idx, coalesce(i.type, ''), coalesce(i.source, ''), coalesce(i.description, ''), coalesce(i.start, 0), coalesce(i."end", 0),
-		coalesce(`+item+`, 0) FROM w JOIN contracts c ON c.id = w.id LEFT JOIN items i ON i.contract_id = c.id
+		coalesce(`+lineAmountIn(`c`, `i`, windowed)+`, 0) FROM w JOIN contracts c ON c.id = w.id LEFT JOIN items i ON i.contract_id = c.id
 		ORDER BY w.start`+dir+`, w.span_lo`+dir+`, w.id`+dir+`, i.idx`,
 		append([]any{lo, hi, dayFloor(lo)}, extra...)...)
 	if err != nil {

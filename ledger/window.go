@@ -29,27 +29,6 @@ const sourceNum = `(CASE WHEN length(rtrim(source, '0123456789')) < length(sourc
 // a time is missing or the end is before the start.
 const duration = `(CASE WHEN start = 0 OR "end" < start THEN 0 ELSE "end" - start END)`
 
-// windowAmount is a contract's amount inside [?1, ?2) under window
-// amounts: its days from ?3 (the UTC midnight at or before ?1), each day's
-// part of the contract's time inside the range rounded half up, as
-// billing's windowAmounts makes it; a day of a contract that is a point
-// counts whole when the point is inside. {sl} and {sh} stand for the
-// day's stretch of the contract's time (replaced below).
-var windowAmount = strings.NewReplacer(
-	"{sl}", `max(CASE WHEN contracts.start = 0 THEN contracts."end" ELSE contracts.start END, d.day)`,
-	"{sh}", `min(max(CASE WHEN contracts.start = 0 THEN contracts."end" ELSE contracts.start END, contracts."end"), d.day + 86400)`,
-).Replace(`(SELECT coalesce(sum(CASE
-	WHEN {sh} > {sl} THEN CASE
-		WHEN min({sh}, ?2) - max({sl}, ?1) >= {sh} - {sl} THEN d.mills
-		ELSE (d.mills * max(0, min({sh}, ?2) - max({sl}, ?1)) * 2 + ({sh} - {sl})) / (2 * ({sh} - {sl})) END
-	WHEN {sl} < ?1 OR {sl} >= ?2 THEN 0
-	ELSE d.mills END), 0)
-	FROM daily d WHERE d.contract_id = contracts.id AND d.day >= ?3 AND d.day < ?2)`)
-
-// kind is a contract's type as the screen filters by it (spend's
-// ContractKind): serverless when it names an endpoint or a worker group.
-const kind = `(CASE WHEN type = 'serverless' OR coalesce(endpoint_id, 0) != 0 OR coalesce(workergroup_id, 0) != 0 THEN 'serverless' WHEN type = '' THEN 'other' ELSE type END)`
-
 // WindowQuery is a range of contracts as the Charges screen shows it.
 type WindowQuery struct {
 	// Lo and Hi are the range [Lo, Hi) in unix seconds: the contracts
@@ -115,7 +94,7 @@ func (q WindowQuery) filter() (string, []any) {
 			args = append(args, t)
 			marks[i] = "?" + strconv.Itoa(len(args))
 		}
-		w += ` AND ` + kind + ` IN (` + strings.Join(marks, ", ") + `)`
+		w += ` AND ` + kindOf(`contracts`) + ` IN (` + strings.Join(marks, ", ") + `)`
 	}
 	if q.Find != "" {
 		args = append(args, "%"+likeEscaper.Replace(q.Find)+"%")
@@ -127,21 +106,10 @@ func (q WindowQuery) filter() (string, []any) {
 
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// inside holds for a contract whose time lies inside [?1, ?2) (the end
-// before ?2, so no day of it begins at ?2): under window amounts each of
-// its days counts whole, and what the ledger holds as its amount is their
-// sum (writeDays), read without its days.
-const inside = `(CASE WHEN start = 0 THEN "end" ELSE start END) >= ?1 AND max(CASE WHEN start = 0 THEN "end" ELSE start END, "end") < ?2`
-
-// amount is the query's amount of a contract: under window amounts its
-// days read only for a contract reaching out of the range (a few: those
-// running at its edges).
-func (q WindowQuery) amount() string {
-	if q.Windowed {
-		return `(CASE WHEN ` + inside + ` THEN mills ELSE ` + windowAmount + ` END)`
-	}
-	return `mills`
-}
+// amount is the query's amount of a contract (amountIn): under window
+// amounts its days read only for a contract reaching out of the range (a
+// few: those running at its edges).
+func (q WindowQuery) amount() string { return amountIn(`contracts`, q.Windowed) }
 
 // WindowTotals is the number of contracts of q and their amount, in one
 // aggregate query: what the status line says before any row is read.
@@ -292,14 +260,14 @@ func pageStmt(q WindowQuery, o WindowOrder, key *WindowKey, n int, back bool) (s
 		// indexes: SQLite, knowing nothing of how few they are, would
 		// walk the whole range by span_hi >= ?1, which the last arm
 		// leaves out as span_hi >= ?2 says it).
-		sign := ``
+		sign, edge := ``, daysIn(`contracts`, `daily`, ``)
 		if o.Oldest {
 			sign = `-`
 		}
-		stmt = arm(`mills`, sign+`mills`, `contracts`, overlaps+` AND `+inside) +
-			` UNION ALL ` + arm(windowAmount, sign+windowAmount, `contracts INDEXED BY contracts_span_lo`, `span_lo < ?1 AND span_hi >= ?1`) +
-			` UNION ALL ` + arm(windowAmount, sign+windowAmount, `contracts INDEXED BY contracts_span_hi`,
-			`span_hi >= ?2 AND span_lo >= ?1 AND span_lo < ?2 AND NOT (`+inside+`)`)
+		stmt = arm(`mills`, sign+`mills`, `contracts`, overlaps+` AND `+insideOf(`contracts`)) +
+			` UNION ALL ` + arm(edge, sign+edge, `contracts INDEXED BY contracts_span_lo`, `span_lo < ?1 AND span_hi >= ?1`) +
+			` UNION ALL ` + arm(edge, sign+edge, `contracts INDEXED BY contracts_span_hi`,
+			`span_hi >= ?2 AND span_lo >= ?1 AND span_lo < ?2`)
 	} else {
 		stmt = arm(q.amount(), o.lead(q), `contracts`, overlaps)
 	}
