@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"slices"
 	"strings"
 	"syscall"
@@ -162,8 +163,17 @@ func TestHeadlessResetMidBodyRetried(t *testing.T) {
 	res, srv := faultRun(t, &f, allCharges...)
 	res.ok(t)
 	// Three pages of 500, plus the one whose body was cut and asked again.
-	if n := len(chargesRequests(srv)); n != 4 {
-		t.Fatalf("%d charges requests, want 4 (3 pages and one retry)", n)
+	// A request refused with 429 is the pacer's (a loaded machine delays
+	// one request's departure and not the next's): what the reset costs
+	// is one request more, whatever the pace did.
+	n := 0
+	for _, r := range chargesRequests(srv) {
+		if r.Status != http.StatusTooManyRequests {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Fatalf("%d charges requests answered, want 4 (3 pages and one retry)", n)
 	}
 	rows := readCSV(t, res.out)
 	want := srv.Contracts(wholeSpanFilter(t))
