@@ -200,6 +200,37 @@ func (s *Service) FreshFeed(q api.ChargesQuery) *Feed {
 	return shareFeed(s, chargeRules, q, true)
 }
 
+// SyncFeed returns a feed of q that only syncs the ledger: its State says
+// the sync's progress, its note and, by a new Generation once the sync
+// ends, that the ledger's rows may have changed, but it reads none of the
+// rows into memory (Pages is always empty, Entries 0). A holder that
+// reads the range from the ledger itself (ChargesWindow) keeps the ledger
+// synced with it at no cost of memory. Call Want or WantAll to start the
+// sync. Without a ledger, or when the ledger fails, the feed stops with
+// an error for which LedgerUnavailable is true, and never pages the
+// server: the holder then falls back to the full feed (Feed). fresh asks
+// the server even if a sync of the last seconds holds the range (a
+// reload). It is shared by every holder of the same query, as Feed is.
+func (s *Service) SyncFeed(q api.ChargesQuery, fresh bool) *Feed {
+	return shareFeed(s, syncChargeRules, q, fresh)
+}
+
+// syncChargeRules are the charges rules of a sync-only feed, shared under
+// keys of their own so that it never stands in for a full feed.
+var syncChargeRules = func() *entryRules[api.ChargesQuery, api.Charge] {
+	r := *chargeRules
+	r.name, r.syncOnly = "charges-sync", true
+	return &r
+}()
+
+// LedgerUnavailable reports that err is a sync-only feed's failure for
+// want of a ledger (none, or one that failed): the range is not held, and
+// the holder reads the full feed instead.
+func LedgerUnavailable(err error) bool {
+	var le *ledgerError
+	return errors.As(err, &le) || errors.Is(err, errNoLedger)
+}
+
 // entryRules are what a feed needs to know of its kind of entry.
 type entryRules[Q, E any] struct {
 	name string // the kind's prefix of the feeds' keys
@@ -220,6 +251,9 @@ type entryRules[Q, E any] struct {
 	// ledger is the query's ledger source (nil: none); force asks the
 	// server even if a sync of the last seconds holds the range (a reload).
 	ledger func(s *Service, q Q, force bool) ledgerSource[E]
+	// syncOnly: the feed syncs the ledger and reads none of its rows
+	// (SyncFeed); without a ledger it fails rather than page the server.
+	syncOnly bool
 }
 
 // Source hands out the pages of one query of one endpoint, one at a time:
@@ -545,6 +579,11 @@ func (f *feed[Q, E]) startLocked() {
 	}
 	if f.pager == nil {
 		f.st.Err = ErrNoClient
+		f.publishLocked()
+		return
+	}
+	if f.rules.syncOnly && f.ledger == nil {
+		f.st.Err = errNoLedger // a sync-only feed never pages the server
 		f.publishLocked()
 		return
 	}

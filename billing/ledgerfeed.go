@@ -164,7 +164,20 @@ func (f *feed[Q, E]) ledgerLoop() {
 	if led := f.s.Ledger(); led != nil {
 		changes = led.Changes(ctx)
 	}
-	if rows, windowed, err := src.read(ctx); err == nil && len(rows) > 0 {
+	read := src.read
+	if f.rules.syncOnly {
+		// Nothing is read: the holder reads the ledger itself. The empty
+		// "rows" still make a new generation where the rows would have
+		// been read again, which tells the holder to.
+		read = func(context.Context) ([]E, bool, error) { return nil, f.s.AmountRule() == RuleWindow, nil }
+		if synced := src.covered(ctx); !synced.IsZero() {
+			f.mu.Lock()
+			f.st.Ledger, f.st.Synced = true, synced
+			f.publishLocked()
+			f.mu.Unlock()
+		}
+	}
+	if rows, windowed, err := read(ctx); err == nil && len(rows) > 0 {
 		synced := src.covered(ctx)
 		f.mu.Lock()
 		f.replaceLocked(rows, windowed)
@@ -189,7 +202,7 @@ func (f *feed[Q, E]) ledgerLoop() {
 	if err == nil && (st.Changed > 0 || st.RuleLearnt || !shown || f.st.Generation == 0 || f.changedElsewhere(ctx, changes, st.Changed)) {
 		var rows []E
 		var windowed bool
-		if rows, windowed, err = src.read(ctx); err == nil {
+		if rows, windowed, err = read(ctx); err == nil {
 			f.mu.Lock()
 			f.replaceLocked(rows, windowed)
 			f.mu.Unlock()
@@ -234,6 +247,9 @@ func (f *feed[Q, E]) dropLedger(err error) bool {
 	}
 	if f.ctx.Err() != nil || (le != nil && ledger.IsInterrupted(le.err)) {
 		return false // the feed was replaced or released: nothing failed
+	}
+	if f.rules.syncOnly {
+		return false // it stops on err: its holder reads the full feed
 	}
 	if le != nil {
 		f.s.lh.GiveUp(le.err)
