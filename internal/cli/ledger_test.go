@@ -350,18 +350,7 @@ func TestGroupByFromTheLedgerEqualsTheServer(t *testing.T) {
 		headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), append([]string{"charges", "--group-by", "day"}, rng...)...).ok(t)
 		for _, by := range []string{"day", "label", "template", "endpoint", "workergroup", "type"} {
 			for _, extra := range [][]string{nil, {"--output", "json"}, {"--type", "serverless,volume"}} {
-				args := append(append([]string{"charges", "--group-by", by}, rng...), extra...)
-				srv.ResetRequests()
-				got := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
-				got.ok(t)
-				if n := len(chargesRequests(srv)); n > 3 {
-					t.Errorf("%v: %d requests with the range in the ledger", args, n)
-				}
-				want := headlessWith(t, srv, demoserver.DemoKey, nil, append(args, "--no-ledger")...)
-				want.ok(t)
-				if got.out != want.out || got.errOut != want.errOut {
-					t.Errorf("windowed %v, %v:\nledger:\n%s%s\nserver:\n%s%s", windowed, args, got.out, got.errOut, want.out, want.errOut)
-				}
+				heldAnswersAsServer(t, srv, data, windowed, append(append([]string{"charges", "--group-by", by}, rng...), extra...)...)
 			}
 		}
 	}
@@ -428,18 +417,25 @@ func heldEqualsServer(t *testing.T, srv *demoserver.Server, data string, windowe
 	t.Helper()
 	headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...).ok(t)
 	for _, output := range []string{"text", "json"} {
-		a := append(slices.Clone(args), "--output", output)
-		srv.ResetRequests()
-		got := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), a...)
-		got.ok(t)
-		if n := len(chargesRequests(srv)); n > 3 {
-			t.Errorf("%v: %d requests for charges with the months in the ledger", a, n)
-		}
-		want := headlessWith(t, srv, demoserver.DemoKey, nil, append(a, "--no-ledger")...)
-		want.ok(t)
-		if got.out != want.out || got.errOut != want.errOut {
-			t.Errorf("windowed %v, %v:\nledger:\n%s%s\nserver:\n%s%s", windowed, a, got.out, got.errOut, want.out, want.errOut)
-		}
+		heldAnswersAsServer(t, srv, data, windowed, append(slices.Clone(args), "--output", output)...)
+	}
+}
+
+// heldAnswersAsServer runs args with the ledger in data, which holds their
+// range: a few requests for charges at most, and stdout and stderr byte
+// for byte what a fresh --no-ledger fetch writes.
+func heldAnswersAsServer(t *testing.T, srv *demoserver.Server, data string, windowed bool, args ...string) {
+	t.Helper()
+	srv.ResetRequests()
+	got := headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	got.ok(t)
+	if n := len(chargesRequests(srv)); n > 3 {
+		t.Errorf("%v: %d requests for charges with the range in the ledger", args, n)
+	}
+	want := headlessWith(t, srv, demoserver.DemoKey, nil, append(slices.Clone(args), "--no-ledger")...)
+	want.ok(t)
+	if got.out != want.out || got.errOut != want.errOut {
+		t.Errorf("windowed %v, %v:\nledger:\n%s%s\nserver:\n%s%s", windowed, args, got.out, got.errOut, want.out, want.errOut)
 	}
 }
 
