@@ -470,7 +470,7 @@ func windowFindable(text string) bool {
 }
 
 // windowFooter is the footer under a window: "1,000,000 contracts ·
-// $12,345.678 · row 1,234" (with a find, "/gpu: 12 match · …").
+// $12,345.678 · row 1,234" (with a find, "/gpu: 12 matches · …").
 func (m *Model) windowFooter() string {
 	w := m.win
 	var b strings.Builder
@@ -478,8 +478,8 @@ func (m *Model) windowFooter() string {
 		b.WriteString("/")
 		b.WriteString(shared.Safe(m.find))
 		b.WriteString(": ")
-		b.WriteString(money.Group(int64(w.count)))
-		b.WriteString(" match · ")
+		b.WriteString(billing.Plural(w.count, "match", "matches"))
+		b.WriteString(" · ")
 	} else {
 		b.WriteString(money.Group(int64(w.count)))
 		b.WriteString(" contracts · ")

@@ -196,6 +196,9 @@ func TestWindowFindAndExport(t *testing.T) {
 	if m.win == nil || m.win.count != n || m.win.total != sum || n == 0 {
 		t.Fatalf("find %q: window %v (%d, %v), want %d, %v", find, m.win != nil, m.win.count, m.win.total, n, sum)
 	}
+	if footer := m.windowFooter(); !strings.Contains(footer, money.Group(int64(n))+" matches · ") {
+		t.Fatalf("find %q: footer %q does not count its %d matches", find, footer, n)
+	}
 	if n < 2 || n == len(all) {
 		t.Fatalf("find %q keeps %d of %d: the test finds nothing of interest", find, n, len(all))
 	}
