@@ -220,6 +220,10 @@ func (s *Service) SyncFeed(q api.ChargesQuery, fresh bool) *Feed {
 var syncChargeRules = func() *entryRules[api.ChargesQuery, api.Charge] {
 	r := *chargeRules
 	r.name, r.syncOnly = "charges-sync", true
+	// It never pages the server, so it makes no pager: a holder that
+	// tries it first and falls back to the full feed costs the page
+	// source nothing.
+	r.pager = func(*Service, api.ChargesQuery) Source[api.Charge] { return nil }
 	return &r
 }()
 
@@ -577,13 +581,13 @@ func (f *feed[Q, E]) startLocked() {
 	if f.running || !f.needMoreLocked() {
 		return
 	}
-	if f.pager == nil {
-		f.st.Err = ErrNoClient
+	if f.rules.syncOnly && f.ledger == nil {
+		f.st.Err = errNoLedger // a sync-only feed never pages the server
 		f.publishLocked()
 		return
 	}
-	if f.rules.syncOnly && f.ledger == nil {
-		f.st.Err = errNoLedger // a sync-only feed never pages the server
+	if f.pager == nil && !f.rules.syncOnly {
+		f.st.Err = ErrNoClient
 		f.publishLocked()
 		return
 	}

@@ -70,3 +70,26 @@ func TestSyncFeedWithoutLedger(t *testing.T) {
 		t.Fatal("a server's refusal taken for a missing ledger")
 	}
 }
+
+// TestSyncFeedWithoutLedgerAtOnce: without a ledger (or a client) a
+// sync-only feed stops the moment it is asked for its sync, on an error
+// LedgerUnavailable recognises, and never makes a page source: a screen
+// that tries it first and falls back to the full feed in the same update
+// costs the server, and a test's fake pages, nothing.
+func TestSyncFeedWithoutLedgerAtOnce(t *testing.T) {
+	made := 0
+	s := New(context.Background(), nil, WithPages(func(api.ChargesQuery) Source[api.Charge] {
+		made++
+		return nil
+	}))
+	defer s.Close()
+	f := s.SyncFeed(yearQuery(time.Now()), false)
+	defer f.Release()
+	f.WantAll()
+	if st := f.State(); !LedgerUnavailable(st.Err) || st.Loading {
+		t.Fatalf("without a ledger, once asked: %+v", st)
+	}
+	if made != 0 {
+		t.Fatalf("a sync-only feed made %d page sources", made)
+	}
+}
