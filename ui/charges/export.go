@@ -44,6 +44,9 @@ func (m *Model) startExport() tea.Cmd {
 		return m.windowExport()
 	}
 	m.exporting = true
+	if m.syncOnly {
+		return nil // written from the window once the sync has made it
+	}
 	if !m.fl.State().Done {
 		if m.fl.State().Err != nil {
 			m.fl.Retry()

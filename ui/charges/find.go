@@ -79,6 +79,15 @@ func (m *Model) setFind(text string) {
 		m.leaveWindow("") // text the ledger's find does not match as the feed's does
 		return
 	}
+	if m.syncOnly {
+		// No window yet: the one asked for reads the find, or the feed
+		// does when the ledger's cannot match it.
+		if !windowFindable(text) {
+			m.leaveWindow("")
+			return
+		}
+		m.winDue = true
+	}
 	m.rebuild()
 }
 

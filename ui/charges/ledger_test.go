@@ -47,9 +47,10 @@ func ledgerScreenOf(t *testing.T, srv *demoserver.Server, dir string) (*Model, *
 	return m, led
 }
 
-// The second run shows the ledger's rows at once, saying how old they are;
-// when the sync brings new ones, the rows are folded again — the server's
-// now, none twice — and the cursor stays on its contract.
+// The second run shows the ledger's rows at once (a window of them), saying
+// how old they are; when the sync ends, the window is read again — the
+// server's rows now, none twice — and the cursor stays on its contract;
+// the feed held, the sync's, holds no row.
 func TestLedgerRowsThenTheSync(t *testing.T) {
 	srv := startDemo(t, demoserver.Options{Contracts: 800})
 	dir := t.TempDir()
@@ -72,7 +73,7 @@ func TestLedgerRowsThenTheSync(t *testing.T) {
 			lines := strings.Split(m.View(), "\n")
 			early = lines[len(lines)-1]
 			for range 5 {
-				m.Update(keyMsg("j"))
+				cmd = tea.Batch(cmd, m.Update(keyMsg("j"))) // a page they read is delivered
 			}
 			picked = m.sourceOf(m.cursor)
 		}
@@ -104,7 +105,10 @@ func TestLedgerRowsThenTheSync(t *testing.T) {
 		}
 		seen[got[i]] = true
 	}
-	if m.fl.State().Generation < 2 {
-		t.Errorf("the new rows came in generation %d", m.fl.State().Generation)
+	if g := m.fl.State().Generation; g == 0 || m.win.gen != g {
+		t.Errorf("the window was read after generation %d; the sync ended in %d", m.win.gen, g)
+	}
+	if f := m.fl.Feed(); f.State().Entries != 0 || len(f.Pages(0)) != 0 {
+		t.Errorf("the feed held holds %d rows", f.State().Entries)
 	}
 }

@@ -21,6 +21,7 @@ package charges
 import (
 	"cmp"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,9 @@ type Model struct {
 	noticeKind shared.StatusKind
 	noticeNew  bool   // the notice was set again: send it even if unchanged
 	warned     string // the feed's warnings already noticed
+	// failSaid: the ledger's failure was said (leaveWindow): the note the
+	// feed then carries among its warnings says it again, not shown.
+	failSaid bool
 	restarted  bool   // the feed's restart already noticed
 	sent       status // the status line last sent to the root
 
@@ -153,6 +157,16 @@ type Model struct {
 	winRequery bool
 	winOff     bool
 	winOpen    map[string]bool
+
+	// syncOnly: the feed held is the filters' sync feed (billing's
+	// SyncFeed), which keeps the ledger synced and holds no rows: the rows
+	// are read through the window only. syncGen is the sync feed's
+	// generation the last window asked for without a window was made
+	// for (each new one, the first sync's end included, asks again);
+	// winWait: that ask has not answered yet.
+	syncOnly bool
+	syncGen  uint64
+	winWait  bool
 
 	// saved is the state (filters and sort) last written to the state
 	// file or read from it (state.go).
@@ -271,11 +285,30 @@ func (m *Model) SetSize(width, height int) {
 
 // takeFeed takes the feed of the current filters; fresh asks for a new one
 // that starts from the first page (r). nil without a billing layer.
+//
+// Where a window may read the rows (a table, the ledger not failed), it
+// is the sync feed: the ledger kept synced, no rows held, whatever the
+// range holds. Without a ledger (none, given up, --no-ledger) the sync
+// feed stops the moment it is started, on an error
+// billing.LedgerUnavailable recognises, and the full feed is taken
+// instead: the screen reads as it always has. A ledger that fails later
+// stops it the same way, and the next settle takes the full feed
+// (leaveWindow).
 func (m *Model) takeFeed(fresh bool) *billing.Feed {
+	m.syncOnly = false
 	if m.ctx.Billing == nil {
 		return nil
 	}
 	q := m.f.query()
+	if windowOn && !m.winOff && m.f.format != api.FormatTree {
+		sf := m.ctx.Billing.SyncFeed(q, fresh)
+		sf.WantAll()
+		if err := sf.State().Err; err == nil || !billing.LedgerUnavailable(err) {
+			m.syncOnly = true
+			return sf
+		}
+		sf.Release()
+	}
 	if fresh {
 		return m.ctx.Billing.FreshFeed(q)
 	}
@@ -309,7 +342,7 @@ func (m *Model) clear() {
 	m.cursor, m.offset, m.follow = 0, 0, false
 	m.seek, m.notice, m.noticeNew = "", "", false
 	m.seekQuiet, m.reopen = false, nil
-	m.warned, m.restarted = "", false
+	m.warned, m.restarted, m.failSaid = "", false, false
 	m.exporting = false // the range it was for is gone
 	m.sorted = m.sort == sortServer
 }
@@ -332,8 +365,20 @@ func sameRange(a, b spend.Range) bool {
 // folds what has arrived, listens for the next change and sends the status
 // line if it changed. cmds are the update's own commands.
 func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
+	if m.syncOnly {
+		m.fl.WantAll() // the sync, started or going on; never a row
+		m.fl.Next()
+		if err := m.fl.State().Err; err != nil && billing.LedgerUnavailable(err) {
+			// No ledger (none, given up, --no-ledger): the full feed,
+			// which says the ledger's note among its warnings.
+			m.leaveWindow("")
+		}
+	}
 	if m.win != nil {
 		return m.settleWindow(cmds)
+	}
+	if m.syncOnly {
+		return m.settleSync(cmds)
 	}
 	if m.winDue {
 		m.winDue = false
@@ -399,12 +444,7 @@ func (m *Model) sync() bool {
 		m.restarted = true
 		m.setNotice(shared.StatusWarn, noticeRestarted)
 	}
-	if w := strings.Join(st.Warnings(), "; "); w != m.warned {
-		m.warned = w
-		if w != "" {
-			m.setNotice(shared.StatusWarn, w)
-		}
-	}
+	m.noticeWarnings(st)
 	if st.Done {
 		m.follow = false
 		if m.seek != "" {
@@ -412,6 +452,21 @@ func (m *Model) sync() bool {
 		}
 	}
 	return len(pages) > 0
+}
+
+// noticeWarnings says the feed's warnings (what it dropped, the ledger's
+// note) on the status line once, when they changed.
+func (m *Model) noticeWarnings(st billing.State) {
+	ws := st.Warnings()
+	if m.failSaid {
+		ws = slices.DeleteFunc(ws, func(w string) bool { return w == st.LedgerNote })
+	}
+	if w := strings.Join(ws, "; "); w != m.warned {
+		m.warned = w
+		if w != "" {
+			m.setNotice(shared.StatusWarn, w)
+		}
+	}
 }
 
 // fold appends one page of the feed to the rows.

@@ -222,6 +222,8 @@ func (m *Model) View() string {
 		switch {
 		case m.win != nil:
 			ft = m.windowFooter()
+		case m.syncOnly && m.fl.State().Done:
+			ft = "reading the ledger…"
 		case m.find != "":
 			ft = m.findFooter()
 		}
@@ -248,6 +250,9 @@ func (m *Model) messageLines(body int) []string {
 		msg = strings.Split(ansi.Wrap(m.errText(m.fl.State().Err), max(m.w-2, 10), ""), "\n")
 	case m.waiting():
 		msg = []string{msgRateWait}
+	case m.syncOnly && m.fl.State().Done:
+		// Synced: the window is being read (or the full feed taken).
+		msg = []string{"reading the ledger…"}
 	case m.fl.State().Done:
 		msg = []string{"No charges " + m.f.rng.Days(m.ctx.Clock()), "press " + m.ctx.Key("range-next") + " to widen the range"}
 	default:

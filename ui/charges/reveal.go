@@ -42,7 +42,7 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 		m.setFilters(f)
 		widened = true
 	}
-	if m.win != nil && (msg.Endpoint != 0 || source == "") {
+	if (m.win != nil || m.syncOnly) && (msg.Endpoint != 0 || source == "") {
 		// An endpoint's workers are found by walking the feed's pages.
 		m.leaveWindow("")
 	}
@@ -51,6 +51,12 @@ func (m *Model) RevealOf(msg shared.RevealMsg) tea.Cmd {
 	if m.win != nil {
 		// The ledger finds the contract and reads the rows around it.
 		m.seek, m.seekQuiet, m.winRequery = source, false, true
+		return m.settle()
+	}
+	if m.syncOnly {
+		// The window asked for reads the rows around it, once the ledger
+		// holds the range.
+		m.seek, m.seekQuiet, m.winDue = source, false, true
 		return m.settle()
 	}
 	switch {

@@ -42,6 +42,12 @@ func (m *Model) cycleSort() {
 		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
 		return
 	}
+	if m.syncOnly {
+		// No window yet: the one asked for reads the range in this order.
+		m.sorted, m.winDue = true, true
+		m.setNotice(shared.StatusOK, "sorted by "+sortNames[m.sort])
+		return
+	}
 	if m.sort == sortServer || m.fl.State().Done {
 		m.applySort()
 	}

@@ -25,12 +25,15 @@ import (
 // e streams the range through the CSV writer a page at a time. Memory and
 // the time to the first figure do not grow with the range.
 //
-// The feed of the filters is still held: it syncs the ledger, and each new
-// generation of its entries (what the sync brought) makes the window read
-// again, the cursor kept on its contract. Its pages are not folded. A
-// range the ledger does not hold, the tree format, or no ledger at all
-// get no window: the screen reads the feed as it always has. A ledger
-// error drops to the feed, said once on the status line.
+// The feed held is the filters' sync feed (billing.Service.SyncFeed): it
+// syncs the ledger and holds none of its rows, so what the screen holds
+// does not grow with the range either. Each new generation of it (the end
+// of a sync, the first run's included) makes the window read again, the
+// cursor kept on its contract; until the range is held its progress is
+// what the screen shows. No ledger (none, given up, --no-ledger), a range
+// still not held once synced, or the tree format get no window: the
+// screen takes the full feed and reads it as it always has. A ledger
+// error drops to the full feed, said once on the status line.
 
 // windowOn switches the windowed reads on; off, the screen reads the feed
 // whatever the ledger holds.
@@ -122,6 +125,8 @@ func (m *Model) askWindow(fresh, end bool, key *ledger.WindowKey, seek string) t
 	}
 	if m.win != nil {
 		m.win.fetching = true // the pages of the old reader are moot
+	} else {
+		m.winWait = true
 	}
 	ctx := m.ctx.Base
 	if ctx == nil {
@@ -225,9 +230,14 @@ func (m *Model) onWindow(msg windowMsg) {
 	if msg.ask != m.winAsk {
 		return // an earlier ask, superseded
 	}
+	m.winWait = false
 	if msg.w == nil {
-		if m.win != nil {
+		st := m.fl.State()
+		switch {
+		case m.win != nil:
 			m.leaveWindow("") // the ledger no longer holds the range
+		case m.syncOnly && st.Done && msg.gen == st.Generation:
+			m.leaveWindow("") // synced, and still not held whole
 		}
 		return
 	}
@@ -238,17 +248,19 @@ func (m *Model) onWindow(msg windowMsg) {
 	if msg.src != "" && m.tree.Len() > 0 {
 		msg.src = m.sourceOf(m.tree.Top(m.cursor)) // moved since the ask, maybe
 	}
+	seek := m.seek
 	if m.win == nil {
 		// The feed's rows folded meanwhile go: the window shows the range.
-		open := m.openSources()
+		// An export asked for before it is written from it.
+		open, exporting := m.openSources(), m.exporting
 		m.clear()
 		m.sorted = true
 		m.tree.Reset()
-		m.winOpen = open
+		m.winOpen, m.exporting = open, exporting
 	}
 	m.win = &window{base: msg.w, r: msg.w.Find(msg.find), order: msg.order, count: msg.count, total: msg.total,
 		rows: msg.rows, first: msg.first, gen: msg.gen}
-	seeking := m.seek != "" && m.seek == msg.seek
+	seeking := seek != "" && seek == msg.seek
 	m.seek, m.follow = "", false
 	if msg.seek != "" && !msg.found {
 		if seeking {
@@ -366,17 +378,22 @@ func (m *Model) layWindow(ci, sub, scr int) {
 	m.scrollToCursor()
 }
 
-// leaveWindow drops the window and reads the feed again from its
-// beginning, as without a ledger; note says why on the status line.
+// leaveWindow drops the window (or the sync feed waiting for one) and
+// reads the full feed from its beginning, as without a ledger; note says
+// why on the status line. What the user asked for meanwhile — a Reveal,
+// the kept cursor, an export — goes on over the feed.
 func (m *Model) leaveWindow(note string) {
-	m.win, m.winOff = nil, true
+	m.win, m.winOff, m.winWait = nil, true, false
 	m.winAsk++ // answers on their way concern the window no longer
+	seek, quiet, what, ep, exporting := m.seek, m.seekQuiet, m.seekWhat, m.seekEP, m.exporting
 	m.attach(m.takeFeed(false))
+	m.seek, m.seekQuiet, m.seekWhat, m.seekEP, m.exporting = seek, quiet, what, ep, exporting
 	if m.find != "" {
 		m.rebuild()
 	}
 	if note != "" {
 		m.setNotice(shared.StatusWarn, note)
+		m.failSaid = true
 	}
 }
 
@@ -414,12 +431,12 @@ func (m *Model) winFetch(key *ledger.WindowKey, n int, back bool) tea.Cmd {
 	}
 }
 
-// windowFeed follows the feed under a window: its pages are not folded,
-// and a new generation (the sync brought new rows) reads the window
-// again around the cursor's contract.
+// windowFeed follows the sync feed under a window: a new generation (a
+// sync that ended) reads the window again around the cursor's contract.
 func (m *Model) windowFeed() tea.Cmd {
-	m.fl.Next() // the pages are the ledger's, read here a window at a time
+	m.fl.Next() // the sync feed's state: it holds no pages
 	st := m.fl.State()
+	m.noticeWarnings(st)
 	if st.Generation == m.win.gen || m.win.fetching {
 		return nil
 	}
@@ -544,6 +561,11 @@ func (m *Model) windowExport() tea.Cmd {
 // status line.
 func (m *Model) settleWindow(cmds []tea.Cmd) tea.Cmd {
 	cmds = append(cmds, m.windowFeed())
+	if m.exporting {
+		// Asked for before the window was read: written from it now.
+		m.exporting = false
+		cmds = append(cmds, m.windowExport())
+	}
 	if m.win != nil && m.winRequery {
 		m.winRequery = false
 		cmds = append(cmds, m.askWindow(false, false, nil, m.seek))
@@ -553,6 +575,27 @@ func (m *Model) settleWindow(cmds []tea.Cmd) tea.Cmd {
 	}
 	m.scrollToCursor()
 	m.keepCursor()
+	cmds = append(cmds, m.remember())
+	return tea.Batch(append(cmds, m.listen(), m.statusCmd())...)
+}
+
+// settleSync ends every update while the screen holds the sync feed and
+// no window yet (the first run's sync, a range not synced before): the
+// sync's progress is what the body and footer show; at first, and at
+// each new generation of the sync feed (a sync that ended), the window is
+// asked for, with what the user is seeking, until the ledger holds the
+// range.
+func (m *Model) settleSync(cmds []tea.Cmd) tea.Cmd {
+	st := m.fl.State()
+	m.noticeWarnings(st)
+	if m.winDue || st.Generation != m.syncGen {
+		m.winDue, m.syncGen = false, st.Generation
+		cmds = append(cmds, m.askWindow(true, false, nil, m.seek))
+	}
+	if m.exporting && (st.Err != nil || st.Closed) {
+		cmds = append(cmds, m.exportDue()) // stopped, said
+	}
+	m.scrollToCursor()
 	cmds = append(cmds, m.remember())
 	return tea.Batch(append(cmds, m.listen(), m.statusCmd())...)
 }
