@@ -279,11 +279,17 @@ func (m *Model) errText(err error) string { return m.ctx.RetryText("charges", er
 
 // pageText names the page being loaded: "page 3 of 12" ("page 3" while the
 // server has not said how many match, or when its pages are shorter than
-// asked and the count no longer fits).
+// asked and the count no longer fits). The sync feed's are the sync's
+// requests, of the pages its window needs, known from its first answer.
 func (m *Model) pageText() string {
-	n := m.fl.State().Pages + 1
+	st := m.fl.State()
+	n := st.Pages + 1
 	s := "page " + strconv.Itoa(n)
-	if t := m.fl.State().PagesTotal(); t >= n {
+	t := st.PagesTotal()
+	if m.syncOnly && st.SyncPagesTotal > 0 {
+		t = max(st.SyncPagesTotal, st.Pages)
+	}
+	if t >= n {
 		s += " of " + strconv.Itoa(t)
 	}
 	return s
