@@ -140,9 +140,9 @@ type Model struct {
 	warned     string // the feed's warnings already noticed
 	// failSaid: the ledger's failure was said (leaveWindow): the note the
 	// feed then carries among its warnings says it again, not shown.
-	failSaid bool
-	restarted  bool   // the feed's restart already noticed
-	sent       status // the status line last sent to the root
+	failSaid  bool
+	restarted bool   // the feed's restart already noticed
+	sent      status // the status line last sent to the root
 
 	// win is the window read from the ledger (window.go), nil while the
 	// screen reads the feed; winAsk numbers the asks for one, so that only
