@@ -1,6 +1,11 @@
 package charges
 
 import (
+	"cmp"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -178,5 +183,56 @@ func TestReloadResyncsTheWindow(t *testing.T) {
 	}
 	if heldRows(m) != 0 {
 		t.Errorf("the feed held holds %d rows", heldRows(m))
+	}
+}
+
+// TestKeysWhileTheFirstSyncRuns: s, e and a Reveal pressed while the
+// first sync runs (no row shown yet) are done once the window is read:
+// the rows in the order chosen, the whole range in the file, the cursor
+// on the contract asked for.
+func TestKeysWhileTheFirstSyncRuns(t *testing.T) {
+	srv := startDemo(t, demoserver.Options{Contracts: 3000})
+	release := make(chan struct{})
+	gateCharges(srv, release, nil)
+	m := ledgerScreen(t, srv, t.TempDir())
+	m.exportDir = t.TempDir()
+	want := srv.Contracts(demoFilter(m.Range()))
+	deep := want[len(want)/2].Source
+	hs := &harness{t: t, m: m}
+	pressed := false
+	update := func(msg tea.Msg) tea.Cmd {
+		cmd := m.Update(msg)
+		if st := m.fl.State(); !pressed && st.Pages >= 1 && !st.Done {
+			pressed = true
+			cmd = tea.Batch(cmd, m.Update(keyMsg("s")), m.Update(keyMsg("e")), m.Reveal(deep))
+			close(release)
+		}
+		return cmd
+	}
+	cmd := m.Init()
+	for i := 0; cmd != nil; i++ {
+		if i > 5000 {
+			t.Fatal("commands never stop")
+		}
+		cmd = deliver(cmd(), update, hs.root)
+	}
+	if !pressed || m.win == nil || m.sort != sortAmount {
+		t.Fatalf("pressed %v; window %v, sort %d", pressed, m.win != nil, m.sort)
+	}
+	if got := m.sourceOf(m.cursor); got != deep {
+		t.Errorf("Reveal(%s) while syncing: on %s", deep, got)
+	}
+	if !hs.sentStatus("exported " + strconv.Itoa(len(want)) + " entries") {
+		t.Errorf("the export while syncing: statuses %v", hs.statuses)
+	}
+	data, err := os.ReadFile(filepath.Join(m.exportDir, m.exportName()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	largest := slices.MaxFunc(want, func(a, b demoserver.Contract) int { return cmp.Compare(a.Amount, b.Amount) })
+	first := strings.Split(lines[1], ",")[3] // start, end, type, source, …
+	if i := slices.IndexFunc(want, func(c demoserver.Contract) bool { return c.Source == first }); len(lines) != len(want)+1 || i < 0 || want[i].Amount != largest.Amount {
+		t.Errorf("export: %d lines for %d contracts, first %q; the largest is %s", len(lines), len(want), lines[1], largest.Source)
 	}
 }
