@@ -71,11 +71,30 @@ func querySQL(ctx context.Context, s *Session, stmt string, a sqlArgs) error {
 		return err
 	}
 	defer l.Close()
-	return s.answer(func(w io.Writer) error {
+	// The statement's own failure (refused, a syntax error) is said as
+	// it is: answer words every error of the walk as one writing the
+	// answer, which only those of cols and row are.
+	var stmtErr error
+	err = s.answer(func(w io.Writer) error {
 		return writeRows(w, a.output, func(cols func([]string) error, row func([]any) error) error {
-			return l.Each(ctx, stmt, cols, row)
+			var outErr error
+			err := l.Each(ctx, stmt, func(c []string) error {
+				outErr = cols(c)
+				return outErr
+			}, func(v []any) error {
+				outErr = row(v)
+				return outErr
+			})
+			if err != nil && outErr == nil {
+				stmtErr = err
+			}
+			return err
 		})
 	})
+	if stmtErr != nil {
+		return stmtErr
+	}
+	return err
 }
 
 // rowWalk walks a query's answer: its columns, then each row (the slice

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/ledger"
 )
 
 // sql writes each row as it comes, in every format: when the walk hands
@@ -89,5 +90,30 @@ func TestSQLInAReadOnlyFolder(t *testing.T) {
 	res.ok(t)
 	if res.out != want.out {
 		t.Errorf("sql said %q, %q before the folder was read-only", res.out, want.out)
+	}
+}
+
+// A statement refused or wrong is said as it is — the docs' "vastdash:
+// the ledger is opened read-only: …" — not as a failure to write the
+// answer (it read "cannot write the answer: the ledger is opened
+// read-only").
+func TestSQLSaysWhyAStatementFailed(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 50})
+	data := t.TempDir()
+	run := func(args ...string) result {
+		return headlessWith(t, srv, demoserver.DemoKey, withLedger(t, data), args...)
+	}
+	run("charges").ok(t)
+	for stmt, want := range map[string]string{
+		"DELETE FROM contracts": "vastdash: " + ledger.ErrWrite.Error() + "\n",
+		"SELEC 1":               `vastdash: SQL logic error: near "SELEC": syntax error` + "\n",
+	} {
+		for _, out := range []string{"text", "csv", "json"} {
+			res := run("sql", stmt, "--output", out)
+			res.failed(t, exitRuntime, "")
+			if res.errOut != want {
+				t.Errorf("%s, %s: %q, want %q", stmt, out, res.errOut, want)
+			}
+		}
 	}
 }
