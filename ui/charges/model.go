@@ -165,11 +165,9 @@ type Model struct {
 	// SyncFeed), which keeps the ledger synced and holds no rows: the rows
 	// are read through the window only. syncGen is the sync feed's
 	// generation the last window asked for without a window was made
-	// for (each new one, the first sync's end included, asks again);
-	// winWait: that ask has not answered yet.
+	// for (each new one, the first sync's end included, asks again).
 	syncOnly bool
 	syncGen  uint64
-	winWait  bool
 
 	// saved is the state (filters and sort) last written to the state
 	// file or read from it (state.go).
@@ -376,6 +374,10 @@ func (m *Model) settle(cmds ...tea.Cmd) tea.Cmd {
 			// which says the ledger's note among its warnings.
 			m.leaveWindow("")
 		}
+	} else if m.win != nil {
+		// A window stands on the sync feed alone: r took the full one
+		// (the ledger was given up since).
+		m.leaveWindow("")
 	}
 	if m.win != nil {
 		return m.settleWindow(cmds)

@@ -2,6 +2,7 @@ package charges
 
 import (
 	"cmp"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/vastdash/vastdash/api/demoserver"
+	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/money"
 )
@@ -234,5 +236,41 @@ func TestKeysWhileTheFirstSyncRuns(t *testing.T) {
 	first := strings.Split(lines[1], ",")[3] // start, end, type, source, …
 	if i := slices.IndexFunc(want, func(c demoserver.Contract) bool { return c.Source == first }); len(lines) != len(want)+1 || i < 0 || want[i].Amount != largest.Amount {
 		t.Errorf("export: %d lines for %d contracts, first %q; the largest is %s", len(lines), len(want), lines[1], largest.Source)
+	}
+}
+
+// TestReloadAfterTheLedgerWasGivenUp: r under a window, once the run has
+// given the ledger up (another screen's read failed), reads the full feed
+// from the server — the window, which only the sync feed keeps, goes.
+func TestReloadAfterTheLedgerWasGivenUp(t *testing.T) {
+	srv, dir, _ := syncedLedger(t, demoserver.Options{Contracts: 600})
+	m, led := ledgerScreenOf(t, srv, dir)
+	drive(t, m, m.Init())
+	if m.win == nil {
+		t.Fatal("no window")
+	}
+	_ = led.Close()
+	// Another reader of the run finds the ledger failed, and gives it up.
+	other := m.ctx.Billing.SyncFeed(m.Query(), true)
+	other.WantAll()
+	st := other.State()
+	for st.Err == nil && !st.Done {
+		st = other.Wait(context.Background(), st.Version)
+	}
+	other.Release()
+	if !billing.LedgerUnavailable(st.Err) {
+		t.Fatalf("the other reader's sync: %v", st.Err)
+	}
+	drive(t, m, m.Update(keyMsg("r")))
+	if m.win != nil {
+		t.Fatalf("r kept the window over a ledger given up: footer %q", footerLine(m))
+	}
+	drive(t, m, m.Update(keyMsg("G")))
+	want := srv.Contracts(demoFilter(m.Range()))
+	if m.win != nil || m.syncOnly || m.tree.Len() != len(want) {
+		t.Fatalf("r after the ledger was given up: window %v, sync feed %v, %d rows of %d", m.win != nil, m.syncOnly, m.tree.Len(), len(want))
+	}
+	if f := footerLine(m); !strings.Contains(f, "all loaded") {
+		t.Errorf("footer %q, want the feed's", f)
 	}
 }

@@ -125,8 +125,6 @@ func (m *Model) askWindow(fresh, end bool, key *ledger.WindowKey, seek string) t
 	}
 	if m.win != nil {
 		m.win.fetching = true // the pages of the old reader are moot
-	} else {
-		m.winWait = true
 	}
 	ctx := m.ctx.Base
 	if ctx == nil {
@@ -230,7 +228,6 @@ func (m *Model) onWindow(msg windowMsg) {
 	if msg.ask != m.winAsk {
 		return // an earlier ask, superseded
 	}
-	m.winWait = false
 	if msg.w == nil {
 		st := m.fl.State()
 		switch {
@@ -383,7 +380,7 @@ func (m *Model) layWindow(ci, sub, scr int) {
 // why on the status line. What the user asked for meanwhile — a Reveal,
 // the kept cursor, an export — goes on over the feed.
 func (m *Model) leaveWindow(note string) {
-	m.win, m.winOff, m.winWait = nil, true, false
+	m.win, m.winOff = nil, true
 	m.winAsk++ // answers on their way concern the window no longer
 	seek, quiet, what, ep, exporting := m.seek, m.seekQuiet, m.seekWhat, m.seekEP, m.exporting
 	m.attach(m.takeFeed(false))
