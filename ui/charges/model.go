@@ -9,10 +9,10 @@
 // after a refused page token, and is shared: with the default filters the
 // Overview reads the same feed, so pages either screen made it load show on
 // both. Only the rows on screen are formatted, so scrolling costs the same
-// with a hundred contracts loaded as with a hundred thousand. Over a range
-// the ledger holds whole it holds the range's sync feed instead
-// (billing.Service.SyncFeed: the ledger kept synced, no rows) and reads the
-// rows a window at a time from the ledger (window.go).
+// with a hundred contracts loaded as with a hundred thousand. With the
+// ledger it holds the filters' sync feed instead (billing.Service.SyncFeed:
+// the ledger kept synced, no rows), and reads the rows of a range the
+// ledger holds whole a window at a time from the ledger (window.go).
 //
 // Over the rows: / finds (find.go), s sorts (sort.go), i opens the detail
 // pane (detail.go), y copies a source (copy.go) and e exports what is shown
