@@ -70,8 +70,8 @@ func footerLine(m *Model) string {
 // TestWindowIsTheFeed: over a range the ledger holds, under either amount
 // rule, the screen reads a window whose count, total and rows — in the
 // server's order and sorted by amount and by duration — are those the
-// feed path shows of the same ledger; a range the ledger has not synced
-// yet reads the feed.
+// feed path shows of the same ledger, while the feed it holds (the
+// sync's) holds none of them.
 func TestWindowIsTheFeed(t *testing.T) {
 	for _, windowAmounts := range []bool{false, true} {
 		srv := startDemo(t, demoserver.Options{Contracts: 900, WindowAmounts: windowAmounts})
@@ -92,6 +92,9 @@ func TestWindowIsTheFeed(t *testing.T) {
 		drive(t, win, win.Init())
 		if win.win == nil {
 			t.Fatalf("window amounts %v: no window over the range the ledger holds", windowAmounts)
+		}
+		if !win.syncOnly || heldRows(win) != 0 {
+			t.Fatalf("window amounts %v: the window's screen holds %d rows of its feed", windowAmounts, heldRows(win))
 		}
 		st := feed.fl.State()
 		if win.win.count != st.Contracts || win.win.total != st.Amount || st.Contracts < 100 {
