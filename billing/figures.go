@@ -29,6 +29,15 @@ type RangeFigures struct {
 	TopN int
 }
 
+// MayHold reports, without waiting or opening the ledger, that a ledger
+// may hold q's range: a screen then follows SyncFeed(q) and reads what
+// it shows from the ledger (ChargesWindow), taking Feed(q) only when the
+// sync feed says LedgerUnavailable. False: no ledger (--no-ledger), or
+// the tree format, whose wrappers are the server's to build.
+func (s *Service) MayHold(q api.ChargesQuery) bool {
+	return ledgerFor(s, q, false) != nil
+}
+
 // Fill reads the figures of the window's range (its find text aside)
 // into f. An error leaves f part filled: the caller reads the feed.
 func (w *ChargesWindow) Fill(ctx context.Context, f *RangeFigures) error {

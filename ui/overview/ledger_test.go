@@ -3,6 +3,7 @@ package overview
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,9 +14,9 @@ import (
 	"github.com/vastdash/vastdash/spend"
 )
 
-// A reopen shows the ledger's rows with how old they are, and when the
-// sync brings new rows the screen folds them again from the first: the
-// totals are the server's now, nothing counted twice.
+// A reopen shows the ledger's figures with how old they are while the
+// sync runs, and once the sync brought new rows the screen reads the
+// figures again: the totals are the server's now, nothing counted twice.
 func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	srv, err := demoserver.Start(demoserver.Options{Contracts: 900, Now: now, Span: 60 * 24 * time.Hour, Threshold: -1})
 	if err != nil {
@@ -23,45 +24,56 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	run := func() (*Model, *driver) {
-		svc := ledgerService(t, srv, dir, srv.Now)
+	run := func() (*Model, *driver, func()) {
+		svc, stop := ledgerServiceStop(t, srv, dir, srv.Now)
 		ctx := newCtx()
 		ctx.Base, ctx.Billing = context.Background(), svc
 		m := New(ctx)
 		m.SetSize(100, 30)
-		return m, newDriver(m)
+		return m, newDriver(m), stop
 	}
 	r := preset(t, "30d")
-	m, d := run()
+	m, d, _ := run()
 	d.run(t, m.SetRange(r))
-	if !m.main.State().Done {
+	if !m.mainState().Done {
 		t.Fatal("the first run did not load")
 	}
 
 	srv.Advance(2*time.Hour, 12)
-	m, d = run()
-	early := ""
-	d.runUntil(t, m.SetRange(r), func() bool {
-		if early == "" && m.main != nil && m.main.State().Ledger && !m.main.State().Done {
-			early = view(m)
-		}
-		return m.main != nil && m.main.State().Done
-	})
-	d.run(t, nil)
-	if !strings.Contains(early, "synced") || !strings.Contains(early, "syncing") {
+	// The sync held up at the server: the ledger's figures show, said old.
+	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Hang: true})
+	m, d, stop := run()
+	d.runUntil(t, m.SetRange(r), func() bool { return m.fig.got })
+	if early := view(m); !strings.Contains(early, "synced") || !strings.Contains(early, "syncing") || !strings.Contains(early, "Top 5 contracts") {
 		t.Errorf("while syncing the screen read:\n%s", early)
 	}
+	stop()
+	srv.ClearFaults()
+
+	m, d, _ = run()
+	d.runUntil(t, m.SetRange(r), func() bool { return m.main != nil && m.mainState().Done })
+	d.run(t, nil)
 	want := truth(srv, r.From, srv.Now())
 	var tot spend.Totals
 	tot.Add(want)
 	if m.totals.Total != tot.Total || m.totals.Contracts != len(want) {
 		t.Errorf("totals %v over %d contracts, the server's %v over %d", m.totals.Total, m.totals.Contracts, tot.Total, len(want))
 	}
+	if !m.held || len(m.main.Feed().Pages(0)) != 0 {
+		t.Errorf("the screen holds the range's rows (held %v): it should read its figures from the ledger", m.held)
+	}
 }
 
 // ledgerService is a billing layer on srv keeping its ledger in dir, on
 // the clock clock; it closes with the test.
 func ledgerService(tb testing.TB, srv *demoserver.Server, dir string, clock func() time.Time) *billing.Service {
+	svc, _ := ledgerServiceStop(tb, srv, dir, clock)
+	return svc
+}
+
+// ledgerServiceStop is ledgerService with the function that closes it
+// before the test ends (once; the test's end then does nothing more).
+func ledgerServiceStop(tb testing.TB, srv *demoserver.Server, dir string, clock func() time.Time) (*billing.Service, func()) {
 	tb.Helper()
 	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0))
 	if err != nil {
@@ -74,10 +86,14 @@ func ledgerService(tb testing.TB, srv *demoserver.Server, dir string, clock func
 	}
 	base, cancel := context.WithCancel(context.Background())
 	svc := billing.New(base, client, billing.WithClock(clock), billing.WithLocation(time.UTC), billing.WithLedger(ledger.Opened(led)))
-	tb.Cleanup(func() {
-		cancel()
-		svc.Close()
-		_ = led.Close()
-	})
-	return svc
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			svc.Close()
+			_ = led.Close()
+		})
+	}
+	tb.Cleanup(stop)
+	return svc, stop
 }

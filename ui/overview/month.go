@@ -98,7 +98,7 @@ func (m *Model) monthAgain() (cmd tea.Cmd, due bool) {
 // has ended loading (done or stopped), so the charges the user looks at
 // first have the pacing to themselves; nil until then, and once started.
 func (m *Model) startMonth() tea.Cmd {
-	ended := func(fl *shared.ChargesFollower) bool { return fl == nil || fl.State().Done || fl.State().Err != nil }
+	ended := func(fl *shared.ChargesFollower) bool { return fl == nil || m.stateOf(fl).Done || fl.State().Err != nil }
 	if m.month.fl != nil || (m.rate == nil && m.rateErr == nil) || m.main == nil || !ended(m.main) || !ended(m.burn) {
 		return nil
 	}
