@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
@@ -101,4 +102,45 @@ func (w *ChargesWindow) Fill(ctx context.Context, f *RangeFigures) error {
 		}
 	}
 	return nil
+}
+
+// HeldMonths are the charges of an outlook's months (OutlookQuery's) as
+// the ledger holds them, spread over the outlook's days as of a reading:
+// what OutlookOf builds from a feed's rows, without holding them (two
+// months of a busy account are a sixth of its year).
+type HeldMonths struct {
+	days *outlookDays
+	asOf time.Time
+}
+
+// AsOf is the instant of the reading.
+func (h *HeldMonths) AsOf() time.Time { return h.asOf }
+
+// ReadMonths reads the charges of q (OutlookQuery's) from the ledger as
+// of asOf, a contract at a time, when the ledger holds the range whole
+// (ChargesWindow's coverage; nothing is synced); ok is false otherwise.
+// An error is the ledger's: the caller reads the feed.
+func (s *Service) ReadMonths(ctx context.Context, q api.ChargesQuery, asOf time.Time) (h *HeldMonths, ok bool, err error) {
+	w, ok := s.ChargesWindow(ctx, q)
+	if !ok {
+		return nil, false, nil
+	}
+	o, loc, last := OutlookInput{Loc: s.loc, Now: asOf, Month: asOf}.frame()
+	days := newOutlookDays(loc, o, last)
+	if err := foldOutlook(ctx, w.led, q, w.q.Windowed, days); err != nil {
+		return nil, true, ledgerErr(err)
+	}
+	return &HeldMonths{days: days, asOf: asOf}, true, nil
+}
+
+// OutlookOfHeld is OutlookOf on months read from the ledger: st is the
+// state of the feed that synced them (its warnings, and whether the
+// months are whole), rate the current rate (nil when unknown, rateErr
+// why).
+func (s *Service) OutlookOfHeld(h *HeldMonths, st State, rate *CurrentRate, rateErr error, budget money.Amount) Outlook {
+	in := OutlookInput{Loc: s.loc, Now: h.asOf, Month: h.asOf, Rate: rate, RateErr: rateErr, Budget: budget, days: h.days}
+	in.Stopped = !st.Whole()
+	o := BuildOutlook(in)
+	o.Warnings = st.Warnings()
+	return o
 }

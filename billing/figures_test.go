@@ -113,6 +113,26 @@ func TestRangeFiguresAreTheFeeds(t *testing.T) {
 				}
 			}
 		}
+		// The month panel's outlook, from the months read off the ledger.
+		asOf := r.s.Now()
+		oq := r.s.OutlookQuery(asOf)
+		f := r.s.Feed(oq)
+		ctx, cancel := context.WithTimeout(context.Background(), syncWait)
+		if _, _, err := f.All(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		rate := &CurrentRate{PerHour: 1_250_000}
+		want := r.s.OutlookOf(f, rate, nil, asOf, asOf, 400_000)
+		h, ok, err := r.s.ReadMonths(context.Background(), oq, asOf)
+		if err != nil || !ok {
+			t.Fatalf("window amounts %v: the months read %v, %v", windowAmounts, ok, err)
+		}
+		got := r.s.OutlookOfHeld(h, f.State(), rate, nil, 400_000)
+		f.Release()
+		if want.SoFar == 0 || want.PrevSoFar == 0 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("window amounts %v: outlook\n got %+v\nwant %+v", windowAmounts, got, want)
+		}
 		r.close()
 	}
 }

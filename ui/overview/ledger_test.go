@@ -12,6 +12,7 @@ import (
 	"github.com/vastdash/vastdash/billing"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/spend"
+	"github.com/vastdash/vastdash/ui/shared"
 )
 
 // A reopen shows the ledger's figures with how old they are while the
@@ -96,4 +97,59 @@ func ledgerServiceStop(tb testing.TB, srv *demoserver.Server, dir string, clock 
 	}
 	tb.Cleanup(stop)
 	return svc, stop
+}
+
+// Over a ledger, the month panel reads its two months from the ledger
+// once their sync ends, holding none of their rows, and shows the
+// outlook a fresh fetch of the months gives (under window amounts, the
+// ledger's feed of them).
+func TestMonthPanelFromLedgerIsTheServers(t *testing.T) {
+	for _, windowAmounts := range []bool{false, true} {
+		srv, err := demoserver.Start(demoserver.Options{Contracts: 900, Now: now, Span: 90 * 24 * time.Hour, Threshold: -1, WindowAmounts: windowAmounts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Close)
+		svc := ledgerService(t, srv, t.TempDir(), srv.Now)
+		ctx := newCtx()
+		ctx.Base, ctx.Billing, ctx.Budget = context.Background(), svc, 900_000
+		m := New(ctx)
+		m.SetSize(120, 40)
+		d := newDriver(m)
+		d.runUntil(t, m.SetRange(preset(t, "30d")), func() bool { return m.main != nil && m.mainState().Done })
+		rate := testRate()
+		d.runUntil(t, m.Update(shared.RateMsg{Rate: rate}), func() bool { return m.month.out != nil })
+		if !m.month.held || len(m.month.fl.Feed().Pages(0)) != 0 || !m.held || len(m.main.Feed().Pages(0)) != 0 {
+			t.Fatalf("window amounts %v: the screen holds rows of its feeds (range held %v, month held %v)", windowAmounts, m.held, m.month.held)
+		}
+
+		client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := billing.New(context.Background(), client, billing.WithClock(srv.Now), billing.WithLocation(time.UTC))
+		t.Cleanup(fresh.Close)
+		// Under window amounts a fresh fetch may differ by a thousandth
+		// a contract: the server rounds a contract's part of the range,
+		// the ledger its part of each day (docs/ledger.md); the panel
+		// then shows what the ledger's own feed of the months gives, as
+		// before it read the ledger itself.
+		from := fresh
+		if windowAmounts {
+			from = svc
+		}
+		got := *m.month.out
+		f := from.Feed(from.OutlookQuery(got.AsOf))
+		if _, _, err := f.All(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		want := from.OutlookOf(f, &rate, nil, got.AsOf, got.AsOf, ctx.Budget)
+		f.Release()
+		if got.SoFar != want.SoFar || got.PrevSoFar != want.PrevSoFar || got.Forecast != want.Forecast || got.Used != want.Used || want.SoFar == 0 {
+			t.Errorf("window amounts %v: the panel's outlook %+v\nthe server's %+v", windowAmounts, got, want)
+		}
+		if head := lineWith(t, m, "Month  "); !strings.Contains(head, want.SoFar.String()+" so far") {
+			t.Errorf("window amounts %v: %q lacks %s so far", windowAmounts, head, want.SoFar)
+		}
+	}
 }

@@ -330,6 +330,8 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		cmd = m.onFeed(msg)
 	case figuresMsg:
 		cmd = m.onFigures(msg)
+	case monthsMsg:
+		cmd = m.onMonths(msg)
 	case tea.KeyPressMsg:
 		m.ver++
 		cmd = m.onKey(msg)
@@ -354,6 +356,9 @@ func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 			// figures read from the ledger.
 			m.ver++
 			cmds = append(cmds, m.onSync())
+		case fl == m.month.fl && m.month.held:
+			m.ver++
+			cmds = append(cmds, m.onMonthSync())
 		case changed:
 			m.ver++
 			m.fold(fl, pages, renewed)
@@ -610,7 +615,7 @@ func (m *Model) Loading() bool {
 			return true
 		}
 	}
-	return m.fig.busy
+	return m.fig.busy || m.month.read.busy
 }
 
 func (m *Model) styles() *theme.Styles {
