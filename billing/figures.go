@@ -144,3 +144,43 @@ func (s *Service) OutlookOfHeld(h *HeldMonths, st State, rate *CurrentRate, rate
 	o.Warnings = st.Warnings()
 	return o
 }
+
+// HeldSpent is a statement's charges (StatementQueries') as the ledger
+// holds them, spread over the days from the first month to the reading:
+// what StatementOf builds from a feed's rows, without holding them.
+type HeldSpent struct {
+	daily *spend.Daily
+	now   time.Time
+}
+
+// ReadSpent reads the charges of cq (StatementQueries') from the ledger
+// a contract at a time, when it holds the range whole (ChargesWindow's
+// coverage; nothing is synced); ok is false otherwise. An error is the
+// ledger's: the caller reads the feed.
+func (s *Service) ReadSpent(ctx context.Context, cq api.ChargesQuery) (h *HeldSpent, ok bool, err error) {
+	w, ok := s.ChargesWindow(ctx, cq)
+	if !ok {
+		return nil, false, nil
+	}
+	now := s.Now()
+	d := spend.NewDailyWindow(s.loc, MonthStart(cq.From, s.loc), now)
+	if err := foldSpent(ctx, w.led, cq, w.q.Windowed, d); err != nil {
+		return nil, true, ledgerErr(err)
+	}
+	return &HeldSpent{daily: d, now: now}, true, nil
+}
+
+// StatementOfHeld is StatementOf with the charges read from the ledger:
+// cst is the state of the feed that synced them (its warnings, and
+// whether they are whole).
+func (s *Service) StatementOfHeld(pf *PaymentsFeed, h *HeldSpent, cst State, credit money.Amount, from, to time.Time) Statement {
+	in := StatementInput{Loc: s.loc, Now: h.now, From: from, To: to, Credit: credit, Spent: h.daily}
+	for _, p := range pf.Pages(0) {
+		in.Payments = append(in.Payments, p...)
+	}
+	pst := pf.State()
+	in.PaymentsStopped, in.ChargesStopped = !pst.Whole(), !cst.Whole()
+	st := BuildStatement(in)
+	st.Warnings = joinWarnings(pst.Warnings(), cst.Warnings())
+	return st
+}

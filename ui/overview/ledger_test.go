@@ -3,14 +3,13 @@ package overview
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
-	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/billing/demotest"
 	"github.com/vastdash/vastdash/spend"
 	"github.com/vastdash/vastdash/ui/shared"
 )
@@ -73,30 +72,10 @@ func ledgerService(tb testing.TB, srv *demoserver.Server, dir string, clock func
 }
 
 // ledgerServiceStop is ledgerService with the function that closes it
-// before the test ends (once; the test's end then does nothing more).
+// before the test ends.
 func ledgerServiceStop(tb testing.TB, srv *demoserver.Server, dir string, clock func() time.Time) (*billing.Service, func()) {
 	tb.Helper()
-	client, err := api.New(srv.URL(), demoserver.DemoKey, api.WithChargesThreshold(0))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	id := ledger.Identity{Host: "demo", Account: ledger.KeyDigest(demoserver.DemoKey)}
-	led, _, err := ledger.Open(ledger.Path(dir, id), id)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	base, cancel := context.WithCancel(context.Background())
-	svc := billing.New(base, client, billing.WithClock(clock), billing.WithLocation(time.UTC), billing.WithLedger(ledger.Opened(led)))
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			svc.Close()
-			_ = led.Close()
-		})
-	}
-	tb.Cleanup(stop)
-	return svc, stop
+	return demotest.Ledger(tb, srv, dir, clock)
 }
 
 // Over a ledger, the month panel reads its two months from the ledger
