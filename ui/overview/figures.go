@@ -30,6 +30,7 @@ type figRead struct {
 	busy   bool               // a read is in flight
 	got    bool               // the figures shown are the ledger's
 	gen    uint64             // the feed's generation they were read after
+	synced time.Time          // how old the ledger's rows were when read
 	cancel context.CancelFunc // stops the read in flight
 }
 
@@ -133,7 +134,7 @@ func (m *Model) onFigures(msg figuresMsg) tea.Cmd {
 		m.meter = f.Meter
 		m.kept = nil // the figures are this range's now
 	}
-	m.fig.got, m.fig.gen = true, msg.gen
+	m.fig.got, m.fig.gen, m.fig.synced = true, msg.gen, st.Synced
 	if st.Generation != msg.gen {
 		return m.onSync() // a sync ended while reading
 	}
@@ -166,8 +167,13 @@ func (m *Model) mainState() billing.State {
 	}
 	st.Contracts, st.Entries, st.Amount = m.totals.Contracts, m.totals.Contracts, m.totals.Total
 	st.Overflow = m.totals.Overflow
-	if !m.fig.got {
+	switch {
+	case !m.fig.got:
 		st.Ledger, st.Synced = false, time.Time{} // nothing shown is the ledger's yet
+	case st.Synced.IsZero():
+		// A reload's new sync has not said yet how old the ledger is:
+		// the figures kept are as old as when they were read.
+		st.Ledger, st.Synced = true, m.fig.synced
 	}
 	if st.Done && (!m.fig.got || m.fig.gen != st.Generation) {
 		st.Done, st.Loading = false, st.Err == nil

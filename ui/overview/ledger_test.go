@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
@@ -130,5 +132,36 @@ func TestMonthPanelFromLedgerIsTheServers(t *testing.T) {
 		if head := lineWith(t, m, "Month  "); !strings.Contains(head, want.SoFar.String()+" so far") {
 			t.Errorf("window amounts %v: %q lacks %s so far", windowAmounts, head, want.SoFar)
 		}
+	}
+}
+
+// r over the ledger keeps the figures and the burn on screen while the
+// sync runs and the ledger is read again, as a reload of the feed keeps
+// its rows: nothing blanks to "loading".
+func TestReloadOverTheLedgerKeepsTheFigures(t *testing.T) {
+	srv, err := demoserver.Start(demoserver.Options{Contracts: 900, Now: now, Span: 60 * 24 * time.Hour, Threshold: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	svc := ledgerService(t, srv, t.TempDir(), srv.Now)
+	ctx := newCtx()
+	ctx.Base, ctx.Billing = context.Background(), svc
+	m := New(ctx)
+	m.SetSize(100, 40)
+	d := newDriver(m)
+	d.run(t, m.SetRange(preset(t, "30d")))
+	before := m.totals
+	burn := lineWith(t, m, "Burn ")
+	if !m.held || before.Contracts == 0 || !strings.Contains(burn, "/day") {
+		t.Fatalf("not loaded over the ledger (held %v):\n%s", m.held, view(m))
+	}
+	cmd := m.Update(tea.KeyPressMsg{Code: 'r', Text: "r"})
+	if m.totals.Contracts != before.Contracts || strings.Contains(view(m), "loading charges") || lineWith(t, m, "Burn ") != burn {
+		t.Errorf("r blanked the figures:\n%s", view(m))
+	}
+	d.run(t, cmd)
+	if m.totals.Total != before.Total || !m.mainState().Done {
+		t.Errorf("after the reload: %v over %d contracts (done %v); before %v over %d", m.totals.Total, m.totals.Contracts, m.mainState().Done, before.Total, before.Contracts)
 	}
 }

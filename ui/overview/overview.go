@@ -18,6 +18,7 @@ package overview
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -213,8 +214,15 @@ func (m *Model) setRange(r spend.Range) tea.Cmd {
 func (m *Model) take(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	old := m.main
-	m.main, m.cursor = nil, 0
-	m.startFigures()
+	// A reload over the ledger keeps the figures shown until the ledger's
+	// are read again, as a reload of a feed keeps its rows (stale).
+	keep := fresh && m.held && m.fig.got && svc != nil && old != nil &&
+		old.Feed().Query().Equal(billing.RangeQuery(m.rng.From, m.rng.To))
+	m.main = nil
+	if !keep {
+		m.cursor = 0
+		m.startFigures()
+	}
 	if svc == nil {
 		m.release(old)
 		m.release(m.burn)
@@ -226,12 +234,20 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	q := billing.RangeQuery(m.rng.From, m.rng.To)
 	// The new feed is taken before the old is let go: a fresh one keeps
 	// the old one's entries until the server answers (FreshFeed).
+	synced := m.fig.synced
 	m.stopFigures()
 	m.held = svc.MayHold(q)
 	if m.held {
 		m.main = &shared.ChargesFollower{}
 		m.main.Hold(svc.SyncFeed(q, fresh))
+		if keep {
+			m.fig.got, m.fig.gen, m.fig.synced = true, math.MaxUint64, synced // shown, and read again
+		}
 	} else {
+		if keep {
+			m.cursor = 0
+			m.startFigures()
+		}
 		m.main = m.hold(q, fresh)
 	}
 	m.release(old)
@@ -240,7 +256,9 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	if svc.Covers(q) {
 		m.release(m.burn)
 		m.burn = nil
-		m.meter = svc.NewMeter()
+		if !keep || !m.held || m.meter == nil {
+			m.meter = svc.NewMeter() // else the kept figures' until read again
+		}
 		return tea.Batch(cmds...)
 	}
 	bq := svc.BurnQuery()
