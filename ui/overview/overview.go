@@ -224,6 +224,8 @@ func (m *Model) take(fresh bool) tea.Cmd {
 		m.startFigures()
 	}
 	if svc == nil {
+		m.stopFigures()
+		m.held = false
 		m.release(old)
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
