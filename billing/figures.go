@@ -30,6 +30,38 @@ type RangeFigures struct {
 	TopN int
 }
 
+// FillMeter folds the window's range into m, as Fill does: the burn of
+// a range the ledger holds, with no other figure.
+func (w *ChargesWindow) FillMeter(ctx context.Context, m *Meter) error {
+	return w.spread(ctx, nil, m)
+}
+
+// spread folds each contract of the window's range, as a feed's
+// Spreadable entry (its amount, its kind, clipped to the range under
+// window amounts), into d and m (either may be nil), a contract at a
+// time.
+func (w *ChargesWindow) spread(ctx context.Context, d *spend.Daily, m *Meter) error {
+	if d == nil && m == nil {
+		return nil
+	}
+	lo, hi, windowed := w.q.Lo, w.q.Hi, w.q.Windowed
+	var one [1]api.Charge
+	err := w.led.EachAmount(ctx, lo, hi, windowed, ledger.Filter{Kinds: w.q.Types}, func(a ledger.Amounted) error {
+		one[0] = api.Charge{Start: a.Start, End: a.End, Amount: a.Mills, Type: a.Kind} // the kind stacks the days
+		if windowed && spans(&one[0], lo, hi) {
+			one[0] = clip(one[0], lo, hi)
+		}
+		if d != nil {
+			d.Add(one[:])
+		}
+		if m != nil {
+			m.Add(one[:])
+		}
+		return nil
+	})
+	return ledgerErr(err)
+}
+
 // MayHold reports, without waiting or opening the ledger, that a ledger
 // may hold q's range: a screen then follows SyncFeed(q) and reads what
 // it shows from the ledger (ChargesWindow), taking Feed(q) only when the
@@ -77,24 +109,8 @@ func (w *ChargesWindow) Fill(ctx context.Context, f *RangeFigures) error {
 		}
 		f.Labels.addSums(ByLabel, sums)
 	}
-	if f.Daily != nil || f.Meter != nil {
-		var one [1]api.Charge
-		err := w.led.EachAmount(ctx, lo, hi, windowed, lf, func(a ledger.Amounted) error {
-			one[0] = api.Charge{Start: a.Start, End: a.End, Amount: a.Mills, Type: a.Kind} // the kind stacks the days
-			if windowed && spans(&one[0], lo, hi) {
-				one[0] = clip(one[0], lo, hi)
-			}
-			if f.Daily != nil {
-				f.Daily.Add(one[:])
-			}
-			if f.Meter != nil {
-				f.Meter.Add(one[:])
-			}
-			return nil
-		})
-		if err != nil {
-			return ledgerErr(err)
-		}
+	if err := w.spread(ctx, f.Daily, f.Meter); err != nil {
+		return err
 	}
 	if f.TopN > 0 {
 		if f.Top, err = w.led.Top(ctx, lo, hi, windowed, lf, f.TopN); err != nil {
