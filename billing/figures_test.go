@@ -136,3 +136,28 @@ func TestRangeFiguresAreTheFeeds(t *testing.T) {
 		r.close()
 	}
 }
+
+// The month so far (the exporter's vastdash_month_spend) from a ledger
+// is spread from it a contract at a time, and equals a fresh fetch's.
+func TestMonthSoFarFromTheLedger(t *testing.T) {
+	srv := startServer(t, demoserver.Options{Contracts: 900})
+	r := openRun(t, srv, t.TempDir())
+	defer r.close()
+	got, err := r.s.MonthSoFar(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := r.s.MonthSoFar(context.Background(), nil) // now from the ledger the first synced
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := New(context.Background(), r.s.client, WithLocation(r.s.loc), WithClock(r.s.now))
+	defer fresh.Close()
+	want, err := fresh.MonthSoFar(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || again != want || want.Spend == 0 {
+		t.Fatalf("from the ledger %+v, then %+v; a fresh fetch %+v", got, again, want)
+	}
+}
