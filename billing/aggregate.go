@@ -129,6 +129,13 @@ func groupHeld(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, by G
 	if err != nil {
 		return nil, err
 	}
+	g.addSums(by, sums)
+	return g, nil
+}
+
+// addSums folds in the groups the ledger summed by by, under the keys
+// the rows' grouping gives them (NoLabel, NoID for none).
+func (g *Grouping) addSums(by GroupKey, sums []ledger.GroupTotal) {
 	for _, t := range sums {
 		key := t.Key
 		switch {
@@ -139,7 +146,6 @@ func groupHeld(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, by G
 		}
 		g.addGroup(key, t.Count, t.Mills)
 	}
-	return g, nil
 }
 
 // addGroup folds in a group summed elsewhere: count contracts of amount

@@ -29,7 +29,16 @@ type MonthSpend struct {
 func (s *Service) MonthSoFar(ctx context.Context, progress func(State)) (MonthSpend, error) {
 	now := s.Now()
 	start := MonthStart(now, s.loc)
-	f := s.Feed(RangeQuery(start, now))
+	q := RangeQuery(start, now)
+	// A month the ledger holds is spread a contract at a time from it, not
+	// loaded (the exporter reads it every few minutes).
+	if held, err := s.ledgerSpent(ctx, q, progress); err != nil {
+		return MonthSpend{}, err
+	} else if held.ok {
+		st := BuildStatement(StatementInput{Loc: s.loc, Now: held.now, From: held.now, To: held.now, Spent: held.daily})
+		return MonthSpend{Start: MonthStart(held.now, s.loc), AsOf: held.now.In(s.loc), Spend: st.Months[0].Spend, Skipped: held.st.Skipped}, nil
+	}
+	f := s.Feed(q)
 	defer f.Release()
 	entries, st, err := f.All(ctx, progress)
 	if err != nil {

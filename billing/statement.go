@@ -385,13 +385,7 @@ func (s *Service) Statement(ctx context.Context, from, to time.Time, progress fu
 	}
 	var st Statement
 	if held.ok {
-		in := StatementInput{Loc: s.loc, Now: held.now, From: from, To: to, Credit: user.Credit, Spent: held.daily}
-		for _, p := range pf.Pages(0) {
-			in.Payments = append(in.Payments, p...)
-		}
-		in.PaymentsStopped = !pf.State().Whole()
-		st = BuildStatement(in)
-		st.Warnings = joinWarnings(pf.State().Warnings(), held.st.Warnings())
+		st = s.StatementOfHeld(pf, &HeldSpent{daily: held.daily, now: held.now}, held.st, user.Credit, from, to)
 	} else {
 		st = s.StatementOf(pf, cf, user.Credit, from, to)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/ledger"
+	"github.com/vastdash/vastdash/spend"
 )
 
 // BenchmarkChargesWindowFile opens the Charges screen's window on a
@@ -45,7 +46,7 @@ func benchWindowFile(b *testing.B, p string, id ledger.Identity, client *api.Cli
 		b.Fatal(err)
 	}
 	const hi = 1798761600
-	var totals, end, amount time.Duration
+	var totals, end, amount, figures time.Duration
 	for b.Loop() {
 		start := time.Now()
 		led, _, err := ledger.Open(p, id)
@@ -71,6 +72,15 @@ func benchWindowFile(b *testing.B, p string, id ledger.Identity, client *api.Cli
 			b.Fatal(len(rows), err)
 		}
 		amount += time.Since(t)
+		// The Overview's figures of the year: totals by contract and
+		// charge type, the days by kind, the labels, the burn, the top.
+		t = time.Now()
+		f := &RangeFigures{Daily: spend.NewPeriodWindow(time.UTC, q.From, q.To, spend.PeriodFor(q.From, q.To, time.UTC)),
+			Labels: NewGrouping(ByLabel, time.UTC, q.From, q.To), Meter: s.NewMeter(), TopN: 5}
+		if err := w.Fill(ctx, f); err != nil || f.Totals.Contracts == 0 {
+			b.Fatal(f.Totals.Contracts, err)
+		}
+		figures += time.Since(t)
 		s.Close()
 		_ = led.Close()
 	}
@@ -78,4 +88,5 @@ func benchWindowFile(b *testing.B, p string, id ledger.Identity, client *api.Cli
 	b.ReportMetric(float64(totals.Milliseconds())/n, "totals-ms")
 	b.ReportMetric(float64(end.Microseconds())/1000/n, "end-ms")
 	b.ReportMetric(float64(amount.Microseconds())/1000/n, "amount-ms")
+	b.ReportMetric(float64(figures.Milliseconds())/n, "figures-ms")
 }

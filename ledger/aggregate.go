@@ -118,6 +118,9 @@ func (e errUnknownGroup) Error() string { return "ledger: no grouping by " + str
 type Amounted struct {
 	Start, End int64
 	Mills      money.Amount
+	// Kind is spend.ContractKind's (see Filter.Kinds): what a chart
+	// stacks its days by.
+	Kind string
 }
 
 // EachAmount calls fn with every contract overlapping [lo, hi) that f
@@ -132,7 +135,7 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 	}
 	defer func() { _ = tx.Rollback() }()
 	from, extra := selectFrom(f)
-	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountIn(`c`, windowed)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountIn(`c`, windowed)+`, `+kindOf(`c`)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
 	if err != nil {
 		return err
 	}
@@ -140,7 +143,7 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 	for rows.Next() {
 		var a Amounted
 		var m int64
-		if err := rows.Scan(&a.Start, &a.End, &m); err != nil {
+		if err := rows.Scan(&a.Start, &a.End, &m, &a.Kind); err != nil {
 			return err
 		}
 		a.Mills = money.Amount(m)

@@ -211,7 +211,16 @@ func checkThreshold(a money.Amount) error {
 // suggestion. The headless commands pass a zero q.
 func SuggestThreshold(ctx context.Context, core *billing.Service, q api.ChargesQuery) (billing.Suggestion, error) {
 	m := core.NewMeter()
-	if q.From.IsZero() || !core.Covers(q) {
+	switch {
+	case q.From.IsZero() || !core.Covers(q):
+		q = core.BurnQuery()
+	case core.MayHold(q):
+		// Over a ledger the dashboard holds no feed of the range's rows
+		// to share: its sync is waited for (the screens' own sync-only
+		// feed), and the burn window is read from the ledger.
+		if g, ok, err := heldSuggestion(ctx, core, q, m); ok || err != nil {
+			return g, err
+		}
 		q = core.BurnQuery()
 	}
 	f := core.Feed(q)
@@ -222,4 +231,28 @@ func SuggestThreshold(ctx context.Context, core *billing.Service, q api.ChargesQ
 	}
 	m.Add(entries)
 	return m.Suggest(st), nil
+}
+
+// heldSuggestion is the suggestion from the ledger once the sync of q
+// (which covers the burn window) has ended: the burn window's contracts
+// read from it, as the burn window's own feed would read them. ok is
+// false when the ledger cannot answer: the caller reads the feed.
+func heldSuggestion(ctx context.Context, core *billing.Service, q api.ChargesQuery, m *billing.Meter) (billing.Suggestion, bool, error) {
+	f := core.SyncFeed(q, false)
+	defer f.Release()
+	_, st, err := f.All(ctx, nil)
+	switch {
+	case err != nil && billing.LedgerUnavailable(err):
+		return billing.Suggestion{}, false, nil
+	case err != nil:
+		return billing.Suggestion{Reason: billing.FailReason(err)}, true, err
+	}
+	w, ok := core.ChargesWindow(ctx, core.BurnQuery())
+	if !ok {
+		return billing.Suggestion{}, false, nil
+	}
+	if err := w.FillMeter(ctx, m); err != nil {
+		return billing.Suggestion{}, false, nil // the feed meets the ledger's failure and says it
+	}
+	return m.Suggest(st), true, nil
 }

@@ -261,3 +261,32 @@ func TestSuggestThresholdDemo(t *testing.T) {
 		t.Fatalf("suggestion %+v; week burn %v", g, e.Week.PerDay)
 	}
 }
+
+// Over a ledger the suggestion for the dashboard's range waits on the
+// range's sync and reads the burn window from the ledger (no feed of the
+// range's rows is loaded for it): it is the suggestion a fresh fetch
+// without the ledger gives.
+func TestSuggestThresholdOverTheLedger(t *testing.T) {
+	srv, fresh, _ := demotest.Start(t, demoserver.Options{Contracts: 900, Threshold: -1}, demoserver.DemoKey, api.WithChargesThreshold(0))
+	held, _ := demotest.Ledger(t, srv, t.TempDir(), nil)
+	now := srv.Now()
+	q := billing.RangeQuery(now.AddDate(0, 0, -30), now)
+	if !held.MayHold(q) || !held.Covers(q) {
+		t.Fatal("the test's range is not one the ledger's path takes")
+	}
+	want, err := SuggestThreshold(context.Background(), fresh, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := SuggestThreshold(context.Background(), held, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || want.Reason != "" || want.Amount == 0 {
+		t.Fatalf("over the ledger %+v; without it %+v", got, want)
+	}
+	// The range was synced (the screens' sync), not only the burn week.
+	if _, ok := held.ChargesWindow(context.Background(), q); !ok {
+		t.Fatal("the suggestion did not go through the range's sync")
+	}
+}

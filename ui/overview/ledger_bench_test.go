@@ -49,7 +49,7 @@ func BenchmarkReopenFromLedger(b *testing.B) {
 			d := newDriver(m)
 			start := time.Now()
 			d.runUntil(b, m.SetRange(r), func() bool {
-				return m.main != nil && m.main.State().Whole() && m.totals.Contracts == len(rows) && m.meter != nil
+				return m.main != nil && m.mainState().Whole() && m.totals.Contracts == len(rows) && m.meter != nil
 			})
 			b.ReportMetric(float64(time.Since(start).Milliseconds()), "rows-ms")
 			b.ReportMetric(float64(len(rows)), "contracts")

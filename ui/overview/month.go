@@ -1,6 +1,7 @@
 package overview
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -46,6 +47,12 @@ const monthEvery = 5 * time.Minute
 // monthPanel is the screen's part for the month. The zero value is ready.
 type monthPanel struct {
 	fl *shared.ChargesFollower // the feed of OutlookQuery; nil before Init
+	// held: fl is the months' sync-only feed, and the charges are read
+	// from the ledger once each sync ends (months), as the range's
+	// figures are (figures.go); read is that read's state.
+	held   bool
+	months *billing.HeldMonths
+	read   figRead
 	// out is the outlook, nil until the feed ended; told is set once the
 	// watch has seen it.
 	out   *billing.Outlook
@@ -98,7 +105,7 @@ func (m *Model) monthAgain() (cmd tea.Cmd, due bool) {
 // has ended loading (done or stopped), so the charges the user looks at
 // first have the pacing to themselves; nil until then, and once started.
 func (m *Model) startMonth() tea.Cmd {
-	ended := func(fl *shared.ChargesFollower) bool { return fl == nil || fl.State().Done || fl.State().Err != nil }
+	ended := func(fl *shared.ChargesFollower) bool { return fl == nil || m.stateOf(fl).Done || fl.State().Err != nil }
 	if m.month.fl != nil || (m.rate == nil && m.rateErr == nil) || m.main == nil || !ended(m.main) || !ended(m.burn) {
 		return nil
 	}
@@ -121,8 +128,100 @@ func (m *Model) takeMonth(fresh bool) tea.Cmd {
 		return nil
 	}
 	m.release(m.month.fl)
+	m.stopMonthRead()
+	m.month.out, m.month.months = nil, nil
+	q := svc.OutlookQuery(m.ctx.Clock())
+	m.month.held = svc.MayHold(q)
+	if m.month.held {
+		m.month.fl = &shared.ChargesFollower{}
+		m.month.fl.Hold(svc.SyncFeed(q, fresh))
+	} else {
+		m.month.fl = m.hold(q, fresh)
+	}
+	return m.want(m.month.fl)
+}
+
+// stopMonthRead drops the months' read in flight.
+func (m *Model) stopMonthRead() {
+	if m.month.read.cancel != nil {
+		m.month.read.cancel()
+	}
+	m.month.read = figRead{ask: m.month.read.ask + 1}
+}
+
+// monthsMsg is a read of the months' charges from the ledger: ok false
+// when the ledger does not hold them.
+type monthsMsg struct {
+	ask int
+	gen uint64
+	h   *billing.HeldMonths
+	ok  bool
+	err error
+}
+
+// onMonthSync takes a new state of the months' sync feed: the ledger
+// missing after all makes the panel take the full feed; once a sync has
+// ended (or failed over months the ledger holds) the months are read.
+func (m *Model) onMonthSync() tea.Cmd {
+	st := m.month.fl.State()
+	if st.Err != nil && billing.LedgerUnavailable(st.Err) {
+		return m.unholdMonth()
+	}
+	held := st.Ledger && !st.Synced.IsZero()
+	switch {
+	case !st.Done && !(st.Err != nil && held):
+		return nil // the outlook reads whole months: after the sync
+	case m.month.read.got && m.month.read.gen == st.Generation:
+		return nil
+	case m.month.read.busy:
+		return nil // onMonths asks again for the newer generation
+	}
+	svc, q, asOf := m.ctx.Billing, m.month.fl.Feed().Query(), m.ctx.Clock()
+	base := m.ctx.Base
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancel(base)
+	m.month.read.cancel, m.month.read.busy = cancel, true
+	ask, gen := m.month.read.ask, st.Generation
+	return func() tea.Msg {
+		defer cancel()
+		h, ok, err := svc.ReadMonths(ctx, q, asOf)
+		return monthsMsg{ask: ask, gen: gen, h: h, ok: ok, err: err}
+	}
+}
+
+// onMonths puts a read of the months in place and builds the outlook.
+func (m *Model) onMonths(msg monthsMsg) tea.Cmd {
+	if msg.ask != m.month.read.ask || !m.month.held || m.month.fl == nil {
+		return nil
+	}
+	m.month.read.busy, m.month.read.cancel = false, nil
+	m.ver++
+	st := m.month.fl.State()
+	switch {
+	case msg.err != nil || (!msg.ok && st.Done):
+		return m.unholdMonth()
+	case !msg.ok:
+		return nil
+	}
+	m.month.months = msg.h
+	m.month.read.got, m.month.read.gen = true, msg.gen
 	m.month.out = nil
-	m.month.fl = m.hold(svc.OutlookQuery(m.ctx.Clock()), fresh)
+	m.buildOutlook()
+	if st.Generation != msg.gen {
+		return m.onMonthSync()
+	}
+	return nil
+}
+
+// unholdMonth gives up the ledger's months for the full feed.
+func (m *Model) unholdMonth() tea.Cmd {
+	old := m.month.fl
+	m.stopMonthRead()
+	m.month.held, m.month.months = false, nil
+	m.month.fl = m.hold(old.Feed().Query(), false)
+	m.release(old)
 	return m.want(m.month.fl)
 }
 
@@ -141,6 +240,19 @@ func (m *Model) foldMonth(st billing.State) {
 // rate reading; nothing before the feed ended.
 func (m *Model) buildOutlook() {
 	fl := m.month.fl
+	if m.month.held {
+		if fl == nil || !fl.Held() || m.month.months == nil {
+			return
+		}
+		var rateErr error
+		if m.rate == nil {
+			rateErr = m.rateErr
+		}
+		o := m.ctx.Billing.OutlookOfHeld(m.month.months, fl.State(), m.rate, rateErr, m.ctx.Budget)
+		m.month.out, m.month.told = &o, false
+		m.ver++
+		return
+	}
 	if fl == nil || !fl.Held() || !(fl.State().Done || fl.State().Err != nil) {
 		return
 	}
@@ -186,7 +298,7 @@ func (m *Model) monthLines(w int) []line {
 	switch {
 	case fl.State().Err != nil && errors.Is(fl.State().Err, api.ErrPermission):
 		return muted("— " + billing.FailReason(fl.State().Err))
-	case fl.State().Err != nil && fl.State().Entries == 0:
+	case fl.State().Err != nil && ((!m.month.held && fl.State().Entries == 0) || (m.month.held && m.month.months == nil)):
 		// Nothing read: no figure, not $0 (the status line says why).
 		return muted("— charges unavailable (" + m.ctx.Key("reload") + " to reload)")
 	case o == nil:

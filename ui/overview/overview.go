@@ -18,6 +18,7 @@ package overview
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -113,8 +114,13 @@ type Model struct {
 
 	rng spend.Range
 	// main follows the range's feed; nil before the first range. Its pages
-	// are folded into totals, top and daily.
+	// are folded into totals, top and daily — unless held is set: then it
+	// is the range's sync-only feed (billing.SyncFeed) and those figures
+	// are read from the ledger after each sync (figures.go), no row of
+	// the range held in memory.
 	main   *shared.ChargesFollower
+	held   bool
+	fig    figRead
 	totals spend.Totals
 	labels *billing.Grouping // spend per label, the split users ask for by job
 	top    []topEntry
@@ -208,9 +214,18 @@ func (m *Model) setRange(r spend.Range) tea.Cmd {
 func (m *Model) take(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	old := m.main
-	m.main, m.cursor = nil, 0
-	m.startFigures()
+	// A reload over the ledger keeps the figures shown until the ledger's
+	// are read again, as a reload of a feed keeps its rows (stale).
+	keep := fresh && m.held && m.fig.got && svc != nil && old != nil &&
+		old.Feed().Query().Equal(billing.RangeQuery(m.rng.From, m.rng.To))
+	m.main = nil
+	if !keep {
+		m.cursor = 0
+		m.startFigures()
+	}
 	if svc == nil {
+		m.stopFigures()
+		m.held = false
 		m.release(old)
 		m.release(m.burn)
 		m.burn, m.meter = nil, nil
@@ -221,14 +236,31 @@ func (m *Model) take(fresh bool) tea.Cmd {
 	q := billing.RangeQuery(m.rng.From, m.rng.To)
 	// The new feed is taken before the old is let go: a fresh one keeps
 	// the old one's entries until the server answers (FreshFeed).
-	m.main = m.hold(q, fresh)
+	synced := m.fig.synced
+	m.stopFigures()
+	m.held = svc.MayHold(q)
+	if m.held {
+		m.main = &shared.ChargesFollower{}
+		m.main.Hold(svc.SyncFeed(q, fresh))
+		if keep {
+			m.fig.got, m.fig.gen, m.fig.synced = true, math.MaxUint64, synced // shown, and read again
+		}
+	} else {
+		if keep {
+			m.cursor = 0
+			m.startFigures()
+		}
+		m.main = m.hold(q, fresh)
+	}
 	m.release(old)
 	cmds := []tea.Cmd{m.want(m.main)}
 
 	if svc.Covers(q) {
 		m.release(m.burn)
 		m.burn = nil
-		m.meter = svc.NewMeter()
+		if !keep || !m.held || m.meter == nil {
+			m.meter = svc.NewMeter() // else the kept figures' until read again
+		}
 		return tea.Batch(cmds...)
 	}
 	bq := svc.BurnQuery()
@@ -316,6 +348,10 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 	case shared.FeedMsg:
 		cmd = m.onFeed(msg)
+	case figuresMsg:
+		cmd = m.onFigures(msg)
+	case monthsMsg:
+		cmd = m.onMonths(msg)
 	case tea.KeyPressMsg:
 		m.ver++
 		cmd = m.onKey(msg)
@@ -333,7 +369,17 @@ func (m *Model) onFeed(msg shared.FeedMsg) tea.Cmd {
 		if !fl.Heard(msg) {
 			continue
 		}
-		if pages, renewed, changed := fl.Next(); changed {
+		pages, renewed, changed := fl.Next()
+		switch {
+		case fl == m.main && m.held:
+			// Nothing to fold: the sync's state, and after it the
+			// figures read from the ledger.
+			m.ver++
+			cmds = append(cmds, m.onSync())
+		case fl == m.month.fl && m.month.held:
+			m.ver++
+			cmds = append(cmds, m.onMonthSync())
+		case changed:
 			m.ver++
 			m.fold(fl, pages, renewed)
 		}
@@ -465,10 +511,10 @@ func (m *Model) burnSource() *burnFigures {
 	if cur == nil || m.meter == nil {
 		return nil
 	}
-	if !cur.State().Whole() && m.kept != nil && sameDay(m.kept.meter.AsOf(), m.meter.AsOf()) {
+	if !m.stateOf(cur).Whole() && m.kept != nil && sameDay(m.kept.meter.AsOf(), m.meter.AsOf()) {
 		return m.kept
 	}
-	return &burnFigures{meter: m.meter, st: cur.State(), own: own}
+	return &burnFigures{meter: m.meter, st: m.stateOf(cur), own: own}
 }
 
 // sameDay reports that two clocks fall on the same calendar day, so their
@@ -526,7 +572,7 @@ func (m *Model) status() shared.StatusMsg {
 	sm := shared.StatusMsg{Source: statusSource}
 	var warns []string
 	for _, fl := range m.follows() {
-		st := fl.State()
+		st := m.stateOf(fl)
 		switch {
 		case st.Err != nil && sm.Kind != shared.StatusError:
 			sm.Kind, sm.Text = shared.StatusError, m.errorText(st.Err)
@@ -539,7 +585,7 @@ func (m *Model) status() shared.StatusMsg {
 			}
 		}
 	}
-	if m.main != nil && !m.main.State().Overflow && m.totalsOverflow() {
+	if m.main != nil && !m.mainState().Overflow && m.totalsOverflow() {
 		// A split overflowed though the feed's sum did not: say it in the
 		// feed's words.
 		warns = append(warns, billing.State{Overflow: true}.Warnings()...)
@@ -569,7 +615,7 @@ func (m *Model) errorText(err error) string {
 // totalsOverflow reports range totals that left what an amount can hold:
 // they must read "too large to add up", never a wrapped figure.
 func (m *Model) totalsOverflow() bool {
-	return m.totals.Overflow || (m.main != nil && m.main.State().Overflow)
+	return m.totals.Overflow || (m.main != nil && m.mainState().Overflow)
 }
 
 // SetSize sets the screen's area.
@@ -589,7 +635,7 @@ func (m *Model) Loading() bool {
 			return true
 		}
 	}
-	return false
+	return m.fig.busy || m.month.read.busy
 }
 
 func (m *Model) styles() *theme.Styles {

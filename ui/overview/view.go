@@ -429,7 +429,7 @@ func (m *Model) chargesHead() []line {
 			{text: st.Muted.Render("No range chosen yet"), prio: prioTitle},
 		}
 	}
-	fs := m.main.State()
+	fs := m.mainState()
 	title := st.Bold.Render("Spend "+shared.Safe(m.rng.String())) + " · " + m.loadedText()
 	if fs.Skipped > 0 {
 		title += " · " + st.Warning.Render(billing.Plural(fs.Skipped, "malformed entry", "malformed entries")+" skipped")
@@ -488,7 +488,7 @@ func (m *Model) statusLines() []line {
 	seen := map[string]bool{}
 	for _, fl := range m.follows() {
 		var s string
-		fs := fl.State()
+		fs := m.stateOf(fl)
 		switch {
 		case fs.Err != nil && errors.Is(fs.Err, api.ErrPermission):
 			s = st.Error.Render("✗ "+billing.FailReason(fs.Err)) + st.Muted.Render(" · the credit still shows")
@@ -526,7 +526,7 @@ func (m *Model) saidAbove(err error) bool {
 // partial".
 func (m *Model) loadedText() string {
 	st := m.styles()
-	fs := m.main.State()
+	fs := m.mainState()
 	n := fs.Contracts
 	switch {
 	case fs.Done:
@@ -564,7 +564,7 @@ func (m *Model) topLines(w int) []line {
 	st := m.styles()
 	top := m.top
 	head := "Top " + strconv.Itoa(len(top)) + " " + plural(len(top), "contract") + " by amount"
-	if !m.main.State().Whole() {
+	if !m.mainState().Whole() {
 		head += " (so far)"
 	}
 	hint := " · " + m.ctx.Key("up") + "/" + m.ctx.Key("down") + " choose · " + m.ctx.Key("reveal") + " shows it in Charges"
@@ -653,7 +653,7 @@ func (m *Model) splitLines(w int) []line {
 	st := m.styles()
 	t, total := m.totals, m.rangeTotal()
 	suffix := ""
-	if !m.main.State().Whole() {
+	if !m.mainState().Whole() {
 		suffix = " (partial)"
 	}
 	item := func(r row) string {
@@ -696,7 +696,7 @@ func (m *Model) labelLines(w int) []line {
 	}
 	st := m.styles()
 	suffix := ""
-	if !m.main.State().Whole() {
+	if !m.mainState().Whole() {
 		suffix = " (partial)"
 	}
 	var items []string
@@ -732,7 +732,7 @@ func (m *Model) tableLines(w int) []line {
 	cols := layout(w, byType, byItem, total)
 
 	suffix := ""
-	if !m.main.State().Whole() {
+	if !m.mainState().Whole() {
 		suffix = " (partial)"
 	}
 	ls := []line{{text: st.ColHeader.Render("By contract type" + suffix), prio: prioTypes, sec: secTypes, head: true}}

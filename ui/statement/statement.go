@@ -11,6 +11,7 @@
 package statement
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -89,6 +90,14 @@ type Model struct {
 	// The two feeds the statement reads, payment records and charges.
 	pf shared.PaymentsFollower
 	cf shared.ChargesFollower
+	// held: cf is the charges' sync-only feed (billing.SyncFeed), and the
+	// charges are read from the ledger each time it ends a sync (spent),
+	// never held as rows; a read of gen is in flight while reading.
+	held    bool
+	spent   *billing.HeldSpent
+	spentOf uint64
+	reading bool
+	ask     int
 
 	credit    money.Amount
 	hasCredit bool
@@ -143,12 +152,20 @@ func (m *Model) load(fresh bool) tea.Cmd {
 	svc := m.ctx.Billing
 	m.from, _ = billing.LastMonths(m.ctx.Clock(), svc.Location(), Months)
 	pq, cq := svc.StatementQueries(m.from)
+	m.held, m.spent, m.reading = svc.MayHold(cq), nil, false
+	m.ask++
+	switch {
+	case m.held:
+		m.cf.Hold(svc.SyncFeed(cq, fresh))
+	case fresh:
+		m.cf.Hold(svc.FreshFeed(cq))
+	default:
+		m.cf.Hold(svc.Feed(cq))
+	}
 	if fresh {
 		m.pf.Hold(svc.FreshPaymentsFeed(pq))
-		m.cf.Hold(svc.FreshFeed(cq))
 	} else {
 		m.pf.Hold(svc.PaymentsFeed(pq))
-		m.cf.Hold(svc.Feed(cq))
 	}
 	m.pf.WantAll()
 	m.cf.WantAll()
@@ -173,7 +190,14 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		cmd := m.follow()
+		if m.held {
+			if st := m.cf.State(); st.Err != nil && billing.LedgerUnavailable(st.Err) {
+				return tea.Batch(cmd, m.unhold())
+			}
+		}
 		return tea.Batch(m.settle(), cmd)
+	case spentMsg:
+		return m.onSpent(msg)
 	case shared.UserMsg:
 		credit, err := msg.User.Credit, msg.Err
 		if err == nil {
@@ -246,6 +270,13 @@ func (m *Model) settle() tea.Cmd {
 	if !m.started || !ended(pst) || !ended(cst) {
 		return nil
 	}
+	if m.held && cst.Whole() && (m.spent == nil || m.spentOf != cst.Generation) {
+		// The ledger holds the year: its charges are read before the
+		// statement is built (again after each sync).
+		if cmd := m.readSpent(cst.Generation); cmd != nil || m.spent == nil {
+			return cmd
+		}
+	}
 	if !m.hasCredit {
 		if m.creditErr == nil {
 			return nil // the account is on its way
@@ -262,7 +293,14 @@ func (m *Model) settle() tea.Cmd {
 		m.st = nil
 		return m.feedStatus(shared.StatusError, m.ctx.RetryText("statement", m.err))
 	}
-	st := m.ctx.Billing.StatementOf(m.pf.Feed(), m.cf.Feed(), m.credit, m.from, m.ctx.Clock())
+	var st billing.Statement
+	if m.held && m.spent != nil {
+		st = m.ctx.Billing.StatementOfHeld(m.pf.Feed(), m.spent, cst, m.credit, m.from, m.ctx.Clock())
+	} else {
+		// Without the ledger's charges (a sync feed that failed before
+		// the ledger held the year has none: the months read incomplete).
+		st = m.ctx.Billing.StatementOf(m.pf.Feed(), m.cf.Feed(), m.credit, m.from, m.ctx.Clock())
+	}
 	m.st = &st
 	m.cursor = min(m.cursor, len(st.Months)-1)
 	switch {
@@ -411,4 +449,61 @@ func oldestSync(now time.Time, sts ...billing.State) string {
 		}
 	}
 	return old.SyncedText(now)
+}
+
+// spentMsg is a read of the statement's charges from the ledger: ok false
+// when the ledger does not hold them.
+type spentMsg struct {
+	ask int
+	gen uint64
+	h   *billing.HeldSpent
+	ok  bool
+	err error
+}
+
+// readSpent reads the charges of the sync feed's query from the ledger,
+// off the UI goroutine; nil while a read is in flight (its answer settles
+// again).
+func (m *Model) readSpent(gen uint64) tea.Cmd {
+	if m.reading {
+		return nil
+	}
+	m.reading = true
+	svc, q, ask := m.ctx.Billing, m.cf.Feed().Query(), m.ask
+	ctx := m.ctx.Base
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return func() tea.Msg {
+		h, ok, err := svc.ReadSpent(ctx, q)
+		return spentMsg{ask: ask, gen: gen, h: h, ok: ok, err: err}
+	}
+}
+
+// onSpent takes a read of the charges: the statement is built on it, or,
+// when the ledger cannot answer for a year whose sync has ended, the
+// screen reads the full feed.
+func (m *Model) onSpent(msg spentMsg) tea.Cmd {
+	if msg.ask != m.ask || !m.held {
+		return nil
+	}
+	m.reading = false
+	switch {
+	case msg.err != nil || (!msg.ok && m.cf.State().Done):
+		return m.unhold()
+	case !msg.ok:
+		return nil // the sync's end asks again
+	}
+	m.spent, m.spentOf = msg.h, msg.gen
+	return m.settle()
+}
+
+// unhold gives up the ledger's charges for the full feed of the year.
+func (m *Model) unhold() tea.Cmd {
+	q := m.cf.Feed().Query()
+	m.held, m.spent, m.reading = false, nil, false
+	m.ask++
+	m.cf.Hold(m.ctx.Billing.Feed(q))
+	m.cf.WantAll()
+	return m.cf.Listen(m.ctx.Base)
 }
