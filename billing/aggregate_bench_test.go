@@ -22,7 +22,8 @@ import (
 // --output json|csv) where rows/slice builds the slice. The /rows and
 // rows/slice cases are left out above 100,000 contracts: they need
 // gigabytes there, which is the point. -benchmem's B/op is what one
-// answer allocates.
+// answer allocates. VASTDASH_BENCH_LEDGERS keeps the generated files
+// for the next run (benchLedger).
 func BenchmarkLedgerReads(b *testing.B) {
 	loc, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
@@ -34,7 +35,7 @@ func BenchmarkLedgerReads(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes(b) {
 		b.Run("contracts="+strconv.Itoa(n), func(b *testing.B) {
-			path := genLedger(b, b.TempDir(), n, RuleWindow)
+			path := benchLedger(b, n)
 			led, _, err := ledger.Open(path, genIdentity)
 			if err != nil {
 				b.Fatal(err)
