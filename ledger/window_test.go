@@ -269,9 +269,40 @@ func planOf(t *testing.T, l *Ledger, q WindowQuery, o WindowOrder, back bool) st
 	return strings.Join(plan, "; ")
 }
 
-func benchWindow(b *testing.B, n int) {
-	p := filepath.Join(b.TempDir(), "ledger.db")
+// benchFile is the generated ledger of n contracts a benchmark reads,
+// open: written in a folder of its own, or, when VASTDASH_BENCH_LEDGERS
+// names a folder, kept there (window-N/) and opened again by the next
+// run, so a million contracts are written once however often they are
+// measured. The file is kept only once written whole (a "done" mark
+// beside it).
+func benchFile(b *testing.B, n int) *Ledger {
+	b.Helper()
+	keep := os.Getenv("VASTDASH_BENCH_LEDGERS")
+	if keep == "" {
+		return genLedger(b, filepath.Join(b.TempDir(), "ledger.db"), n)
+	}
+	dir := filepath.Join(keep, "window-"+strconv.Itoa(n))
+	p, done := filepath.Join(dir, "ledger.db"), filepath.Join(dir, "done")
+	if _, err := os.Stat(done); err == nil {
+		l, _, err := Open(p, me)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
 	l := genLedger(b, p, n)
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		_ = l.Close()
+		b.Fatal(err)
+	}
+	return l
+}
+
+func benchWindow(b *testing.B, n int) {
+	l := benchFile(b, n)
 	defer l.Close()
 	ctx := context.Background()
 	for _, windowed := range []bool{false, true} {
@@ -308,6 +339,7 @@ func benchWindow(b *testing.B, n int) {
 // in four orders, at each size (the file generated first, not timed).
 // The million's file takes minutes and 600 MB to write: it runs only with
 // VASTDASH_BENCH_LONG=1; the hundred thousand's (seconds) not with -short.
+// VASTDASH_BENCH_LEDGERS keeps the files for the next run (benchFile).
 func BenchmarkWindow10k(b *testing.B) { benchWindow(b, 10_000) }
 func BenchmarkWindow100k(b *testing.B) {
 	if testing.Short() {
