@@ -85,13 +85,11 @@ func selectFrom(f Filter) (string, []any) {
 // count and amount per group, in no order. windowed says the amounts are
 // window amounts (see the package's aggregates).
 func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bool, f Filter) ([]GroupTotal, error) {
-	key, ok := groupExprs[by]
-	if !ok {
-		return nil, errUnknownGroup(by)
+	q, args, err := sumByStmt(lo, hi, by, windowed, f)
+	if err != nil {
+		return nil, err
 	}
-	from, extra := selectFrom(f)
-	q := `SELECT ` + key + `, count(*), sum(` + amountIn(`c`, windowed) + `)` + from + ` GROUP BY 1`
-	rows, err := l.conn().QueryContext(ctx, q, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	rows, err := l.conn().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +105,17 @@ func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bo
 		out = append(out, g)
 	}
 	return out, rows.Err()
+}
+
+// sumByStmt is SumBy's statement and its arguments.
+func sumByStmt(lo, hi int64, by string, windowed bool, f Filter) (string, []any, error) {
+	key, ok := groupExprs[by]
+	if !ok {
+		return "", nil, errUnknownGroup(by)
+	}
+	from, extra := selectFrom(f)
+	return `SELECT ` + key + `, count(*), sum(` + amountIn(`c`, windowed) + `)` + from + ` GROUP BY 1`,
+		append([]any{lo, hi, dayFloor(lo)}, extra...), nil
 }
 
 type errUnknownGroup string
@@ -131,8 +140,8 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	from, extra := selectFrom(f)
-	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountIn(`c`, windowed)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	q, args := eachAmountStmt(lo, hi, windowed, f)
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -149,6 +158,12 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 		}
 	}
 	return rows.Err()
+}
+
+// eachAmountStmt is EachAmount's statement and its arguments.
+func eachAmountStmt(lo, hi int64, windowed bool, f Filter) (string, []any) {
+	from, extra := selectFrom(f)
+	return `SELECT c.start, c."end", ` + amountIn(`c`, windowed) + from, append([]any{lo, hi, dayFloor(lo)}, extra...)
 }
 
 // EachCharge calls fn with every contract overlapping [lo, hi) that f
