@@ -46,11 +46,14 @@ const (
 	SumKind        = "type"
 )
 
+// groupExprs are the keys of SumBy's groups, of a contracts row c: a
+// label or kind as text, an id as the integer (SumBy makes it text once
+// per group, not once per contract).
 var groupExprs = map[string]string{
 	SumLabel:       `coalesce(c.label, '')`,
-	SumTemplate:    `CAST(coalesce(c.template_id, 0) AS TEXT)`,
-	SumEndpoint:    `CAST(coalesce(c.endpoint_id, 0) AS TEXT)`,
-	SumWorkergroup: `CAST(coalesce(c.workergroup_id, 0) AS TEXT)`,
+	SumTemplate:    `coalesce(c.template_id, 0)`,
+	SumEndpoint:    `coalesce(c.endpoint_id, 0)`,
+	SumWorkergroup: `coalesce(c.workergroup_id, 0)`,
 	SumKind:        kindOf(`c`),
 }
 
@@ -107,14 +110,21 @@ func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bo
 	return out, rows.Err()
 }
 
-// sumByStmt is SumBy's statement and its arguments.
+// sumByStmt is SumBy's statement and its arguments. Each contract's key
+// and amount are made in a subquery that the LIMIT keeps SQLite from
+// flattening into the GROUP BY: flattened, the grouping's sorter holds
+// for every contract each column its amount is made of (the span, the
+// times, the id the days are looked up by) and makes the amount after
+// the sort; this way it holds the key and the amount, and at a million
+// contracts the grouping takes the time of a plain one (under a second,
+// where it took half as long again).
 func sumByStmt(lo, hi int64, by string, windowed bool, f Filter) (string, []any, error) {
 	key, ok := groupExprs[by]
 	if !ok {
 		return "", nil, errUnknownGroup(by)
 	}
 	from, extra := selectFrom(f)
-	return `SELECT ` + key + `, count(*), sum(` + amountIn(`c`, windowed) + `)` + from + ` GROUP BY 1`,
+	return `SELECT CAST(k AS TEXT), count(*), sum(a) FROM (SELECT ` + key + ` AS k, ` + amountIn(`c`, windowed) + ` AS a` + from + ` LIMIT -1) GROUP BY k`,
 		append([]any{lo, hi, dayFloor(lo)}, extra...), nil
 }
 

@@ -336,13 +336,14 @@ func BenchmarkWindow1M(b *testing.B) {
 
 // TestOpenAddsTheWindowIndexes: a file made before the windowed reads'
 // indexes gains them when opened, so its pages are walks too; and one
-// made with the narrower contracts_window loses it for contracts_range,
-// which its aggregates walk instead of looking each contract up.
+// made with the narrower contracts_window and daily_day loses them for
+// contracts_range and daily_day_mills, which its aggregates walk instead
+// of looking each contract or day up.
 func TestOpenAddsTheWindowIndexes(t *testing.T) {
 	p := path(t)
 	l := openT(t, p)
-	if _, err := l.conn().Exec(`DROP INDEX contracts_order; DROP INDEX contracts_range;
-		CREATE INDEX contracts_window ON contracts(span_lo, span_hi, start, "end", mills)`); err != nil {
+	if _, err := l.conn().Exec(`DROP INDEX contracts_order; DROP INDEX contracts_range; DROP INDEX daily_day_mills;
+		CREATE INDEX contracts_window ON contracts(span_lo, span_hi, start, "end", mills); CREATE INDEX daily_day ON daily(day)`); err != nil {
 		t.Fatal(err)
 	}
 	_ = l.Close()
@@ -351,8 +352,8 @@ func TestOpenAddsTheWindowIndexes(t *testing.T) {
 	if err := l.conn().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ` + windowIndexNames).Scan(&n); err != nil || n != windowIndexCount {
 		t.Fatalf("%d of the %d indexes, %v", n, windowIndexCount, err)
 	}
-	if err := l.conn().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name = 'contracts_window'`).Scan(&old); err != nil || old != 0 {
-		t.Fatalf("contracts_window is still there (%d), %v", old, err)
+	if err := l.conn().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name IN ('contracts_window', 'daily_day')`).Scan(&old); err != nil || old != 0 {
+		t.Fatalf("%d of contracts_window and daily_day are still there, %v", old, err)
 	}
 }
 
