@@ -23,7 +23,8 @@ import (
 // --output json|csv) where rows/slice builds the slice. The /rows and
 // rows/slice cases are left out above 100,000 contracts: they need
 // gigabytes there, which is the point. -benchmem's B/op is what one
-// answer allocates. /floor is the same question as plain SQL on the
+// answer allocates. statement/read is what both folds read, the amounts
+// alone. /floor is the same question as plain SQL on the
 // same file (plainSQL): the engine's own pace, which the answers' budget
 // is twice. VASTDASH_BENCH_LEDGERS keeps the generated files
 // for the next run (benchLedger).
@@ -87,6 +88,17 @@ func BenchmarkLedgerReads(b *testing.B) {
 					d := spend.NewDailyWindow(loc, from, to)
 					if err := foldSpent(ctx, led, q, true, d); err != nil || d.Total() == 0 {
 						b.Fatal(err)
+					}
+				}
+			})
+			// What the two folds read: every amount of the range from
+			// SQLite, handed to a callback that keeps nothing.
+			b.Run("statement/read", func(b *testing.B) {
+				lo, hi := windowOf(q)
+				for b.Loop() {
+					k := 0
+					if err := led.EachAmount(ctx, lo, hi, true, ledger.Filter{}, func(ledger.Amounted) error { k++; return nil }); err != nil || k == 0 {
+						b.Fatal(k, err)
 					}
 				}
 			})
