@@ -2,6 +2,7 @@ package billing
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"testing"
 	"time"
@@ -22,7 +23,11 @@ import (
 // --output json|csv) where rows/slice builds the slice. The /rows and
 // rows/slice cases are left out above 100,000 contracts: they need
 // gigabytes there, which is the point. -benchmem's B/op is what one
-// answer allocates.
+// answer allocates. statement/read is what both folds read, the amounts
+// alone. /floor is the same question as plain SQL on the
+// same file (plainSQL): the engine's own pace, which the answers' budget
+// is twice. VASTDASH_BENCH_LEDGERS keeps the generated files
+// for the next run (benchLedger).
 func BenchmarkLedgerReads(b *testing.B) {
 	loc, err := time.LoadLocation("Europe/Berlin")
 	if err != nil {
@@ -34,7 +39,7 @@ func BenchmarkLedgerReads(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes(b) {
 		b.Run("contracts="+strconv.Itoa(n), func(b *testing.B) {
-			path := genLedger(b, b.TempDir(), n, RuleWindow)
+			path := benchLedger(b, n)
 			led, _, err := ledger.Open(path, genIdentity)
 			if err != nil {
 				b.Fatal(err)
@@ -50,6 +55,7 @@ func BenchmarkLedgerReads(b *testing.B) {
 				return rs
 			}
 			small := n <= 100_000
+			floor := plainSQL(b, path, q)
 			for _, by := range []GroupKey{ByDay, ByLabel, ByType, ByTemplate} {
 				b.Run("group="+string(by)+"/sql", func(b *testing.B) {
 					for b.Loop() {
@@ -57,6 +63,11 @@ func BenchmarkLedgerReads(b *testing.B) {
 						if err != nil || g.Contracts() == 0 {
 							b.Fatal(err)
 						}
+					}
+				})
+				b.Run("group="+string(by)+"/floor", func(b *testing.B) {
+					for b.Loop() {
+						floor(b, by)
 					}
 				})
 				if small {
@@ -78,6 +89,22 @@ func BenchmarkLedgerReads(b *testing.B) {
 					if err := foldSpent(ctx, led, q, true, d); err != nil || d.Total() == 0 {
 						b.Fatal(err)
 					}
+				}
+			})
+			// What the two folds read: every amount of the range from
+			// SQLite, handed to a callback that keeps nothing.
+			b.Run("statement/read", func(b *testing.B) {
+				lo, hi := windowOf(q)
+				for b.Loop() {
+					k := 0
+					if err := led.EachAmount(ctx, lo, hi, true, ledger.Filter{}, func(ledger.Amounted) error { k++; return nil }); err != nil || k == 0 {
+						b.Fatal(k, err)
+					}
+				}
+			})
+			b.Run("statement/floor", func(b *testing.B) {
+				for b.Loop() {
+					floor(b, ByDay)
 				}
 			})
 			if small {
@@ -109,5 +136,44 @@ func BenchmarkLedgerReads(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// plainSQL is the floor BenchmarkLedgerReads measures the answers beside:
+// the question by, asked of the file at path as one would type it into
+// vastdash sql — the contracts overlapping q's range summed by their
+// column (by day: the daily table's UTC days of the range) — read to the
+// last row through the same driver, on a connection of its own.
+func plainSQL(b *testing.B, path string, q api.ChargesQuery) func(*testing.B, GroupKey) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	lo, hi := windowOf(q)
+	return func(b *testing.B, by GroupKey) {
+		stmt := map[GroupKey]string{
+			ByDay:      `SELECT day, sum(mills) FROM daily WHERE day >= ?1 - ?1 % 86400 AND day < ?2 GROUP BY day`,
+			ByLabel:    `SELECT label, sum(mills) FROM contracts WHERE span_lo < ?2 AND span_hi >= ?1 GROUP BY label`,
+			ByType:     `SELECT type, sum(mills) FROM contracts WHERE span_lo < ?2 AND span_hi >= ?1 GROUP BY type`,
+			ByTemplate: `SELECT template_id, sum(mills) FROM contracts WHERE span_lo < ?2 AND span_hi >= ?1 GROUP BY template_id`,
+		}[by]
+		rows, err := db.Query(stmt, lo, hi)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rows.Close()
+		k := 0
+		for rows.Next() {
+			var key any
+			var sum int64
+			if err := rows.Scan(&key, &sum); err != nil {
+				b.Fatal(err)
+			}
+			k++
+		}
+		if err := rows.Err(); err != nil || k == 0 {
+			b.Fatal(k, err)
+		}
 	}
 }

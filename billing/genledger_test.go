@@ -53,6 +53,35 @@ func genLedger(tb testing.TB, dir string, n int, rule AmountRule) string {
 	return path
 }
 
+// benchLedger is the generated ledger of n contracts a benchmark reads:
+// written in a folder of its own, or, when VASTDASH_BENCH_LEDGERS names a
+// folder, kept there (contracts-N/) and read again by the next run, so a
+// million contracts are written once however often they are measured.
+// The file is kept only once written whole (a "done" mark beside it).
+func benchLedger(b *testing.B, n int) string {
+	b.Helper()
+	keep := os.Getenv("VASTDASH_BENCH_LEDGERS")
+	if keep == "" {
+		return genLedger(b, b.TempDir(), n, RuleWindow)
+	}
+	dir := filepath.Join(keep, "contracts-"+strconv.Itoa(n))
+	done := filepath.Join(dir, "done")
+	if _, err := os.Stat(done); err == nil {
+		return ledger.Path(dir, genIdentity)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	path := genLedger(b, dir, n, RuleWindow)
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
 // genRows inserts the contracts of genLedger in one transaction.
 func genRows(db *sql.DB, n int) error {
 	tx, err := db.Begin()

@@ -46,11 +46,14 @@ const (
 	SumKind        = "type"
 )
 
+// groupExprs are the keys of SumBy's groups, of a contracts row c: a
+// label or kind as text, an id as the integer (SumBy makes it text once
+// per group, not once per contract).
 var groupExprs = map[string]string{
 	SumLabel:       `coalesce(c.label, '')`,
-	SumTemplate:    `CAST(coalesce(c.template_id, 0) AS TEXT)`,
-	SumEndpoint:    `CAST(coalesce(c.endpoint_id, 0) AS TEXT)`,
-	SumWorkergroup: `CAST(coalesce(c.workergroup_id, 0) AS TEXT)`,
+	SumTemplate:    `coalesce(c.template_id, 0)`,
+	SumEndpoint:    `coalesce(c.endpoint_id, 0)`,
+	SumWorkergroup: `coalesce(c.workergroup_id, 0)`,
 	SumKind:        kindOf(`c`),
 }
 
@@ -85,13 +88,11 @@ func selectFrom(f Filter) (string, []any) {
 // count and amount per group, in no order. windowed says the amounts are
 // window amounts (see the package's aggregates).
 func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bool, f Filter) ([]GroupTotal, error) {
-	key, ok := groupExprs[by]
-	if !ok {
-		return nil, errUnknownGroup(by)
+	q, args, err := sumByStmt(lo, hi, by, windowed, f)
+	if err != nil {
+		return nil, err
 	}
-	from, extra := selectFrom(f)
-	q := `SELECT ` + key + `, count(*), sum(` + amountIn(`c`, windowed) + `)` + from + ` GROUP BY 1`
-	rows, err := l.conn().QueryContext(ctx, q, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	rows, err := l.conn().QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +108,24 @@ func (l *Ledger) SumBy(ctx context.Context, lo, hi int64, by string, windowed bo
 		out = append(out, g)
 	}
 	return out, rows.Err()
+}
+
+// sumByStmt is SumBy's statement and its arguments. Each contract's key
+// and amount are made in a subquery that the LIMIT keeps SQLite from
+// flattening into the GROUP BY: flattened, the grouping's sorter holds
+// for every contract each column its amount is made of (the span, the
+// times, the id the days are looked up by) and makes the amount after
+// the sort; this way it holds the key and the amount, and at a million
+// contracts the grouping takes the time of a plain one (under a second,
+// where it took half as long again).
+func sumByStmt(lo, hi int64, by string, windowed bool, f Filter) (string, []any, error) {
+	key, ok := groupExprs[by]
+	if !ok {
+		return "", nil, errUnknownGroup(by)
+	}
+	from, extra := selectFrom(f)
+	return `SELECT CAST(k AS TEXT), count(*), sum(a) FROM (SELECT ` + key + ` AS k, ` + amountIn(`c`, windowed) + ` AS a` + from + ` LIMIT -1) GROUP BY k`,
+		append([]any{lo, hi, dayFloor(lo)}, extra...), nil
 }
 
 type errUnknownGroup string
@@ -134,8 +153,8 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
-	from, extra := selectFrom(f)
-	rows, err := tx.QueryContext(ctx, `SELECT c.start, c."end", `+amountIn(`c`, windowed)+`, `+kindOf(`c`)+from, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	q, args := eachAmountStmt(lo, hi, windowed, f)
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -152,6 +171,12 @@ func (l *Ledger) EachAmount(ctx context.Context, lo, hi int64, windowed bool, f 
 		}
 	}
 	return rows.Err()
+}
+
+// eachAmountStmt is EachAmount's statement and its arguments.
+func eachAmountStmt(lo, hi int64, windowed bool, f Filter) (string, []any) {
+	from, extra := selectFrom(f)
+	return `SELECT c.start, c."end", ` + amountIn(`c`, windowed) + `, ` + kindOf(`c`) + from, append([]any{lo, hi, dayFloor(lo)}, extra...)
 }
 
 // EachCharge calls fn with every contract overlapping [lo, hi) that f

@@ -252,26 +252,37 @@ func TestWindowPagesWalkTheirIndex(t *testing.T) {
 func planOf(t *testing.T, l *Ledger, q WindowQuery, o WindowOrder, back bool) string {
 	t.Helper()
 	stmt, args := pageStmt(q, o, &WindowKey{Lead: 1, Start: genLo + 5000, ID: 3}, 10, back)
-	rows, err := l.conn().Query(`EXPLAIN QUERY PLAN `+stmt, args...)
-	if err != nil {
-		t.Fatal(err)
+	return explain(t, l, stmt, args)
+}
+
+func benchFile(b *testing.B, n int) *Ledger {
+	b.Helper()
+	keep := os.Getenv("VASTDASH_BENCH_LEDGERS")
+	if keep == "" {
+		return genLedger(b, filepath.Join(b.TempDir(), "ledger.db"), n)
 	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
+	dir := filepath.Join(keep, "window-"+strconv.Itoa(n))
+	p, done := filepath.Join(dir, "ledger.db"), filepath.Join(dir, "done")
+	if _, err := os.Stat(done); err == nil {
+		l, _, err := Open(p, me)
+		if err != nil {
+			b.Fatal(err)
 		}
-		plan = append(plan, detail)
+		return l
 	}
-	return strings.Join(plan, "; ")
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	l := genLedger(b, p, n)
+	if err := os.WriteFile(done, nil, 0o600); err != nil {
+		_ = l.Close()
+		b.Fatal(err)
+	}
+	return l
 }
 
 func benchWindow(b *testing.B, n int) {
-	p := filepath.Join(b.TempDir(), "ledger.db")
-	l := genLedger(b, p, n)
+	l := benchFile(b, n)
 	defer l.Close()
 	ctx := context.Background()
 	for _, windowed := range []bool{false, true} {
@@ -308,6 +319,7 @@ func benchWindow(b *testing.B, n int) {
 // in four orders, at each size (the file generated first, not timed).
 // The million's file takes minutes and 600 MB to write: it runs only with
 // VASTDASH_BENCH_LONG=1; the hundred thousand's (seconds) not with -short.
+// VASTDASH_BENCH_LEDGERS keeps the files for the next run (benchFile).
 func BenchmarkWindow10k(b *testing.B) { benchWindow(b, 10_000) }
 func BenchmarkWindow100k(b *testing.B) {
 	if testing.Short() {
@@ -323,18 +335,25 @@ func BenchmarkWindow1M(b *testing.B) {
 }
 
 // TestOpenAddsTheWindowIndexes: a file made before the windowed reads'
-// indexes gains them when opened, so its pages are walks too.
+// indexes gains them when opened, so its pages are walks too; and one
+// made with the narrower contracts_window and daily_day loses them for
+// contracts_range and daily_day_mills, which its aggregates walk instead
+// of looking each contract or day up.
 func TestOpenAddsTheWindowIndexes(t *testing.T) {
 	p := path(t)
 	l := openT(t, p)
-	if _, err := l.conn().Exec(`DROP INDEX contracts_order; DROP INDEX contracts_window`); err != nil {
+	if _, err := l.conn().Exec(`DROP INDEX contracts_order; DROP INDEX contracts_range; DROP INDEX daily_day_mills;
+		CREATE INDEX contracts_window ON contracts(span_lo, span_hi, start, "end", mills); CREATE INDEX daily_day ON daily(day)`); err != nil {
 		t.Fatal(err)
 	}
 	_ = l.Close()
 	l = openT(t, p)
-	var n int
+	var n, old int
 	if err := l.conn().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name IN ` + windowIndexNames).Scan(&n); err != nil || n != windowIndexCount {
 		t.Fatalf("%d of the %d indexes, %v", n, windowIndexCount, err)
+	}
+	if err := l.conn().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE name IN ('contracts_window', 'daily_day')`).Scan(&old); err != nil || old != 0 {
+		t.Fatalf("%d of contracts_window and daily_day are still there, %v", old, err)
 	}
 }
 
