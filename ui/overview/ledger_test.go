@@ -45,7 +45,16 @@ func TestReopenFromLedgerFoldsAgain(t *testing.T) {
 	// The sync held up at the server: the ledger's figures show, said old.
 	srv.AddFault(demoserver.Fault{Path: "/api/v0/charges", Hang: true})
 	m, d, stop := run()
-	d.runUntil(t, m.SetRange(r), func() bool { return m.fig.got })
+	reading := ""
+	d.runUntil(t, m.SetRange(r), func() bool {
+		if reading == "" && m.fig.busy && !m.fig.got {
+			reading = view(m)
+		}
+		return m.fig.got
+	})
+	if !strings.Contains(reading, "reading the range from the ledger") {
+		t.Errorf("while the ledger was read the screen read:\n%s", reading)
+	}
 	if early := view(m); !strings.Contains(early, "synced") || !strings.Contains(early, "syncing") || !strings.Contains(early, "Top 5 contracts") {
 		t.Errorf("while syncing the screen read:\n%s", early)
 	}

@@ -529,6 +529,10 @@ func (m *Model) loadedText() string {
 	fs := m.mainState()
 	n := fs.Contracts
 	switch {
+	case m.held && m.fig.busy && !m.fig.got && fs.Err == nil:
+		// The ledger holds the range: its figures are being read (seconds
+		// at a million contracts), not fetched.
+		return st.Muted.Render("reading the range from the ledger…")
 	case fs.Done:
 		return "all " + billing.Plural(n, "contract", "contracts") + " loaded"
 	case fs.Stale && fs.Err != nil:
