@@ -46,7 +46,7 @@ func (w *ChargesWindow) spread(ctx context.Context, d *spend.Daily, m *Meter) er
 	}
 	lo, hi, windowed := w.q.Lo, w.q.Hi, w.q.Windowed
 	var one [1]api.Charge
-	err := w.led.EachAmount(ctx, lo, hi, windowed, ledger.Filter{Kinds: w.q.Types}, func(a ledger.Amounted) error {
+	err := w.led.EachKindAmount(ctx, lo, hi, windowed, ledger.Filter{Kinds: w.q.Types}, func(a ledger.Amounted) error {
 		one[0] = api.Charge{Start: a.Start, End: a.End, Amount: a.Mills, Type: a.Kind} // the kind stacks the days
 		if windowed && spans(&one[0], lo, hi) {
 			one[0] = clip(one[0], lo, hi)

@@ -100,6 +100,12 @@ type Grouping struct {
 	// this part apart rather than hide it in a figure the rows miss.
 	contracts int
 	outside   money.Amount
+	// By day: the window's days found once (a million contracts spread
+	// by a search, not the calendar), the shares' buffer, and each day's
+	// key written once.
+	days    *spend.Spreader
+	shares  []spend.DayShare
+	dayKeys map[int64]string
 }
 
 // NewGrouping starts an empty grouping by key; loc, from and to matter only
@@ -124,9 +130,18 @@ func (g *Grouping) addEntry(e *api.Charge) {
 	}
 	g.contracts++
 	if g.by == ByDay {
-		in, before, after := spend.SpreadWithin(e.Amount, e.Start, e.End, g.loc, g.from, g.to)
+		if g.days == nil {
+			g.days, g.dayKeys = spend.NewSpreader(g.loc, g.from, g.to, spend.Day), map[int64]string{}
+		}
+		in, before, after := g.days.Spread(e.Amount, e.Start, e.End, g.shares[:0])
+		g.shares = in
 		for _, s := range in {
-			g.add(s.Day.Format(time.DateOnly), s.Amount)
+			k, ok := g.dayKeys[s.Day.Unix()]
+			if !ok {
+				k = s.Day.Format(time.DateOnly)
+				g.dayKeys[s.Day.Unix()] = k
+			}
+			g.add(k, s.Amount)
 		}
 		var ok bool
 		for _, a := range []money.Amount{before, after} {

@@ -106,3 +106,51 @@ func TestDailyDaysIncludesEmptyDays(t *testing.T) {
 		t.Fatalf("got %+v", days)
 	}
 }
+
+// The Spreader's spreading over periods found once (the windowed
+// Daily's, by day's grouping) is
+// spreadWithin's, share for share, lump for lump: random contracts
+// (points, negative and huge amounts, spans reaching far past either
+// edge) over windows of days across a daylight-saving change and of
+// months.
+func TestSpreadKnownIsSpreadWithin(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip("no zone database:", err)
+	}
+	rng := rand.New(rand.NewPCG(38, 1))
+	windows := []struct {
+		from, to time.Time
+		p        Period
+	}{
+		{time.Date(2026, 3, 20, 13, 0, 0, 0, berlin), time.Date(2026, 4, 2, 9, 0, 0, 0, berlin), Day},
+		{time.Date(2026, 10, 1, 0, 0, 0, 0, berlin), time.Date(2026, 11, 29, 23, 0, 0, 0, berlin), Day},
+		{time.Date(2015, 1, 1, 0, 0, 0, 0, berlin), time.Date(2100, 1, 1, 0, 0, 0, 0, berlin), Month},
+	}
+	for _, w := range windows {
+		d := NewSpreader(berlin, w.from, w.to, w.p)
+		lo, hi := d.lo, d.hi
+		for range 8000 {
+			a := money.Amount(rng.Int64N(2_000_000) - 500_000)
+			if rng.IntN(50) == 0 {
+				a = money.Amount(rng.Int64()) // huge
+			}
+			span := hi - lo
+			start := lo - span + rng.Int64N(3*span)
+			end := start
+			if rng.IntN(10) != 0 {
+				end = start + rng.Int64N(span+1)
+			}
+			want, wb, wa := spreadWithin(a, start, end, berlin, w.p, lo, hi)
+			got, gb, ga := d.spread(a, start, end, nil)
+			if gb != wb || ga != wa || len(got) != len(want) {
+				t.Fatalf("%v..%v: %v over %d..%d: %v %v %v, want %v %v %v", w.from, w.to, a, start, end, got, gb, ga, want, wb, wa)
+			}
+			for i := range want {
+				if !got[i].Day.Equal(want[i].Day) || got[i].Amount != want[i].Amount {
+					t.Fatalf("%v over %d..%d: share %d %v, want %v", a, start, end, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
