@@ -159,9 +159,12 @@ func (s *Service) learnRule(ctx context.Context, seen []api.Charge, lo, hi int64
 	return r, nil
 }
 
-// candidate is a contract whose amount is known to be its total (it lies
-// wholly inside a window asked) and whose life holds a whole UTC day with
-// time on both sides: asked over that day alone, its amount shows the rule.
+// candidate is an ended contract whose amount over a window asked is
+// known, and whose life inside that window holds a whole UTC day with
+// time on both sides: asked over that day alone, its amount shows the
+// rule — the same under totals, smaller under window amounts, whose
+// amount covered more than the day. The contract may reach outside the
+// window: under totals its amount is its total still.
 type candidate struct {
 	source     string
 	amount     money.Amount
@@ -174,7 +177,11 @@ type candidate struct {
 }
 
 // candidatesIn picks, largest amount first, the ended contracts of entries
-// lying wholly inside [lo, hi).
+// with a whole UTC day inside both their lives and [lo, hi), with their
+// time on both sides of it inside [lo, hi) too. Those reaching outside
+// count: in a dense account the newest page of a range holds none lying
+// wholly inside it (they began in its last hours), and the oldest page of
+// a range holds the long contracts running at its start.
 func candidatesIn(entries []api.Charge, lo, hi, settled int64) []candidate {
 	var out []candidate
 	var walk func(es []api.Charge)
@@ -186,13 +193,15 @@ func candidatesIn(entries []api.Charge, lo, hi, settled int64) []candidate {
 				continue
 			}
 			start, end := span(e)
-			if e.Amount < ruleMinAmount || start < lo || end > hi || end > settled || e.Source == "" || CheckCharge(e) != nil {
+			if e.Amount < ruleMinAmount || end > settled || e.Source == "" || CheckCharge(e) != nil {
 				continue
 			}
-			// Whole UTC days strictly inside: time before the first and
-			// after the last, so the day holds a part, never the whole.
+			// Whole UTC days strictly inside its time in the window: time
+			// before the first and after the last, so the day holds a
+			// part of what its amount covers, never the whole.
+			from, to := max(start, lo), min(end, hi)
 			var days []int64
-			for d := (start/86400 + 1) * 86400; d+86400 < end && len(days) < 8; d += 86400 {
+			for d := (from/86400 + 1) * 86400; d+86400 < to && len(days) < 8; d += 86400 {
 				days = append(days, d)
 			}
 			if len(days) > 0 {
@@ -224,13 +233,19 @@ func (s *Service) detectRule(ctx context.Context, seen []api.Charge, lo, hi int6
 	now := s.now()
 	settled := now.Add(-ruleSettled).Unix()
 	cands := candidatesIn(seen, lo, hi, settled)
+	// The day is asked in the order of the page its candidates came from:
+	// a contract among the newest (oldest) 500 of a window is among the
+	// newest (oldest) of any day inside it, whatever ran longer around it.
+	oldest := !newestFirst(seen)
 	if len(cands) == 0 {
-		cands = s.ledgerCandidates(ctx, settled)
+		cands, oldest = s.ledgerCandidates(ctx, settled), true
 	}
 	probes := 0
 	if len(cands) == 0 {
 		from := now.Add(-ruleRecent)
-		pg, err := s.client.Charges(ctx, api.ChargesQuery{From: from, To: now, Limit: api.MaxLimit}, "")
+		// Oldest first: the contracts running at its start, long ones
+		// among them; the newest of a busy month are minutes old.
+		pg, err := s.client.Charges(ctx, api.ChargesQuery{From: from, To: now, OldestFirst: true, Limit: api.MaxLimit}, "")
 		if err != nil {
 			return RuleUnknown, err
 		}
@@ -239,7 +254,7 @@ func (s *Service) detectRule(ctx context.Context, seen []api.Charge, lo, hi int6
 	}
 	for len(cands) > 0 && probes < ruleProbes {
 		day := busiestDay(cands)
-		q := api.ChargesQuery{From: time.Unix(day, 0), To: time.Unix(day+86400-1, 0), OldestFirst: true, Limit: api.MaxLimit}
+		q := api.ChargesQuery{From: time.Unix(day, 0), To: time.Unix(day+86400-1, 0), OldestFirst: oldest, Limit: api.MaxLimit}
 		pg, err := s.client.Charges(ctx, q, "")
 		if err != nil {
 			return RuleUnknown, err
@@ -272,6 +287,17 @@ func (s *Service) detectRule(ctx context.Context, seen []api.Charge, lo, hi int6
 		cands = rest
 	}
 	return RuleUnknown, nil
+}
+
+// newestFirst reports whether a page lists its contracts newest first
+// (the later start first), as the server does unless asked otherwise.
+func newestFirst(page []api.Charge) bool {
+	if len(page) < 2 {
+		return false
+	}
+	first, _ := span(&page[0])
+	last, _ := span(&page[len(page)-1])
+	return first > last
 }
 
 // busiestDay is the inner day shared by the most candidates (the earliest

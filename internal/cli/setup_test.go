@@ -119,15 +119,21 @@ func chargesRequests(srv *demoserver.Server) []demoserver.Request {
 
 // pagingRequests are the charges requests of the feeds' paging, and
 // probes the ones that learnt the amount rule: billing asks one whole UTC
-// day, oldest first, when a contract reaches outside the range asked and
-// the figures spread amounts over days.
+// day when a contract reaches outside the range asked and the figures
+// spread amounts over days — oldest first, or newest first like the page
+// its contracts came from, and then it is not the range paged.
 func pagingRequests(srv *demoserver.Server) (paging, probes []demoserver.Request) {
+	first := ""
 	for _, r := range chargesRequests(srv) {
 		var sf struct {
 			Day struct{ Gte, Lte int64 } `json:"day"`
 		}
-		_ = json.Unmarshal([]byte(r.Query.Get("select_filters")), &sf)
-		if r.Query.Get("latest_first") == "false" && sf.Day.Gte%86400 == 0 && sf.Day.Lte == sf.Day.Gte+86399 {
+		filter := r.Query.Get("select_filters")
+		if first == "" {
+			first = filter
+		}
+		_ = json.Unmarshal([]byte(filter), &sf)
+		if (r.Query.Get("latest_first") == "false" || filter != first) && sf.Day.Gte%86400 == 0 && sf.Day.Lte == sf.Day.Gte+86399 {
 			probes = append(probes, r)
 			continue
 		}
