@@ -157,6 +157,40 @@ func window(p Period, loc *time.Location, from, to time.Time) (lo, hi int64) {
 	return first.Unix(), end.Unix()
 }
 
+// partsOf divides amount over [start, end) (start < end): upTo(x) is the
+// part of its magnitude abs before instant x (start <= x <= end),
+// abs*(x-start)/(end-start) rounded to the nearest thousandth in 128 bits
+// (x-start <= end-start, so the quotient fits), and signed gives a part
+// the amount's sign. Every share is the difference of two upTo, so the
+// shares add up to the amount exactly, and a day's share is the same in
+// every window that holds it: a month of a one-month statement is the
+// month of a year's.
+func partsOf(amount money.Amount, start, end int64) (upTo func(int64) uint64, signed func(uint64) money.Amount, abs uint64) {
+	neg := amount < 0
+	abs = uint64(amount)
+	if neg {
+		abs = -abs // two's complement: right for math.MinInt64 too
+	}
+	// end-start may not fit in an int64 (MinInt64 to MaxInt64), but it
+	// always fits in a uint64, and unsigned subtraction gets it exactly.
+	total := uint64(end) - uint64(start)
+	upTo = func(x int64) uint64 {
+		secs := uint64(x) - uint64(start)
+		h, l := bits.Mul64(abs, secs)
+		var c uint64
+		l, c = bits.Add64(l, total/2, 0)
+		q, _ := bits.Div64(h+c, l, total)
+		return q
+	}
+	signed = func(q uint64) money.Amount {
+		if neg {
+			return -money.Amount(q) // q = 2^63 wraps to MinInt64, which is right
+		}
+		return money.Amount(q)
+	}
+	return upTo, signed, abs
+}
+
 // spreadWithin is SpreadWithin on a normalized span (start <= end) and a
 // window of period boundaries [lo, hi) in loc: days, or months.
 func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, p Period, lo, hi int64) (in []DayShare, before, after money.Amount) {
@@ -169,34 +203,7 @@ func spreadWithin(amount money.Amount, start, end int64, loc *time.Location, p P
 		}
 		return []DayShare{{Day: p.start(time.Unix(start, 0).In(loc)), Amount: amount}}, 0, 0
 	}
-	neg := amount < 0
-	abs := uint64(amount)
-	if neg {
-		abs = -abs // two's complement: right for math.MinInt64 too
-	}
-	// end-start may not fit in an int64 (MinInt64 to MaxInt64), but it
-	// always fits in a uint64, and unsigned subtraction gets it exactly.
-	total := uint64(end) - uint64(start)
-	// upTo is the part of the amount before instant x (start <= x <= end):
-	// abs*(x-start)/total rounded to the nearest thousandth, in 128 bits
-	// (x-start <= total, so the quotient fits). Every part is the
-	// difference of two of these, so the parts add up to the amount
-	// exactly, and a day's part is the same in every window that holds it:
-	// a month of a one-month statement is the month of a year's.
-	upTo := func(x int64) uint64 {
-		secs := uint64(x) - uint64(start)
-		h, l := bits.Mul64(abs, secs)
-		var c uint64
-		l, c = bits.Add64(l, total/2, 0)
-		q, _ := bits.Div64(h+c, l, total)
-		return q
-	}
-	signed := func(q uint64) money.Amount {
-		if neg {
-			return -money.Amount(q) // q = 2^63 wraps to MinInt64, which is right
-		}
-		return money.Amount(q)
-	}
+	upTo, signed, abs := partsOf(amount, start, end)
 	if start < lo {
 		before = signed(upTo(min(end, lo)))
 	}
@@ -357,26 +364,7 @@ func (s *Spreader) spread(amount money.Amount, start, end int64, in []DayShare) 
 		shares, before, after := spreadWithin(amount, start, end, s.loc, s.period, lo, hi)
 		return append(in, shares...), before, after
 	}
-	neg := amount < 0
-	abs := uint64(amount)
-	if neg {
-		abs = -abs
-	}
-	total := uint64(end) - uint64(start)
-	upTo := func(x int64) uint64 { // as spreadWithin's
-		secs := uint64(x) - uint64(start)
-		h, l := bits.Mul64(abs, secs)
-		var c uint64
-		l, c = bits.Add64(l, total/2, 0)
-		q, _ := bits.Div64(h+c, l, total)
-		return q
-	}
-	signed := func(q uint64) money.Amount {
-		if neg {
-			return -money.Amount(q)
-		}
-		return money.Amount(q)
-	}
+	upTo, signed, abs := partsOf(amount, start, end)
 	var before, after money.Amount
 	if start < lo {
 		before = signed(upTo(min(end, lo)))
