@@ -321,17 +321,35 @@ func (s *Service) ledgerOutlook(ctx context.Context, q api.ChargesQuery, in Outl
 }
 
 // foldOutlook adds the ledger's contracts of q's range to days one at a
-// time, with their lines, as Spreadable's entries (clipped to the range
-// under window amounts).
+// time, as Spreadable's entries (clipped to the range under window
+// amounts): each contract's amount to the days and the days before the
+// point, and its bandwidth lines — read apart, the other lines never —
+// to the bandwidth's, each as the contract with that line alone would
+// give it (outlookDays.add).
 func foldOutlook(ctx context.Context, led *ledger.Ledger, q api.ChargesQuery, windowed bool, days *outlookDays) error {
 	lo, hi := windowOf(q)
+	f := filterOf(q, nil)
 	var one [1]api.Charge
-	return led.EachCharge(ctx, lo, hi, windowed, false, filterOf(q, nil), func(c *api.Charge) error {
-		one[0] = *c
+	err := led.EachAmount(ctx, lo, hi, windowed, f, func(a ledger.Amounted) error {
+		one[0] = api.Charge{Start: a.Start, End: a.End, Amount: a.Mills}
 		if windowed && spans(&one[0], lo, hi) {
 			one[0] = clip(one[0], lo, hi)
 		}
-		days.add(one[:])
+		days.all.Add(one[:])
+		days.before.Add(clipBefore(one[:], days.prevPoint))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var line [1]api.Charge
+	return led.EachLine(ctx, lo, hi, windowed, f, []string{"bwd", "bwu"}, func(l ledger.Line) error {
+		line[0] = api.Charge{Type: l.Type, Start: l.LineStart, End: l.LineEnd, Amount: l.Mills}
+		one[0] = api.Charge{Start: l.Start, End: l.End, Items: line[:]}
+		if windowed && spans(&one[0], lo, hi) {
+			one[0] = clip(one[0], lo, hi)
+		}
+		days.bandwidth.Add(bandwidthOf(one[:]))
 		return nil
 	})
 }

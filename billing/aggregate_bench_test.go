@@ -91,6 +91,19 @@ func BenchmarkLedgerReads(b *testing.B) {
 					}
 				}
 			})
+			// The month outlook's two months (`vastdash spend`, the month
+			// panel): amounts to the days, the bandwidth lines apart.
+			b.Run("outlook/sql", func(b *testing.B) {
+				in := OutlookInput{Loc: loc, Now: to, Month: to}
+				o, l, last := in.frame()
+				oq := RangeQuery(o.Prev, to)
+				for b.Loop() {
+					days := newOutlookDays(l, o, last)
+					if err := foldOutlook(ctx, led, oq, true, days); err != nil || days.all.Total() == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
 			// What the two folds read: every amount of the range from
 			// SQLite, handed to a callback that keeps nothing.
 			b.Run("statement/read", func(b *testing.B) {

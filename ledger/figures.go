@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 
@@ -103,4 +104,58 @@ func (l *Ledger) Top(ctx context.Context, lo, hi int64, windowed bool, f Filter,
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// Line is a line of EachLine: its contract's times and its own as sent
+// (0: not sent), its type, and its amount in the range.
+type Line struct {
+	Type               string
+	Start, End         int64 // the contract's
+	LineStart, LineEnd int64
+	Mills              money.Amount
+}
+
+// EachLine calls fn with every line of one of types of the contracts
+// overlapping [lo, hi) that f keeps, its amount as EachCharge gives a
+// line's (windowed: see the package's aggregates), one row at a time in
+// no order, in one read transaction: what needs some lines (a forecast's
+// bandwidth) without every contract's whole. An error of fn stops the
+// reading and is returned.
+func (l *Ledger) EachLine(ctx context.Context, lo, hi int64, windowed bool, f Filter, types []string, fn func(Line) error) error {
+	if len(types) == 0 {
+		return nil
+	}
+	tx, err := l.conn().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	from, extra := selectFrom(f)
+	var in strings.Builder
+	for i, t := range types {
+		if i > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(quoteText(t))
+	}
+	q := `SELECT i.type, c.start, c."end", i.start, i."end", ` + lineAmountIn(`c`, `i`, windowed) +
+		strings.Replace(from, ` FROM contracts c WHERE`, ` FROM contracts c JOIN items i ON i.contract_id = c.id WHERE`, 1) +
+		` AND i.type IN (` + in.String() + `)`
+	rows, err := tx.QueryContext(ctx, q, append([]any{lo, hi, dayFloor(lo)}, extra...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ln Line
+		var m int64
+		if err := rows.Scan(&ln.Type, &ln.Start, &ln.End, &ln.LineStart, &ln.LineEnd, &m); err != nil {
+			return err
+		}
+		ln.Mills = money.Amount(m)
+		if err := fn(ln); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
