@@ -443,7 +443,7 @@ func (m *Model) chargesHead() []line {
 		switch {
 		case fs.Done:
 			ls = append(ls, line{text: st.Muted.Render("No charges in this range"), prio: prioTitle})
-		case fs.Err == nil:
+		case fs.Err == nil && !(m.held && m.fig.busy && !m.fig.got): // the title says the ledger is read
 			ls = append(ls, line{text: st.Muted.Render("loading charges…"), prio: prioTitle})
 		}
 	}
