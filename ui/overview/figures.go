@@ -2,6 +2,7 @@ package overview
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -103,6 +104,9 @@ func (m *Model) readFigures(gen uint64) tea.Cmd {
 			TopN:   topN,
 		}
 		err := w.Fill(ctx, f)
+		if ctx.Err() != nil {
+			err = ctx.Err() // SQLite says it was interrupted
+		}
 		return figuresMsg{ask: ask, gen: gen, fig: f, ok: true, err: err}
 	}
 }
@@ -117,6 +121,8 @@ func (m *Model) onFigures(msg figuresMsg) tea.Cmd {
 	m.ver++
 	st := m.main.State()
 	switch {
+	case errors.Is(msg.err, context.Canceled):
+		return nil // the program is ending: nothing failed
 	case msg.err != nil || (!msg.ok && st.Done):
 		return m.unhold()
 	case !msg.ok:

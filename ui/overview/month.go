@@ -187,6 +187,9 @@ func (m *Model) onMonthSync() tea.Cmd {
 	return func() tea.Msg {
 		defer cancel()
 		h, ok, err := svc.ReadMonths(ctx, q, asOf)
+		if ctx.Err() != nil {
+			err = ctx.Err() // SQLite says it was interrupted
+		}
 		return monthsMsg{ask: ask, gen: gen, h: h, ok: ok, err: err}
 	}
 }
@@ -200,6 +203,8 @@ func (m *Model) onMonths(msg monthsMsg) tea.Cmd {
 	m.ver++
 	st := m.month.fl.State()
 	switch {
+	case errors.Is(msg.err, context.Canceled):
+		return nil // the program is ending: nothing failed
 	case msg.err != nil || (!msg.ok && st.Done):
 		return m.unholdMonth()
 	case !msg.ok:

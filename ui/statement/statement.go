@@ -476,6 +476,9 @@ func (m *Model) readSpent(gen uint64) tea.Cmd {
 	}
 	return func() tea.Msg {
 		h, ok, err := svc.ReadSpent(ctx, q)
+		if ctx.Err() != nil {
+			err = ctx.Err() // SQLite says it was interrupted
+		}
 		return spentMsg{ask: ask, gen: gen, h: h, ok: ok, err: err}
 	}
 }
@@ -489,6 +492,8 @@ func (m *Model) onSpent(msg spentMsg) tea.Cmd {
 	}
 	m.reading = false
 	switch {
+	case errors.Is(msg.err, context.Canceled):
+		return nil // the program is ending: nothing failed
 	case msg.err != nil || (!msg.ok && m.cf.State().Done):
 		return m.unhold()
 	case !msg.ok:
