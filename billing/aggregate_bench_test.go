@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/spend"
 )
 
 // BenchmarkLedgerReads: what a command computes over a year the ledger
-// holds, at each size of benchSizes (10,000 contracts; VASTDASH_BENCH_SIZES
+// holds, at each size of billingtest.BenchSizes (10,000 contracts; VASTDASH_BENCH_SIZES
 // for 100,000 and 1,000,000), under window amounts (the live API's rule,
 // the dearer one to read), the year in Europe/Berlin. For each question,
 // /sql is the answer from SQLite (ledger.SumBy, or by day EachAmount's
@@ -37,7 +38,7 @@ func BenchmarkLedgerReads(b *testing.B) {
 	to := time.Date(2026, 12, 31, 23, 59, 59, 0, loc)
 	q := RangeQuery(from, to)
 	ctx := context.Background()
-	for _, n := range benchSizes(b) {
+	for _, n := range billingtest.BenchSizes(b) {
 		b.Run("contracts="+strconv.Itoa(n), func(b *testing.B) {
 			path := benchLedger(b, n)
 			led, _, err := ledger.Open(path, genIdentity)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -186,26 +185,6 @@ func nullable(s string) any {
 		return nil
 	}
 	return s
-}
-
-// benchSizes are the ledgers the read benchmarks run on: 10,000 contracts,
-// or the sizes VASTDASH_BENCH_SIZES lists ("10000,100000,1000000"), so
-// that CI's one pass stays short and docs/performance.md's table is one
-// command.
-func benchSizes(tb testing.TB) []int {
-	v := os.Getenv("VASTDASH_BENCH_SIZES")
-	if v == "" {
-		return []int{10_000}
-	}
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			tb.Fatalf("VASTDASH_BENCH_SIZES: %q is not a size", f)
-		}
-		out = append(out, n)
-	}
-	return out
 }
 
 // TestGenerateLedger writes a generated ledger where VASTDASH_GEN_LEDGER

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/vastdash/vastdash/api"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/ledger"
 )
 
 // BenchmarkHeldFeedMemory: the heap a holder keeps while it holds the
-// year's feed of a generated ledger (benchSizes; VASTDASH_BENCH_SIZES for
+// year's feed of a generated ledger (billingtest.BenchSizes; VASTDASH_BENCH_SIZES for
 // 100,000 and 1,000,000) once its sync ended: full/ is Feed, which reads
 // every row of the range into memory, sync-only/ is SyncFeed, which reads
 // none (the Charges window's reads are apart). held-MB is HeapInuse after
@@ -26,7 +27,7 @@ func BenchmarkHeldFeedMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	q := RangeQuery(genNow.AddDate(-1, 0, 0), genNow.Add(-time.Minute))
-	for _, n := range benchSizes(b) {
+	for _, n := range billingtest.BenchSizes(b) {
 		path := genLedger(b, b.TempDir(), n, RuleWindow)
 		for _, kind := range []string{"full", "sync-only"} {
 			b.Run("contracts="+strconv.Itoa(n)+"/"+kind, func(b *testing.B) {

@@ -3,10 +3,8 @@ package charges
 import (
 	"context"
 	"net/http"
-	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,28 +13,11 @@ import (
 	"github.com/vastdash/vastdash/api"
 	"github.com/vastdash/vastdash/api/demoserver"
 	"github.com/vastdash/vastdash/billing"
+	"github.com/vastdash/vastdash/billing/billingtest"
 	"github.com/vastdash/vastdash/ledger"
 	"github.com/vastdash/vastdash/ui/internal/screentest"
 	"github.com/vastdash/vastdash/ui/theme"
 )
-
-// windowBenchSizes are the sizes of BenchmarkWindowScreenMemory: 10,000
-// contracts unless VASTDASH_BENCH_SIZES lists others ("10000,100000").
-func windowBenchSizes(b *testing.B) []int {
-	v := os.Getenv("VASTDASH_BENCH_SIZES")
-	if v == "" {
-		return []int{10_000}
-	}
-	var out []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			b.Fatalf("VASTDASH_BENCH_SIZES: %q is not a size", f)
-		}
-		out = append(out, n)
-	}
-	return out
-}
 
 // BenchmarkWindowScreenMemory measures what the Charges screen holds over a
 // range the ledger holds whole, once it shows it, after a collection
@@ -48,7 +29,7 @@ func windowBenchSizes(b *testing.B) []int {
 //
 //	VASTDASH_BENCH_SIZES=100000 go test ./ui/charges -run '^$' -bench WindowScreenMemory -benchtime 1x -timeout 30m
 func BenchmarkWindowScreenMemory(b *testing.B) {
-	for _, n := range windowBenchSizes(b) {
+	for _, n := range billingtest.BenchSizes(b) {
 		srv, err := demoserver.Start(demoserver.Options{Contracts: n, Span: 80 * 24 * time.Hour, Threshold: -1, Now: demoNow})
 		if err != nil {
 			b.Fatal(err)
