@@ -144,7 +144,7 @@ func TestMonthPanelFromLedgerIsTheServers(t *testing.T) {
 	}
 }
 
-// r over the ledger keeps the figures and the burn on screen while the
+// r over the ledger keeps the figures, the burn and the month on screen while the
 // sync runs and the ledger is read again, as a reload of the feed keeps
 // its rows: nothing blanks to "loading".
 func TestReloadOverTheLedgerKeepsTheFigures(t *testing.T) {
@@ -160,13 +160,15 @@ func TestReloadOverTheLedgerKeepsTheFigures(t *testing.T) {
 	m.SetSize(100, 40)
 	d := newDriver(m)
 	d.run(t, m.SetRange(preset(t, "30d")))
+	d.run(t, m.Update(shared.RateMsg{Rate: testRate()}))
 	before := m.totals
-	burn := lineWith(t, m, "Burn ")
+	burn, month := lineWith(t, m, "Burn "), lineWith(t, m, "Month  ")
 	if !m.held || before.Contracts == 0 || !strings.Contains(burn, "/day") {
 		t.Fatalf("not loaded over the ledger (held %v):\n%s", m.held, view(m))
 	}
 	cmd := m.Update(tea.KeyPressMsg{Code: 'r', Text: "r"})
-	if m.totals.Contracts != before.Contracts || strings.Contains(view(m), "loading charges") || lineWith(t, m, "Burn ") != burn {
+	if m.totals.Contracts != before.Contracts || strings.Contains(view(m), "loading charges") || lineWith(t, m, "Burn ") != burn ||
+		lineWith(t, m, "Month  ") != month || !strings.Contains(month, "so far") {
 		t.Errorf("r blanked the figures:\n%s", view(m))
 	}
 	d.run(t, cmd)

@@ -117,7 +117,11 @@ func (m *Model) retakeMonth() tea.Cmd {
 	if m.month.fl == nil {
 		return nil
 	}
-	return m.takeMonth(true)
+	// The last figures stay until the new reading ends, as the range's do.
+	last := m.month.out
+	cmd := m.takeMonth(true)
+	m.month.out = last
+	return cmd
 }
 
 // takeMonth follows the month's feed (afresh on a reload) and drops the
